@@ -1,0 +1,84 @@
+# catalogd-ts developer commands. `make help` lists them.
+# Every node/npm call runs on Node >= 22.19 (hack/node.sh finds one or installs Node 24 into a cache).
+SHELL := bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := help
+.DELETE_ON_ERROR:
+
+WITH_NODE = PATH="$$(hack/node.sh)":"$$PATH"
+LOCAL := .local
+
+##@ General
+.PHONY: help
+help: ## Show this help.
+	@awk 'BEGIN {FS = ":.*##"} /^[a-zA-Z0-9_-]+:.*##/ {printf "  \033[36m%-18s\033[0m %s\n", $$1, $$2} /^##@/ {printf "\n%s\n", substr($$0, 5)}' $(MAKEFILE_LIST)
+
+##@ Development
+node_modules/.installed: package.json package-lock.json
+	$(WITH_NODE) npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
+
+.PHONY: deps
+deps: node_modules/.installed ## Install Node 24 (if needed) and the npm dependencies.
+
+.PHONY: build
+build: deps ## Compile TypeScript to dist/ (the `catalogd` bin).
+	$(WITH_NODE) npm run --silent build
+	@chmod +x dist/src/cmd/catalogd.js
+
+.PHONY: generate
+generate: deps ## Regenerate generated files (CRDs from the API types).
+	$(WITH_NODE) npx tsx hack/gen-crds.ts
+
+.PHONY: fmt
+fmt: deps ## Format the code with prettier.
+	$(WITH_NODE) npm run --silent fmt
+
+.PHONY: lint
+lint: deps ## Typecheck, lint (typescript-eslint) and check formatting.
+	$(WITH_NODE) npm run --silent typecheck
+	$(WITH_NODE) npm run --silent lint
+	$(WITH_NODE) npm run --silent fmt:check
+
+.PHONY: verify
+verify: generate lint ## Regenerate generated files, fail on any diff, and lint.
+	@hack/verify-clean.sh crds hack/controlplane
+
+##@ Tests
+.PHONY: test
+test: deps controlplane ## Install everything and run all tests: unit, then e2e against a local control plane.
+	@rm -rf $(LOCAL)/test-results
+	@status=0; \
+	$(MAKE) --no-print-directory test-unit || status=1; \
+	$(MAKE) --no-print-directory test-e2e || status=1; \
+	exit $$status
+
+.PHONY: test-unit
+test-unit: deps ## Run the unit tests (no cluster).
+	$(WITH_NODE) npm run --silent test:unit
+
+.PHONY: test-e2e
+test-e2e: deps controlplane ## Run the e2e tests (starts a local control plane unless one is running).
+	$(WITH_NODE) npm run --silent test:e2e
+
+##@ Local cluster
+.PHONY: controlplane
+controlplane: ## Build (once, cached outside the repo) etcd, kube-apiserver, kube-controller-manager, kubectl.
+	@hack/controlplane/build.sh >/dev/null
+
+.PHONY: controlplane-gomod
+controlplane-gomod: ## Regenerate the control plane's go.mod pins from hack/versions.env.
+	hack/controlplane/gen-gomod.sh
+
+.PHONY: cluster-up
+cluster-up: controlplane ## Start etcd, kube-apiserver, kube-controller-manager and a registry; write .local/env.
+	hack/cluster.sh up
+	@cat $(LOCAL)/env
+
+.PHONY: cluster-down
+cluster-down: ## Stop everything cluster-up started.
+	hack/cluster.sh down
+
+.PHONY: clean
+clean: ## Remove build output (not the binary caches).
+	rm -rf dist $(LOCAL)/test-results

@@ -1,0 +1,210 @@
+#!/usr/bin/env bash
+# The local control plane and registry: real etcd, kube-apiserver and kube-controller-manager
+# (garbage collector, namespace and service-account controllers) and Debian's docker-registry,
+# all on 127.0.0.1 with free ports, in the background, no Docker.
+#
+#   hack/cluster.sh up       start (idempotent: reuses a healthy running cluster), wait healthy
+#   hack/cluster.sh down     stop what `up` started, by PID, and remove its state
+#   hack/cluster.sh status   exit 0 when everything `up` started is running and healthy
+#
+# Writes under .local/ (or $CATALOGD_LOCAL): kubeconfig, env (KUBECONFIG=..., REGISTRY=host:port),
+# cluster/ (certs, etcd data, registry storage, pids), logs/.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/.." && pwd)
+local_dir=${CATALOGD_LOCAL:-$root/.local}
+state="$local_dir/cluster"
+pids="$state/pids"
+logs="$local_dir/logs"
+components=(etcd kube-apiserver kube-controller-manager registry)
+
+log() { echo "cluster: $*" >&2; }
+die() { log "$*"; exit 1; }
+
+pid_alive() { [ -f "$pids/$1.pid" ] && kill -0 "$(cat "$pids/$1.pid")" 2>/dev/null; }
+
+free_port() {
+  # Ask the kernel for a free port; the small race with other processes is acceptable locally.
+  local p
+  for _ in $(seq 1 50); do
+    p=$((20000 + RANDOM % 30000))
+    if ! ss -Htln "sport = :$p" | grep -q .; then echo "$p"; return; fi
+  done
+  die "no free port found"
+}
+
+healthy() {
+  for c in "${components[@]}"; do pid_alive "$c" || return 1; done
+  [ -f "$local_dir/env" ] || return 1
+  # shellcheck disable=SC1091
+  source "$state/ports.env"
+  curl -fsS --max-time 5 --cacert "$state/pki/ca.crt" --cert "$state/pki/admin.crt" --key "$state/pki/admin.key" \
+    "https://127.0.0.1:$APISERVER_PORT/readyz" >/dev/null 2>&1 || return 1
+  curl -fsS --max-time 5 "http://127.0.0.1:$REGISTRY_PORT/v2/" >/dev/null 2>&1 || return 1
+}
+
+wait_for() { # wait_for <what> <seconds> <command...>
+  local what=$1 secs=$2; shift 2
+  local deadline=$((SECONDS + secs))
+  until "$@" >/dev/null 2>&1; do
+    [ $SECONDS -lt $deadline ] || die "$what did not become ready within ${secs}s (see $logs/)"
+    for c in "${components[@]}"; do
+      if [ -f "$pids/$c.pid" ] && ! pid_alive "$c"; then
+        tail -n 30 "$logs/$c.log" >&2 || true
+        die "$c exited while waiting for $what (log: $logs/$c.log)"
+      fi
+    done
+    sleep 0.5
+  done
+}
+
+gen_pki() {
+  local pki="$state/pki"
+  mkdir -p "$pki"
+  cd "$pki"
+  openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.crt -days 3650 \
+    -subj "/CN=catalogd-ts-local-ca" 2>/dev/null
+  sign() { # sign <name> <subject> [<extfile content>]
+    openssl req -newkey rsa:2048 -nodes -keyout "$1.key" -out "$1.csr" -subj "$2" 2>/dev/null
+    printf '%s\n' "${3:-extendedKeyUsage=clientAuth}" > "$1.ext"
+    openssl x509 -req -in "$1.csr" -CA ca.crt -CAkey ca.key -CAcreateserial -out "$1.crt" \
+      -days 3650 -extfile "$1.ext" 2>/dev/null
+    rm -f "$1.csr" "$1.ext"
+  }
+  sign apiserver "/CN=kube-apiserver" \
+    "$(printf 'subjectAltName=IP:127.0.0.1,IP:10.0.0.1,DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc\nextendedKeyUsage=serverAuth')"
+  sign admin "/O=system:masters/CN=catalogd-ts-admin"
+  sign controller-manager "/CN=system:kube-controller-manager"
+  openssl genrsa -out sa.key 2048 2>/dev/null
+  openssl rsa -in sa.key -pubout -out sa.pub 2>/dev/null
+  cd - >/dev/null
+}
+
+write_kubeconfig() { # write_kubeconfig <file> <user cert name>
+  local pki="$state/pki"
+  cat > "$1" <<KUBECONFIG
+apiVersion: v1
+kind: Config
+clusters:
+- name: local
+  cluster:
+    server: https://127.0.0.1:$APISERVER_PORT
+    certificate-authority-data: $(base64 -w0 < "$pki/ca.crt")
+users:
+- name: $2
+  user:
+    client-certificate-data: $(base64 -w0 < "$pki/$2.crt")
+    client-key-data: $(base64 -w0 < "$pki/$2.key")
+contexts:
+- name: local
+  context: {cluster: local, user: $2}
+current-context: local
+KUBECONFIG
+}
+
+start() { # start <name> <command...>: in its own session so it outlives this script
+  local name=$1; shift
+  setsid "$@" >"$logs/$name.log" 2>&1 < /dev/null &
+  echo $! > "$pids/$name.pid"
+}
+
+ensure_registry_binary() {
+  command -v docker-registry >/dev/null 2>&1 && return
+  log "installing Debian's docker-registry"
+  local sudo=""; [ "$(id -u)" = 0 ] || sudo="sudo"
+  $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q docker-registry >&2 || {
+    $sudo apt-get update -q >&2
+    $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q docker-registry >&2
+  }
+}
+
+up() {
+  if healthy; then log "already running (KUBECONFIG=$local_dir/kubeconfig)"; return; fi
+  down_quietly
+  local bins
+  bins=$("$here/controlplane/build.sh")
+  ensure_registry_binary
+  mkdir -p "$pids" "$logs"
+  gen_pki
+  APISERVER_PORT=$(free_port); ETCD_PORT=$(free_port); ETCD_PEER_PORT=$(free_port); REGISTRY_PORT=$(free_port)
+  printf 'APISERVER_PORT=%s\nETCD_PORT=%s\nETCD_PEER_PORT=%s\nREGISTRY_PORT=%s\n' \
+    "$APISERVER_PORT" "$ETCD_PORT" "$ETCD_PEER_PORT" "$REGISTRY_PORT" > "$state/ports.env"
+
+  # etcd: a large backend quota, since benchmarks write catalogs of tens of MB several times.
+  start etcd "$bins/etcd" --name local --data-dir "$state/etcd" \
+    --listen-client-urls "http://127.0.0.1:$ETCD_PORT" --advertise-client-urls "http://127.0.0.1:$ETCD_PORT" \
+    --listen-peer-urls "http://127.0.0.1:$ETCD_PEER_PORT" --initial-advertise-peer-urls "http://127.0.0.1:$ETCD_PEER_PORT" \
+    --initial-cluster "local=http://127.0.0.1:$ETCD_PEER_PORT" --quota-backend-bytes $((8 * 1024 * 1024 * 1024)) \
+    --listen-metrics-urls "" --log-level warn ${ETCD_EXTRA_ARGS:-}
+  wait_for etcd 60 curl -fsS "http://127.0.0.1:$ETCD_PORT/health"
+
+  local pki="$state/pki"
+  start kube-apiserver "$bins/kube-apiserver" \
+    --etcd-servers "http://127.0.0.1:$ETCD_PORT" \
+    --bind-address 127.0.0.1 --advertise-address 127.0.0.1 --secure-port "$APISERVER_PORT" \
+    --cert-dir "$state/apiserver-certs" \
+    --tls-cert-file "$pki/apiserver.crt" --tls-private-key-file "$pki/apiserver.key" \
+    --client-ca-file "$pki/ca.crt" \
+    --service-account-key-file "$pki/sa.pub" --service-account-signing-key-file "$pki/sa.key" \
+    --service-account-issuer https://kubernetes.default.svc \
+    --service-cluster-ip-range 10.0.0.0/24 \
+    --authorization-mode RBAC --allow-privileged=true \
+    --disable-admission-plugins ServiceAccount \
+    ${APISERVER_EXTRA_ARGS:-}
+  wait_for kube-apiserver 120 curl -fsS --cacert "$pki/ca.crt" --cert "$pki/admin.crt" --key "$pki/admin.key" \
+    "https://127.0.0.1:$APISERVER_PORT/readyz"
+
+  write_kubeconfig "$state/controller-manager.kubeconfig" controller-manager
+  start kube-controller-manager "$bins/kube-controller-manager" \
+    --kubeconfig "$state/controller-manager.kubeconfig" \
+    --controllers garbagecollector,namespace,serviceaccount,serviceaccount-token \
+    --service-account-private-key-file "$pki/sa.key" --root-ca-file "$pki/ca.crt" \
+    --use-service-account-credentials=false --leader-elect=false \
+    --bind-address 127.0.0.1 --secure-port 0 \
+    ${CONTROLLER_MANAGER_EXTRA_ARGS:-}
+
+  mkdir -p "$state/registry"
+  cat > "$state/registry.yml" <<YAML
+version: 0.1
+log: {level: warn}
+storage:
+  filesystem: {rootdirectory: $state/registry}
+  delete: {enabled: true}
+http:
+  addr: 127.0.0.1:$REGISTRY_PORT
+YAML
+  start registry docker-registry serve "$state/registry.yml"
+  wait_for registry 30 curl -fsS "http://127.0.0.1:$REGISTRY_PORT/v2/"
+
+  write_kubeconfig "$local_dir/kubeconfig" admin
+  export KUBECONFIG="$local_dir/kubeconfig"
+  # The garbage collector is the one controller the tests rely on; wait until it runs.
+  wait_for kube-controller-manager 60 grep -q 'Starting controller.*garbage collector\|"Starting controller" controller="garbagecollector"\|garbagecollector' "$logs/kube-controller-manager.log"
+  printf 'KUBECONFIG=%s\nREGISTRY=127.0.0.1:%s\nKUBE_BIN_DIR=%s\n' "$local_dir/kubeconfig" "$REGISTRY_PORT" "$bins" > "$local_dir/env"
+  log "up: KUBECONFIG=$local_dir/kubeconfig REGISTRY=127.0.0.1:$REGISTRY_PORT (logs in $logs/)"
+}
+
+stop_pid() { # stop_pid <name>: TERM, wait up to 15s, then KILL
+  local f="$pids/$1.pid" pid
+  [ -f "$f" ] || return 0
+  pid=$(cat "$f")
+  if kill -0 "$pid" 2>/dev/null; then
+    kill -TERM "$pid" 2>/dev/null || true
+    for _ in $(seq 1 60); do kill -0 "$pid" 2>/dev/null || break; sleep 0.25; done
+    kill -0 "$pid" 2>/dev/null && kill -KILL "$pid" 2>/dev/null || true
+  fi
+  rm -f "$f"
+}
+
+down_quietly() {
+  # Reverse start order: clients of etcd stop before etcd does.
+  for c in registry kube-controller-manager kube-apiserver etcd; do stop_pid "$c"; done
+  rm -rf "$state" "$local_dir/env" "$local_dir/kubeconfig"
+}
+
+case "${1:-}" in
+  up) up ;;
+  down) down_quietly; log "down" ;;
+  status) healthy ;;
+  *) echo "usage: $0 up|down|status" >&2; exit 2 ;;
+esac
