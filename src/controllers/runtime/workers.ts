@@ -1,0 +1,117 @@
+// The worker loop over a WorkQueue, after controller-runtime's reconcileHandler: a
+// reconciler gets a key and returns a result; the loop turns the result into the next
+// queue operation, so reconcilers never touch the queue.
+import type { Clock } from './clock.js';
+import { realClock } from './clock.js';
+import type { WorkQueue } from './queue.js';
+
+/** What a reconcile asks for next (controller-runtime's reconcile.Result). */
+export interface ReconcileResult {
+  /** Reconcile the key again after the rate limiter's delay (a retry without an error). */
+  requeue?: boolean;
+  /** Reconcile the key again after this many ms (e.g. a poll interval); resets backoff. */
+  requeueAfter?: number;
+}
+
+/**
+ * Reconciles one key. signal aborts on shutdown: the reconciler finishes or rolls back
+ * its in-flight work promptly and returns or throws.
+ */
+export type Reconciler = (key: string, signal: AbortSignal) => Promise<ReconcileResult | void>;
+
+/**
+ * An error that retrying cannot fix (only a change of the object can): it is reported,
+ * and the key is not requeued. Any other error requeues the key with backoff.
+ */
+export class TerminalError extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'TerminalError';
+  }
+}
+
+/** controller-runtime's reconcile_total result label values. */
+export type ReconcileOutcome = 'success' | 'error' | 'requeue' | 'requeue_after';
+
+export interface ReconcileObserver {
+  /** Called once per reconcile, after it returned or threw. */
+  reconciled(key: string, outcome: ReconcileOutcome, durationMs: number, error?: unknown): void;
+}
+
+export interface RunWorkersOptions {
+  clock?: Clock;
+  observer?: ReconcileObserver;
+}
+
+/**
+ * Runs `concurrency` workers that take keys from queue and reconcile them, until signal
+ * aborts. On abort the queue is shut down (queued keys are dropped: they are level state
+ * and the next leader or start re-lists them), in-flight reconciles see the abort, and
+ * the returned promise resolves once every one of them has returned.
+ */
+export async function runWorkers(
+  queue: WorkQueue,
+  concurrency: number,
+  reconcile: Reconciler,
+  signal: AbortSignal,
+  opts: RunWorkersOptions = {},
+): Promise<void> {
+  if (!Number.isInteger(concurrency) || concurrency < 1) {
+    throw new RangeError(`worker concurrency must be a positive integer, got ${concurrency}`);
+  }
+  const clock = opts.clock ?? realClock;
+  const stop = (): void => queue.shutDown();
+  if (signal.aborted) stop();
+  else signal.addEventListener('abort', stop, { once: true });
+
+  const worker = async (): Promise<void> => {
+    for (;;) {
+      const key = await queue.get();
+      if (key === undefined) return;
+      try {
+        await reconcileOne(queue, key, reconcile, signal, clock, opts.observer);
+      } finally {
+        queue.done(key);
+      }
+    }
+  };
+
+  try {
+    await Promise.all(Array.from({ length: concurrency }, worker));
+    await queue.drained();
+  } finally {
+    signal.removeEventListener('abort', stop);
+  }
+}
+
+async function reconcileOne(
+  queue: WorkQueue,
+  key: string,
+  reconcile: Reconciler,
+  signal: AbortSignal,
+  clock: Clock,
+  observer: ReconcileObserver | undefined,
+): Promise<void> {
+  const started = clock.now();
+  let result: ReconcileResult | void;
+  try {
+    result = await reconcile(key, signal);
+  } catch (err) {
+    if (err instanceof TerminalError) queue.forget(key);
+    else queue.addRateLimited(key);
+    observer?.reconciled(key, 'error', clock.now() - started, err);
+    return;
+  }
+  const elapsed = clock.now() - started;
+  if (result?.requeueAfter !== undefined && result.requeueAfter > 0) {
+    queue.forget(key);
+    queue.addAfter(key, result.requeueAfter);
+    observer?.reconciled(key, 'requeue_after', elapsed);
+  } else if (result?.requeue) {
+    queue.addRateLimited(key);
+    observer?.reconciled(key, 'requeue', elapsed);
+  } else {
+    queue.forget(key);
+    observer?.reconciled(key, 'success', elapsed);
+  }
+}
