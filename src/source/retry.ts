@@ -1,0 +1,64 @@
+// Retries with exponential backoff, on an injected clock so tests never sleep for real.
+
+export interface Clock {
+  now(): number;
+  sleep(ms: number): Promise<void>;
+}
+
+export const realClock: Clock = {
+  now: () => Date.now(),
+  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms).unref()),
+};
+
+export interface RetryPolicy {
+  /** Total attempts, ≥ 1. */
+  attempts: number;
+  baseDelayMs: number;
+  maxDelayMs: number;
+}
+
+/** 4 attempts, 250 ms → 500 ms → 1 s: a stopped registry fails within ~2 s plus timeouts. */
+export const defaultRetryPolicy: RetryPolicy = { attempts: 4, baseDelayMs: 250, maxDelayMs: 5000 };
+
+/** Delay before attempt `attempt + 1` (attempt counts from 0), honouring a server's Retry-After. */
+export function backoffDelay(policy: RetryPolicy, attempt: number, retryAfterMs?: number): number {
+  const exp = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** attempt);
+  if (retryAfterMs === undefined || !Number.isFinite(retryAfterMs)) return exp;
+  return Math.min(policy.maxDelayMs, Math.max(exp, retryAfterMs));
+}
+
+/** Parses Retry-After (seconds or an HTTP date) into milliseconds from now. */
+export function parseRetryAfter(value: string | undefined, now: number): number | undefined {
+  if (!value) return undefined;
+  if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
+  const t = Date.parse(value);
+  return Number.isNaN(t) ? undefined : Math.max(0, t - now);
+}
+
+export type RetryDecision = { retry: false } | { retry: true; afterMs?: number };
+
+/**
+ * Runs fn until it returns a value that needs no retry, or the attempts are used up.
+ * `decide` looks at a result or an error; the last result is returned, the last error thrown.
+ */
+export async function withRetries<T>(
+  policy: RetryPolicy,
+  clock: Clock,
+  fn: (attempt: number) => Promise<T>,
+  decide: (outcome: { value: T } | { error: unknown }) => RetryDecision,
+): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    let outcome: { value: T } | { error: unknown };
+    try {
+      outcome = { value: await fn(attempt) };
+    } catch (error) {
+      outcome = { error };
+    }
+    const d = attempt + 1 < policy.attempts ? decide(outcome) : ({ retry: false } as const);
+    if (!d.retry) {
+      if ('error' in outcome) throw outcome.error;
+      return outcome.value;
+    }
+    await clock.sleep(backoffDelay(policy, attempt, d.afterMs));
+  }
+}
