@@ -1,2 +1,6 @@
 export * from './group.js';
 export * from './catalogmetadata.js';
+export * from './clustercatalog.js';
+export * from './conditions.js';
+export * from './imageref.js';
+export * from './crds.js';

@@ -1,0 +1,131 @@
+// Status conditions of a ClusterCatalog: the metav1.Condition schema, the condition types and
+// reasons the controller reports (upstream's), and pure helpers to read and set them.
+import { Type } from '@sinclair/typebox';
+import type { Static } from '@sinclair/typebox';
+import { StringEnum, Timestamp } from './schema.js';
+
+/** Serving: whether the catalog's content is served (HTTP and CatalogMetadata objects). */
+export const TYPE_SERVING = 'Serving';
+/** Progressing: whether the catalog is moving (or ready to move) to its desired state. */
+export const TYPE_PROGRESSING = 'Progressing';
+
+/** Serving=True: the content of status.resolvedSource is served. */
+export const REASON_AVAILABLE = 'Available';
+/** Serving=False: there is no content to serve yet (or it was lost). */
+export const REASON_UNAVAILABLE = 'Unavailable';
+/** Serving=False: spec.availabilityMode is Unavailable. */
+export const REASON_USER_SPECIFIED_UNAVAILABLE = 'UserSpecifiedUnavailable';
+/** Progressing=True: the desired state was reached. */
+export const REASON_SUCCEEDED = 'Succeeded';
+/** Progressing=True: an error that a later attempt may resolve; the controller retries. */
+export const REASON_RETRYING = 'Retrying';
+/** Progressing=False: an error that only a change of the spec can resolve. */
+export const REASON_BLOCKED = 'Blocked';
+
+export const CONDITION_STATUSES = ['True', 'False', 'Unknown'] as const;
+export type ConditionStatus = (typeof CONDITION_STATUSES)[number];
+
+/** metav1.Condition, with the same schema and limits as every Kubernetes API. */
+export const ConditionSchema = Type.Object(
+  {
+    type: Type.String({
+      description: 'type of condition in CamelCase or in foo.example.com/CamelCase.',
+      maxLength: 316,
+      pattern:
+        '^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$',
+    }),
+    status: StringEnum(CONDITION_STATUSES, {
+      description: 'status of the condition, one of True, False, Unknown.',
+    }),
+    observedGeneration: Type.Optional(
+      Type.Integer({
+        description:
+          'observedGeneration is the .metadata.generation that the condition was set based upon; a smaller value than metadata.generation means the condition is out of date.',
+        format: 'int64',
+        minimum: 0,
+      }),
+    ),
+    lastTransitionTime: Timestamp({
+      description:
+        'lastTransitionTime is the last time the condition changed from one status to another.',
+    }),
+    reason: Type.String({
+      description: 'reason is a CamelCase identifier of the cause of the last transition.',
+      maxLength: 1024,
+      minLength: 1,
+      pattern: '^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$',
+    }),
+    message: Type.String({
+      description:
+        'message is a human readable, deterministic description of the condition. It may be empty.',
+      maxLength: 32768,
+    }),
+  },
+  {
+    description:
+      'Condition contains details for one aspect of the current state of this API Resource.',
+  },
+);
+
+export type Condition = Static<typeof ConditionSchema>;
+
+/** What a caller decides about a condition; the helper derives lastTransitionTime. */
+export type ConditionUpdate = Omit<Condition, 'lastTransitionTime'>;
+
+/** metav1.Time precision: whole seconds, UTC, e.g. `2024-05-01T12:00:00Z`. */
+export function formatTime(now: Date): string {
+  return now.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+export function findCondition(
+  conditions: readonly Condition[] | undefined,
+  type: string,
+): Condition | undefined {
+  return conditions?.find((c) => c.type === type);
+}
+
+export function isConditionTrue(
+  conditions: readonly Condition[] | undefined,
+  type: string,
+): boolean {
+  return findCondition(conditions, type)?.status === 'True';
+}
+
+export interface SetConditionResult {
+  /** The new list; the input is not modified. */
+  conditions: Condition[];
+  /** False when the list is unchanged, so that the caller can skip the status write. */
+  changed: boolean;
+}
+
+/**
+ * Sets one condition, as apimachinery's meta.SetStatusCondition: lastTransitionTime becomes `now`
+ * only when the status changes (or the condition is new); reason, message and observedGeneration
+ * are replaced. Other conditions keep their order.
+ */
+export function setCondition(
+  conditions: readonly Condition[] | undefined,
+  update: ConditionUpdate,
+  now: Date,
+): SetConditionResult {
+  const list = conditions ?? [];
+  const index = list.findIndex((c) => c.type === update.type);
+  const existing = index >= 0 ? list[index] : undefined;
+  if (!existing) {
+    const added: Condition = { ...update, lastTransitionTime: formatTime(now) };
+    return { conditions: [...list, added], changed: true };
+  }
+  const lastTransitionTime =
+    existing.status === update.status ? existing.lastTransitionTime : formatTime(now);
+  const next: Condition = { ...update, lastTransitionTime };
+  const changed =
+    existing.status !== next.status ||
+    existing.reason !== next.reason ||
+    existing.message !== next.message ||
+    existing.observedGeneration !== next.observedGeneration ||
+    existing.lastTransitionTime !== next.lastTransitionTime;
+  if (!changed) return { conditions: [...list], changed: false };
+  const copy = [...list];
+  copy[index] = next;
+  return { conditions: copy, changed: true };
+}
