@@ -42,7 +42,7 @@ lint: deps ## Typecheck, lint (typescript-eslint) and check formatting.
 
 .PHONY: verify
 verify: generate lint ## Regenerate generated files, fail on any diff, and lint.
-	@hack/verify-clean.sh crds hack/controlplane
+	@hack/verify-clean.sh crds config/crd hack/controlplane
 
 ##@ Tests
 .PHONY: test
