@@ -17,6 +17,7 @@ export type SourceErrorCode =
   | 'NoMatchingPlatform'
   | 'CatalogDirMissing'
   | 'UnsafeLayer'
+  | 'InvalidLayer'
   | 'LimitExceeded';
 
 export class SourceError extends Error {

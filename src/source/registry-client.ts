@@ -1,0 +1,310 @@
+// A focused OCI distribution client: manifests and blobs of one endpoint (host + repository),
+// with Basic and Bearer auth (tokens cached per realm/service/scope), blob redirects (the registry's
+// credentials are never sent to another origin), retries on 429/5xx/network errors, and streaming
+// digest/size verification. Every request is counted.
+import type { Readable } from 'node:stream';
+import { parseWWWAuthenticate, repositoryScope, TokenCache, tokenFromResponse, type TokenResponse } from './auth.js';
+import { newCounters, type RequestKind, type SourceCounters } from './counters.js';
+import { digestOf, hashAlgorithm, VerifyingStream } from './digest.js';
+import type { Credentials } from './docker-config.js';
+import { networkErrorCode, retryable, SourceError, terminal } from './errors.js';
+import { drain, readLimited, type HttpClient, type HttpRequest, type HttpResponse } from './http.js';
+import { manifestAccept, type Descriptor } from './manifest.js';
+import type { Endpoint } from './registries-conf.js';
+import { defaultRetryPolicy, parseRetryAfter, realClock, withRetries, type Clock, type RetryPolicy } from './retry.js';
+
+export type CredentialLookup = (host: string, repository: string) => Promise<Credentials | undefined>;
+
+export interface RegistryClientOptions {
+  http: HttpClient;
+  clock?: Clock;
+  retry?: RetryPolicy;
+  credentials?: CredentialLookup;
+  counters?: SourceCounters;
+  maxManifestBytes?: number;
+}
+
+export interface FetchedManifest {
+  digest: string;
+  contentType: string | undefined;
+  bytes: Buffer;
+}
+
+type HostAuth = { scheme: 'basic' } | { scheme: 'bearer'; realm: string; service: string };
+
+interface Call {
+  method: string;
+  /** Path below /v2/<repository>/, or an absolute URL (upload locations). */
+  path: string | URL;
+  kind: RequestKind;
+  push?: boolean;
+  headers?: Record<string, string>;
+  body?: HttpRequest['body'];
+  what: string;
+}
+
+const retryableStatus = (s: number) => s === 429 || s === 500 || s === 502 || s === 503 || s === 504;
+const redirectStatus = (s: number) => s === 301 || s === 302 || s === 303 || s === 307 || s === 308;
+
+export class RegistryClient {
+  readonly counters: SourceCounters;
+  private readonly http: HttpClient;
+  private readonly clock: Clock;
+  private readonly retry: RetryPolicy;
+  private readonly credentials: CredentialLookup;
+  private readonly maxManifestBytes: number;
+  private readonly tokens = new TokenCache();
+  private readonly hostAuth = new Map<string, HostAuth>();
+
+  constructor(opts: RegistryClientOptions) {
+    this.http = opts.http;
+    this.clock = opts.clock ?? realClock;
+    this.retry = opts.retry ?? defaultRetryPolicy;
+    this.credentials = opts.credentials ?? (async () => undefined);
+    this.counters = opts.counters ?? newCounters();
+    this.maxManifestBytes = opts.maxManifestBytes ?? 4 * 1024 * 1024;
+  }
+
+  /** GETs a manifest by tag or digest; verifies it against the digest when there is one. */
+  async fetchManifest(ep: Endpoint, reference: string, what: string): Promise<FetchedManifest> {
+    const byDigest = reference.includes(':');
+    const res = await this.send(ep, {
+      method: 'GET',
+      path: `manifests/${reference}`,
+      kind: 'manifest',
+      headers: { accept: manifestAccept },
+      what,
+    });
+    if (res.status !== 200) throw await statusError(res, what, byDigest);
+    const bytes = await readLimited(res.body, this.maxManifestBytes, () =>
+      retryable('LimitExceeded', `${what}: manifest larger than ${this.maxManifestBytes} bytes`),
+    ).catch((err: unknown) => {
+      throw err instanceof SourceError ? err : retryable('Unavailable', `${what}: ${networkErrorCode(err)}`, err);
+    });
+    this.counters.bytes.manifest += bytes.length;
+    const header = res.headers['docker-content-digest'];
+    const expected = byDigest ? reference : typeof header === 'string' ? header : undefined;
+    const digest = digestOf(bytes, expected ? hashAlgorithm(expected) : 'sha256');
+    if (expected && expected !== digest)
+      throw retryable('DigestMismatch', `${what}: digest mismatch: manifest content is ${digest}, expected ${expected}`);
+    const ct = res.headers['content-type'];
+    return { digest, contentType: typeof ct === 'string' ? ct : undefined, bytes };
+  }
+
+  /** A stream of the blob's bytes that fails unless they match the descriptor's digest and size. */
+  async fetchBlob(ep: Endpoint, desc: Descriptor, what: string): Promise<Readable> {
+    const res = await this.send(ep, { method: 'GET', path: `blobs/${desc.digest}`, kind: 'blob', what });
+    if (res.status !== 200) throw await statusError(res, what, true);
+    const verifier = new VerifyingStream(desc.digest, desc.size, what, (n) => (this.counters.bytes.blob += n));
+    res.body.on('error', (err) => verifier.destroy(retryable('Unavailable', `${what}: ${networkErrorCode(err)}`, err)));
+    res.body.pipe(verifier);
+    return verifier;
+  }
+
+  async fetchBlobBytes(ep: Endpoint, desc: Descriptor, what: string, limit: number): Promise<Buffer> {
+    if (desc.size > limit) throw terminal('LimitExceeded', `${what}: ${desc.size} bytes is over the limit of ${limit}`);
+    return readLimited(await this.fetchBlob(ep, desc, what), limit, () =>
+      terminal('LimitExceeded', `${what}: over the limit of ${limit} bytes`),
+    );
+  }
+
+  async blobExists(ep: Endpoint, digest: string, what: string): Promise<boolean> {
+    const res = await this.send(ep, { method: 'HEAD', path: `blobs/${digest}`, kind: 'upload', push: true, what });
+    drain(res);
+    if (res.status === 200) return true;
+    if (res.status === 404) return false;
+    throw await statusError(res, what, false);
+  }
+
+  /** Uploads a blob (monolithic POST + PUT) unless the registry has it already. */
+  async pushBlob(ep: Endpoint, digest: string, size: number, body: () => Buffer | Readable, what: string): Promise<void> {
+    if (await this.blobExists(ep, digest, what)) return;
+    const start = await this.send(ep, { method: 'POST', path: 'blobs/uploads/', kind: 'upload', push: true, what });
+    drain(start);
+    const location = start.headers.location;
+    if (start.status !== 202 || typeof location !== 'string') throw await statusError(start, what, false);
+    const url = new URL(location, `${ep.scheme}://${ep.host}/`);
+    url.searchParams.set('digest', digest);
+    const put = await this.send(ep, {
+      method: 'PUT',
+      path: url,
+      kind: 'upload',
+      push: true,
+      headers: { 'content-type': 'application/octet-stream', 'content-length': String(size) },
+      body,
+      what,
+    });
+    drain(put);
+    if (put.status !== 201) throw await statusError(put, what, false);
+    this.counters.bytes.upload += size;
+  }
+
+  /** PUTs a manifest under a tag (or its digest); returns its digest. */
+  async putManifest(ep: Endpoint, reference: string, mediaType: string, bytes: Buffer, what: string): Promise<string> {
+    const res = await this.send(ep, {
+      method: 'PUT',
+      path: `manifests/${reference}`,
+      kind: 'upload',
+      push: true,
+      headers: { 'content-type': mediaType, 'content-length': String(bytes.length) },
+      body: () => bytes,
+      what,
+    });
+    if (res.status !== 201 && res.status !== 200) throw await statusError(res, what, false);
+    drain(res);
+    this.counters.bytes.upload += bytes.length;
+    return digestOf(bytes);
+  }
+
+  private async send(ep: Endpoint, call: Call): Promise<HttpResponse> {
+    const origin = `${ep.scheme}://${ep.host}`;
+    let url = call.path instanceof URL ? call.path : new URL(`${origin}/v2/${ep.repository}/${call.path}`);
+    const scope = repositoryScope(ep.repository, call.push ?? false);
+    let auth = await this.authorization(ep, scope, call.what);
+    let authRounds = 0;
+    for (let redirects = 0; ; ) {
+      const headers = { ...call.headers, ...(auth && url.origin === origin && { authorization: auth }) };
+      const res = await this.attempt({ method: call.method, url, headers, body: call.body }, call.kind, call.what);
+      if (res.status === 401 && url.origin === origin && authRounds < 2) {
+        drain(res);
+        authRounds++;
+        auth = await this.answerChallenge(ep, scope, res.headers['www-authenticate'], auth, call.what);
+        continue;
+      }
+      const location = res.headers.location;
+      if (redirectStatus(res.status) && typeof location === 'string' && redirects < 5 && call.method !== 'PUT' && call.method !== 'POST') {
+        drain(res);
+        redirects++;
+        url = new URL(location, url);
+        continue;
+      }
+      return res;
+    }
+  }
+
+  /** One request with retries on network errors, 429 and 5xx. */
+  private async attempt(req: HttpRequest, kind: RequestKind, what: string): Promise<HttpResponse> {
+    try {
+      return await withRetries(
+        this.retry,
+        this.clock,
+        async (n) => {
+          this.counters.requests[kind]++;
+          if (n > 0) this.counters.retries++;
+          return this.http.send(req);
+        },
+        (o) => {
+          if ('error' in o) return { retry: true };
+          if (!retryableStatus(o.value.status)) return { retry: false };
+          drain(o.value);
+          const after = parseRetryAfter(o.value.headers['retry-after'] as string | undefined, this.clock.now());
+          return { retry: true, ...(after !== undefined && { afterMs: after }) };
+        },
+      );
+    } catch (err) {
+      throw retryable('Unavailable', `${what}: registry unreachable (${networkErrorCode(err)})`, err);
+    }
+  }
+
+  private async authorization(ep: Endpoint, scope: string, what: string): Promise<string | undefined> {
+    const ha = this.hostAuth.get(`${ep.scheme}://${ep.host}`);
+    if (!ha) return undefined;
+    const creds = await this.credentials(ep.host, ep.repository);
+    if (ha.scheme === 'basic') return creds ? basic(creds) : undefined;
+    const key = TokenCache.key(ha.realm, ha.service, scope);
+    const cached = this.tokens.get(key, this.clock.now());
+    if (cached) return `Bearer ${cached}`;
+    return `Bearer ${await this.fetchToken(ha.realm, ha.service, scope, creds, key, what)}`;
+  }
+
+  private async answerChallenge(
+    ep: Endpoint,
+    scope: string,
+    header: string | string[] | undefined,
+    previous: string | undefined,
+    what: string,
+  ): Promise<string> {
+    const challenges = parseWWWAuthenticate(Array.isArray(header) ? header.join(', ') : header);
+    const bearer = challenges.find((c) => c.scheme === 'bearer');
+    const creds = await this.credentials(ep.host, ep.repository);
+    const origin = `${ep.scheme}://${ep.host}`;
+    if (bearer?.params.realm) {
+      const { realm } = bearer.params;
+      const service = bearer.params.service ?? '';
+      this.hostAuth.set(origin, { scheme: 'bearer', realm, service });
+      const key = TokenCache.key(realm, service, scope);
+      const cached = this.tokens.get(key, this.clock.now());
+      if (cached && `Bearer ${cached}` !== previous) return `Bearer ${cached}`;
+      if (previous?.startsWith('Bearer ')) this.tokens.delete(key);
+      return `Bearer ${await this.fetchToken(realm, service, bearer.params.scope ?? scope, creds, key, what)}`;
+    }
+    if (challenges.some((c) => c.scheme === 'basic')) {
+      this.hostAuth.set(origin, { scheme: 'basic' });
+      if (!creds) throw retryable('Unauthorized', `${what}: the registry requires authentication and no pull secret has credentials for it`);
+      if (previous?.startsWith('Basic ')) throw retryable('Unauthorized', `${what}: the registry rejected the credentials`);
+      return basic(creds);
+    }
+    throw retryable('Unauthorized', `${what}: the registry answered 401 without a usable challenge`);
+  }
+
+  private async fetchToken(
+    realm: string,
+    service: string,
+    scope: string,
+    creds: Credentials | undefined,
+    key: string,
+    what: string,
+  ): Promise<string> {
+    let url: URL;
+    try {
+      url = new URL(realm);
+    } catch (err) {
+      throw retryable('Unauthorized', `${what}: the registry's token realm is not a URL`, err);
+    }
+    if (service) url.searchParams.set('service', service);
+    url.searchParams.set('scope', scope);
+    const res = await this.attempt(
+      { method: 'GET', url, headers: creds ? { authorization: basic(creds) } : {} },
+      'token',
+      `${what}: token server`,
+    );
+    if (res.status !== 200) {
+      drain(res);
+      if (res.status === 401 || res.status === 403)
+        throw retryable('Unauthorized', `${what}: the token server refused the credentials (HTTP ${res.status})`);
+      throw retryable('Unavailable', `${what}: the token server returned HTTP ${res.status}`);
+    }
+    const body = await readLimited(res.body, 1024 * 1024, () => retryable('BadResponse', `${what}: token response too large`));
+    let parsed: TokenResponse;
+    try {
+      parsed = JSON.parse(body.toString('utf8')) as TokenResponse;
+    } catch (err) {
+      throw retryable('BadResponse', `${what}: token response is not JSON`, err);
+    }
+    const tok = tokenFromResponse(parsed, this.clock.now());
+    if (!tok) throw retryable('BadResponse', `${what}: token response has no token`);
+    this.tokens.set(key, tok.token, tok.expiresAt);
+    return tok.token;
+  }
+}
+
+function basic(c: Credentials): string {
+  return `Basic ${Buffer.from(`${c.username}:${c.password}`).toString('base64')}`;
+}
+
+/** The error for an unexpected status, with the registry's error code when it sent one. */
+async function statusError(res: HttpResponse, what: string, notFoundIsTerminal: boolean): Promise<SourceError> {
+  let code = '';
+  try {
+    const body = await readLimited(res.body, 64 * 1024, () => new Error('large'));
+    const errs = (JSON.parse(body.toString('utf8')) as { errors?: { code?: unknown }[] }).errors;
+    if (typeof errs?.[0]?.code === 'string' && /^[A-Z_]{1,64}$/.test(errs[0].code)) code = ` ${errs[0].code}`;
+  } catch {
+    // no JSON error body
+  }
+  const msg = `${what}: registry returned HTTP ${res.status}${code}`;
+  if (res.status === 404) return new SourceError('NotFound', msg, !notFoundIsTerminal);
+  if (res.status === 401 || res.status === 403) return retryable('Unauthorized', msg);
+  if (retryableStatus(res.status)) return retryable('Unavailable', msg);
+  return retryable('BadResponse', msg);
+}

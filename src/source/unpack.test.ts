@@ -1,0 +1,153 @@
+import { expect } from 'chai';
+import { mkdtemp, readdir, readFile, rm, stat, writeFile, mkdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import { gzipSync } from 'node:zlib';
+import tar from 'tar-stream';
+import { findSourceError } from './errors.js';
+import { LayerApplier } from './unpack.js';
+
+type E = tar.Headers & { body?: string };
+
+async function tarOf(entries: E[]): Promise<Buffer> {
+  const pack = tar.pack();
+  const chunks: Buffer[] = [];
+  pack.on('data', (c: Buffer) => chunks.push(c));
+  const done = new Promise((r) => pack.on('end', r));
+  for (const { body, ...h } of entries) {
+    await new Promise<void>((res, rej) => pack.entry({ mode: 0o644, ...h }, body ?? '', (e) => (e ? rej(e) : res())));
+  }
+  pack.finalize();
+  await done;
+  return Buffer.concat(chunks);
+}
+
+async function tree(dir: string, prefix = ''): Promise<string[]> {
+  const out: string[] = [];
+  for (const e of await readdir(dir, { withFileTypes: true }).catch(() => [])) {
+    const rel = prefix + e.name;
+    if (e.isDirectory()) out.push(rel + '/', ...(await tree(path.join(dir, e.name), rel + '/')));
+    else if (e.isFile()) out.push(rel);
+    else out.push(rel + '@');
+  }
+  return out.sort();
+}
+
+describe('source/unpack', () => {
+  let base: string;
+  let root: string;
+  let outside: string;
+  beforeEach(async () => {
+    base = await mkdtemp(path.join(tmpdir(), 'unpack-test-'));
+    root = path.join(base, 'root');
+    outside = path.join(base, 'outside');
+    await mkdir(root);
+    await mkdir(outside);
+    await writeFile(path.join(outside, 'keep'), 'x');
+  });
+  afterEach(() => rm(base, { recursive: true, force: true }));
+
+  const apply = async (a: LayerApplier, entries: E[], gzip = false) => {
+    const t = await tarOf(entries);
+    return a.apply(Readable.from([gzip ? gzipSync(t) : t]), gzip ? 'gzip' : 'none', 'layer');
+  };
+  const fail = (p: Promise<unknown>) => p.then(() => undefined, (e: unknown) => findSourceError(e) ?? e);
+
+  it('writes only the catalog subtree, regular files with fixed modes', async () => {
+    const a = new LayerApplier(root, ['configs']);
+    await apply(
+      a,
+      [
+        { name: 'configs/', type: 'directory' },
+        { name: 'configs/pkg/catalog.json', body: '{"schema":"olm.package"}', mode: 0o4777 },
+        { name: '/configs/abs.json', body: 'abs' },
+        { name: './configs/./dot.yaml', body: 'dot' },
+        { name: 'etc/passwd', body: 'root' },
+        { name: 'configs/dev', type: 'character-device', devmajor: 1, devminor: 3 },
+        { name: 'configs/fifo', type: 'fifo' },
+      ],
+      true,
+    );
+    expect(await tree(root)).to.deep.equal([
+      'configs/',
+      'configs/abs.json',
+      'configs/dot.yaml',
+      'configs/pkg/',
+      'configs/pkg/catalog.json',
+    ]);
+    expect((await stat(path.join(root, 'configs/pkg/catalog.json'))).mode & 0o7777).to.equal(0o644);
+    expect(a.stats.skipped).to.deep.equal({ outside: 1, device: 2 });
+  });
+
+  it('fails on ".." and writes nothing outside', async () => {
+    const a = new LayerApplier(root, ['configs']);
+    const e = await fail(apply(a, [{ name: 'configs/../../outside/evil', body: 'x' }]));
+    expect(findSourceError(e)?.code).to.equal('UnsafeLayer');
+    expect(findSourceError(e)?.retryable).to.equal(false);
+    expect(await tree(outside)).to.deep.equal(['keep']);
+  });
+
+  it('never creates or follows links: symlink-then-write lands inside as a real directory', async () => {
+    const a = new LayerApplier(root, ['configs']);
+    await apply(a, [
+      { name: 'configs/evil', type: 'symlink', linkname: outside },
+      { name: 'configs/evil/pwned', body: 'x' },
+      { name: 'configs/up', type: 'symlink', linkname: '..' },
+      { name: 'configs/up/pwned2', body: 'x' },
+      { name: 'configs/real.json', body: 'real' },
+      { name: 'configs/hl-out', type: 'link', linkname: 'etc/passwd' },
+      { name: 'configs/hl-abs', type: 'link', linkname: path.join(outside, 'keep') },
+      { name: 'configs/hl-in', type: 'link', linkname: 'configs/real.json' },
+    ]);
+    expect(await tree(outside)).to.deep.equal(['keep']);
+    expect(await tree(root)).to.deep.equal([
+      'configs/',
+      'configs/evil/',
+      'configs/evil/pwned',
+      'configs/hl-in',
+      'configs/real.json',
+      'configs/up/',
+      'configs/up/pwned2',
+    ]);
+    expect(await readFile(path.join(root, 'configs/hl-in'), 'utf8')).to.equal('real');
+    expect(a.stats.skipped).to.deep.equal({ symlink: 2, hardlink: 2 });
+  });
+
+  it('applies whiteouts and opaque directories from upper layers', async () => {
+    const a = new LayerApplier(root, ['configs']);
+    await apply(a, [
+      { name: 'configs/a.json', body: 'a' },
+      { name: 'configs/b.json', body: 'b' },
+      { name: 'configs/dir/c.json', body: 'c' },
+      { name: 'configs/dir2/e.json', body: 'e' },
+    ]);
+    await apply(a, [
+      { name: 'configs/.wh.a.json', body: '' },
+      { name: 'configs/dir/d.json', body: 'd' },
+      { name: 'configs/dir/.wh..wh..opq', body: '' },
+      { name: 'configs/b.json', body: 'b2' },
+    ]);
+    expect(await tree(root)).to.deep.equal(['configs/', 'configs/b.json', 'configs/dir/', 'configs/dir/d.json', 'configs/dir2/', 'configs/dir2/e.json']);
+    expect(await readFile(path.join(root, 'configs/b.json'), 'utf8')).to.equal('b2');
+    await apply(a, [{ name: '.wh.configs', body: '' }, { name: 'configs/new.json', body: 'n' }]);
+    expect(await tree(root)).to.deep.equal(['configs/', 'configs/new.json']);
+  });
+
+  it('honours a nested catalog directory label', async () => {
+    const a = new LayerApplier(root, ['var', 'cat']);
+    await apply(a, [{ name: 'var/cat/x.json', body: 'x' }, { name: 'var/other.json', body: 'o' }]);
+    expect(await tree(root)).to.deep.equal(['var/', 'var/cat/', 'var/cat/x.json']);
+  });
+
+  it('caps entries and uncompressed bytes (gzip bomb)', async () => {
+    const many = Array.from({ length: 50 }, (_, i) => ({ name: `configs/f${i}`, body: '' }));
+    const e1 = await fail(apply(new LayerApplier(root, ['configs'], { maxBytes: 1e9, maxEntries: 10 }), many));
+    expect(findSourceError(e1)?.code).to.equal('LimitExceeded');
+    const bomb = gzipSync(Buffer.alloc(16 * 1024 * 1024));
+    const e2 = await fail(
+      new LayerApplier(root, ['configs'], { maxBytes: 1024 * 1024, maxEntries: 10 }).apply(Readable.from([bomb]), 'gzip', 'layer'),
+    );
+    expect(findSourceError(e2)?.code).to.equal('LimitExceeded');
+  });
+});

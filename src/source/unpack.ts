@@ -1,0 +1,238 @@
+// Applies image layers (uncompressed tar streams) in order onto a fresh directory, keeping only
+// the catalog directory's subtree: whiteouts (.wh.NAME) and opaque directories (.wh..wh..opq)
+// remove what lower layers wrote; only regular files and directories are created, with fixed
+// modes. Safety: entry names with `..` fail the pull; absolute names are taken relative to the
+// image root (as container runtimes do); symlinks, devices and FIFOs are skipped, never created;
+// a hardlink is materialized as a copy only when its target is a regular file already unpacked
+// inside the catalog directory, otherwise skipped; files are opened with O_NOFOLLOW and since no
+// link is ever created nothing can be written outside the target. Caps: uncompressed bytes
+// (across all layers, counted on the tar stream, so gzip bombs stop early) and tar entries.
+import { constants } from 'node:fs';
+import { lstat, mkdir, open, readdir, rm, copyFile } from 'node:fs/promises';
+import path from 'node:path';
+import { Transform, type Readable, type TransformCallback } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import zlib from 'node:zlib';
+import tar from 'tar-stream';
+import { terminal } from './errors.js';
+import type { Compression } from './manifest.js';
+
+export interface UnpackLimits {
+  /** Uncompressed tar bytes over all layers. */
+  maxBytes: number;
+  /** Tar entries over all layers. */
+  maxEntries: number;
+}
+
+export const defaultUnpackLimits: UnpackLimits = { maxBytes: 1024 * 1024 * 1024, maxEntries: 200_000 };
+
+export interface UnpackStats {
+  entries: number;
+  bytes: number;
+  files: number;
+  /** Entries not written, by reason: outside, symlink, hardlink, device, other. */
+  skipped: Record<string, number>;
+}
+
+const WH = '.wh.';
+const OPAQUE = '.wh..wh..opq';
+
+/** Splits a tar entry name into safe path components; `..` anywhere is refused. */
+export function entryComponents(name: string, what: string): string[] {
+  if (name.includes('\0')) throw terminal('UnsafeLayer', `${what}: entry name contains NUL`);
+  const parts = name.split('/').filter((p) => p !== '' && p !== '.');
+  if (parts.includes('..')) throw terminal('UnsafeLayer', `${what}: entry "${name.slice(0, 200)}" has a ".." component`);
+  return parts;
+}
+
+/** Normalizes the catalog directory label (`/configs`) into components. */
+export function catalogDirComponents(label: string): string[] {
+  const parts = entryComponents(label, 'catalog directory label');
+  return parts;
+}
+
+export function decompressor(c: Compression): Transform | undefined {
+  if (c === 'gzip') return zlib.createGunzip();
+  if (c === 'zstd') {
+    const z = zlib as unknown as { createZstdDecompress?: () => Transform };
+    if (!z.createZstdDecompress) throw terminal('UnsupportedMediaType', 'zstd layers need Node >= 22.15');
+    return z.createZstdDecompress();
+  }
+  return undefined;
+}
+
+export class LayerApplier {
+  readonly stats: UnpackStats = { entries: 0, bytes: 0, files: 0, skipped: {} };
+  /** Paths (relative, '/'-joined) written by the layer being applied. */
+  private layerWritten = new Set<string>();
+
+  /**
+   * @param root a directory this process created and that nothing else writes to
+   * @param catalogDir the catalog directory's components (e.g. ['configs'])
+   */
+  constructor(
+    private readonly root: string,
+    private readonly catalogDir: string[],
+    private readonly limits: UnpackLimits = defaultUnpackLimits,
+  ) {}
+
+  /** Where the catalog directory is inside root. */
+  get catalogPath(): string {
+    return path.join(this.root, ...this.catalogDir);
+  }
+
+  /** Applies one layer: `source` is the (verified) layer blob. */
+  async apply(source: Readable, compression: Compression, what: string): Promise<void> {
+    this.layerWritten = new Set();
+    const extract = tar.extract();
+    const stages: NodeJS.ReadWriteStream[] = [];
+    const d = decompressor(compression);
+    if (d) stages.push(d);
+    stages.push(this.byteCounter(what));
+    const feeding = pipeline(source, ...stages, extract).catch((err: unknown) => err);
+    let failure: unknown;
+    try {
+      for await (const entry of extract) {
+        await this.entry(entry, what);
+      }
+    } catch (err) {
+      failure = err;
+      extract.destroy();
+      source.destroy();
+    }
+    const fed = await feeding;
+    // A stage's error (limit, corrupt gzip) explains an extraction failure better than its echo.
+    if (fed instanceof Error && (failure === undefined || (isSourceLike(fed) && !isSourceLike(failure)))) failure = fed;
+    if (failure !== undefined) throw failure;
+  }
+
+  private byteCounter(what: string): Transform {
+    return new Transform({
+      transform: (chunk: Buffer, _e: BufferEncoding, cb: TransformCallback) => {
+        this.stats.bytes += chunk.length;
+        if (this.stats.bytes > this.limits.maxBytes)
+          cb(terminal('LimitExceeded', `${what}: uncompressed content over the limit of ${this.limits.maxBytes} bytes`));
+        else cb(null, chunk);
+      },
+    });
+  }
+
+  private skip(reason: string): void {
+    this.stats.skipped[reason] = (this.stats.skipped[reason] ?? 0) + 1;
+  }
+
+  /** The components relative to the catalog dir, or undefined when outside it. */
+  private relative(parts: string[]): string[] | undefined {
+    if (parts.length < this.catalogDir.length) return undefined;
+    for (let i = 0; i < this.catalogDir.length; i++) if (parts[i] !== this.catalogDir[i]) return undefined;
+    return parts.slice(this.catalogDir.length);
+  }
+
+  /** Whether parts names the catalog dir or one of its ancestors. */
+  private coversCatalog(parts: string[]): boolean {
+    return parts.length <= this.catalogDir.length && parts.every((p, i) => p === this.catalogDir[i]);
+  }
+
+  private async entry(entry: tar.Entry, what: string): Promise<void> {
+    const h = entry.header;
+    if (++this.stats.entries > this.limits.maxEntries) {
+      entry.resume();
+      throw terminal('LimitExceeded', `${what}: more than ${this.limits.maxEntries} tar entries`);
+    }
+    try {
+      const parts = entryComponents(h.name, what);
+      const base = parts.at(-1) ?? '';
+      if (base === OPAQUE) return await this.opaque(parts.slice(0, -1));
+      if (base.startsWith(WH)) return await this.whiteout([...parts.slice(0, -1), base.slice(WH.length)]);
+      const rel = this.relative(parts);
+      if (rel === undefined) return this.skip('outside');
+      switch (h.type) {
+        case 'file':
+        case 'contiguous-file':
+          if (rel.length === 0) return this.skip('other');
+          return await this.writeFile(rel, entry);
+        case 'directory':
+          return await this.mkdirs(rel);
+        case 'link':
+          return await this.hardlink(rel, entryComponents(h.linkname ?? '', what));
+        case 'symlink':
+          return this.skip('symlink');
+        case 'character-device':
+        case 'block-device':
+        case 'fifo':
+          return this.skip('device');
+        default:
+          return this.skip('other');
+      }
+    } finally {
+      entry.resume(); // drain what was not consumed
+    }
+  }
+
+  private abs(rel: string[]): string {
+    return path.join(this.catalogPath, ...rel);
+  }
+
+  private async mkdirs(rel: string[]): Promise<void> {
+    await mkdir(this.catalogPath, { recursive: true, mode: 0o755 });
+    for (let i = 1; i <= rel.length; i++) {
+      const sub = rel.slice(0, i);
+      const p = this.abs(sub);
+      const st = await lstat(p).catch(() => undefined);
+      if (st && !st.isDirectory()) await rm(p, { force: true, recursive: true });
+      if (!st || !st.isDirectory()) await mkdir(p, { mode: 0o755 });
+      this.layerWritten.add(sub.join('/'));
+    }
+  }
+
+  private async writeFile(rel: string[], entry: Readable): Promise<void> {
+    await this.mkdirs(rel.slice(0, -1));
+    const p = this.abs(rel);
+    const st = await lstat(p).catch(() => undefined);
+    if (st && !st.isFile()) await rm(p, { recursive: true, force: true });
+    const fh = await open(p, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW, 0o644);
+    await pipeline(entry, fh.createWriteStream());
+    this.layerWritten.add(rel.join('/'));
+    this.stats.files++;
+  }
+
+  private async hardlink(rel: string[], targetParts: string[]): Promise<void> {
+    const target = this.relative(targetParts);
+    if (!target || target.length === 0 || rel.length === 0) return this.skip('hardlink');
+    const st = await lstat(this.abs(target)).catch(() => undefined);
+    if (!st?.isFile()) return this.skip('hardlink');
+    await this.mkdirs(rel.slice(0, -1));
+    const p = this.abs(rel);
+    await rm(p, { recursive: true, force: true });
+    await copyFile(this.abs(target), p, constants.COPYFILE_EXCL);
+    this.layerWritten.add(rel.join('/'));
+    this.stats.files++;
+  }
+
+  private async whiteout(parts: string[]): Promise<void> {
+    if (this.coversCatalog(parts)) return this.removeLower([]);
+    const rel = this.relative(parts);
+    if (!rel || rel.length === 0 || this.layerWritten.has(rel.join('/'))) return;
+    await rm(this.abs(rel), { recursive: true, force: true });
+  }
+
+  private async opaque(dirParts: string[]): Promise<void> {
+    if (this.coversCatalog(dirParts)) return this.removeLower([]);
+    const rel = this.relative(dirParts);
+    if (rel) await this.removeLower(rel);
+  }
+
+  /** Removes what lower layers left under rel, keeping what this layer wrote. */
+  private async removeLower(rel: string[]): Promise<void> {
+    const entries = await readdir(this.abs(rel), { withFileTypes: true }).catch(() => []);
+    for (const e of entries) {
+      const child = [...rel, e.name];
+      if (!this.layerWritten.has(child.join('/'))) await rm(this.abs(child), { recursive: true, force: true });
+      else if (e.isDirectory()) await this.removeLower(child);
+    }
+  }
+}
+
+function isSourceLike(err: unknown): boolean {
+  return err instanceof Error && err.name === 'SourceError';
+}
