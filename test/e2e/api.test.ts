@@ -251,6 +251,30 @@ describe('API: ClusterCatalog and CatalogMetadata CRDs on the apiserver', () => 
       });
     }
 
+    it('accepts the samples of config/samples (through their kustomization)', async () => {
+      const r = await kubectl([
+        'apply',
+        '--dry-run=server',
+        '-k',
+        path.join(repoRoot, 'config', 'samples'),
+      ]);
+      expect(r.code, r.stderr).to.equal(0);
+      expect(r.stdout).to.contain('clustercatalog.olm.operatorframework.io/operatorhubio');
+    });
+
+    it('installs the same CRDs through config/crd (kustomize)', async () => {
+      const r = await kubectl([
+        'apply',
+        '--server-side',
+        '--dry-run=server',
+        '-k',
+        path.join(repoRoot, 'config', 'crd'),
+      ]);
+      expect(r.code, r.stderr).to.equal(0);
+      expect(r.stdout).to.contain('clustercatalogs.olm.operatorframework.io');
+      expect(r.stdout).to.contain('catalogmetadata.olm.operatorframework.io');
+    });
+
     it('defaults availabilityMode to Available and priority to 0, as upstream', async () => {
       const out = await kubectlOk(
         ['apply', '--dry-run=server', '-o', 'json', '-f', '-'],

@@ -4,3 +4,4 @@ export * from './clustercatalog.js';
 export * from './conditions.js';
 export * from './imageref.js';
 export * from './crds.js';
+export * from './metadatalabel.js';
