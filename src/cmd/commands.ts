@@ -5,4 +5,6 @@ export interface Subcommand {
   load: () => Promise<{ main: (args: string[]) => Promise<number> }>;
 }
 
-export const subcommands: Record<string, Subcommand> = {};
+export const subcommands: Record<string, Subcommand> = {
+  push: { summary: 'package an FBC directory as a catalog image and push it', load: () => import('./push.js') },
+};

@@ -10,21 +10,33 @@ describe('source/auth', () => {
     ).to.deep.equal([
       {
         scheme: 'bearer',
-        params: { realm: 'https://auth.example/token', service: 'registry.example', scope: 'repository:a/b:pull,push' },
+        params: {
+          realm: 'https://auth.example/token',
+          service: 'registry.example',
+          scope: 'repository:a/b:pull,push',
+        },
       },
     ]);
     expect(parseWWWAuthenticate('Basic realm="Registry Realm"')).to.deep.equal([
       { scheme: 'basic', params: { realm: 'Registry Realm' } },
     ]);
-    expect(parseWWWAuthenticate('Negotiate, Basic realm=x')).to.deep.equal([{ scheme: 'basic', params: { realm: 'x' } }]);
+    expect(parseWWWAuthenticate('Negotiate, Basic realm=x')).to.deep.equal([
+      { scheme: 'basic', params: { realm: 'x' } },
+    ]);
     expect(parseWWWAuthenticate(undefined)).to.deep.equal([]);
   });
 
   it('computes scopes and token expiry', () => {
     expect(repositoryScope('a/b', false)).to.equal('repository:a/b:pull');
     expect(repositoryScope('a/b', true)).to.equal('repository:a/b:pull,push');
-    expect(tokenFromResponse({ token: 't' }, 1000)).to.deep.equal({ token: 't', expiresAt: 61_000 });
-    expect(tokenFromResponse({ access_token: 'a', expires_in: 300 }, 0)).to.deep.equal({ token: 'a', expiresAt: 300_000 });
+    expect(tokenFromResponse({ token: 't' }, 1000)).to.deep.equal({
+      token: 't',
+      expiresAt: 61_000,
+    });
+    expect(tokenFromResponse({ access_token: 'a', expires_in: 300 }, 0)).to.deep.equal({
+      token: 'a',
+      expiresAt: 300_000,
+    });
     expect(tokenFromResponse({}, 0)).to.equal(undefined);
   });
 

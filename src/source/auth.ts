@@ -22,7 +22,9 @@ export function parseWWWAuthenticate(header: string | undefined): Challenge[] {
       if (current) out.push(current);
       continue;
     }
-    if (current) current.params[word!.toLowerCase()] = quoted !== undefined ? quoted.replace(/\\(.)/g, '$1') : bare!;
+    if (current)
+      current.params[word!.toLowerCase()] =
+        quoted !== undefined ? quoted.replace(/\\(.)/g, '$1') : bare!;
   }
   return out;
 }
@@ -40,7 +42,10 @@ export interface TokenResponse {
 }
 
 /** A token's bearer string and its expiry (ms since epoch) from a token server response. */
-export function tokenFromResponse(body: TokenResponse, now: number): { token: string; expiresAt: number } | undefined {
+export function tokenFromResponse(
+  body: TokenResponse,
+  now: number,
+): { token: string; expiresAt: number } | undefined {
   const token = body.token || body.access_token;
   if (typeof token !== 'string' || token === '') return undefined;
   // The distribution token spec: expires_in defaults to 60 seconds.

@@ -6,7 +6,11 @@ import { findSourceError } from './errors.js';
 
 async function run(data: Buffer, digest: string, size?: number): Promise<unknown> {
   const sink = new Writable({ write: (_c, _e, cb) => cb() });
-  return pipeline(Readable.from([data.subarray(0, 3), data.subarray(3)]), new VerifyingStream(digest, size, 'blob'), sink).then(
+  return pipeline(
+    Readable.from([data.subarray(0, 3), data.subarray(3)]),
+    new VerifyingStream(digest, size, 'blob'),
+    sink,
+  ).then(
     () => undefined,
     (e: unknown) => e,
   );

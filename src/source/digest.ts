@@ -37,7 +37,12 @@ export class VerifyingStream extends Transform {
     this.n += chunk.length;
     this.onBytes?.(chunk.length);
     if (this.size !== undefined && this.n > this.size) {
-      cb(retryable('SizeMismatch', `${this.what}: more bytes than the descriptor's size ${this.size}`));
+      cb(
+        retryable(
+          'SizeMismatch',
+          `${this.what}: more bytes than the descriptor's size ${this.size}`,
+        ),
+      );
       return;
     }
     this.hash.update(chunk);
@@ -46,12 +51,22 @@ export class VerifyingStream extends Transform {
 
   override _flush(cb: TransformCallback): void {
     if (this.size !== undefined && this.n !== this.size) {
-      cb(retryable('SizeMismatch', `${this.what}: got ${this.n} bytes, descriptor says ${this.size}`));
+      cb(
+        retryable(
+          'SizeMismatch',
+          `${this.what}: got ${this.n} bytes, descriptor says ${this.size}`,
+        ),
+      );
       return;
     }
     const got = `${this.digest.slice(0, this.digest.indexOf(':'))}:${this.hash.digest('hex')}`;
     if (got !== this.digest) {
-      cb(retryable('DigestMismatch', `${this.what}: digest mismatch: content is ${got}, expected ${this.digest}`));
+      cb(
+        retryable(
+          'DigestMismatch',
+          `${this.what}: digest mismatch: content is ${got}, expected ${this.digest}`,
+        ),
+      );
       return;
     }
     cb();

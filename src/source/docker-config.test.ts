@@ -15,15 +15,24 @@ describe('source/docker-config', () => {
       },
     }),
   );
-  const b = parseDockerConfigJSON(JSON.stringify({ auths: { 'quay.io': { auth: b64('second:x') }, 'other.io': { auth: b64('o:o') } } }));
+  const b = parseDockerConfigJSON(
+    JSON.stringify({
+      auths: { 'quay.io': { auth: b64('second:x') }, 'other.io': { auth: b64('o:o') } },
+    }),
+  );
 
   it('finds credentials by host, most specific path first', () => {
-    expect(findCredentials([a], 'quay.io', 'team/x')).to.deep.equal({ username: 'q', password: 'qpw' });
+    expect(findCredentials([a], 'quay.io', 'team/x')).to.deep.equal({
+      username: 'q',
+      password: 'qpw',
+    });
     expect(findCredentials([a], 'quay.io', 'team/special/cat')).to.deep.equal({
       username: 'special',
       password: 'sp:with:colons',
     });
-    expect(findCredentials([a], 'registry-1.docker.io', 'library/busybox')?.username).to.equal('hub');
+    expect(findCredentials([a], 'registry-1.docker.io', 'library/busybox')?.username).to.equal(
+      'hub',
+    );
     expect(findCredentials([a], 'reg.corp.example', 'x')?.username).to.equal('corp');
     expect(findCredentials([a], 'a.b.corp.example', 'x')).to.equal(undefined);
     expect(findCredentials([a], 'nocreds.example', 'x')).to.equal(undefined);

@@ -34,7 +34,8 @@ export function parseDockerConfigJSON(text: string): DockerConfigJSON {
   } catch (err) {
     throw terminal('InvalidConfig', 'pull secret: .dockerconfigjson is not valid JSON', err);
   }
-  if (typeof doc !== 'object' || doc === null) throw terminal('InvalidConfig', 'pull secret: .dockerconfigjson must be an object');
+  if (typeof doc !== 'object' || doc === null)
+    throw terminal('InvalidConfig', 'pull secret: .dockerconfigjson must be an object');
   const auths = (doc as { auths?: unknown }).auths;
   if (auths !== undefined && (typeof auths !== 'object' || auths === null))
     throw terminal('InvalidConfig', 'pull secret: auths must be an object');
@@ -42,7 +43,8 @@ export function parseDockerConfigJSON(text: string): DockerConfigJSON {
 }
 
 function entryCredentials(e: DockerAuthEntry): Credentials | undefined {
-  if (e.username !== undefined && e.password !== undefined) return { username: e.username, password: e.password };
+  if (e.username !== undefined && e.password !== undefined)
+    return { username: e.username, password: e.password };
   if (e.auth) {
     const decoded = Buffer.from(e.auth, 'base64').toString('utf8');
     const colon = decoded.indexOf(':');
@@ -60,7 +62,10 @@ function splitKey(key: string): { host: string; path: string } {
   if (k.endsWith('/v1') || k.endsWith('/v2')) k = k.slice(0, -3);
   const slash = k.indexOf('/');
   const host = (slash < 0 ? k : k.slice(0, slash)).toLowerCase();
-  return { host: hubAliases.has(host) ? 'docker.io' : host, path: slash < 0 ? '' : k.slice(slash + 1) };
+  return {
+    host: hubAliases.has(host) ? 'docker.io' : host,
+    path: slash < 0 ? '' : k.slice(slash + 1),
+  };
 }
 
 function hostMatches(pattern: string, host: string): boolean {

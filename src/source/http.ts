@@ -56,9 +56,13 @@ export class NodeHttpClient implements HttpClient {
         agent: isHttps ? this.httpsAgent : this.httpAgent,
         timeout: this.timeoutMs,
       });
-      r.on('timeout', () => r.destroy(Object.assign(new Error('socket timeout'), { code: 'ETIMEDOUT' })));
+      r.on('timeout', () =>
+        r.destroy(Object.assign(new Error('socket timeout'), { code: 'ETIMEDOUT' })),
+      );
       r.on('error', reject);
-      r.on('response', (res) => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: res }));
+      r.on('response', (res) =>
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: res }),
+      );
       const body = req.body?.();
       if (body === undefined) r.end();
       else if (Buffer.isBuffer(body)) r.end(body);
@@ -81,7 +85,11 @@ function tlsRootCertificates(): string[] {
 }
 
 /** Reads a response body into memory, failing past `limit` bytes. */
-export async function readLimited(body: Readable, limit: number, onTooLarge: () => Error): Promise<Buffer> {
+export async function readLimited(
+  body: Readable,
+  limit: number,
+  onTooLarge: () => Error,
+): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let n = 0;
   for await (const chunk of body as AsyncIterable<Buffer>) {

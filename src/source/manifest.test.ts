@@ -1,6 +1,12 @@
 import { expect } from 'chai';
 import { findSourceError } from './errors.js';
-import { layerCompression, MediaTypes, parseManifest, parsePlatform, selectPlatform } from './manifest.js';
+import {
+  layerCompression,
+  MediaTypes,
+  parseManifest,
+  parsePlatform,
+  selectPlatform,
+} from './manifest.js';
 
 const d = (c: string) => 'sha256:' + c.repeat(64);
 
@@ -10,10 +16,30 @@ describe('source/manifest', () => {
       JSON.stringify({
         schemaVersion: 2,
         manifests: [
-          { mediaType: MediaTypes.ociManifest, digest: d('1'), size: 10, platform: { os: 'linux', architecture: 'arm64' } },
-          { mediaType: MediaTypes.ociManifest, digest: d('2'), size: 10, platform: { os: 'linux', architecture: 'amd64' } },
-          { mediaType: MediaTypes.ociManifest, digest: d('3'), size: 10, platform: { os: 'linux', architecture: 'arm', variant: 'v6' } },
-          { mediaType: MediaTypes.ociManifest, digest: d('4'), size: 10, platform: { os: 'unknown', architecture: 'unknown' } },
+          {
+            mediaType: MediaTypes.ociManifest,
+            digest: d('1'),
+            size: 10,
+            platform: { os: 'linux', architecture: 'arm64' },
+          },
+          {
+            mediaType: MediaTypes.ociManifest,
+            digest: d('2'),
+            size: 10,
+            platform: { os: 'linux', architecture: 'amd64' },
+          },
+          {
+            mediaType: MediaTypes.ociManifest,
+            digest: d('3'),
+            size: 10,
+            platform: { os: 'linux', architecture: 'arm', variant: 'v6' },
+          },
+          {
+            mediaType: MediaTypes.ociManifest,
+            digest: d('4'),
+            size: 10,
+            platform: { os: 'unknown', architecture: 'unknown' },
+          },
         ],
       }),
     ),
@@ -24,10 +50,24 @@ describe('source/manifest', () => {
   it('parses indexes and picks the platform (default linux/amd64; arm64 = arm64/v8)', () => {
     expect(index.kind).to.equal('index');
     if (index.kind !== 'index') return;
-    expect(selectPlatform(index.manifests, parsePlatform('linux/amd64'), 'x').digest).to.equal(d('2'));
-    expect(selectPlatform(index.manifests, parsePlatform('linux/arm64/v8'), 'x').digest).to.equal(d('1'));
-    expect(selectPlatform(index.manifests, parsePlatform('linux/arm/v6'), 'x').digest).to.equal(d('3'));
-    const e = findSourceError((() => { try { selectPlatform(index.manifests, parsePlatform('linux/s390x'), 'x'); } catch (e) { return e; } })());
+    expect(selectPlatform(index.manifests, parsePlatform('linux/amd64'), 'x').digest).to.equal(
+      d('2'),
+    );
+    expect(selectPlatform(index.manifests, parsePlatform('linux/arm64/v8'), 'x').digest).to.equal(
+      d('1'),
+    );
+    expect(selectPlatform(index.manifests, parsePlatform('linux/arm/v6'), 'x').digest).to.equal(
+      d('3'),
+    );
+    const e = findSourceError(
+      (() => {
+        try {
+          selectPlatform(index.manifests, parsePlatform('linux/s390x'), 'x');
+        } catch (e) {
+          return e;
+        }
+      })(),
+    );
     expect(e?.code).to.equal('NoMatchingPlatform');
     expect(e?.retryable).to.equal(false);
   });
@@ -40,15 +80,25 @@ describe('source/manifest', () => {
     };
     const m = parseManifest(Buffer.from(JSON.stringify(body)), MediaTypes.dockerManifest, 'x');
     expect(m).to.deep.include({ kind: 'manifest', mediaType: MediaTypes.dockerManifest });
-    const m2 = parseManifest(Buffer.from(JSON.stringify({ ...body, mediaType: MediaTypes.ociManifest })), undefined, 'x');
+    const m2 = parseManifest(
+      Buffer.from(JSON.stringify({ ...body, mediaType: MediaTypes.ociManifest })),
+      undefined,
+      'x',
+    );
     expect(m2.mediaType).to.equal(MediaTypes.ociManifest);
   });
 
   it('refuses malformed and unknown manifests', () => {
     expect(() => parseManifest(Buffer.from('{'), undefined, 'x')).to.throw(/not valid JSON/);
-    expect(() => parseManifest(Buffer.from('{"mediaType":"application/x"}'), undefined, 'x')).to.throw(/unsupported/);
     expect(() =>
-      parseManifest(Buffer.from(JSON.stringify({ layers: [{ digest: '../x', size: 1 }], config: {} })), undefined, 'x'),
+      parseManifest(Buffer.from('{"mediaType":"application/x"}'), undefined, 'x'),
+    ).to.throw(/unsupported/);
+    expect(() =>
+      parseManifest(
+        Buffer.from(JSON.stringify({ layers: [{ digest: '../x', size: 1 }], config: {} })),
+        undefined,
+        'x',
+      ),
     ).to.throw(/malformed/);
   });
 
@@ -57,6 +107,8 @@ describe('source/manifest', () => {
     expect(layerCompression(MediaTypes.dockerLayerGzip, 'x')).to.equal('gzip');
     expect(layerCompression(MediaTypes.ociLayerZstd, 'x')).to.equal('zstd');
     expect(layerCompression(MediaTypes.ociLayer, 'x')).to.equal('none');
-    expect(() => layerCompression('application/vnd.oci.image.layer.nondistributable.v1.tar+gzip', 'x')).to.throw();
+    expect(() =>
+      layerCompression('application/vnd.oci.image.layer.nondistributable.v1.tar+gzip', 'x'),
+    ).to.throw();
   });
 });

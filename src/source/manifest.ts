@@ -46,7 +46,8 @@ export const defaultPlatform: Platform = { os: 'linux', architecture: 'amd64' };
 
 export function parsePlatform(s: string): Platform {
   const [os, architecture, variant, ...rest] = s.split('/');
-  if (!os || !architecture || rest.length > 0) throw terminal('InvalidConfig', `invalid platform "${s}": want os/arch[/variant]`);
+  if (!os || !architecture || rest.length > 0)
+    throw terminal('InvalidConfig', `invalid platform "${s}": want os/arch[/variant]`);
   return { os, architecture, ...(variant && { variant }) };
 }
 
@@ -56,21 +57,33 @@ export function formatPlatform(p: Platform): string {
 
 function descriptor(v: unknown, what: string): Descriptor {
   const d = v as Partial<Descriptor> | null;
-  if (!d || typeof d.digest !== 'string' || typeof d.size !== 'number' || !Number.isSafeInteger(d.size) || d.size < 0)
+  if (
+    !d ||
+    typeof d.digest !== 'string' ||
+    typeof d.size !== 'number' ||
+    !Number.isSafeInteger(d.size) ||
+    d.size < 0
+  )
     throw retryable('BadResponse', `${what}: malformed descriptor`);
-  if (!/^[a-z0-9]+(?:[+._-][a-z0-9]+)*:[a-zA-Z0-9=_-]+$/.test(d.digest)) throw retryable('BadResponse', `${what}: malformed digest`);
+  if (!/^[a-z0-9]+(?:[+._-][a-z0-9]+)*:[a-zA-Z0-9=_-]+$/.test(d.digest))
+    throw retryable('BadResponse', `${what}: malformed digest`);
   return d as Descriptor;
 }
 
 /** Parses manifest bytes; `contentType` is the response's Content-Type (may be absent). */
-export function parseManifest(bytes: Buffer, contentType: string | undefined, what: string): Manifest {
+export function parseManifest(
+  bytes: Buffer,
+  contentType: string | undefined,
+  what: string,
+): Manifest {
   let doc: Record<string, unknown>;
   try {
     doc = JSON.parse(bytes.toString('utf8')) as Record<string, unknown>;
   } catch (err) {
     throw retryable('BadResponse', `${what}: manifest is not valid JSON`, err);
   }
-  if (typeof doc !== 'object' || doc === null) throw retryable('BadResponse', `${what}: manifest is not an object`);
+  if (typeof doc !== 'object' || doc === null)
+    throw retryable('BadResponse', `${what}: manifest is not an object`);
   const declared = typeof doc.mediaType === 'string' ? doc.mediaType : undefined;
   const header = contentType?.split(';')[0]?.trim();
   const mediaType =
@@ -81,11 +94,13 @@ export function parseManifest(bytes: Buffer, contentType: string | undefined, wh
         ? MediaTypes.ociIndex
         : MediaTypes.ociManifest);
   if (mediaType === MediaTypes.ociIndex || mediaType === MediaTypes.dockerList) {
-    if (!Array.isArray(doc.manifests)) throw retryable('BadResponse', `${what}: index without manifests`);
+    if (!Array.isArray(doc.manifests))
+      throw retryable('BadResponse', `${what}: index without manifests`);
     return { kind: 'index', mediaType, manifests: doc.manifests.map((m) => descriptor(m, what)) };
   }
   if (mediaType === MediaTypes.ociManifest || mediaType === MediaTypes.dockerManifest) {
-    if (!Array.isArray(doc.layers)) throw retryable('BadResponse', `${what}: manifest without layers`);
+    if (!Array.isArray(doc.layers))
+      throw retryable('BadResponse', `${what}: manifest without layers`);
     return {
       kind: 'manifest',
       mediaType,
@@ -109,11 +124,16 @@ export function selectPlatform(index: Descriptor[], want: Platform, what: string
   const match = index.find((d) => {
     if (!d.platform) return false;
     const p = normalizeArch(d.platform);
-    return p.os === w.os && p.architecture === w.architecture && (!w.variant || p.variant === w.variant);
+    return (
+      p.os === w.os && p.architecture === w.architecture && (!w.variant || p.variant === w.variant)
+    );
   });
   if (!match) {
     const have = index.map((d) => (d.platform ? formatPlatform(d.platform) : 'unknown')).join(', ');
-    throw terminal('NoMatchingPlatform', `${what}: no manifest for platform ${formatPlatform(want)} (index has: ${have})`);
+    throw terminal(
+      'NoMatchingPlatform',
+      `${what}: no manifest for platform ${formatPlatform(want)} (index has: ${have})`,
+    );
   }
   return match;
 }
@@ -131,6 +151,9 @@ export function layerCompression(mediaType: string, what: string): Compression {
     case 'application/vnd.docker.image.rootfs.diff.tar.zstd':
       return 'zstd';
     default:
-      throw terminal('UnsupportedMediaType', `${what}: unsupported layer media type "${mediaType}"`);
+      throw terminal(
+        'UnsupportedMediaType',
+        `${what}: unsupported layer media type "${mediaType}"`,
+      );
   }
 }

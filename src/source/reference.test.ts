@@ -11,7 +11,9 @@ describe('source/reference', () => {
       repository: 'library/busybox',
       tag: 'latest',
     });
-    expect(formatReference(parseReference('index.docker.io/foo/bar:1'))).to.equal('docker.io/foo/bar:1');
+    expect(formatReference(parseReference('index.docker.io/foo/bar:1'))).to.equal(
+      'docker.io/foo/bar:1',
+    );
   });
 
   it('parses registry with port, tag and digest', () => {

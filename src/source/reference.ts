@@ -26,7 +26,8 @@ export function isDigest(s: string): boolean {
 }
 
 export function parseReference(input: string): ImageReference {
-  const bad = (why: string) => terminal('InvalidReference', `invalid image reference "${input}": ${why}`);
+  const bad = (why: string) =>
+    terminal('InvalidReference', `invalid image reference "${input}": ${why}`);
   if (input.length === 0 || input.length > 1000) throw bad('length must be 1 to 1000');
   let rest = input;
   let digest: string | undefined;
@@ -49,7 +50,12 @@ export function parseReference(input: string): ImageReference {
   const slash = rest.indexOf('/');
   if (slash >= 0) {
     const first = rest.slice(0, slash);
-    if (first.includes('.') || first.includes(':') || first === 'localhost' || first.startsWith('[')) {
+    if (
+      first.includes('.') ||
+      first.includes(':') ||
+      first === 'localhost' ||
+      first.startsWith('[')
+    ) {
       registry = first;
       repository = rest.slice(slash + 1);
       if (!hostRe.test(registry)) throw bad('invalid registry host');
@@ -57,7 +63,8 @@ export function parseReference(input: string): ImageReference {
   }
   if (registry === 'index.docker.io' || registry === 'registry-1.docker.io') registry = DOCKER_HUB;
   if (registry === DOCKER_HUB && !repository.includes('/')) repository = `library/${repository}`;
-  if (!repositoryRe.test(repository)) throw bad('invalid repository name (lowercase, [._-] separators)');
+  if (!repositoryRe.test(repository))
+    throw bad('invalid repository name (lowercase, [._-] separators)');
   if (tag === undefined && digest === undefined) tag = 'latest';
   return { registry, repository, ...(tag !== undefined && { tag }), ...(digest && { digest }) };
 }

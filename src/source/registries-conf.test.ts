@@ -33,7 +33,9 @@ blocked = true
 
 describe('source/registries-conf', () => {
   it('uses the longest matching prefix, mirrors first, rewriting the location', () => {
-    expect(endpointsFor(conf, parseReference('quay.io/operatorhubio/catalog:latest'))).to.deep.equal([
+    expect(
+      endpointsFor(conf, parseReference('quay.io/operatorhubio/catalog:latest')),
+    ).to.deep.equal([
       { scheme: 'http', host: 'mirror.example', repository: 'quay-ohio/catalog', mirror: true },
       { scheme: 'https', host: 'mirror2.example', repository: 'q/catalog', mirror: true },
       { scheme: 'https', host: 'internal.example:5000', repository: 'ohio/catalog', mirror: false },
@@ -44,15 +46,26 @@ describe('source/registries-conf', () => {
   });
 
   it('matches prefixes at path boundaries only', () => {
-    expect(endpointsFor(conf, parseReference('quay.io/operatorhubiox/c:1'))[0]!.host).to.equal('quay.io');
+    expect(endpointsFor(conf, parseReference('quay.io/operatorhubiox/c:1'))[0]!.host).to.equal(
+      'quay.io',
+    );
   });
 
   it('defaults: https, plain http for loopback, docker.io API host', () => {
     expect(endpointsFor(emptyRegistriesConfig, parseReference('busybox'))).to.deep.equal([
-      { scheme: 'https', host: 'registry-1.docker.io', repository: 'library/busybox', mirror: false },
+      {
+        scheme: 'https',
+        host: 'registry-1.docker.io',
+        repository: 'library/busybox',
+        mirror: false,
+      },
     ]);
-    expect(endpointsFor(emptyRegistriesConfig, parseReference('127.0.0.1:5000/a:1'))[0]!.scheme).to.equal('http');
-    expect(endpointsFor(emptyRegistriesConfig, parseReference('localhost:5000/a:1'))[0]!.scheme).to.equal('http');
+    expect(
+      endpointsFor(emptyRegistriesConfig, parseReference('127.0.0.1:5000/a:1'))[0]!.scheme,
+    ).to.equal('http');
+    expect(
+      endpointsFor(emptyRegistriesConfig, parseReference('localhost:5000/a:1'))[0]!.scheme,
+    ).to.equal('http');
   });
 
   it('honours mirror-by-digest-only', () => {

@@ -36,13 +36,15 @@ export interface Endpoint {
 export const emptyRegistriesConfig: RegistriesConfig = { registries: [] };
 
 function str(v: unknown, what: string): string {
-  if (typeof v !== 'string' || v === '') throw terminal('InvalidConfig', `registries config: ${what} must be a non-empty string`);
+  if (typeof v !== 'string' || v === '')
+    throw terminal('InvalidConfig', `registries config: ${what} must be a non-empty string`);
   return v.replace(/\/+$/, '');
 }
 
 function bool(v: unknown, what: string): boolean {
   if (v === undefined) return false;
-  if (typeof v !== 'boolean') throw terminal('InvalidConfig', `registries config: ${what} must be a boolean`);
+  if (typeof v !== 'boolean')
+    throw terminal('InvalidConfig', `registries config: ${what} must be a boolean`);
   return v;
 }
 
@@ -54,14 +56,17 @@ export function parseRegistriesConfig(text: string): RegistriesConfig {
     throw terminal('InvalidConfig', 'registries config: invalid TOML', err);
   }
   const raw = doc.registry ?? [];
-  if (!Array.isArray(raw)) throw terminal('InvalidConfig', 'registries config: registry must be an array of tables');
+  if (!Array.isArray(raw))
+    throw terminal('InvalidConfig', 'registries config: registry must be an array of tables');
   const registries = raw.map((r: Record<string, unknown>, i): RegistryConfig => {
     const at = `registry[${i}]`;
     const location = r.location === undefined ? undefined : str(r.location, `${at}.location`);
     const prefix = r.prefix === undefined ? location : str(r.prefix, `${at}.prefix`);
-    if (prefix === undefined) throw terminal('InvalidConfig', `registries config: ${at} needs a prefix or a location`);
+    if (prefix === undefined)
+      throw terminal('InvalidConfig', `registries config: ${at} needs a prefix or a location`);
     const mirrorsRaw = r.mirror ?? [];
-    if (!Array.isArray(mirrorsRaw)) throw terminal('InvalidConfig', `registries config: ${at}.mirror must be an array`);
+    if (!Array.isArray(mirrorsRaw))
+      throw terminal('InvalidConfig', `registries config: ${at}.mirror must be an array`);
     return {
       prefix,
       location: location ?? prefix,
@@ -87,7 +92,10 @@ function matchLength(prefix: string, name: string): number {
   return -1;
 }
 
-export function findRegistryConfig(conf: RegistriesConfig, ref: ImageReference): RegistryConfig | undefined {
+export function findRegistryConfig(
+  conf: RegistriesConfig,
+  ref: ImageReference,
+): RegistryConfig | undefined {
   const name = referenceName(ref);
   let best: RegistryConfig | undefined;
   let bestLen = -1;
@@ -103,8 +111,14 @@ function endpoint(location: string, insecure: boolean, mirror: boolean): Endpoin
   const host = slash < 0 ? location : location.slice(0, slash);
   let repository = slash < 0 ? '' : location.slice(slash + 1);
   const apiHost = host === 'docker.io' ? 'registry-1.docker.io' : host;
-  if (host === 'docker.io' && repository !== '' && !repository.includes('/')) repository = `library/${repository}`;
-  return { scheme: insecure || isLoopbackHost(host) ? 'http' : 'https', host: apiHost, repository, mirror };
+  if (host === 'docker.io' && repository !== '' && !repository.includes('/'))
+    repository = `library/${repository}`;
+  return {
+    scheme: insecure || isLoopbackHost(host) ? 'http' : 'https',
+    host: apiHost,
+    repository,
+    mirror,
+  };
 }
 
 /** Where to fetch ref from, in order. Throws a terminal error when the registry is blocked. */
@@ -112,7 +126,8 @@ export function endpointsFor(conf: RegistriesConfig, ref: ImageReference): Endpo
   const name = referenceName(ref);
   const r = findRegistryConfig(conf, ref);
   if (!r) return [endpoint(name, false, false)];
-  if (r.blocked) throw terminal('InvalidReference', `registry of "${name}" is blocked by the registries config`);
+  if (r.blocked)
+    throw terminal('InvalidReference', `registry of "${name}" is blocked by the registries config`);
   // The part of the name after the prefix is appended to each location.
   const suffix = r.prefix.startsWith('*.') ? '' : name.slice(r.prefix.length);
   const rewrite = (loc: string) => (r.prefix.startsWith('*.') ? name : loc + suffix);

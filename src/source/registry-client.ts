@@ -3,17 +3,39 @@
 // credentials are never sent to another origin), retries on 429/5xx/network errors, and streaming
 // digest/size verification. Every request is counted.
 import type { Readable } from 'node:stream';
-import { parseWWWAuthenticate, repositoryScope, TokenCache, tokenFromResponse, type TokenResponse } from './auth.js';
+import {
+  parseWWWAuthenticate,
+  repositoryScope,
+  TokenCache,
+  tokenFromResponse,
+  type TokenResponse,
+} from './auth.js';
 import { newCounters, type RequestKind, type SourceCounters } from './counters.js';
 import { digestOf, hashAlgorithm, VerifyingStream } from './digest.js';
 import type { Credentials } from './docker-config.js';
 import { networkErrorCode, retryable, SourceError, terminal } from './errors.js';
-import { drain, readLimited, type HttpClient, type HttpRequest, type HttpResponse } from './http.js';
+import {
+  drain,
+  readLimited,
+  type HttpClient,
+  type HttpRequest,
+  type HttpResponse,
+} from './http.js';
 import { manifestAccept, type Descriptor } from './manifest.js';
 import type { Endpoint } from './registries-conf.js';
-import { defaultRetryPolicy, parseRetryAfter, realClock, withRetries, type Clock, type RetryPolicy } from './retry.js';
+import {
+  defaultRetryPolicy,
+  parseRetryAfter,
+  realClock,
+  withRetries,
+  type Clock,
+  type RetryPolicy,
+} from './retry.js';
 
-export type CredentialLookup = (host: string, repository: string) => Promise<Credentials | undefined>;
+export type CredentialLookup = (
+  host: string,
+  repository: string,
+) => Promise<Credentials | undefined>;
 
 export interface RegistryClientOptions {
   http: HttpClient;
@@ -43,7 +65,8 @@ interface Call {
   what: string;
 }
 
-const retryableStatus = (s: number) => s === 429 || s === 500 || s === 502 || s === 503 || s === 504;
+const retryableStatus = (s: number) =>
+  s === 429 || s === 500 || s === 502 || s === 503 || s === 504;
 const redirectStatus = (s: number) => s === 301 || s === 302 || s === 303 || s === 307 || s === 308;
 
 export class RegistryClient {
@@ -79,37 +102,66 @@ export class RegistryClient {
     const bytes = await readLimited(res.body, this.maxManifestBytes, () =>
       retryable('LimitExceeded', `${what}: manifest larger than ${this.maxManifestBytes} bytes`),
     ).catch((err: unknown) => {
-      throw err instanceof SourceError ? err : retryable('Unavailable', `${what}: ${networkErrorCode(err)}`, err);
+      throw err instanceof SourceError
+        ? err
+        : retryable('Unavailable', `${what}: ${networkErrorCode(err)}`, err);
     });
     this.counters.bytes.manifest += bytes.length;
     const header = res.headers['docker-content-digest'];
     const expected = byDigest ? reference : typeof header === 'string' ? header : undefined;
     const digest = digestOf(bytes, expected ? hashAlgorithm(expected) : 'sha256');
     if (expected && expected !== digest)
-      throw retryable('DigestMismatch', `${what}: digest mismatch: manifest content is ${digest}, expected ${expected}`);
+      throw retryable(
+        'DigestMismatch',
+        `${what}: digest mismatch: manifest content is ${digest}, expected ${expected}`,
+      );
     const ct = res.headers['content-type'];
     return { digest, contentType: typeof ct === 'string' ? ct : undefined, bytes };
   }
 
   /** A stream of the blob's bytes that fails unless they match the descriptor's digest and size. */
   async fetchBlob(ep: Endpoint, desc: Descriptor, what: string): Promise<Readable> {
-    const res = await this.send(ep, { method: 'GET', path: `blobs/${desc.digest}`, kind: 'blob', what });
+    const res = await this.send(ep, {
+      method: 'GET',
+      path: `blobs/${desc.digest}`,
+      kind: 'blob',
+      what,
+    });
     if (res.status !== 200) throw await statusError(res, what, true);
-    const verifier = new VerifyingStream(desc.digest, desc.size, what, (n) => (this.counters.bytes.blob += n));
-    res.body.on('error', (err) => verifier.destroy(retryable('Unavailable', `${what}: ${networkErrorCode(err)}`, err)));
+    const verifier = new VerifyingStream(
+      desc.digest,
+      desc.size,
+      what,
+      (n) => (this.counters.bytes.blob += n),
+    );
+    res.body.on('error', (err) =>
+      verifier.destroy(retryable('Unavailable', `${what}: ${networkErrorCode(err)}`, err)),
+    );
     res.body.pipe(verifier);
     return verifier;
   }
 
-  async fetchBlobBytes(ep: Endpoint, desc: Descriptor, what: string, limit: number): Promise<Buffer> {
-    if (desc.size > limit) throw terminal('LimitExceeded', `${what}: ${desc.size} bytes is over the limit of ${limit}`);
+  async fetchBlobBytes(
+    ep: Endpoint,
+    desc: Descriptor,
+    what: string,
+    limit: number,
+  ): Promise<Buffer> {
+    if (desc.size > limit)
+      throw terminal('LimitExceeded', `${what}: ${desc.size} bytes is over the limit of ${limit}`);
     return readLimited(await this.fetchBlob(ep, desc, what), limit, () =>
       terminal('LimitExceeded', `${what}: over the limit of ${limit} bytes`),
     );
   }
 
   async blobExists(ep: Endpoint, digest: string, what: string): Promise<boolean> {
-    const res = await this.send(ep, { method: 'HEAD', path: `blobs/${digest}`, kind: 'upload', push: true, what });
+    const res = await this.send(ep, {
+      method: 'HEAD',
+      path: `blobs/${digest}`,
+      kind: 'upload',
+      push: true,
+      what,
+    });
     drain(res);
     if (res.status === 200) return true;
     if (res.status === 404) return false;
@@ -117,12 +169,25 @@ export class RegistryClient {
   }
 
   /** Uploads a blob (monolithic POST + PUT) unless the registry has it already. */
-  async pushBlob(ep: Endpoint, digest: string, size: number, body: () => Buffer | Readable, what: string): Promise<void> {
+  async pushBlob(
+    ep: Endpoint,
+    digest: string,
+    size: number,
+    body: () => Buffer | Readable,
+    what: string,
+  ): Promise<void> {
     if (await this.blobExists(ep, digest, what)) return;
-    const start = await this.send(ep, { method: 'POST', path: 'blobs/uploads/', kind: 'upload', push: true, what });
+    const start = await this.send(ep, {
+      method: 'POST',
+      path: 'blobs/uploads/',
+      kind: 'upload',
+      push: true,
+      what,
+    });
     drain(start);
     const location = start.headers.location;
-    if (start.status !== 202 || typeof location !== 'string') throw await statusError(start, what, false);
+    if (start.status !== 202 || typeof location !== 'string')
+      throw await statusError(start, what, false);
     const url = new URL(location, `${ep.scheme}://${ep.host}/`);
     url.searchParams.set('digest', digest);
     const put = await this.send(ep, {
@@ -140,7 +205,13 @@ export class RegistryClient {
   }
 
   /** PUTs a manifest under a tag (or its digest); returns its digest. */
-  async putManifest(ep: Endpoint, reference: string, mediaType: string, bytes: Buffer, what: string): Promise<string> {
+  async putManifest(
+    ep: Endpoint,
+    reference: string,
+    mediaType: string,
+    bytes: Buffer,
+    what: string,
+  ): Promise<string> {
     const res = await this.send(ep, {
       method: 'PUT',
       path: `manifests/${reference}`,
@@ -158,21 +229,41 @@ export class RegistryClient {
 
   private async send(ep: Endpoint, call: Call): Promise<HttpResponse> {
     const origin = `${ep.scheme}://${ep.host}`;
-    let url = call.path instanceof URL ? call.path : new URL(`${origin}/v2/${ep.repository}/${call.path}`);
+    let url =
+      call.path instanceof URL ? call.path : new URL(`${origin}/v2/${ep.repository}/${call.path}`);
     const scope = repositoryScope(ep.repository, call.push ?? false);
     let auth = await this.authorization(ep, scope, call.what);
     let authRounds = 0;
-    for (let redirects = 0; ; ) {
-      const headers = { ...call.headers, ...(auth && url.origin === origin && { authorization: auth }) };
-      const res = await this.attempt({ method: call.method, url, headers, body: call.body }, call.kind, call.what);
+    for (let redirects = 0; ;) {
+      const headers = {
+        ...call.headers,
+        ...(auth && url.origin === origin && { authorization: auth }),
+      };
+      const res = await this.attempt(
+        { method: call.method, url, headers, body: call.body },
+        call.kind,
+        call.what,
+      );
       if (res.status === 401 && url.origin === origin && authRounds < 2) {
         drain(res);
         authRounds++;
-        auth = await this.answerChallenge(ep, scope, res.headers['www-authenticate'], auth, call.what);
+        auth = await this.answerChallenge(
+          ep,
+          scope,
+          res.headers['www-authenticate'],
+          auth,
+          call.what,
+        );
         continue;
       }
       const location = res.headers.location;
-      if (redirectStatus(res.status) && typeof location === 'string' && redirects < 5 && call.method !== 'PUT' && call.method !== 'POST') {
+      if (
+        redirectStatus(res.status) &&
+        typeof location === 'string' &&
+        redirects < 5 &&
+        call.method !== 'PUT' &&
+        call.method !== 'POST'
+      ) {
         drain(res);
         redirects++;
         url = new URL(location, url);
@@ -197,16 +288,27 @@ export class RegistryClient {
           if ('error' in o) return { retry: true };
           if (!retryableStatus(o.value.status)) return { retry: false };
           drain(o.value);
-          const after = parseRetryAfter(o.value.headers['retry-after'] as string | undefined, this.clock.now());
+          const after = parseRetryAfter(
+            o.value.headers['retry-after'] as string | undefined,
+            this.clock.now(),
+          );
           return { retry: true, ...(after !== undefined && { afterMs: after }) };
         },
       );
     } catch (err) {
-      throw retryable('Unavailable', `${what}: registry unreachable (${networkErrorCode(err)})`, err);
+      throw retryable(
+        'Unavailable',
+        `${what}: registry unreachable (${networkErrorCode(err)})`,
+        err,
+      );
     }
   }
 
-  private async authorization(ep: Endpoint, scope: string, what: string): Promise<string | undefined> {
+  private async authorization(
+    ep: Endpoint,
+    scope: string,
+    what: string,
+  ): Promise<string | undefined> {
     const ha = this.hostAuth.get(`${ep.scheme}://${ep.host}`);
     if (!ha) return undefined;
     const creds = await this.credentials(ep.host, ep.repository);
@@ -240,11 +342,19 @@ export class RegistryClient {
     }
     if (challenges.some((c) => c.scheme === 'basic')) {
       this.hostAuth.set(origin, { scheme: 'basic' });
-      if (!creds) throw retryable('Unauthorized', `${what}: the registry requires authentication and no pull secret has credentials for it`);
-      if (previous?.startsWith('Basic ')) throw retryable('Unauthorized', `${what}: the registry rejected the credentials`);
+      if (!creds)
+        throw retryable(
+          'Unauthorized',
+          `${what}: the registry requires authentication and no pull secret has credentials for it`,
+        );
+      if (previous?.startsWith('Basic '))
+        throw retryable('Unauthorized', `${what}: the registry rejected the credentials`);
       return basic(creds);
     }
-    throw retryable('Unauthorized', `${what}: the registry answered 401 without a usable challenge`);
+    throw retryable(
+      'Unauthorized',
+      `${what}: the registry answered 401 without a usable challenge`,
+    );
   }
 
   private async fetchToken(
@@ -271,10 +381,15 @@ export class RegistryClient {
     if (res.status !== 200) {
       drain(res);
       if (res.status === 401 || res.status === 403)
-        throw retryable('Unauthorized', `${what}: the token server refused the credentials (HTTP ${res.status})`);
+        throw retryable(
+          'Unauthorized',
+          `${what}: the token server refused the credentials (HTTP ${res.status})`,
+        );
       throw retryable('Unavailable', `${what}: the token server returned HTTP ${res.status}`);
     }
-    const body = await readLimited(res.body, 1024 * 1024, () => retryable('BadResponse', `${what}: token response too large`));
+    const body = await readLimited(res.body, 1024 * 1024, () =>
+      retryable('BadResponse', `${what}: token response too large`),
+    );
     let parsed: TokenResponse;
     try {
       parsed = JSON.parse(body.toString('utf8')) as TokenResponse;
@@ -293,12 +408,17 @@ function basic(c: Credentials): string {
 }
 
 /** The error for an unexpected status, with the registry's error code when it sent one. */
-async function statusError(res: HttpResponse, what: string, notFoundIsTerminal: boolean): Promise<SourceError> {
+async function statusError(
+  res: HttpResponse,
+  what: string,
+  notFoundIsTerminal: boolean,
+): Promise<SourceError> {
   let code = '';
   try {
     const body = await readLimited(res.body, 64 * 1024, () => new Error('large'));
     const errs = (JSON.parse(body.toString('utf8')) as { errors?: { code?: unknown }[] }).errors;
-    if (typeof errs?.[0]?.code === 'string' && /^[A-Z_]{1,64}$/.test(errs[0].code)) code = ` ${errs[0].code}`;
+    if (typeof errs?.[0]?.code === 'string' && /^[A-Z_]{1,64}$/.test(errs[0].code))
+      code = ` ${errs[0].code}`;
   } catch {
     // no JSON error body
   }

@@ -11,7 +11,9 @@ const policy = { attempts: 4, baseDelayMs: 100, maxDelayMs: 1000 };
 
 describe('source/retry', () => {
   it('backs off exponentially, capped, honouring Retry-After', () => {
-    expect([0, 1, 2, 3, 4].map((a) => backoffDelay(policy, a))).to.deep.equal([100, 200, 400, 800, 1000]);
+    expect([0, 1, 2, 3, 4].map((a) => backoffDelay(policy, a))).to.deep.equal([
+      100, 200, 400, 800, 1000,
+    ]);
     expect(backoffDelay(policy, 0, 700)).to.equal(700);
     expect(backoffDelay(policy, 0, 60_000)).to.equal(1000);
     expect(parseRetryAfter('3', 0)).to.equal(3000);

@@ -8,19 +8,22 @@ import tar from 'tar-stream';
 import { findSourceError } from './errors.js';
 import { LayerApplier } from './unpack.js';
 
-type E = tar.Headers & { body?: string };
+type E = Partial<tar.Header> & { name: string; body?: string };
 
 async function tarOf(entries: E[]): Promise<Buffer> {
   const pack = tar.pack();
-  const chunks: Buffer[] = [];
-  pack.on('data', (c: Buffer) => chunks.push(c));
-  const done = new Promise((r) => pack.on('end', r));
+  const collected = (async () => {
+    const chunks: Buffer[] = [];
+    for await (const c of pack) chunks.push(c as Buffer);
+    return Buffer.concat(chunks);
+  })();
   for (const { body, ...h } of entries) {
-    await new Promise<void>((res, rej) => pack.entry({ mode: 0o644, ...h }, body ?? '', (e) => (e ? rej(e) : res())));
+    await new Promise<void>((res, rej) =>
+      pack.entry({ mode: 0o644, ...h }, body ?? '', (e) => (e ? rej(e) : res())),
+    );
   }
   pack.finalize();
-  await done;
-  return Buffer.concat(chunks);
+  return collected;
 }
 
 async function tree(dir: string, prefix = ''): Promise<string[]> {
@@ -52,7 +55,11 @@ describe('source/unpack', () => {
     const t = await tarOf(entries);
     return a.apply(Readable.from([gzip ? gzipSync(t) : t]), gzip ? 'gzip' : 'none', 'layer');
   };
-  const fail = (p: Promise<unknown>) => p.then(() => undefined, (e: unknown) => findSourceError(e) ?? e);
+  const fail = (p: Promise<unknown>) =>
+    p.then(
+      () => undefined,
+      (e: unknown) => findSourceError(e) ?? e,
+    );
 
   it('writes only the catalog subtree, regular files with fixed modes', async () => {
     const a = new LayerApplier(root, ['configs']);
@@ -128,25 +135,44 @@ describe('source/unpack', () => {
       { name: 'configs/dir/.wh..wh..opq', body: '' },
       { name: 'configs/b.json', body: 'b2' },
     ]);
-    expect(await tree(root)).to.deep.equal(['configs/', 'configs/b.json', 'configs/dir/', 'configs/dir/d.json', 'configs/dir2/', 'configs/dir2/e.json']);
+    expect(await tree(root)).to.deep.equal([
+      'configs/',
+      'configs/b.json',
+      'configs/dir/',
+      'configs/dir/d.json',
+      'configs/dir2/',
+      'configs/dir2/e.json',
+    ]);
     expect(await readFile(path.join(root, 'configs/b.json'), 'utf8')).to.equal('b2');
-    await apply(a, [{ name: '.wh.configs', body: '' }, { name: 'configs/new.json', body: 'n' }]);
+    await apply(a, [
+      { name: '.wh.configs', body: '' },
+      { name: 'configs/new.json', body: 'n' },
+    ]);
     expect(await tree(root)).to.deep.equal(['configs/', 'configs/new.json']);
   });
 
   it('honours a nested catalog directory label', async () => {
     const a = new LayerApplier(root, ['var', 'cat']);
-    await apply(a, [{ name: 'var/cat/x.json', body: 'x' }, { name: 'var/other.json', body: 'o' }]);
+    await apply(a, [
+      { name: 'var/cat/x.json', body: 'x' },
+      { name: 'var/other.json', body: 'o' },
+    ]);
     expect(await tree(root)).to.deep.equal(['var/', 'var/cat/', 'var/cat/x.json']);
   });
 
   it('caps entries and uncompressed bytes (gzip bomb)', async () => {
     const many = Array.from({ length: 50 }, (_, i) => ({ name: `configs/f${i}`, body: '' }));
-    const e1 = await fail(apply(new LayerApplier(root, ['configs'], { maxBytes: 1e9, maxEntries: 10 }), many));
+    const e1 = await fail(
+      apply(new LayerApplier(root, ['configs'], { maxBytes: 1e9, maxEntries: 10 }), many),
+    );
     expect(findSourceError(e1)?.code).to.equal('LimitExceeded');
     const bomb = gzipSync(Buffer.alloc(16 * 1024 * 1024));
     const e2 = await fail(
-      new LayerApplier(root, ['configs'], { maxBytes: 1024 * 1024, maxEntries: 10 }).apply(Readable.from([bomb]), 'gzip', 'layer'),
+      new LayerApplier(root, ['configs'], { maxBytes: 1024 * 1024, maxEntries: 10 }).apply(
+        Readable.from([bomb]),
+        'gzip',
+        'layer',
+      ),
     );
     expect(findSourceError(e2)?.code).to.equal('LimitExceeded');
   });

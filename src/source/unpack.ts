@@ -24,7 +24,10 @@ export interface UnpackLimits {
   maxEntries: number;
 }
 
-export const defaultUnpackLimits: UnpackLimits = { maxBytes: 1024 * 1024 * 1024, maxEntries: 200_000 };
+export const defaultUnpackLimits: UnpackLimits = {
+  maxBytes: 1024 * 1024 * 1024,
+  maxEntries: 200_000,
+};
 
 export interface UnpackStats {
   entries: number;
@@ -34,6 +37,12 @@ export interface UnpackStats {
   skipped: Record<string, number>;
 }
 
+/** A tar entry as tar-stream yields it (a streamx Readable). */
+type TarEntry = AsyncIterable<Buffer> & { header: tar.Header; resume(): unknown };
+
+// node:stream/promises pipeline, loosely typed: tar-stream's streams are streamx streams.
+const pipe = pipeline as unknown as (...streams: unknown[]) => Promise<void>;
+
 const WH = '.wh.';
 const OPAQUE = '.wh..wh..opq';
 
@@ -41,7 +50,8 @@ const OPAQUE = '.wh..wh..opq';
 export function entryComponents(name: string, what: string): string[] {
   if (name.includes('\0')) throw terminal('UnsafeLayer', `${what}: entry name contains NUL`);
   const parts = name.split('/').filter((p) => p !== '' && p !== '.');
-  if (parts.includes('..')) throw terminal('UnsafeLayer', `${what}: entry "${name.slice(0, 200)}" has a ".." component`);
+  if (parts.includes('..'))
+    throw terminal('UnsafeLayer', `${what}: entry "${name.slice(0, 200)}" has a ".." component`);
   return parts;
 }
 
@@ -55,7 +65,8 @@ export function decompressor(c: Compression): Transform | undefined {
   if (c === 'gzip') return zlib.createGunzip();
   if (c === 'zstd') {
     const z = zlib as unknown as { createZstdDecompress?: () => Transform };
-    if (!z.createZstdDecompress) throw terminal('UnsupportedMediaType', 'zstd layers need Node >= 22.15');
+    if (!z.createZstdDecompress)
+      throw terminal('UnsupportedMediaType', 'zstd layers need Node >= 22.15');
     return z.createZstdDecompress();
   }
   return undefined;
@@ -85,14 +96,14 @@ export class LayerApplier {
   async apply(source: Readable, compression: Compression, what: string): Promise<void> {
     this.layerWritten = new Set();
     const extract = tar.extract();
-    const stages: NodeJS.ReadWriteStream[] = [];
+    const stages: Transform[] = [];
     const d = decompressor(compression);
     if (d) stages.push(d);
     stages.push(this.byteCounter(what));
-    const feeding = pipeline(source, ...stages, extract).catch((err: unknown) => err);
+    const feeding = pipe(source, ...stages, extract).catch((err: unknown) => err);
     let failure: unknown;
     try {
-      for await (const entry of extract) {
+      for await (const entry of extract as AsyncIterable<TarEntry>) {
         await this.entry(entry, what);
       }
     } catch (err) {
@@ -102,7 +113,11 @@ export class LayerApplier {
     }
     const fed = await feeding;
     // A stage's error (limit, corrupt gzip) explains an extraction failure better than its echo.
-    if (fed instanceof Error && (failure === undefined || (isSourceLike(fed) && !isSourceLike(failure)))) failure = fed;
+    if (
+      fed instanceof Error &&
+      (failure === undefined || (isSourceLike(fed) && !isSourceLike(failure)))
+    )
+      failure = fed;
     if (failure !== undefined) throw failure;
   }
 
@@ -111,7 +126,12 @@ export class LayerApplier {
       transform: (chunk: Buffer, _e: BufferEncoding, cb: TransformCallback) => {
         this.stats.bytes += chunk.length;
         if (this.stats.bytes > this.limits.maxBytes)
-          cb(terminal('LimitExceeded', `${what}: uncompressed content over the limit of ${this.limits.maxBytes} bytes`));
+          cb(
+            terminal(
+              'LimitExceeded',
+              `${what}: uncompressed content over the limit of ${this.limits.maxBytes} bytes`,
+            ),
+          );
         else cb(null, chunk);
       },
     });
@@ -124,16 +144,19 @@ export class LayerApplier {
   /** The components relative to the catalog dir, or undefined when outside it. */
   private relative(parts: string[]): string[] | undefined {
     if (parts.length < this.catalogDir.length) return undefined;
-    for (let i = 0; i < this.catalogDir.length; i++) if (parts[i] !== this.catalogDir[i]) return undefined;
+    for (let i = 0; i < this.catalogDir.length; i++)
+      if (parts[i] !== this.catalogDir[i]) return undefined;
     return parts.slice(this.catalogDir.length);
   }
 
   /** Whether parts names the catalog dir or one of its ancestors. */
   private coversCatalog(parts: string[]): boolean {
-    return parts.length <= this.catalogDir.length && parts.every((p, i) => p === this.catalogDir[i]);
+    return (
+      parts.length <= this.catalogDir.length && parts.every((p, i) => p === this.catalogDir[i])
+    );
   }
 
-  private async entry(entry: tar.Entry, what: string): Promise<void> {
+  private async entry(entry: TarEntry, what: string): Promise<void> {
     const h = entry.header;
     if (++this.stats.entries > this.limits.maxEntries) {
       entry.resume();
@@ -143,7 +166,8 @@ export class LayerApplier {
       const parts = entryComponents(h.name, what);
       const base = parts.at(-1) ?? '';
       if (base === OPAQUE) return await this.opaque(parts.slice(0, -1));
-      if (base.startsWith(WH)) return await this.whiteout([...parts.slice(0, -1), base.slice(WH.length)]);
+      if (base.startsWith(WH))
+        return await this.whiteout([...parts.slice(0, -1), base.slice(WH.length)]);
       const rel = this.relative(parts);
       if (rel === undefined) return this.skip('outside');
       switch (h.type) {
@@ -185,12 +209,16 @@ export class LayerApplier {
     }
   }
 
-  private async writeFile(rel: string[], entry: Readable): Promise<void> {
+  private async writeFile(rel: string[], entry: AsyncIterable<Buffer>): Promise<void> {
     await this.mkdirs(rel.slice(0, -1));
     const p = this.abs(rel);
     const st = await lstat(p).catch(() => undefined);
     if (st && !st.isFile()) await rm(p, { recursive: true, force: true });
-    const fh = await open(p, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW, 0o644);
+    const fh = await open(
+      p,
+      constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW,
+      0o644,
+    );
     await pipeline(entry, fh.createWriteStream());
     this.layerWritten.add(rel.join('/'));
     this.stats.files++;
@@ -227,7 +255,8 @@ export class LayerApplier {
     const entries = await readdir(this.abs(rel), { withFileTypes: true }).catch(() => []);
     for (const e of entries) {
       const child = [...rel, e.name];
-      if (!this.layerWritten.has(child.join('/'))) await rm(this.abs(child), { recursive: true, force: true });
+      if (!this.layerWritten.has(child.join('/')))
+        await rm(this.abs(child), { recursive: true, force: true });
       else if (e.isDirectory()) await this.removeLower(child);
     }
   }

@@ -1,0 +1,85 @@
+// The on-disk cache of unpacked catalogs, keyed by image digest (and platform): an entry is
+// built in a temp dir under the cache root and renamed into place whole, so a present entry is
+// always complete, and a failed pull leaves nothing behind.
+import { mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+
+export interface CacheMeta {
+  /** Digest of the image reference (the index's, for a multi-arch image). */
+  digest: string;
+  /** Digest of the platform manifest that was unpacked. */
+  manifestDigest: string;
+  /** The catalog directory label value, e.g. `/configs`. */
+  catalogDir: string;
+  files: number;
+  bytes: number;
+}
+
+export interface CacheEntry {
+  key: string;
+  /** The unpacked root filesystem (only the catalog subtree is present). */
+  dir: string;
+  meta: CacheMeta;
+}
+
+const META = 'meta.json';
+const FS = 'fs';
+const TMP = '.tmp-';
+
+export class DigestCache {
+  constructor(readonly root: string) {}
+
+  static key(digest: string, platform: string): string {
+    return `${digest.replace(':', '-')}_${platform.replaceAll('/', '-')}`;
+  }
+
+  async lookup(key: string): Promise<CacheEntry | undefined> {
+    const dir = path.join(this.root, key);
+    try {
+      const meta = JSON.parse(await readFile(path.join(dir, META), 'utf8')) as CacheMeta;
+      return { key, dir: path.join(dir, FS), meta };
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** A fresh temp dir under the root (same filesystem, so the final rename is atomic). */
+  async tempDir(): Promise<string> {
+    await mkdir(this.root, { recursive: true });
+    return mkdtemp(path.join(this.root, TMP));
+  }
+
+  /** The filesystem dir inside a temp entry. */
+  static fsDir(tmp: string): string {
+    return path.join(tmp, FS);
+  }
+
+  /** Moves a finished temp dir into place. A concurrent writer's equal entry wins. */
+  async commit(tmp: string, key: string, meta: CacheMeta): Promise<CacheEntry> {
+    await writeFile(path.join(tmp, META), JSON.stringify(meta));
+    try {
+      await rename(tmp, path.join(this.root, key));
+    } catch (err) {
+      await rm(tmp, { recursive: true, force: true });
+      const existing = await this.lookup(key);
+      if (!existing) throw err;
+      return existing;
+    }
+    return { key, dir: path.join(this.root, key, FS), meta };
+  }
+
+  async remove(key: string): Promise<void> {
+    await rm(path.join(this.root, key), { recursive: true, force: true });
+  }
+
+  /** Removes every entry not in keep, and leftover temp dirs (call when no pull is running). */
+  async prune(keep: Set<string>): Promise<string[]> {
+    const removed: string[] = [];
+    for (const name of await readdir(this.root).catch(() => [] as string[])) {
+      if (keep.has(name)) continue;
+      await rm(path.join(this.root, name), { recursive: true, force: true });
+      if (!name.startsWith(TMP)) removed.push(name);
+    }
+    return removed;
+  }
+}

@@ -1,0 +1,32 @@
+// The source: pulling catalog images from OCI registries into a digest-keyed cache, and pushing
+// catalog directories as images. See docs/source.md.
+export { DigestCache, type CacheEntry, type CacheMeta } from './cache.js';
+export { newCounters, snapshot, type SourceCounters } from './counters.js';
+export {
+  findCredentials,
+  noPullSecrets,
+  parseDockerConfigJSON,
+  type Credentials,
+  type DockerConfigJSON,
+  type PullSecretSource,
+} from './docker-config.js';
+export {
+  findSourceError,
+  isRetryable,
+  isTerminal,
+  SourceError,
+  type SourceErrorCode,
+} from './errors.js';
+export { NodeHttpClient, type HttpClient } from './http.js';
+export { CONFIGS_LABEL, DEFAULT_CONFIGS_DIR } from './labels.js';
+export { defaultPlatform, formatPlatform, parsePlatform, type Platform } from './manifest.js';
+export { ImagePuller, type ImagePullerOptions, type Puller, type PullResult } from './puller.js';
+export { pushCatalog, type PushOptions } from './pusher.js';
+export { isDigest, parseReference, formatReference, type ImageReference } from './reference.js';
+export {
+  emptyRegistriesConfig,
+  parseRegistriesConfig,
+  type RegistriesConfig,
+} from './registries-conf.js';
+export { defaultRetryPolicy, realClock, type Clock, type RetryPolicy } from './retry.js';
+export { defaultUnpackLimits, type UnpackLimits } from './unpack.js';
