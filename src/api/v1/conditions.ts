@@ -69,8 +69,13 @@ export const ConditionSchema = Type.Object(
 
 export type Condition = Static<typeof ConditionSchema>;
 
-/** What a caller decides about a condition; the helper derives lastTransitionTime. */
-export type ConditionUpdate = Omit<Condition, 'lastTransitionTime'>;
+/**
+ * What a caller decides about a condition; the helper derives lastTransitionTime. Unlike
+ * metav1.Condition, observedGeneration is required: every condition we write carries it.
+ */
+export type ConditionUpdate = Omit<Condition, 'lastTransitionTime' | 'observedGeneration'> & {
+  observedGeneration: number;
+};
 
 /** metav1.Time precision: whole seconds, UTC, e.g. `2024-05-01T12:00:00Z`. */
 export function formatTime(now: Date): string {
