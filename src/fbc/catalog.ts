@@ -1,0 +1,162 @@
+// Reads a catalog directory into a stream of blobs: walk (lexical, .indexignore), parse each
+// file, canonicalize and hash each blob, give it its identity, and apply the duplicate rules.
+// Blobs are yielded as they are parsed; if the stream throws, the catalog is invalid as a whole
+// and the caller must discard what it received (no partial catalog is ever valid).
+import { createReadStream } from 'node:fs';
+import path from 'node:path';
+import { blobHash, canonicalize } from './canonical.js';
+import { FbcError, formatPosition } from './errors.js';
+import type { SourcePosition } from './errors.js';
+import { identityKey } from './identity.js';
+import type { BlobIdentity } from './identity.js';
+import { DEFAULT_PARSE_LIMITS, parseDocuments } from './parse.js';
+import type { ParseLimits } from './parse.js';
+import { fsDirReader, listCatalogFiles } from './walk.js';
+import type { DirReader } from './walk.js';
+
+export interface Blob {
+  identity: BlobIdentity;
+  schema: string;
+  package?: string;
+  name?: string;
+  /** The blob as a JSON object. */
+  content: Record<string, unknown>;
+  /** Canonical form (sorted keys, compact). */
+  canonical: string;
+  /** `sha256:<hex>` of `canonical`. */
+  hash: string;
+  /** UTF-8 size of `canonical`. */
+  bytes: number;
+  position: SourcePosition;
+}
+
+/** Schemas whose identity must be unique (operator-registry's model rejects repeats). */
+export const UNIQUE_IDENTITY_SCHEMAS: ReadonlySet<string> = new Set([
+  'olm.package',
+  'olm.channel',
+  'olm.bundle',
+  'olm.deprecations',
+]);
+
+export interface ReadCatalogOptions {
+  /** The ClusterCatalog name: part of every identity. */
+  catalog: string;
+  limits?: ParseLimits;
+  /** Directory access (default: the file system under the directory). */
+  reader?: DirReader;
+  /** Opens a file for streaming (default: fs.createReadStream under the directory). */
+  open?: (file: string) => AsyncIterable<Uint8Array>;
+}
+
+function describe(id: BlobIdentity): string {
+  const parts = [`schema=${JSON.stringify(id.schema)}`];
+  if (id.package !== undefined) parts.push(`package=${JSON.stringify(id.package)}`);
+  if (id.name !== undefined) parts.push(`name=${JSON.stringify(id.name)}`);
+  return parts.join(' ');
+}
+
+/**
+ * Applies the identity rules to a stream of blobs; keeps one small entry per blob (identity key,
+ * hash, position), never content.
+ */
+export class IdentityRegistry {
+  private readonly first = new Map<string, { hash: string; where: string }>();
+  private readonly exact = new Map<string, string>();
+
+  constructor(private readonly catalog: string) {}
+
+  /** The identity of a blob, or an FbcError for a duplicate. */
+  identify(
+    schema: string,
+    pkg: string,
+    name: string,
+    hash: string,
+    position: SourcePosition,
+  ): BlobIdentity {
+    const id: BlobIdentity = { catalog: this.catalog, schema };
+    if (pkg !== '') id.package = pkg;
+    if (name !== '') id.name = name;
+    const hex = hash.slice('sha256:'.length);
+    if (pkg === '' && name === '') id.disambiguator = hex;
+    const key = identityKey(id);
+    const where = formatPosition(position);
+    const exactKey = `${key}\n${hash}`;
+    const dup = this.exact.get(exactKey);
+    if (dup !== undefined)
+      throw new FbcError(`duplicate blob (${describe(id)}): identical to the blob at ${dup}`, {
+        position,
+      });
+    this.exact.set(exactKey, where);
+    const seen = this.first.get(key);
+    if (seen === undefined) {
+      this.first.set(key, { hash, where });
+      return id;
+    }
+    if (UNIQUE_IDENTITY_SCHEMAS.has(schema))
+      throw new FbcError(`duplicate ${describe(id)}: also defined at ${seen.where}`, { position });
+    // A repeated identity of a custom schema: only the content tells these blobs apart.
+    return { ...id, disambiguator: hex };
+  }
+}
+
+function defaultOpen(root: string): (file: string) => AsyncIterable<Uint8Array> {
+  return (file) => createReadStream(path.join(root, file), { highWaterMark: 256 * 1024 });
+}
+
+/** The blobs of a catalog directory, in walk order then file order. Throws FbcError. */
+export async function* readCatalog(dir: string, opts: ReadCatalogOptions): AsyncGenerator<Blob> {
+  const reader = opts.reader ?? fsDirReader(dir);
+  const open = opts.open ?? defaultOpen(dir);
+  const limits = opts.limits ?? DEFAULT_PARSE_LIMITS;
+  const registry = new IdentityRegistry(opts.catalog);
+  for (const file of await listCatalogFiles(reader)) {
+    try {
+      for await (const doc of parseDocuments(open(file), file, limits)) {
+        if (doc.value === null || doc.meta.schema === '')
+          throw new FbcError(
+            doc.value === null
+              ? 'missing schema: the document is empty'
+              : 'missing schema: a blob must have a non-empty "schema" string',
+            { position: doc.position },
+          );
+        let canonical: string;
+        try {
+          canonical = canonicalize(doc.value);
+        } catch (cause) {
+          throw new FbcError('cannot canonicalize the blob (nesting too deep)', {
+            position: doc.position,
+            cause,
+          });
+        }
+        const hash = blobHash(canonical);
+        const identity = registry.identify(
+          doc.meta.schema,
+          doc.meta.package,
+          doc.meta.name,
+          hash,
+          doc.position,
+        );
+        const blob: Blob = {
+          identity,
+          schema: doc.meta.schema,
+          content: doc.value,
+          canonical,
+          hash,
+          bytes: Buffer.byteLength(canonical),
+          position: doc.position,
+        };
+        if (identity.package !== undefined) blob.package = identity.package;
+        if (identity.name !== undefined) blob.name = identity.name;
+        yield blob;
+      }
+    } catch (err) {
+      if (err instanceof FbcError) throw err;
+      const code = (err as NodeJS.ErrnoException).code;
+      throw new FbcError(code ? `cannot read file (${code})` : 'cannot read file', {
+        file,
+        retryClass: 'io',
+        cause: err,
+      });
+    }
+  }
+}

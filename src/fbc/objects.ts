@@ -1,0 +1,79 @@
+// Builds the CatalogMetadata object of a blob (SPEC §2.2). Pure: the controller and
+// `catalogd render` both use it, so what render prints is what the controller writes.
+import {
+  ANNOTATION_CONTENT_HASH,
+  API_VERSION,
+  CATALOG_METADATA_KIND,
+  LABEL_CATALOG,
+  LABEL_NAME,
+  LABEL_PACKAGE,
+  LABEL_PACKAGE_OR_NAME,
+  LABEL_SCHEMA,
+} from '../api/v1/index.js';
+import type { CatalogMetadata, CatalogMetadataSpec, OwnerReference } from '../api/v1/index.js';
+import type { Blob } from './catalog.js';
+import { labelValue, objectName } from './identity.js';
+import type { BlobIdentity } from './identity.js';
+
+/** The default --max-object-bytes: 1 MiB, below etcd's 1.5 MiB request limit. */
+export const DEFAULT_MAX_OBJECT_BYTES = 1 << 20;
+
+export interface ToCatalogMetadataOptions {
+  ownerReference?: OwnerReference;
+  /** When the serialized object would be larger, spec.content is replaced by spec.contentOmitted. */
+  maxObjectBytes?: number;
+  /** URL of the blob on the HTTP endpoint; required for blobs that exceed maxObjectBytes. */
+  contentUrl?: (blob: Blob) => string;
+}
+
+/** The labels of a blob's object; values encoded by labelValue. No label for an absent package or name. */
+export function catalogMetadataLabels(id: BlobIdentity): Record<string, string> {
+  const labels: Record<string, string> = {
+    [LABEL_CATALOG]: labelValue(id.catalog),
+    [LABEL_SCHEMA]: labelValue(id.schema),
+  };
+  if (id.package !== undefined) labels[LABEL_PACKAGE] = labelValue(id.package);
+  if (id.name !== undefined) labels[LABEL_NAME] = labelValue(id.name);
+  const packageOrName = id.package ?? id.name;
+  if (packageOrName !== undefined) labels[LABEL_PACKAGE_OR_NAME] = labelValue(packageOrName);
+  return labels;
+}
+
+export function toCatalogMetadata(
+  blob: Blob,
+  opts: ToCatalogMetadataOptions = {},
+): CatalogMetadata {
+  const spec: CatalogMetadataSpec = {
+    catalog: { name: blob.identity.catalog },
+    schema: blob.schema,
+  };
+  if (blob.package !== undefined) spec.package = blob.package;
+  if (blob.name !== undefined) spec.name = blob.name;
+  spec.content = blob.content;
+  const obj: CatalogMetadata = {
+    apiVersion: API_VERSION,
+    kind: CATALOG_METADATA_KIND,
+    metadata: {
+      name: objectName(blob.identity),
+      labels: catalogMetadataLabels(blob.identity),
+      annotations: { [ANNOTATION_CONTENT_HASH]: blob.hash },
+    },
+    spec,
+  };
+  if (opts.ownerReference) obj.metadata.ownerReferences = [{ ...opts.ownerReference }];
+  if (opts.maxObjectBytes !== undefined) {
+    // The object is the blob plus small metadata: its size is the canonical blob's size plus
+    // the size of the object without content.
+    const withoutContent = { ...obj, spec: { ...spec, content: {} } };
+    const size = blob.bytes + Buffer.byteLength(JSON.stringify(withoutContent)) - 2;
+    if (size > opts.maxObjectBytes) {
+      if (!opts.contentUrl)
+        throw new Error(
+          `object ${obj.metadata.name} is ${size} bytes, over maxObjectBytes ${opts.maxObjectBytes}, and no contentUrl was given`,
+        );
+      delete spec.content;
+      spec.contentOmitted = { bytes: blob.bytes, url: opts.contentUrl(blob) };
+    }
+  }
+  return obj;
+}

@@ -1,0 +1,94 @@
+// Lists the files of a catalog directory that are FBC files, in the order operator-registry
+// walks them (fs.WalkDir: depth-first, entries sorted by name bytes), skipping `.indexignore`
+// files and everything they ignore. Only regular files are listed (no symlinks, devices).
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import ignore from 'ignore';
+import type { Ignore } from 'ignore';
+import { FbcError } from './errors.js';
+
+export const INDEX_IGNORE = '.indexignore';
+
+/** The directory access the walker needs; tests inject an in-memory one. */
+export interface DirReader {
+  /** Entries of a directory (relative path, '' for the root). */
+  list(dir: string): Promise<{ name: string; kind: 'dir' | 'file' | 'other' }[]>;
+  readText(file: string): Promise<string>;
+}
+
+export function fsDirReader(root: string): DirReader {
+  return {
+    async list(dir) {
+      const entries = await readdir(path.join(root, dir), { withFileTypes: true });
+      return entries.map((e) => ({
+        name: e.name,
+        kind: e.isDirectory() ? 'dir' : e.isFile() ? 'file' : 'other',
+      }));
+    },
+    readText: (file) => readFile(path.join(root, file), 'utf8'),
+  };
+}
+
+function byteOrder(a: string, b: string): number {
+  return Buffer.compare(Buffer.from(a), Buffer.from(b));
+}
+
+interface Scope {
+  /** Directory of the .indexignore ('' for the root), paths in it are relative to it. */
+  dir: string;
+  matcher: Ignore;
+}
+
+/**
+ * Patterns of every .indexignore apply to the files under its directory, relative to it. As in
+ * go-git's matcher that operator-registry uses, all patterns form one list in walk order and the
+ * last pattern that matches decides, so a deeper .indexignore (walked later) overrides its parents.
+ */
+function isIgnored(scopes: Scope[], file: string): boolean {
+  let ignored = false;
+  for (const s of scopes) {
+    if (s.dir !== '' && !file.startsWith(`${s.dir}/`)) continue;
+    const rel = s.dir === '' ? file : file.slice(s.dir.length + 1);
+    const r = s.matcher.test(rel);
+    if (r.ignored) ignored = true;
+    else if (r.unignored) ignored = false;
+  }
+  return ignored;
+}
+
+/** Relative, `/`-separated paths of the FBC files under the root, in walk order. */
+export async function listCatalogFiles(reader: DirReader): Promise<string[]> {
+  const files: string[] = [];
+  const scopes: Scope[] = [];
+  const visit = async (dir: string): Promise<void> => {
+    let entries;
+    try {
+      entries = await reader.list(dir);
+    } catch (cause) {
+      throw new FbcError(`cannot read directory ${dir || '.'}`, { retryClass: 'io', cause });
+    }
+    entries.sort((a, b) => byteOrder(a.name, b.name));
+    for (const e of entries) {
+      const rel = dir === '' ? e.name : `${dir}/${e.name}`;
+      if (e.kind === 'dir') await visit(rel);
+      else if (e.kind === 'file') {
+        if (e.name === INDEX_IGNORE) {
+          let text: string;
+          try {
+            text = await reader.readText(rel);
+          } catch (cause) {
+            throw new FbcError(`cannot read ${rel}`, { retryClass: 'io', cause });
+          }
+          // go-git trims each line and skips blanks and comments, like git.
+          const lines = text
+            .split(/\r?\n/)
+            .map((l) => l.trim())
+            .filter((l) => l !== '' && !l.startsWith('#'));
+          scopes.push({ dir, matcher: ignore().add(lines) });
+        } else files.push(rel);
+      }
+    }
+  };
+  await visit('');
+  return files.filter((f) => !isIgnored(scopes, f));
+}

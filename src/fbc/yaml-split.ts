@@ -1,0 +1,120 @@
+// Splits a YAML stream into documents the way operator-registry does (k8s.io/apimachinery's
+// YAMLReader): a line that starts with `---` ends a document; the rest of that line may only be
+// blank or a comment. Empty chunks are skipped; a chunk of only blank lines or comments is a
+// document (which then has no schema). One document is in memory at a time.
+import type { ByteSource, StreamPoint } from './byte-source.js';
+
+export type YamlPiece =
+  | { kind: 'doc'; bytes: Buffer; start: StreamPoint }
+  | { kind: 'error'; reason: string; at: StreamPoint };
+
+function lineStartsWithDashes(pieces: Buffer[]): boolean {
+  let k = 0;
+  for (const p of pieces) {
+    for (let j = 0; j < p.length; j++) {
+      if (p[j] !== 0x2d) return false;
+      if (++k === 3) return true;
+    }
+  }
+  return false;
+}
+
+/** The separator line's text after `---`, without the line break. */
+function separatorRest(pieces: Buffer[]): string {
+  const line = Buffer.concat(pieces).toString('utf8');
+  return line.slice(3).replace(/\r?\n$/, '');
+}
+
+export class YamlSplitter {
+  private buf: Buffer = Buffer.alloc(0);
+  private i = 0;
+  private base: number;
+  private line: number;
+  private lineStart: number;
+  private eof = false;
+  private finished = false;
+
+  constructor(
+    private readonly src: ByteSource,
+    start: StreamPoint,
+    private readonly maxDocumentBytes: number,
+  ) {
+    this.base = start.offset;
+    this.line = start.line;
+    this.lineStart = start.lineStart;
+  }
+
+  private point(): StreamPoint {
+    return { offset: this.base + this.i, line: this.line, lineStart: this.lineStart };
+  }
+
+  /** The next line as pieces (including its `\n`), or undefined at the end. */
+  private async nextLine(): Promise<Buffer[] | undefined> {
+    const pieces: Buffer[] = [];
+    for (;;) {
+      if (this.i >= this.buf.length) {
+        if (this.eof) return pieces.length ? pieces : undefined;
+        const next = await this.src.next();
+        if (next === undefined) {
+          this.eof = true;
+          continue;
+        }
+        this.base += this.buf.length;
+        this.buf = next;
+        this.i = 0;
+      }
+      const nl = this.buf.indexOf(0x0a, this.i);
+      if (nl < 0) {
+        pieces.push(this.buf.subarray(this.i));
+        this.i = this.buf.length;
+        continue;
+      }
+      pieces.push(this.buf.subarray(this.i, nl + 1));
+      this.i = nl + 1;
+      this.line++;
+      this.lineStart = this.base + this.i;
+      return pieces;
+    }
+  }
+
+  async next(): Promise<YamlPiece | undefined> {
+    if (this.finished) return undefined;
+    const doc: Buffer[] = [];
+    let size = 0;
+    let start = this.point();
+    for (;;) {
+      const lineAt = this.point();
+      const line = await this.nextLine();
+      if (line === undefined) {
+        this.finished = true;
+        return size > 0 ? { kind: 'doc', bytes: Buffer.concat(doc, size), start } : undefined;
+      }
+      if (lineStartsWithDashes(line)) {
+        const rest = separatorRest(line).trim();
+        if (rest.length > 0 && !rest.startsWith('#')) {
+          this.finished = true;
+          return {
+            kind: 'error',
+            reason: `invalid YAML document separator: ${rest.slice(0, 80)}`,
+            at: lineAt,
+          };
+        }
+        if (size > 0) return { kind: 'doc', bytes: Buffer.concat(doc, size), start };
+        start = this.point();
+        continue;
+      }
+      for (const p of line) {
+        doc.push(p);
+        size += p.length;
+      }
+      if (size > this.maxDocumentBytes) {
+        this.finished = true;
+        return {
+          kind: 'error',
+          reason: `a YAML document is larger than the limit of ${this.maxDocumentBytes} bytes`,
+          at: start,
+        };
+      }
+    }
+  }
+}
