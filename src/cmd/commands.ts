@@ -6,5 +6,12 @@ export interface Subcommand {
 }
 
 export const subcommands: Record<string, Subcommand> = {
-  push: { summary: 'package an FBC directory as a catalog image and push it', load: () => import('./push.js') },
+  render: {
+    summary: 'print the CatalogMetadata objects an FBC directory produces (YAML or JSON)',
+    load: () => import('./render.js'),
+  },
+  push: {
+    summary: 'package an FBC directory as a catalog image and push it',
+    load: () => import('./push.js'),
+  },
 };

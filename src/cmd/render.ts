@@ -1,0 +1,116 @@
+// `catalogd render <dir>`: print the CatalogMetadata objects a catalog directory produces, as
+// the controller would write them (without owner references), for GitOps diffs and review.
+// Two passes: the first validates the whole catalog, so bad input prints nothing but the error.
+import path from 'node:path';
+import process, { stderr, stdout } from 'node:process';
+import { parseArgs } from 'node:util';
+import { dump } from 'js-yaml';
+import { FbcError, isDNS1123Subdomain, readCatalog, toCatalogMetadata } from '../fbc/index.js';
+
+const USAGE = `usage: catalogd render <dir> [-o yaml|json] [--catalog NAME]
+
+Prints the CatalogMetadata objects that the FBC directory <dir> produces:
+  -o yaml   a YAML stream, one document per object (default)
+  -o json   a JSON List
+  --catalog NAME   the ClusterCatalog name (default: the directory's base name)
+Objects are in catalog walk order (files in lexical order, blobs in file order).
+`;
+
+type Output = 'yaml' | 'json';
+
+async function write(s: string): Promise<void> {
+  if (!stdout.write(s)) await new Promise<void>((resolve) => stdout.once('drain', () => resolve()));
+}
+
+/** Deep copy with object keys in sorted order, so that JSON output is stable under key reordering. */
+function sorted(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(sorted);
+  if (typeof v === 'object' && v !== null) {
+    const out: Record<string, unknown> = {};
+    for (const k of Object.keys(v).sort())
+      Object.defineProperty(out, k, {
+        value: sorted((v as Record<string, unknown>)[k]),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    return out;
+  }
+  return v;
+}
+
+export async function render(
+  dir: string,
+  catalog: string,
+  output: Output,
+  emit: (s: string) => Promise<void>,
+): Promise<number> {
+  // Pass 1: validate everything; nothing is printed for an invalid catalog.
+  let count = 0;
+  for await (const _blob of readCatalog(dir, { catalog })) count++;
+  // Pass 2: print.
+  if (output === 'json') await emit('{\n  "apiVersion": "v1",\n  "kind": "List",\n  "items": [');
+  let i = 0;
+  for await (const blob of readCatalog(dir, { catalog })) {
+    const obj = toCatalogMetadata(blob);
+    if (output === 'yaml') {
+      await emit(
+        `${i === 0 ? '' : '---\n'}${dump(obj, { sortKeys: true, lineWidth: -1, noRefs: true })}`,
+      );
+    } else {
+      const json = JSON.stringify(sorted(obj), null, 2).replace(/\n/g, '\n    ');
+      await emit(`${i === 0 ? '' : ','}\n    ${json}`);
+    }
+    i++;
+  }
+  if (output === 'json') await emit(i === 0 ? ']\n}\n' : '\n  ]\n}\n');
+  return count;
+}
+
+export async function main(args: string[]): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args,
+      allowPositionals: true,
+      options: {
+        output: { type: 'string', short: 'o', default: 'yaml' },
+        catalog: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (err) {
+    stderr.write(`catalogd render: ${(err as Error).message}\n\n${USAGE}`);
+    return 2;
+  }
+  if (parsed.values.help) {
+    stdout.write(USAGE);
+    return 0;
+  }
+  const [dir, ...extra] = parsed.positionals;
+  const output = parsed.values.output;
+  if (dir === undefined || extra.length > 0 || (output !== 'yaml' && output !== 'json')) {
+    stderr.write(USAGE);
+    return 2;
+  }
+  const catalog = parsed.values.catalog ?? path.basename(path.resolve(dir));
+  if (!isDNS1123Subdomain(catalog)) {
+    stderr.write(
+      `catalogd render: catalog name ${JSON.stringify(catalog)} is not a valid DNS-1123 subdomain; pass --catalog NAME\n`,
+    );
+    return 2;
+  }
+  // A closed pipe (`render dir | head`) ends the output quietly, like other CLI tools.
+  stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(0);
+    throw err;
+  });
+  try {
+    await render(dir, catalog, output, write);
+    return 0;
+  } catch (err) {
+    const msg = err instanceof FbcError ? err.message : `${(err as Error).message}`;
+    stderr.write(`catalogd render: ${msg}\n`);
+    return 1;
+  }
+}
