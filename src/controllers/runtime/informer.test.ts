@@ -313,6 +313,20 @@ describe('Informer', () => {
     await running;
   });
 
+  it('reports a malformed watch object and keeps watching', async () => {
+    const { lw, informer, errors, ac } = setup();
+    const running = informer.run(ac.signal);
+    await informer.waitForSync();
+    await settle();
+    for (const w of lw.open) w.onEvent('ADDED', { metadata: { name: '', resourceVersion: '200' } });
+    lw.upsert('fine');
+    expect(informer.has('fine')).to.equal(true);
+    expect(errors.map((e) => e[0])).to.deep.equal(['watch']);
+    expect(lw.watchCalls).to.have.length(1);
+    ac.abort();
+    await running;
+  });
+
   it('recognizes 410 errors from adapters by code or statusCode', () => {
     expect(isResourceExpired(new ResourceExpiredError())).to.equal(true);
     expect(isResourceExpired({ code: 410 })).to.equal(true);

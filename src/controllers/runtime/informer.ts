@@ -335,7 +335,12 @@ export class Informer<T = ObjectWithMeta> implements Store<T> {
       opts,
       (type, obj) => {
         events++;
-        this.#apply(type, obj);
+        try {
+          this.#apply(type, obj);
+        } catch (err) {
+          // One malformed object (e.g. no name) must not end the watch for all others.
+          this.#onError(err, 'watch');
+        }
       },
       signal,
     );
