@@ -259,3 +259,34 @@ describe('LeaderElector', () => {
     );
   });
 });
+
+describe('LeaderElector shutdown during acquisition', () => {
+  it('hands back a lease acquired by an attempt in flight when shutdown began', async () => {
+    const clock = new ManualClock(0);
+    const client = new MemoryLeaseClient();
+    let release: () => void = () => undefined;
+    const slowCreate = client.create.bind(client);
+    client.create = async (name, spec) => {
+      await new Promise<void>((r) => (release = r));
+      return slowCreate(name, spec);
+    };
+    let started = false;
+    const elector = new LeaderElector({
+      leaseName: 'l',
+      identity: 'a',
+      client,
+      clock,
+      onStartedLeading: () => {
+        started = true;
+      },
+    });
+    const ac = new AbortController();
+    const run = elector.run(ac.signal);
+    await settle();
+    ac.abort();
+    release();
+    await run;
+    expect(started).to.equal(false);
+    expect(client.lease?.spec.holderIdentity).to.equal('');
+  });
+});

@@ -184,6 +184,11 @@ export class LeaderElector {
    */
   async run(signal: AbortSignal): Promise<void> {
     if (!(await this.#acquire(signal))) return;
+    if (signal.aborted) {
+      // Acquired by an attempt that was in flight when shutdown began: hand it back.
+      if (this.#cfg.releaseOnCancel) await this.#release();
+      return;
+    }
 
     const work = new AbortController();
     const stopWork = (): void => work.abort(signal.reason);
