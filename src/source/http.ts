@@ -3,7 +3,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { IncomingHttpHeaders } from 'node:http';
-import { Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { rootCertificates } from 'node:tls';
 
 export interface HttpRequest {

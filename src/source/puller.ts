@@ -11,6 +11,7 @@ import { findCredentials, noPullSecrets, type PullSecretSource } from './docker-
 import {
   findSourceError,
   networkErrorCode,
+  retryable,
   SourceError,
   terminal,
   type SourceErrorCode,
@@ -258,19 +259,20 @@ export class ImagePuller implements Puller {
         ).catch((err: unknown) => {
           throw findSourceError(err)
             ? err
-            : terminal('Unavailable', `${lwhat}: ${networkErrorCode(err)}`, err);
+            : retryable('Unavailable', `${lwhat}: ${networkErrorCode(err)}`, err);
         });
-        await applier
-          .apply(createReadStream(blobFile), compressions[i]!, lwhat)
-          .catch((err: unknown) => {
-            throw findSourceError(err)
-              ? err
-              : terminal(
-                  'InvalidLayer',
-                  `${lwhat}: unreadable layer (${networkErrorCode(err)})`,
-                  err,
-                );
-          });
+        const unreadable = (err: unknown) => {
+          throw findSourceError(err)
+            ? err
+            : terminal(
+                'InvalidLayer',
+                `${lwhat}: unreadable layer (${networkErrorCode(err)})`,
+                err,
+              );
+        };
+        // Check names and caps first, so that a hostile layer fails before any of it is written.
+        await applier.check(createReadStream(blobFile), compressions[i]!, lwhat).catch(unreadable);
+        await applier.apply(createReadStream(blobFile), compressions[i]!, lwhat).catch(unreadable);
         await rm(blobFile, { force: true });
       }
       const st = await stat(applier.catalogPath).catch(() => undefined);

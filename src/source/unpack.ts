@@ -92,19 +92,55 @@ export class LayerApplier {
     return path.join(this.root, ...this.catalogDir);
   }
 
+  /**
+   * Reads a layer without writing anything: counts entries and uncompressed bytes against the
+   * caps (cumulatively over layers) and checks every name, so that a hostile layer fails before
+   * a single file of it is created. Call it before apply() on each layer.
+   */
+  async check(source: Readable, compression: Compression, what: string): Promise<void> {
+    await this.read(source, compression, what, this.checked, async (entry) => {
+      entryComponents(entry.header.name, what);
+      if (entry.header.type === 'link') entryComponents(entry.header.linkname ?? '', what);
+    });
+  }
+
   /** Applies one layer: `source` is the (verified) layer blob. */
   async apply(source: Readable, compression: Compression, what: string): Promise<void> {
     this.layerWritten = new Set();
+    this.knownDirs.clear();
+    await this.read(source, compression, what, this.stats, (entry) => this.entry(entry, what));
+  }
+
+  private readonly checked = { entries: 0, bytes: 0 };
+  /** Directories known to exist (as real directories) during the current layer. */
+  private readonly knownDirs = new Set<string>();
+
+  private async read(
+    source: Readable,
+    compression: Compression,
+    what: string,
+    count: { entries: number; bytes: number },
+    onEntry: (entry: TarEntry) => Promise<void>,
+  ): Promise<void> {
     const extract = tar.extract();
     const stages: Transform[] = [];
     const d = decompressor(compression);
     if (d) stages.push(d);
-    stages.push(this.byteCounter(what));
+    stages.push(this.byteCounter(what, count));
     const feeding = pipe(source, ...stages, extract).catch((err: unknown) => err);
     let failure: unknown;
     try {
       for await (const entry of extract as AsyncIterable<TarEntry>) {
-        await this.entry(entry, what);
+        try {
+          if (++count.entries > this.limits.maxEntries)
+            throw terminal(
+              'LimitExceeded',
+              `${what}: more than ${this.limits.maxEntries} tar entries`,
+            );
+          await onEntry(entry);
+        } finally {
+          entry.resume(); // drain what was not consumed
+        }
       }
     } catch (err) {
       failure = err;
@@ -121,11 +157,11 @@ export class LayerApplier {
     if (failure !== undefined) throw failure;
   }
 
-  private byteCounter(what: string): Transform {
+  private byteCounter(what: string, count: { bytes: number }): Transform {
     return new Transform({
       transform: (chunk: Buffer, _e: BufferEncoding, cb: TransformCallback) => {
-        this.stats.bytes += chunk.length;
-        if (this.stats.bytes > this.limits.maxBytes)
+        count.bytes += chunk.length;
+        if (count.bytes > this.limits.maxBytes)
           cb(
             terminal(
               'LimitExceeded',
@@ -158,38 +194,29 @@ export class LayerApplier {
 
   private async entry(entry: TarEntry, what: string): Promise<void> {
     const h = entry.header;
-    if (++this.stats.entries > this.limits.maxEntries) {
-      entry.resume();
-      throw terminal('LimitExceeded', `${what}: more than ${this.limits.maxEntries} tar entries`);
-    }
-    try {
-      const parts = entryComponents(h.name, what);
-      const base = parts.at(-1) ?? '';
-      if (base === OPAQUE) return await this.opaque(parts.slice(0, -1));
-      if (base.startsWith(WH))
-        return await this.whiteout([...parts.slice(0, -1), base.slice(WH.length)]);
-      const rel = this.relative(parts);
-      if (rel === undefined) return this.skip('outside');
-      switch (h.type) {
-        case 'file':
-        case 'contiguous-file':
-          if (rel.length === 0) return this.skip('other');
-          return await this.writeFile(rel, entry);
-        case 'directory':
-          return await this.mkdirs(rel);
-        case 'link':
-          return await this.hardlink(rel, entryComponents(h.linkname ?? '', what));
-        case 'symlink':
-          return this.skip('symlink');
-        case 'character-device':
-        case 'block-device':
-        case 'fifo':
-          return this.skip('device');
-        default:
-          return this.skip('other');
-      }
-    } finally {
-      entry.resume(); // drain what was not consumed
+    const parts = entryComponents(h.name, what);
+    const base = parts.at(-1) ?? '';
+    if (base === OPAQUE) return this.opaque(parts.slice(0, -1));
+    if (base.startsWith(WH)) return this.whiteout([...parts.slice(0, -1), base.slice(WH.length)]);
+    const rel = this.relative(parts);
+    if (rel === undefined) return this.skip('outside');
+    switch (h.type) {
+      case 'file':
+      case 'contiguous-file':
+        if (rel.length === 0) return this.skip('other');
+        return this.writeFile(rel, entry);
+      case 'directory':
+        return this.mkdirs(rel);
+      case 'link':
+        return this.hardlink(rel, entryComponents(h.linkname ?? '', what));
+      case 'symlink':
+        return this.skip('symlink');
+      case 'character-device':
+      case 'block-device':
+      case 'fifo':
+        return this.skip('device');
+      default:
+        return this.skip('other');
     }
   }
 
@@ -198,14 +225,19 @@ export class LayerApplier {
   }
 
   private async mkdirs(rel: string[]): Promise<void> {
-    await mkdir(this.catalogPath, { recursive: true, mode: 0o755 });
+    if (!this.knownDirs.has('')) {
+      await mkdir(this.catalogPath, { recursive: true, mode: 0o755 });
+      this.knownDirs.add('');
+    }
     for (let i = 1; i <= rel.length; i++) {
-      const sub = rel.slice(0, i);
-      const p = this.abs(sub);
+      const key = rel.slice(0, i).join('/');
+      this.layerWritten.add(key);
+      if (this.knownDirs.has(key)) continue;
+      const p = this.abs(rel.slice(0, i));
       const st = await lstat(p).catch(() => undefined);
       if (st && !st.isDirectory()) await rm(p, { force: true, recursive: true });
       if (!st || !st.isDirectory()) await mkdir(p, { mode: 0o755 });
-      this.layerWritten.add(sub.join('/'));
+      this.knownDirs.add(key);
     }
   }
 
@@ -213,7 +245,10 @@ export class LayerApplier {
     await this.mkdirs(rel.slice(0, -1));
     const p = this.abs(rel);
     const st = await lstat(p).catch(() => undefined);
-    if (st && !st.isFile()) await rm(p, { recursive: true, force: true });
+    if (st && !st.isFile()) {
+      await rm(p, { recursive: true, force: true });
+      this.knownDirs.clear();
+    }
     const fh = await open(
       p,
       constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW,
@@ -232,6 +267,7 @@ export class LayerApplier {
     await this.mkdirs(rel.slice(0, -1));
     const p = this.abs(rel);
     await rm(p, { recursive: true, force: true });
+    this.knownDirs.clear();
     await copyFile(this.abs(target), p, constants.COPYFILE_EXCL);
     this.layerWritten.add(rel.join('/'));
     this.stats.files++;
@@ -242,6 +278,7 @@ export class LayerApplier {
     const rel = this.relative(parts);
     if (!rel || rel.length === 0 || this.layerWritten.has(rel.join('/'))) return;
     await rm(this.abs(rel), { recursive: true, force: true });
+    this.knownDirs.clear();
   }
 
   private async opaque(dirParts: string[]): Promise<void> {
@@ -255,9 +292,10 @@ export class LayerApplier {
     const entries = await readdir(this.abs(rel), { withFileTypes: true }).catch(() => []);
     for (const e of entries) {
       const child = [...rel, e.name];
-      if (!this.layerWritten.has(child.join('/')))
+      if (!this.layerWritten.has(child.join('/'))) {
         await rm(this.abs(child), { recursive: true, force: true });
-      else if (e.isDirectory()) await this.removeLower(child);
+        this.knownDirs.clear();
+      } else if (e.isDirectory()) await this.removeLower(child);
     }
   }
 }

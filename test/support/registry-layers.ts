@@ -1,0 +1,129 @@
+// Builders of image layers for tests, hostile ones included: tar archives from entry lists,
+// a tar.gz of a million tiny entries, and a gzip bomb, plus pushing them as images.
+import { gzipSync, createGzip, constants as zc } from 'node:zlib';
+import { Readable } from 'node:stream';
+import tar from 'tar-stream';
+import { MediaTypes, type Descriptor, type Platform } from '../../src/source/manifest.js';
+import {
+  blobFromBuffer,
+  catalogConfig,
+  pushImage,
+  pushIndex,
+  pushTarget,
+  type BlobSource,
+} from '../../src/source/pusher.js';
+import { digestOf } from '../../src/source/digest.js';
+
+export type TarEntry = Partial<tar.Header> & { name: string; body?: string | Buffer };
+
+export async function tarOf(entries: TarEntry[]): Promise<Buffer> {
+  const pack = tar.pack();
+  const collected = (async () => {
+    const chunks: Buffer[] = [];
+    for await (const c of pack) chunks.push(c as Buffer);
+    return Buffer.concat(chunks);
+  })();
+  for (const { body, ...h } of entries) {
+    await new Promise<void>((res, rej) =>
+      pack.entry({ mode: 0o644, mtime: new Date(0), ...h }, body ?? '', (e) =>
+        e ? rej(e) : res(),
+      ),
+    );
+  }
+  pack.finalize();
+  return collected;
+}
+
+export async function gzipLayer(entries: TarEntry[]): Promise<BlobSource & { diffId: string }> {
+  const t = await tarOf(entries);
+  return { ...blobFromBuffer(MediaTypes.ociLayerGzip, gzipSync(t)), diffId: digestOf(t) };
+}
+
+/** A raw ustar header for an empty regular file (fast, for very many entries). */
+function emptyFileHeader(name: string): Buffer {
+  const h = Buffer.alloc(512);
+  h.write(name, 0, 100, 'utf8');
+  h.write('0000644\0', 100);
+  h.write('0000000\0', 108);
+  h.write('0000000\0', 116);
+  h.write('00000000000\0', 124);
+  h.write('00000000000\0', 136);
+  h.write('        ', 148);
+  h.write('0', 156);
+  h.write('ustar\0', 257);
+  h.write('00', 263);
+  let sum = 0;
+  for (const b of h) sum += b;
+  h.write(sum.toString(8).padStart(6, '0') + '\0 ', 148);
+  return h;
+}
+
+/** A gzip tar of n empty files under configs/ (n = 1e6 → ~0.5 GB of tar, a few MB gzipped). */
+export async function manyEntriesLayer(n: number): Promise<BlobSource> {
+  function* blocks() {
+    const batch: Buffer[] = [];
+    for (let i = 0; i < n; i++) {
+      batch.push(emptyFileHeader(`configs/f${i}.json`));
+      if (batch.length === 2048) yield Buffer.concat(batch.splice(0));
+    }
+    batch.push(Buffer.alloc(1024));
+    yield Buffer.concat(batch);
+  }
+  const chunks: Buffer[] = [];
+  const gz = Readable.from(blocks()).pipe(createGzip({ level: 1 }));
+  for await (const c of gz) chunks.push(c as Buffer);
+  return blobFromBuffer(MediaTypes.ociLayerGzip, Buffer.concat(chunks));
+}
+
+/**
+ * A gzip bomb: one file configs/bomb.json of `gib` GiB of zeros, as concatenated gzip members
+ * (valid gzip; each 16 MiB member compresses to ~16 KB), so it is cheap to build and push.
+ */
+export function gzipBombLayer(gib: number): BlobSource {
+  const member = 16 * 1024 * 1024;
+  const total = gib * 1024 * 1024 * 1024;
+  const h = emptyFileHeader('configs/bomb.json');
+  h.write(total.toString(8).padStart(11, '0') + '\0', 124);
+  h.write('        ', 148);
+  let sum = 0;
+  for (const b of h) sum += b;
+  h.write(sum.toString(8).padStart(6, '0') + '\0 ', 148);
+  const zeros = gzipSync(Buffer.alloc(member), { level: zc.Z_BEST_COMPRESSION });
+  const parts = [gzipSync(h)];
+  for (let i = 0; i < total / member; i++) parts.push(zeros);
+  parts.push(gzipSync(Buffer.alloc(1024)));
+  return blobFromBuffer(MediaTypes.ociLayerGzip, Buffer.concat(parts));
+}
+
+/** Pushes an image of the given layers (config with the configs label) to ref (a tag ref). */
+export async function pushLayers(
+  ref: string,
+  layers: BlobSource[],
+  opts: { platform?: Platform; configsDir?: string; diffIds?: string[] } = {},
+): Promise<Descriptor> {
+  const t = pushTarget(ref);
+  const tag = ref.slice(ref.lastIndexOf(':') + 1);
+  const diffIds = opts.diffIds ?? layers.map((l) => l.digest);
+  return pushImage(t, catalogConfig(diffIds, opts.platform, opts.configsDir), layers, tag);
+}
+
+/** Pushes one image per platform (untagged) and an index over them under ref's tag. */
+export async function pushMultiArch(
+  ref: string,
+  perPlatform: { platform: Platform; layers: BlobSource[] }[],
+): Promise<Descriptor> {
+  const t = pushTarget(ref);
+  const manifests: Descriptor[] = [];
+  for (const p of perPlatform) {
+    const d = await pushImage(
+      t,
+      catalogConfig(
+        p.layers.map((l) => l.digest),
+        p.platform,
+      ),
+      p.layers,
+    );
+    manifests.push({ ...d, platform: p.platform });
+  }
+  return pushIndex(t, manifests, ref.slice(ref.lastIndexOf(':') + 1));
+}
