@@ -252,6 +252,28 @@ describe('Informer', () => {
     await running;
   });
 
+  it('starts backing off afresh when a watch fails after working for a while', async () => {
+    const { clock, lw, informer, ac } = setup();
+    const running = informer.run(ac.signal);
+    await informer.waitForSync();
+    await settle();
+    const reset = Object.assign(new Error('stream reset'), { code: 'ECONNRESET' });
+    lw.failWatches(reset); // fails at once: 800 ms
+    await settle();
+    expect(clock.nextTimerIn()).to.equal(800);
+    await clock.advance(800);
+    lw.failWatches(reset); // fails at once again: 1600 ms
+    await settle();
+    expect(clock.nextTimerIn()).to.equal(1600);
+    await clock.advance(1600);
+    await clock.advance(60_000); // this watch works for a minute
+    lw.failWatches(reset);
+    await settle();
+    expect(clock.nextTimerIn()).to.equal(800);
+    ac.abort();
+    await running;
+  });
+
   it('retries a failed list with growing backoff and is not synced until a list succeeds', async () => {
     const { clock, lw, informer, errors, ac } = setup();
     lw.listFailures = [new Error('connection refused'), new Error('connection refused')];

@@ -151,6 +151,8 @@ export class Informer<T = ObjectWithMeta> implements Store<T> {
   #lastResourceVersion: string | undefined;
   #lists = 0;
   #running = false;
+  #watchStartedAt = 0;
+  #watchEvents = 0;
 
   constructor(opts: InformerOptions<T>) {
     this.name = opts.name;
@@ -254,13 +256,15 @@ export class Informer<T = ObjectWithMeta> implements Store<T> {
           }
           if (signal.aborted) break;
           during = 'watch';
-          const healthy = await this.#watch(signal);
+          await this.#watch(signal);
           expiredInARow = 0;
-          if (healthy) this.#backoff.reset();
+          if (this.#watchWasHealthy()) this.#backoff.reset();
           else delay = this.#backoff.next();
         } catch (err) {
           if (signal.aborted) break;
           this.#onError(err, during);
+          // A watch that worked for a while before failing starts backing off afresh.
+          if (during === 'watch' && this.#watchWasHealthy()) this.#backoff.reset();
           if (isResourceExpired(err)) {
             // The resourceVersion we hold is gone: only a fresh list can resync. The first
             // time is normal (compaction); repeats back off.
@@ -319,11 +323,10 @@ export class Informer<T = ObjectWithMeta> implements Store<T> {
     return { items, resourceVersion };
   }
 
-  /** Resolves true if the watch was healthy (delivered events or lasted a while). */
-  async #watch(signal: AbortSignal): Promise<boolean> {
+  async #watch(signal: AbortSignal): Promise<void> {
     const resourceVersion = this.#lastResourceVersion ?? '';
-    const started = this.#clock.now();
-    let events = 0;
+    this.#watchStartedAt = this.#clock.now();
+    this.#watchEvents = 0;
     const opts: WatchOptions = {
       resourceVersion,
       allowWatchBookmarks: true,
@@ -334,7 +337,7 @@ export class Informer<T = ObjectWithMeta> implements Store<T> {
     await this.#lw.watch(
       opts,
       (type, obj) => {
-        events++;
+        this.#watchEvents++;
         try {
           this.#apply(type, obj);
         } catch (err) {
@@ -344,7 +347,13 @@ export class Informer<T = ObjectWithMeta> implements Store<T> {
       },
       signal,
     );
-    return events > 0 || this.#clock.now() - started >= MIN_HEALTHY_WATCH_MS;
+  }
+
+  /** Whether the last watch delivered events or lasted a while (else it counts as failing). */
+  #watchWasHealthy(): boolean {
+    return (
+      this.#watchEvents > 0 || this.#clock.now() - this.#watchStartedAt >= MIN_HEALTHY_WATCH_MS
+    );
   }
 
   #apply(type: WatchEventType, obj: T): void {
