@@ -128,6 +128,7 @@ export class LeaderElector {
   #observedTime = 0;
   #reportedLeader: string | undefined;
   #leading = false;
+  #ran = false;
 
   constructor(config: LeaderElectionConfig) {
     this.#cfg = {
@@ -183,6 +184,8 @@ export class LeaderElector {
    * (client-go callers typically exit the process instead).
    */
   async run(signal: AbortSignal): Promise<void> {
+    if (this.#ran) throw new Error('a LeaderElector runs once; create a new one to campaign again');
+    this.#ran = true;
     if (!(await this.#acquire(signal))) return;
     if (signal.aborted) {
       // Acquired by an attempt that was in flight when shutdown began: hand it back.
