@@ -322,7 +322,13 @@ describe('API: ClusterCatalog and CatalogMetadata CRDs on the apiserver', () => 
           ],
           contentHash: `sha256:${'0'.repeat(64)}`,
           objectCount: 0,
+          syncingTo: '',
           observedGeneration: 1,
+          resolvedSource: {
+            type: 'Image',
+            image: { ref: `quay.io/operatorhubio/catalog@${DIGEST}` },
+          },
+          urls: { base: `https://catalogd.example:8443/catalogs/${catalogName}` },
         },
       };
       await kubectlOk([

@@ -45,6 +45,8 @@ export type AvailabilityMode = (typeof AVAILABILITY_MODES)[number];
 
 /** `sha256:` and 64 lowercase hex digits: the form of contentHash and syncingTo. */
 export const CONTENT_HASH_PATTERN = '^sha256:[a-f0-9]{64}$';
+/** syncingTo: a content hash, or empty (not syncing; same meaning as absent). */
+export const SYNCING_TO_PATTERN = '^(sha256:[a-f0-9]{64})?$';
 
 export const ImageSourceSchema = Type.Object(
   {
@@ -202,8 +204,8 @@ export const ClusterCatalogStatusSchema = Type.Object(
     syncingTo: Type.Optional(
       Type.String({
         description:
-          'syncingTo is the contentHash being written while a sync changes CatalogMetadata objects; absent otherwise. A list taken between two status reads that both show the same contentHash and no syncingTo is one consistent revision.',
-        pattern: CONTENT_HASH_PATTERN,
+          'syncingTo is the contentHash being written while a sync changes CatalogMetadata objects; absent (or empty) otherwise. A list taken between two status reads that both show the same contentHash and no syncingTo is one consistent revision.',
+        pattern: SYNCING_TO_PATTERN,
       }),
     ),
     observedGeneration: Type.Optional(
