@@ -30,3 +30,10 @@ export {
 } from './registries-conf.js';
 export { defaultRetryPolicy, realClock, type Clock, type RetryPolicy } from './retry.js';
 export { defaultUnpackLimits, type UnpackLimits } from './unpack.js';
+export {
+  dockerConfigFromSecret,
+  DOCKER_CONFIG_JSON_SECRET_TYPE,
+  pullerOptionsFromFlags,
+  type SecretLike,
+  type SourceFlags,
+} from './config.js';
