@@ -2,6 +2,7 @@
 // trip, tag and digest refs, request counting, the digest cache, multi-arch indexes, hostile
 // layers and mirrors.
 import { expect } from 'chai';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -21,6 +22,7 @@ import {
   pushMultiArch,
 } from '../support/registry-layers.js';
 import { uniqueName } from '../support/names.js';
+import { repoRoot } from '../support/cluster.js';
 import type { BlobSource } from '../../src/source/pusher.js';
 
 async function listTree(dir: string, rel = ''): Promise<Map<string, Buffer>> {
@@ -104,6 +106,31 @@ describe('source e2e (shared registry)', function () {
 
     // Pushing the same directory again yields the same digest (deterministic layer).
     expect((await pushCatalog(catalogDir, `${ref}-again`)).digest).to.equal(pushed.digest);
+  });
+
+  it('`catalogd push <dir> <ref>` pushes and prints the digest reference', async () => {
+    const ref = `${registry}/${uniqueName('cli')}/catalog:v1`;
+    const cli = path.join(repoRoot, 'src', 'cmd', 'catalogd.ts');
+    const out = execFileSync(process.execPath, ['--import', 'tsx', cli, 'push', catalogDir, ref], {
+      cwd: repoRoot,
+      encoding: 'utf8',
+    });
+    const pushed = out.trim();
+    expect(pushed).to.match(
+      new RegExp(`^${ref.replace(/:v1$/, '').replace(/[.]/g, '\\.')}@sha256:[a-f0-9]{64}$`),
+    );
+    const r = await newPuller().pull(ref);
+    expect(r.ref).to.equal(pushed);
+    const bad = spawnSync(
+      process.execPath,
+      ['--import', 'tsx', cli, 'push', catalogDir, 'Bad//Ref'],
+      {
+        cwd: repoRoot,
+        encoding: 'utf8',
+      },
+    );
+    expect(bad.status).to.equal(1);
+    expect(bad.stderr).to.contain('invalid image reference');
   });
 
   it('a second pull of an unchanged digest is a cache hit with zero blob requests', async () => {
