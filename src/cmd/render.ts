@@ -5,7 +5,9 @@ import path from 'node:path';
 import process, { stderr, stdout } from 'node:process';
 import { parseArgs } from 'node:util';
 import { dump } from 'js-yaml';
+import type { CatalogMetadata } from '../api/v1/index.js';
 import { FbcError, isDNS1123Subdomain, readCatalog, toCatalogMetadata } from '../fbc/index.js';
+import type { Blob } from '../fbc/index.js';
 
 const USAGE = `usage: catalogd render <dir> [-o yaml|json] [--catalog NAME]
 
@@ -22,21 +24,57 @@ async function write(s: string): Promise<void> {
   if (!stdout.write(s)) await new Promise<void>((resolve) => stdout.once('drain', () => resolve()));
 }
 
-/** Deep copy with object keys in sorted order, so that JSON output is stable under key reordering. */
+/** Deep copy with object keys in sorted order; only used on the small object shell, never content. */
 function sorted(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(sorted);
   if (typeof v === 'object' && v !== null) {
     const out: Record<string, unknown> = {};
-    for (const k of Object.keys(v).sort())
-      Object.defineProperty(out, k, {
-        value: sorted((v as Record<string, unknown>)[k]),
-        enumerable: true,
-        writable: true,
-        configurable: true,
-      });
+    for (const k of Object.keys(v).sort()) out[k] = sorted((v as Record<string, unknown>)[k]);
     return out;
   }
   return v;
+}
+
+/** Nesting beyond which content is printed as compact JSON (recursive printers overflow the stack). */
+const PRETTY_MAX_DEPTH = 200;
+/** Stands for spec.content in the shell; `%` cannot start a label value or a DNS name. */
+const PLACEHOLDER = '%content%';
+
+function deeperThan(value: unknown, max: number): boolean {
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const [v, d] = stack.pop()!;
+    if (typeof v !== 'object' || v === null) continue;
+    if (d >= max) return true;
+    for (const c of Array.isArray(v) ? v : Object.values(v))
+      if (typeof c === 'object' && c !== null) stack.push([c, d + 1]);
+  }
+  return false;
+}
+
+/** JSON that is also a valid YAML flow node: escape the characters YAML 1.1 treats as line breaks. */
+function yamlSafeJson(json: string): string {
+  return json.replace(
+    /[\u0085\u2028\u2029]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+}
+
+export function renderObject(obj: CatalogMetadata, blob: Blob, output: Output): string {
+  const deep = deeperThan(blob.content, PRETTY_MAX_DEPTH);
+  const shell = sorted({ ...obj, spec: { ...obj.spec, content: PLACEHOLDER } });
+  if (output === 'yaml') {
+    if (!deep) return dump(obj, { sortKeys: true, lineWidth: -1, noRefs: true });
+    const text = dump(shell, { lineWidth: -1, noRefs: true });
+    return text.replace(/content: '%content%'/, () => `content: ${yamlSafeJson(blob.canonical)}`);
+  }
+  const content = deep
+    ? blob.canonical
+    : JSON.stringify(JSON.parse(blob.canonical), null, 2).replace(/\n/g, '\n    ');
+  return JSON.stringify(shell, null, 2).replace(
+    `"content": "${PLACEHOLDER}"`,
+    () => `"content": ${content}`,
+  );
 }
 
 export async function render(
@@ -52,15 +90,9 @@ export async function render(
   if (output === 'json') await emit('{\n  "apiVersion": "v1",\n  "kind": "List",\n  "items": [');
   let i = 0;
   for await (const blob of readCatalog(dir, { catalog })) {
-    const obj = toCatalogMetadata(blob);
-    if (output === 'yaml') {
-      await emit(
-        `${i === 0 ? '' : '---\n'}${dump(obj, { sortKeys: true, lineWidth: -1, noRefs: true })}`,
-      );
-    } else {
-      const json = JSON.stringify(sorted(obj), null, 2).replace(/\n/g, '\n    ');
-      await emit(`${i === 0 ? '' : ','}\n    ${json}`);
-    }
+    const text = renderObject(toCatalogMetadata(blob), blob, output);
+    if (output === 'yaml') await emit(`${i === 0 ? '' : '---\n'}${text}`);
+    else await emit(`${i === 0 ? '' : ','}\n    ${text.replace(/\n/g, '\n    ')}`);
     i++;
   }
   if (output === 'json') await emit(i === 0 ? ']\n}\n' : '\n  ]\n}\n');

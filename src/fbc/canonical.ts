@@ -1,11 +1,69 @@
 // Canonical blob form and hashes (SPEC §3.2). The canonical form is the blob as compact JSON
-// with object keys sorted (by UTF-16 code units, as fast-json-stable-stringify sorts), numbers
-// as JavaScript prints float64 values, strings escaped as JSON.stringify escapes them.
+// with object keys sorted by UTF-16 code units (Array.prototype.sort, the same output as
+// fast-json-stable-stringify), numbers as JavaScript prints float64 values, strings escaped as
+// JSON.stringify escapes them. Iterative, so that nesting up to Go's limit (10000) is fine.
 import { createHash } from 'node:crypto';
-import stringify from 'fast-json-stable-stringify';
+
+/** `n` counts the members written so far (undefined values are skipped, as JSON.stringify does). */
+type Frame =
+  | { array: unknown[]; i: number }
+  | { object: Record<string, unknown>; keys: string[]; i: number; n: number };
+
+function scalar(v: unknown): string {
+  if (typeof v === 'string') return JSON.stringify(v);
+  if (typeof v === 'number') return Number.isFinite(v) ? String(v) : 'null';
+  if (typeof v === 'boolean') return v ? 'true' : 'false';
+  if (v === null || v === undefined) return 'null';
+  throw new TypeError(`cannot canonicalize a ${typeof v}`);
+}
+
+function open(v: unknown, stack: Frame[]): string | undefined {
+  if (typeof v !== 'object' || v === null) return undefined;
+  if (Array.isArray(v)) {
+    stack.push({ array: v, i: 0 });
+    return '[';
+  }
+  const object = v as Record<string, unknown>;
+  stack.push({ object, keys: Object.keys(object).sort(), i: 0, n: 0 });
+  return '{';
+}
 
 export function canonicalize(value: unknown): string {
-  return stringify(value);
+  const stack: Frame[] = [];
+  let out = open(value, stack) ?? scalar(value);
+  while (stack.length > 0) {
+    const f = stack[stack.length - 1]!;
+    if ('array' in f) {
+      if (f.i >= f.array.length) {
+        out += ']';
+        stack.pop();
+        continue;
+      }
+      if (f.i > 0) out += ',';
+      const v = f.array[f.i++];
+      out += open(v, stack) ?? scalar(v);
+      continue;
+    }
+    let v: unknown;
+    let key: string | undefined;
+    while (f.i < f.keys.length) {
+      key = f.keys[f.i]!;
+      v = f.object[key];
+      if (v !== undefined) break;
+      f.i++;
+      key = undefined;
+    }
+    if (key === undefined) {
+      out += '}';
+      stack.pop();
+      continue;
+    }
+    out += `${f.n > 0 ? ',' : ''}${JSON.stringify(key)}:`;
+    f.n++;
+    f.i++;
+    out += open(v, stack) ?? scalar(v);
+  }
+  return out;
 }
 
 export function sha256Hex(data: string | Uint8Array): string {

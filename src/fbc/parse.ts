@@ -43,6 +43,8 @@ export interface ParsedDocument {
 }
 
 const JSON_SNIFF_BYTES = 4096;
+/** js-yaml's parser recurses per nesting level and overflows the stack near 3000 levels. */
+export const YAML_MAX_DEPTH = 2000;
 const BOM = [0xef, 0xbb, 0xbf];
 
 function toPosition(file: string, p: StreamPoint): SourcePosition {
