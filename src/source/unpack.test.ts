@@ -3,7 +3,7 @@ import { mkdtemp, readdir, readFile, rm, stat, writeFile, mkdir } from 'node:fs/
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
-import { gzipSync } from 'node:zlib';
+import { gzipSync, zstdCompressSync } from 'node:zlib';
 import tar from 'tar-stream';
 import { findSourceError } from './errors.js';
 import { LayerApplier } from './unpack.js';
@@ -158,6 +158,36 @@ describe('source/unpack', () => {
       { name: 'var/other.json', body: 'o' },
     ]);
     expect(await tree(root)).to.deep.equal(['var/', 'var/cat/', 'var/cat/x.json']);
+  });
+
+  it('reads zstd and uncompressed layers', async () => {
+    const a = new LayerApplier(root, ['configs']);
+    const t = await tarOf([{ name: 'configs/z.json', body: 'zstd' }]);
+    await a.apply(Readable.from([zstdCompressSync(t)]), 'zstd', 'layer');
+    await a.apply(
+      Readable.from([await tarOf([{ name: 'configs/u.json', body: 'plain' }])]),
+      'none',
+      'layer',
+    );
+    expect(await tree(root)).to.deep.equal(['configs/', 'configs/u.json', 'configs/z.json']);
+  });
+
+  it('check() refuses hostile names and caps without writing anything', async () => {
+    const a = new LayerApplier(root, ['configs'], { maxBytes: 1e9, maxEntries: 3 });
+    const t = await tarOf([
+      { name: 'configs/ok.json', body: 'x' },
+      { name: 'configs/hl', type: 'link', linkname: '../../x' },
+    ]);
+    expect(
+      findSourceError(await fail(a.check(Readable.from([t]), 'none', 'layer')))?.code,
+    ).to.equal('UnsafeLayer');
+    const many = await tarOf(
+      Array.from({ length: 5 }, (_, i) => ({ name: `configs/f${i}`, body: '' })),
+    );
+    expect(
+      findSourceError(await fail(a.check(Readable.from([many]), 'none', 'layer')))?.code,
+    ).to.equal('LimitExceeded');
+    expect(await tree(root)).to.deep.equal([]);
   });
 
   it('caps entries and uncompressed bytes (gzip bomb)', async () => {
