@@ -8,6 +8,7 @@ import type { StreamPoint } from './byte-source.js';
 import { FbcError } from './errors.js';
 import type { SourcePosition } from './errors.js';
 import { JsonSplitter } from './json-split.js';
+import { findJsonSyntaxError } from './json-syntax.js';
 import { wellFormedDeep } from './json-value.js';
 import { extractMeta } from './meta.js';
 import type { Meta } from './meta.js';
@@ -113,12 +114,6 @@ function hasNonFinite(v: unknown): boolean {
   return false;
 }
 
-function cleanJsonMessage(m: string): string {
-  return m
-    .replace(/ in JSON at position \d+( \(line \d+ column \d+\))?/, '')
-    .replace(/ at position \d+( \(line \d+ column \d+\))?/, '');
-}
-
 type Decoded = { value: unknown; meta: Meta } | { error: string; position: SourcePosition };
 
 function decodeJsonValue(file: string, bytes: Buffer, start: StreamPoint): Decoded {
@@ -129,12 +124,13 @@ function decodeJsonValue(file: string, bytes: Buffer, start: StreamPoint): Decod
   try {
     value = JSON.parse(d.text);
   } catch (err) {
-    const msg = (err as Error).message;
-    const m = /position (\d+)/.exec(msg);
-    return {
-      error: `invalid JSON: ${cleanJsonMessage(msg)}`,
-      position: positionIn(file, start, d.text, m ? Number(m[1]) : 0),
-    };
+    const p = findJsonSyntaxError(d.text);
+    if (p)
+      return {
+        error: `invalid JSON: ${p.reason}`,
+        position: positionIn(file, start, d.text, p.index),
+      };
+    throw err;
   }
   if (MAYBE_HUGE_NUMBER.test(d.text) && hasNonFinite(value))
     return {

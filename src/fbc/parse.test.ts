@@ -1,0 +1,183 @@
+import { expect } from 'chai';
+import { FbcError } from './errors.js';
+import { DEFAULT_PARSE_LIMITS, parseDocuments } from './parse.js';
+import type { ParseLimits, ParsedDocument } from './parse.js';
+
+/** The input as a stream, split into chunks of `size` bytes (to exercise chunk boundaries). */
+async function* chunks(input: string | Buffer, size: number): AsyncGenerator<Uint8Array> {
+  const buf = typeof input === 'string' ? Buffer.from(input) : input;
+  for (let i = 0; i < buf.length; i += size) yield buf.subarray(i, i + size);
+}
+
+async function parse(
+  input: string | Buffer,
+  size = 7,
+  limits: ParseLimits = DEFAULT_PARSE_LIMITS,
+): Promise<ParsedDocument[]> {
+  const out: ParsedDocument[] = [];
+  for await (const d of parseDocuments(chunks(input, size), 'dir/f', limits)) out.push(d);
+  return out;
+}
+
+async function parseError(
+  input: string | Buffer,
+  limits: ParseLimits = DEFAULT_PARSE_LIMITS,
+): Promise<FbcError> {
+  try {
+    await parse(input, 5, limits);
+  } catch (err) {
+    if (err instanceof FbcError) return err;
+    throw err;
+  }
+  throw new Error('expected an FbcError');
+}
+
+const values = (docs: ParsedDocument[]) => docs.map((d) => d.value);
+const where = (d: ParsedDocument) => `${d.position.line}:${d.position.column}@${d.position.offset}`;
+
+describe('fbc/parse: one file as a stream of documents', () => {
+  for (const size of [1, 3, 64, 1 << 20]) {
+    it(`splits a JSON stream in any chunking (chunks of ${size})`, async () => {
+      const docs = await parse(
+        '{"schema":"a","name":"x"}{"schema":"b"}\n\n  {\n "schema": "c",\n "v": "}{\\"\\\\"\n}\n',
+        size,
+      );
+      expect(values(docs)).to.deep.equal([
+        { schema: 'a', name: 'x' },
+        { schema: 'b' },
+        { schema: 'c', v: '}{"\\' },
+      ]);
+      expect(docs.map(where)).to.deep.equal(['1:1@0', '1:26@25', '3:3@43']);
+    });
+  }
+
+  it('splits multi-document YAML at lines starting with ---, with positions', async () => {
+    const docs = await parse(
+      'schema: a\n---\nschema: b\n--- # comment\n# leading comment\nschema: c\n---\n',
+    );
+    expect(values(docs)).to.deep.equal([{ schema: 'a' }, { schema: 'b' }, { schema: 'c' }]);
+    expect(docs.map((d) => d.position.line)).to.deep.equal([1, 3, 5]);
+  });
+
+  it('a leading --- and CRLF line ends are fine', async () => {
+    expect(
+      values(await parse('---\r\nschema: a\r\nname: b\r\n---\r\nschema: c\r\n')),
+    ).to.deep.equal([{ schema: 'a', name: 'b' }, { schema: 'c' }]);
+  });
+
+  it('a comment-only chunk is an empty document (operator-registry then reports a missing schema)', async () => {
+    const docs = await parse('schema: a\n---\n# nothing\n');
+    expect(values(docs)).to.deep.equal([{ schema: 'a' }, null]);
+  });
+
+  it('rejects a separator line with content after ---', async () => {
+    const e = await parseError('schema: a\n--- !tag\nschema: b\n');
+    expect(e.message).to.equal('dir/f:2:1: invalid YAML document separator: !tag');
+  });
+
+  it('reads a file that starts with a BOM as YAML (JSON is YAML)', async () => {
+    const bom = Buffer.from([0xef, 0xbb, 0xbf]);
+    expect(
+      values(await parse(Buffer.concat([bom, Buffer.from('{"schema": "a", "n": 1}\n')]))),
+    ).to.deep.equal([{ schema: 'a', n: 1 }]);
+    expect(values(await parse(Buffer.concat([bom, Buffer.from('schema: a\n')])))).to.deep.equal([
+      { schema: 'a' },
+    ]);
+  });
+
+  it('falls back to YAML when the first JSON value fails, as apimachinery does', async () => {
+    expect(values(await parse('{"schema": "a", "v": 1e400}\n'))).to.deep.equal([
+      { schema: 'a', v: '1e400' },
+    ]);
+    expect(values(await parse('{schema: a, v: yes}\n'))).to.deep.equal([{ schema: 'a', v: true }]);
+  });
+
+  it('reports the JSON error when the YAML retry fails too, and never retries after two good values', async () => {
+    const e1 = await parseError('{"schema": "a", "x": ]}\n');
+    expect(e1.message).to.match(/^dir\/f:1:\d+: invalid JSON/);
+    const e2 = await parseError('{"schema":"a"}\n{"schema":"b"}\n{"schema": "c", "v": 1e400}\n');
+    expect(e2.message).to.equal(
+      'dir/f:3:1: invalid JSON: a number is out of the range of a float64',
+    );
+  });
+
+  it('names the line and column of a JSON syntax error inside a value', async () => {
+    const e = await parseError(
+      '{"schema":"a"}\n{"schema":"b"}\n{\n  "schema": "c",\n  "x": ]\n}\n',
+    );
+    expect(e.message).to.equal(`dir/f:5:8: invalid JSON: unexpected "]", expected a value`);
+  });
+
+  it('names the line of a YAML syntax error', async () => {
+    const e = await parseError('schema: a\n---\nschema: b\nentries: [\n  - x\n');
+    expect(e.position?.line).to.be.greaterThanOrEqual(4);
+    expect(e.message).to.match(/^dir\/f:\d+:\d+: invalid YAML: /);
+  });
+
+  it('rejects a value that is not an object', async () => {
+    const e = await parseError('{"schema":"a"}\n{"schema":"b"}\n[1, 2]\n');
+    expect(e.message).to.equal('dir/f:3:1: not an object: a blob must be a JSON object, got array');
+    expect((await parseError('just some text\n')).message).to.equal(
+      'dir/f:1:1: not an object: a blob must be a JSON object, got string',
+    );
+  });
+
+  it('rejects invalid UTF-8 with the byte position', async () => {
+    const e = await parseError(Buffer.from('schema: a\nname: caf\xe9\n', 'latin1'));
+    expect(e.message).to.equal('dir/f:2:10: invalid UTF-8');
+    expect(e.position?.offset).to.equal(19);
+  });
+
+  it('rejects unterminated JSON', async () => {
+    const e = await parseError('{"schema":"a"}\n{"schema":"b"}\n{"schema": "c"\n');
+    expect(e.message).to.match(/^dir\/f:4:1: unexpected end of JSON input/);
+  });
+
+  it('rejects a file over the size limit', async () => {
+    const e = await parseError('{"schema":"a"}\n'.repeat(100), {
+      ...DEFAULT_PARSE_LIMITS,
+      maxFileBytes: 100,
+    });
+    expect(e.message).to.equal('dir/f: file is larger than the limit of 100 bytes');
+  });
+
+  it('rejects a document over the size limit (JSON and YAML)', async () => {
+    const limits = { ...DEFAULT_PARSE_LIMITS, maxDocumentBytes: 50 };
+    expect((await parseError(`{"schema":"a","v":"${'x'.repeat(100)}"}`, limits)).message).to.match(
+      /JSON value is larger than the limit of 50 bytes/,
+    );
+    expect((await parseError(`schema: a\nv: ${'x'.repeat(100)}\n`, limits)).message).to.match(
+      /YAML document is larger than the limit of 50 bytes/,
+    );
+  });
+
+  it('accepts JSON nested 10000 deep and rejects deeper (Go encoding/json limit)', async () => {
+    const nest = (d: number) => `{"schema":"a","v":${'['.repeat(d)}${']'.repeat(d)}}`;
+    expect(await parse(nest(9999), 1 << 16)).to.have.length(1);
+    expect((await parseError(`{"schema":"a"}\n{"schema":"b"}\n${nest(10000)}`)).message).to.match(
+      /exceeded max depth of 10000/,
+    );
+  });
+
+  it('replaces lone surrogate escapes in JSON with U+FFFD, like Go', async () => {
+    expect(values(await parse('{"schema":"a","v":"\\ud800","\\udc00k":1}'))).to.deep.equal([
+      { schema: 'a', v: '\uFFFD', '\uFFFDk': 1 },
+    ]);
+  });
+
+  it('keeps big integers as float64 values', async () => {
+    expect(values(await parse('{"schema":"a","v":12345678901234567890,"w":1.0}'))).to.deep.equal([
+      { schema: 'a', v: 12345678901234567000, w: 1 },
+    ]);
+  });
+
+  it('reads meta keys case-insensitively', async () => {
+    const [d] = await parse('{"Schema":"a","PACKAGE":"p","nAmE":"n"}');
+    expect(d!.meta).to.deep.equal({ schema: 'a', package: 'p', name: 'n' });
+  });
+
+  it('an empty file has no documents', async () => {
+    expect(await parse('')).to.deep.equal([]);
+    expect(await parse('\n\n  \n').then((d) => d.length)).to.equal(1);
+  });
+});
