@@ -1,0 +1,50 @@
+import { expect } from 'chai';
+import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { DigestCache, type CacheMeta } from './cache.js';
+
+const meta = (digest: string): CacheMeta => ({
+  digest,
+  manifestDigest: digest,
+  catalogDir: '/configs',
+  files: 1,
+  bytes: 1,
+});
+
+describe('source/cache', () => {
+  let root: string;
+  beforeEach(async () => {
+    root = await mkdtemp(path.join(tmpdir(), 'source-cache-'));
+  });
+  afterEach(() => rm(root, { recursive: true, force: true }));
+
+  async function build(cache: DigestCache, content: string): Promise<string> {
+    const tmp = await cache.tempDir();
+    await mkdir(path.join(DigestCache.fsDir(tmp), 'configs'), { recursive: true });
+    await writeFile(path.join(DigestCache.fsDir(tmp), 'configs', 'a.json'), content);
+    return tmp;
+  }
+
+  it('commits temp dirs atomically; a second writer of the same key keeps the first entry', async () => {
+    const cache = new DigestCache(root);
+    const key = DigestCache.key('sha256:' + 'a'.repeat(64), 'linux/amd64');
+    expect(key).to.equal(`sha256-${'a'.repeat(64)}_linux-amd64`);
+    expect(await cache.lookup(key)).to.equal(undefined);
+    const [t1, t2] = [await build(cache, 'one'), await build(cache, 'two')];
+    const e1 = await cache.commit(t1, key, meta('sha256:1'));
+    const e2 = await cache.commit(t2, key, meta('sha256:1'));
+    expect(e2.dir).to.equal(e1.dir);
+    expect((await cache.lookup(key))?.meta.digest).to.equal('sha256:1');
+    expect(await readdir(root), 'the loser temp dir is removed').to.deep.equal([key]);
+  });
+
+  it('prunes entries not kept, and temp leftovers', async () => {
+    const cache = new DigestCache(root);
+    await cache.commit(await build(cache, 'x'), 'keep', meta('sha256:k'));
+    await cache.commit(await build(cache, 'y'), 'drop', meta('sha256:d'));
+    await build(cache, 'leftover');
+    expect(await cache.prune(new Set(['keep']))).to.deep.equal(['drop']);
+    expect(await readdir(root)).to.deep.equal(['keep']);
+  });
+});
