@@ -37,3 +37,4 @@ export {
   type SecretLike,
   type SourceFlags,
 } from './config.js';
+export { registerSourceMetrics } from './metrics.js';
