@@ -159,7 +159,7 @@ up() {
     --kubeconfig "$state/controller-manager.kubeconfig" \
     --controllers garbagecollector,namespace,serviceaccount,serviceaccount-token \
     --service-account-private-key-file "$pki/sa.key" --root-ca-file "$pki/ca.crt" \
-    --use-service-account-credentials=false --leader-elect=false \
+    --use-service-account-credentials=true --leader-elect=false \
     --bind-address 127.0.0.1 --secure-port 0 \
     ${CONTROLLER_MANAGER_EXTRA_ARGS:-}
 
@@ -179,7 +179,7 @@ YAML
   write_kubeconfig "$local_dir/kubeconfig" admin
   export KUBECONFIG="$local_dir/kubeconfig"
   # The garbage collector is the one controller the tests rely on; wait until it runs.
-  wait_for kube-controller-manager 60 grep -q 'Starting controller.*garbage collector\|"Starting controller" controller="garbagecollector"\|garbagecollector' "$logs/kube-controller-manager.log"
+  wait_for kube-controller-manager 90 grep -q 'Proceeding to collect garbage' "$logs/kube-controller-manager.log"
   printf 'KUBECONFIG=%s\nREGISTRY=127.0.0.1:%s\nKUBE_BIN_DIR=%s\n' "$local_dir/kubeconfig" "$REGISTRY_PORT" "$bins" > "$local_dir/env"
   log "up: KUBECONFIG=$local_dir/kubeconfig REGISTRY=127.0.0.1:$REGISTRY_PORT (logs in $logs/)"
 }
