@@ -10,14 +10,20 @@ export interface KubectlResult {
 /** Runs kubectl; never throws on a non-zero exit (tests assert on code and stderr). */
 export function kubectl(args: string[], stdin?: string): Promise<KubectlResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn('kubectl', args, { stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn('kubectl', args, {
+      stdio: [stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.stdout?.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
     child.on('error', reject);
     child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-    child.stdin.end(stdin ?? '');
+    if (child.stdin) {
+      // kubectl may exit before reading its input (e.g. on a bad flag): that is its answer, not ours.
+      child.stdin.on('error', () => {});
+      child.stdin.end(stdin);
+    }
   });
 }
 
