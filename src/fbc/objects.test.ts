@@ -1,0 +1,103 @@
+import { expect } from 'chai';
+import { ANNOTATION_CONTENT_HASH } from '../api/v1/index.js';
+import { blobHash, canonicalize } from './canonical.js';
+import type { Blob } from './catalog.js';
+import { objectName } from './identity.js';
+import type { BlobIdentity } from './identity.js';
+import { catalogMetadataLabels, toCatalogMetadata } from './objects.js';
+
+function blob(content: Record<string, unknown>, identity: BlobIdentity): Blob {
+  const canonical = canonicalize(content);
+  const b: Blob = {
+    identity,
+    schema: identity.schema,
+    content,
+    canonical,
+    hash: blobHash(canonical),
+    bytes: Buffer.byteLength(canonical),
+    position: { file: 'f', line: 1, column: 1, offset: 0 },
+  };
+  if (identity.package !== undefined) b.package = identity.package;
+  if (identity.name !== undefined) b.name = identity.name;
+  return b;
+}
+
+const owner = {
+  apiVersion: 'olm.operatorframework.io/v1',
+  kind: 'ClusterCatalog',
+  name: 'ops',
+  uid: 'u-1',
+  controller: true,
+  blockOwnerDeletion: true,
+};
+
+describe('fbc/objects: toCatalogMetadata', () => {
+  const id = { catalog: 'ops', schema: 'olm.bundle', package: 'etcd', name: 'etcd.v1' };
+  const b = blob({ schema: 'olm.bundle', package: 'etcd', name: 'etcd.v1', image: 'x' }, id);
+
+  it('builds name, labels, annotation and spec', () => {
+    const o = toCatalogMetadata(b, { ownerReference: owner });
+    expect(o).to.deep.equal({
+      apiVersion: 'olm.operatorframework.io/v1',
+      kind: 'CatalogMetadata',
+      metadata: {
+        name: objectName(id),
+        labels: {
+          catalog: 'ops',
+          schema: 'olm.bundle',
+          package: 'etcd',
+          name: 'etcd.v1',
+          packageOrName: 'etcd',
+        },
+        annotations: { [ANNOTATION_CONTENT_HASH]: b.hash },
+        ownerReferences: [owner],
+      },
+      spec: {
+        catalog: { name: 'ops' },
+        schema: 'olm.bundle',
+        package: 'etcd',
+        name: 'etcd.v1',
+        content: b.content,
+      },
+    });
+  });
+
+  it('labels: packageOrName falls back to name; no label for an absent field; values encoded', () => {
+    expect(catalogMetadataLabels({ catalog: 'c', schema: 'olm.package', name: 'p' })).to.deep.equal(
+      { catalog: 'c', schema: 'olm.package', name: 'p', packageOrName: 'p' },
+    );
+    expect(catalogMetadataLabels({ catalog: 'c', schema: 'x', disambiguator: 'aa' })).to.deep.equal(
+      { catalog: 'c', schema: 'x' },
+    );
+    expect(catalogMetadataLabels({ catalog: 'c', schema: 'x', name: 'a b' }).name).to.match(
+      /^a_b-[0-9a-f]{16}$/,
+    );
+  });
+
+  it('keeps content within maxObjectBytes, and omits it beyond, with bytes and url', () => {
+    const small = toCatalogMetadata(b, { maxObjectBytes: 10000, contentUrl: () => 'u' });
+    expect(small.spec.content).to.deep.equal(b.content);
+    const size = Buffer.byteLength(JSON.stringify(small));
+    expect(
+      toCatalogMetadata(b, { maxObjectBytes: size, contentUrl: () => 'u' }).spec.content,
+    ).to.deep.equal(b.content);
+    const big = toCatalogMetadata(b, {
+      maxObjectBytes: size - 1,
+      contentUrl: (x) => `https://h/catalogs/ops/api/v1/metas?name=${x.name}`,
+    });
+    expect(big.spec.content).to.equal(undefined);
+    expect(big.spec.contentOmitted).to.deep.equal({
+      bytes: b.bytes,
+      url: 'https://h/catalogs/ops/api/v1/metas?name=etcd.v1',
+    });
+  });
+
+  it('needs a contentUrl to omit content', () => {
+    expect(() => toCatalogMetadata(b, { maxObjectBytes: 10 })).to.throw(/no contentUrl/);
+  });
+
+  it('does not share the owner reference object', () => {
+    const o = toCatalogMetadata(b, { ownerReference: owner });
+    expect(o.metadata.ownerReferences![0]).not.to.equal(owner);
+  });
+});
