@@ -19,6 +19,7 @@ import {
   gzipLayer,
   manyEntriesLayer,
   pushLayers,
+  pushDockerManifestList,
   pushMultiArch,
 } from '../support/registry-layers.js';
 import { uniqueName } from '../support/names.js';
@@ -182,6 +183,29 @@ describe('source e2e (shared registry)', function () {
       newPuller({ platform: { os: 'linux', architecture: 'ppc64le' } }).pull(ref),
     );
     expect(findSourceError(err)?.code).to.equal('NoMatchingPlatform');
+  });
+
+  it('Docker v2 manifest lists and manifests work too', async () => {
+    const ref = `${registry}/${uniqueName('docker-v2')}/catalog:v1`;
+    const arches = ['amd64', 'arm64'] as const;
+    const layers = await Promise.all(
+      arches.map((a) =>
+        gzipLayer([
+          { name: 'configs/arch.json', body: JSON.stringify({ schema: 'arch', name: a }) },
+        ]),
+      ),
+    );
+    const digest = await pushDockerManifestList(
+      ref,
+      arches.map((a, i) => ({ platform: { os: 'linux', architecture: a }, layers: [layers[i]!] })),
+    );
+    const puller = newPuller({ platform: { os: 'linux', architecture: 'arm64', variant: 'v8' } });
+    expect(await puller.resolve(ref)).to.equal(digest);
+    const r = await puller.pull(ref);
+    expect(r.digest).to.equal(digest);
+    expect(JSON.parse(await readFile(path.join(r.configsDir, 'arch.json'), 'utf8')).name).to.equal(
+      'arm64',
+    );
   });
 
   it('honours the configs label and reports a missing catalog directory (terminal for a digest)', async () => {

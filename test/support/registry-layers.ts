@@ -127,3 +127,58 @@ export async function pushMultiArch(
   }
   return pushIndex(t, manifests, ref.slice(ref.lastIndexOf(':') + 1));
 }
+
+/** Pushes Docker v2 schema 2 images (Docker media types) and a Docker manifest list over them. */
+export async function pushDockerManifestList(
+  ref: string,
+  perPlatform: { platform: Platform; layers: BlobSource[] }[],
+): Promise<string> {
+  const t = pushTarget(ref);
+  const manifests: Descriptor[] = [];
+  for (const p of perPlatform) {
+    const config = blobFromBuffer(
+      MediaTypes.dockerConfig,
+      catalogConfig(
+        p.layers.map((l) => l.digest),
+        p.platform,
+      ),
+    );
+    for (const b of [config, ...p.layers])
+      await t.client.pushBlob(t.endpoint, b.digest, b.size, b.open, 'blob');
+    const manifest = Buffer.from(
+      JSON.stringify({
+        schemaVersion: 2,
+        mediaType: MediaTypes.dockerManifest,
+        config: { mediaType: config.mediaType, digest: config.digest, size: config.size },
+        layers: p.layers.map((l) => ({
+          mediaType: MediaTypes.dockerLayerGzip,
+          digest: l.digest,
+          size: l.size,
+        })),
+      }),
+    );
+    const digest = await t.client.putManifest(
+      t.endpoint,
+      digestOf(manifest),
+      MediaTypes.dockerManifest,
+      manifest,
+      'manifest',
+    );
+    manifests.push({
+      mediaType: MediaTypes.dockerManifest,
+      digest,
+      size: manifest.length,
+      platform: p.platform,
+    });
+  }
+  const list = Buffer.from(
+    JSON.stringify({ schemaVersion: 2, mediaType: MediaTypes.dockerList, manifests }),
+  );
+  return t.client.putManifest(
+    t.endpoint,
+    ref.slice(ref.lastIndexOf(':') + 1),
+    MediaTypes.dockerList,
+    list,
+    'list',
+  );
+}
