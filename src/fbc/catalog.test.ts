@@ -1,15 +1,10 @@
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import { CatalogHasher } from './canonical.js';
 import { IdentityRegistry, readCatalog } from './catalog.js';
 import type { Blob } from './catalog.js';
+import { BAD_FIXTURES, FIXTURES, GOOD_FIXTURES } from '../../test/fixtures/fbc/expectations.js';
 import { FbcError } from './errors.js';
-
-export const FIXTURES = path.resolve(
-  path.dirname(fileURLToPath(import.meta.url)),
-  '../../test/fixtures/fbc',
-);
 
 async function load(name: string): Promise<Blob[]> {
   const out: Blob[] = [];
@@ -28,53 +23,6 @@ async function loadError(name: string): Promise<FbcError> {
 }
 
 const pos = { file: 'f', line: 1, column: 1, offset: 0 };
-
-/** The fixtures that parse, and what they hold (schema/package/name per blob, in order). */
-export const GOOD_FIXTURES: Record<string, string[]> = {
-  'json-stream': [
-    'olm.package//etcd',
-    'olm.channel/etcd/alpha',
-    'olm.bundle/etcd/etcd.v0.9.0',
-    'olm.bundle/etcd/etcd.v0.9.2',
-  ],
-  'multi-doc-yaml': ['olm.package//etcd', 'olm.channel/etcd/alpha', 'olm.bundle/etcd/etcd.v0.9.0'],
-  bom: ['olm.package//bom-yaml', 'olm.package//bom-json'],
-  yaml11: ['io.example.yaml11//scalars'],
-  'deep-json': ['io.example.deep//deep'],
-  'big-blob': ['olm.bundle/big/big.v1.0.0'],
-  indexignore: ['olm.package//etcd', 'olm.channel/etcd/alpha', 'io.example.note//not-ignored-here'],
-  'custom-schemas': [
-    'io.example.note/etcd/n1',
-    'io.example.note/etcd/n1',
-    'io.example.global//',
-    'io.example.global//',
-    'io.example.upper/etcd/case-insensitive',
-  ],
-};
-
-/** The fixtures that fail, with the exact error. */
-export const BAD_FIXTURES: Record<string, string | RegExp> = {
-  'alias-bomb':
-    /^bomb\.yaml:\d+:\d+: invalid YAML: (document contains excessive aliasing|aliases expand to more than 1000000 nodes)$/,
-  'stray-readme': 'README.md:1:1: not an object: a blob must be a JSON object, got string',
-  'error-bad-yaml': /^etcd\/catalog\.yaml:6:\d+: invalid YAML: /,
-  'error-missing-schema':
-    'etcd/catalog.json:2:1: missing schema: a blob must have a non-empty "schema" string',
-  'error-empty-doc': 'etcd/catalog.yaml:4:1: missing schema: the document is empty',
-  'error-duplicate-meta-keys': 'etcd/catalog.yaml:1:1: duplicate keys for key "name": [Name name]',
-  'error-meta-not-string':
-    'etcd/catalog.yaml:1:1: expected value for key "name" to be a string, got number',
-  'error-not-object':
-    'etcd/catalog.json:3:1: not an object: a blob must be a JSON object, got array',
-  'error-invalid-json': 'etcd/catalog.json:3:34: invalid JSON: unexpected "}", expected a value',
-  'error-invalid-utf8': 'etcd/catalog.yaml:3:17: invalid UTF-8',
-  'error-duplicate-bundle':
-    'etcd2/catalog.json:1:1: duplicate schema="olm.bundle" package="etcd" name="etcd.v0.9.0": also defined at etcd/catalog.json:1:1',
-  'error-exact-duplicate':
-    'b.yaml:1:1: duplicate blob (schema="io.example.note" package="etcd" name="n1"): identical to the blob at a.json:1:1',
-  'error-inf': 'x.yaml:2:8: invalid YAML: json: unsupported value: +Inf',
-  'error-bad-separator': 'x.yaml:3:1: invalid YAML document separator: !tag',
-};
 
 describe('fbc/catalog: fixtures of odd input', () => {
   for (const [name, want] of Object.entries(GOOD_FIXTURES)) {
