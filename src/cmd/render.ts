@@ -4,7 +4,8 @@
 import path from 'node:path';
 import process, { stderr, stdout } from 'node:process';
 import { parseArgs } from 'node:util';
-import { dump } from 'js-yaml';
+import { DEFAULT_SCALAR_STYLE_RULES, SCALAR_STYLE, dump } from 'js-yaml';
+import type { ScalarStyleRule } from 'js-yaml';
 import type { CatalogMetadata } from '../api/v1/index.js';
 import { FbcError, isDNS1123Subdomain, readCatalog, toCatalogMetadata } from '../fbc/index.js';
 import type { Blob } from '../fbc/index.js';
@@ -23,6 +24,20 @@ type Output = 'yaml' | 'json';
 async function write(s: string): Promise<void> {
   if (!stdout.write(s)) await new Promise<void>((resolve) => stdout.once('drain', () => resolve()));
 }
+
+// js-yaml quotes every string that a YAML 1.1 or 1.2 reader would take for another type, except
+// numerals that overflow a float64 (e.g. 1e400): quote those too, so no reader sees a number.
+const NUMERAL = /^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$/;
+const quoteNumerals: ScalarStyleRule = (l) => {
+  if (l.style === SCALAR_STYLE.PLAIN && l.node.tag.endsWith(':str') && NUMERAL.test(l.node.value)) {
+    l.style = SCALAR_STYLE.SINGLE_QUOTED;
+  }
+};
+const DUMP_OPTIONS = {
+  lineWidth: -1,
+  noRefs: true,
+  scalarStyleRules: [...Object.values(DEFAULT_SCALAR_STYLE_RULES), quoteNumerals],
+};
 
 /** Deep copy with object keys in sorted order; only used on the small object shell, never content. */
 function sorted(v: unknown): unknown {
@@ -64,8 +79,8 @@ export function renderObject(obj: CatalogMetadata, blob: Blob, output: Output): 
   const deep = deeperThan(blob.content, PRETTY_MAX_DEPTH);
   const shell = sorted({ ...obj, spec: { ...obj.spec, content: PLACEHOLDER } });
   if (output === 'yaml') {
-    if (!deep) return dump(obj, { sortKeys: true, lineWidth: -1, noRefs: true });
-    const text = dump(shell, { lineWidth: -1, noRefs: true });
+    if (!deep) return dump(obj, { ...DUMP_OPTIONS, sortKeys: true });
+    const text = dump(shell, DUMP_OPTIONS);
     return text.replace(/content: '%content%'/, () => `content: ${yamlSafeJson(blob.canonical)}`);
   }
   const content = deep

@@ -1,0 +1,119 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import { expect } from 'chai';
+import { FIXTURES } from '../../test/fixtures/fbc/expectations.js';
+import { generateCatalog } from '../../test/support/fbcgen.js';
+import { canonicalize, parseDocuments, readCatalog } from '../fbc/index.js';
+import { render } from './render.js';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const GOLDEN = path.join(ROOT, 'test/golden/render');
+/** Set UPDATE_GOLDEN=1 to rewrite the golden files from the current output. */
+const UPDATE = process.env.UPDATE_GOLDEN === '1';
+
+async function renderToString(
+  dir: string,
+  catalog: string,
+  output: 'yaml' | 'json',
+): Promise<string> {
+  let out = '';
+  await render(dir, catalog, output, async (s) => {
+    out += s;
+  });
+  return out;
+}
+
+function cli(...args: string[]) {
+  return spawnSync(
+    process.execPath,
+    ['--import', 'tsx', path.join(ROOT, 'src/cmd/catalogd.ts'), 'render', ...args],
+    { encoding: 'utf8', cwd: ROOT, maxBuffer: 1 << 28 },
+  );
+}
+
+const CASES: [fixture: string, output: 'yaml' | 'json'][] = [
+  ['json-stream', 'yaml'],
+  ['json-stream', 'json'],
+  ['multi-doc-yaml', 'yaml'],
+  ['custom-schemas', 'yaml'],
+  ['yaml11', 'yaml'],
+  ['yaml11', 'json'],
+  ['deep-json', 'yaml'],
+];
+
+describe('catalogd render', () => {
+  for (const [fixture, output] of CASES) {
+    it(`${fixture} -o ${output} matches test/golden/render/${fixture}.${output}`, async () => {
+      const got = await renderToString(path.join(FIXTURES, fixture), 'operatorhubio', output);
+      const file = path.join(GOLDEN, `${fixture}.${output}`);
+      if (UPDATE) await writeFile(file, got);
+      expect(got).to.equal(await readFile(file, 'utf8'));
+    });
+  }
+
+  it('YAML output reads back (with operator-registry semantics) to the same blobs', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'render-'));
+    try {
+      await generateCatalog(dir, { seed: 3, sizeMB: 0.5 });
+      for (const source of [
+        path.join(FIXTURES, 'yaml11'),
+        path.join(FIXTURES, 'custom-schemas'),
+        dir,
+      ]) {
+        const want: string[] = [];
+        for await (const b of readCatalog(source, { catalog: 'c' })) want.push(b.canonical);
+        const yaml = await renderToString(source, 'c', 'yaml');
+        const got: string[] = [];
+        for await (const d of parseDocuments(Readable.from([Buffer.from(yaml)]), 'out.yaml'))
+          got.push(canonicalize((d.value!.spec as { content: unknown }).content));
+        expect(got).to.deep.equal(want);
+        const json = JSON.parse(await renderToString(source, 'c', 'json')) as {
+          items: { spec: { content: unknown } }[];
+        };
+        expect(json.items.map((i) => canonicalize(i.spec.content))).to.deep.equal(want);
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('the CLI prints the golden YAML, with the catalog name from --catalog', () => {
+    const r = cli(path.join(FIXTURES, 'json-stream'), '--catalog', 'operatorhubio');
+    expect(r.stderr).to.equal('');
+    expect(r.status).to.equal(0);
+    return readFile(path.join(GOLDEN, 'json-stream.yaml'), 'utf8').then((golden) =>
+      expect(r.stdout).to.equal(golden),
+    );
+  });
+
+  it('the CLI exits 1 with the error, and prints nothing else, on bad input', () => {
+    const r = cli(path.join(FIXTURES, 'error-missing-schema'), '--catalog', 'c');
+    expect(r.status).to.equal(1);
+    expect(r.stdout).to.equal('');
+    expect(r.stderr).to.equal(
+      'catalogd render: etcd/catalog.json:2:1: missing schema: a blob must have a non-empty "schema" string\n',
+    );
+  });
+
+  it('the CLI exits 2 on usage errors and names an invalid default catalog name', async () => {
+    expect(cli().status).to.equal(2);
+    expect(cli(FIXTURES, '-o', 'xml').status).to.equal(2);
+    const r = cli(path.join(FIXTURES, 'json-stream'));
+    expect(r.status).to.equal(0);
+    expect(r.stdout).to.contain('catalog: json-stream');
+    const parent = await mkdtemp(path.join(tmpdir(), 'render-'));
+    try {
+      const bad = cli(path.join(parent, 'My_Catalog'));
+      expect(bad.status).to.equal(2);
+      expect(bad.stderr).to.equal(
+        'catalogd render: catalog name "My_Catalog" is not a valid DNS-1123 subdomain; pass --catalog NAME\n',
+      );
+    } finally {
+      await rm(parent, { recursive: true, force: true });
+    }
+  });
+});
