@@ -1,0 +1,236 @@
+// The one connection to the apiserver. client-node is used only to load the kubeconfig (or the
+// in-cluster config) and to apply its credentials; requests go through one shared keep-alive
+// https.Agent, because client-node opens a new TLS connection per request by default and a
+// catalog sync makes tens of thousands of requests.
+import { KubeConfig } from '@kubernetes/client-node';
+import http from 'node:http';
+import https from 'node:https';
+import { setTimeout as delay } from 'node:timers/promises';
+import { KubeApiError, isNetworkError } from './errors.js';
+
+export interface KubeClientOptions {
+  /** Path of a kubeconfig; default: $KUBECONFIG, ~/.kube/config, else in-cluster. */
+  kubeconfig?: string;
+  /** Most connections open at once (default 32). */
+  maxSockets?: number;
+  /** Attempts for a request that fails with 429, 5xx or a network error (default 5). */
+  attempts?: number;
+  /** Called once per HTTP request made (for metrics: verb, resource, status). */
+  onRequest?: (verb: string, resource: string, status: number) => void;
+}
+
+export interface RequestOptions {
+  method?: string;
+  query?: Record<string, string | number | boolean | undefined>;
+  body?: unknown;
+  contentType?: string;
+  accept?: string;
+  signal?: AbortSignal;
+  /** The verb and resource said in errors and metrics, e.g. 'create', 'catalogmetadata'. */
+  verb: string;
+  resource: string;
+}
+
+interface Auth {
+  ca?: string | Buffer | Array<string | Buffer>;
+  cert?: string | Buffer;
+  key?: string | Buffer;
+  headers: Record<string, string>;
+  rejectUnauthorized?: boolean;
+}
+
+/** Credentials are re-read this often, so rotated in-cluster tokens are picked up. */
+const AUTH_REFRESH_MS = 60_000;
+
+export class KubeClient {
+  readonly server: URL;
+  private readonly config: KubeConfig;
+  private readonly agent: https.Agent | http.Agent;
+  private readonly attempts: number;
+  private readonly onRequest: NonNullable<KubeClientOptions['onRequest']>;
+  private auth?: { value: Promise<Auth>; at: number };
+
+  constructor(opts: KubeClientOptions = {}) {
+    this.config = new KubeConfig();
+    if (opts.kubeconfig) this.config.loadFromFile(opts.kubeconfig);
+    else this.config.loadFromDefault();
+    const cluster = this.config.getCurrentCluster();
+    if (!cluster) throw new Error('kubeconfig has no current cluster');
+    this.server = new URL(cluster.server);
+    const agentOpts = { keepAlive: true, maxSockets: opts.maxSockets ?? 32, maxFreeSockets: 32 };
+    this.agent =
+      this.server.protocol === 'https:' ? new https.Agent(agentOpts) : new http.Agent(agentOpts);
+    this.attempts = opts.attempts ?? 5;
+    this.onRequest = opts.onRequest ?? (() => {});
+  }
+
+  /** The namespace of the kubeconfig's current context (for a controller run out of cluster). */
+  get contextNamespace(): string | undefined {
+    const ctx = this.config.getContextObject(this.config.getCurrentContext());
+    return ctx?.namespace;
+  }
+
+  close(): void {
+    this.agent.destroy();
+  }
+
+  private credentials(): Promise<Auth> {
+    const now = Date.now();
+    if (!this.auth || now - this.auth.at > AUTH_REFRESH_MS) {
+      const value = (async () => {
+        const opts: https.RequestOptions = {};
+        await this.config.applyToHTTPSOptions(opts);
+        const headers: Record<string, string> = {};
+        for (const [k, v] of Object.entries(opts.headers ?? {})) {
+          if (typeof v === 'string') headers[k] = v;
+        }
+        return {
+          ...(opts.ca !== undefined && { ca: opts.ca as Auth['ca'] }),
+          ...(opts.cert !== undefined && { cert: opts.cert as Auth['cert'] }),
+          ...(opts.key !== undefined && { key: opts.key as Auth['key'] }),
+          ...(opts.rejectUnauthorized !== undefined && {
+            rejectUnauthorized: opts.rejectUnauthorized,
+          }),
+          headers,
+        };
+      })();
+      this.auth = { value, at: now };
+      value.catch(() => (this.auth = undefined));
+    }
+    return this.auth.value;
+  }
+
+  private url(path: string, query: RequestOptions['query']): URL {
+    const url = new URL(path, this.server);
+    for (const [k, v] of Object.entries(query ?? {})) {
+      if (v !== undefined) url.searchParams.set(k, String(v));
+    }
+    return url;
+  }
+
+  /** Opens a request and resolves with the response (any status); the body is not read. */
+  private async open(
+    path: string,
+    opts: RequestOptions,
+    body: Buffer | undefined,
+  ): Promise<http.IncomingMessage> {
+    const auth = await this.credentials();
+    const url = this.url(path, opts.query);
+    const headers: Record<string, string> = {
+      ...auth.headers,
+      accept: opts.accept ?? 'application/json',
+      'user-agent': 'catalogd-ts',
+    };
+    if (body) {
+      headers['content-type'] = opts.contentType ?? 'application/json';
+      headers['content-length'] = String(body.length);
+    }
+    const lib = url.protocol === 'https:' ? https : http;
+    return new Promise((resolve, reject) => {
+      const req = lib.request(
+        url,
+        {
+          method: opts.method ?? 'GET',
+          agent: this.agent,
+          headers,
+          ...(auth.ca !== undefined && { ca: auth.ca }),
+          ...(auth.cert !== undefined && { cert: auth.cert }),
+          ...(auth.key !== undefined && { key: auth.key }),
+          ...(auth.rejectUnauthorized !== undefined && {
+            rejectUnauthorized: auth.rejectUnauthorized,
+          }),
+          ...(opts.signal && { signal: opts.signal }),
+        },
+        resolve,
+      );
+      req.on('error', reject);
+      req.end(body);
+    });
+  }
+
+  /** Sends a request and returns the parsed JSON body; retries 429, 5xx and network errors. */
+  async request<T>(path: string, opts: RequestOptions): Promise<T> {
+    const body =
+      opts.body === undefined
+        ? undefined
+        : Buffer.from(typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body));
+    for (let attempt = 1; ; attempt++) {
+      let retryAfterMs = Math.min(200 * 2 ** (attempt - 1), 5000);
+      try {
+        const res = await this.open(path, opts, body);
+        const text = await readBody(res);
+        const status = res.statusCode ?? 0;
+        this.onRequest(opts.verb, opts.resource, status);
+        if (status >= 200 && status < 300) return (text ? JSON.parse(text) : undefined) as T;
+        const err = apiError(status, text, opts.verb, opts.resource);
+        const retryAfter = Number(res.headers['retry-after']);
+        if (Number.isFinite(retryAfter) && retryAfter > 0) retryAfterMs = retryAfter * 1000;
+        if (!err.retryable || attempt >= this.attempts) throw err;
+      } catch (err) {
+        if (err instanceof KubeApiError && !err.retryable) throw err;
+        if (opts.signal?.aborted) throw err;
+        if (!(err instanceof KubeApiError) && !isNetworkError(err)) throw err;
+        if (attempt >= this.attempts) throw err;
+        this.onRequest(opts.verb, opts.resource, 0);
+      }
+      await delay(retryAfterMs, undefined, opts.signal ? { signal: opts.signal } : {});
+    }
+  }
+
+  /**
+   * Streams a watch: calls onLine for every JSON line until the server ends the stream
+   * (resolves), the connection fails (rejects) or the signal aborts (resolves).
+   */
+  async watchLines(
+    path: string,
+    opts: RequestOptions,
+    onLine: (line: unknown) => void,
+  ): Promise<void> {
+    let res: http.IncomingMessage;
+    try {
+      res = await this.open(path, opts, undefined);
+    } catch (err) {
+      if (opts.signal?.aborted) return;
+      throw err;
+    }
+    const status = res.statusCode ?? 0;
+    this.onRequest(opts.verb, opts.resource, status);
+    if (status < 200 || status >= 300) {
+      throw apiError(status, await readBody(res), opts.verb, opts.resource);
+    }
+    let pending = '';
+    try {
+      for await (const chunk of res) {
+        pending += (chunk as Buffer).toString('utf8');
+        let nl: number;
+        while ((nl = pending.indexOf('\n')) >= 0) {
+          const line = pending.slice(0, nl).trim();
+          pending = pending.slice(nl + 1);
+          if (line) onLine(JSON.parse(line));
+        }
+      }
+    } catch (err) {
+      if (opts.signal?.aborted) return;
+      throw err;
+    }
+  }
+}
+
+async function readBody(res: http.IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const c of res) chunks.push(c as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function apiError(status: number, text: string, verb: string, resource: string): KubeApiError {
+  let reason = '';
+  let message = text.slice(0, 2000);
+  try {
+    const s = JSON.parse(text) as { reason?: string; message?: string };
+    reason = s.reason ?? '';
+    message = s.message ?? message;
+  } catch {
+    // not a Status object (e.g. a proxy's error page): keep the text
+  }
+  return new KubeApiError(status, reason, message, verb, resource);
+}

@@ -1,0 +1,53 @@
+// Errors from the apiserver, with the Status reason kept so callers can branch on it
+// (NotFound, AlreadyExists, Conflict, Expired/Gone) and a retry class for the controller.
+
+export class KubeApiError extends Error {
+  /** HTTP status; also exposed as `code` so the runtime's isResourceExpired() sees 410. */
+  readonly code: number;
+  readonly reason: string;
+
+  constructor(
+    readonly status: number,
+    reason: string,
+    message: string,
+    readonly verb: string,
+    readonly resource: string,
+  ) {
+    super(`${verb} ${resource}: ${message || reason || `HTTP ${status}`}`);
+    this.name = 'KubeApiError';
+    this.code = status;
+    this.reason = reason;
+  }
+
+  /** 429 and 5xx are transient: the apiserver asks us to come back later. */
+  get retryable(): boolean {
+    return this.status === 429 || this.status >= 500;
+  }
+}
+
+function apiStatus(err: unknown): number | undefined {
+  return err instanceof KubeApiError ? err.status : undefined;
+}
+
+export const isNotFound = (err: unknown): boolean => apiStatus(err) === 404;
+export const isConflict = (err: unknown): boolean =>
+  apiStatus(err) === 409 && (err as KubeApiError).reason === 'Conflict';
+export const isAlreadyExists = (err: unknown): boolean =>
+  apiStatus(err) === 409 && (err as KubeApiError).reason === 'AlreadyExists';
+export const isGone = (err: unknown): boolean => apiStatus(err) === 410;
+/** Admission webhooks and policies, validation: the object itself is refused. */
+export const isInvalid = (err: unknown): boolean => {
+  const s = apiStatus(err);
+  return s === 422 || s === 400 || s === 403;
+};
+
+/** Network-level failures (connection refused or reset, timeouts): worth retrying. */
+export function isNetworkError(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return (
+    typeof code === 'string' &&
+    ['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EAI_AGAIN', 'UND_ERR_SOCKET'].includes(
+      code,
+    )
+  );
+}

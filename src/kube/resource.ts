@@ -1,0 +1,240 @@
+// Typed access to one resource type over the shared KubeClient: paginated lists (full or
+// metadata-only), watches that satisfy the controller runtime's ListWatch contract, and CRUD.
+import type {
+  ListOptions,
+  ListPage,
+  ListWatch,
+  WatchEventType,
+  WatchOptions,
+} from '../controllers/runtime/index.js';
+import { ResourceExpiredError } from '../controllers/runtime/index.js';
+import type { KubeClient } from './client.js';
+import { KubeApiError } from './errors.js';
+
+export interface ResourceType {
+  group: string;
+  version: string;
+  plural: string;
+  /** Set for namespaced resources. */
+  namespace?: string;
+}
+
+/** Metadata of any object, as returned by metadata-only (PartialObjectMetadata) requests. */
+export interface ObjectMetadata {
+  apiVersion?: string;
+  kind?: string;
+  metadata: {
+    name: string;
+    namespace?: string;
+    uid?: string;
+    resourceVersion?: string;
+    generation?: number;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+    ownerReferences?: Array<{
+      apiVersion: string;
+      kind: string;
+      name: string;
+      uid: string;
+      controller?: boolean;
+    }>;
+    deletionTimestamp?: string;
+    finalizers?: string[];
+  };
+}
+
+const METADATA_LIST =
+  'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json';
+const METADATA_ONE =
+  'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json';
+
+interface ListBody<T> {
+  items?: T[];
+  metadata?: { resourceVersion?: string; continue?: string };
+}
+
+interface WatchEvent<T> {
+  type: WatchEventType | 'ERROR';
+  object: T & { code?: number; message?: string; reason?: string };
+}
+
+export class Resource<T extends { metadata?: { name?: string } }> {
+  constructor(
+    private readonly client: KubeClient,
+    readonly type: ResourceType,
+    /** Request metadata-only representations for list and watch. */
+    private readonly metadataOnly = false,
+  ) {}
+
+  private get base(): string {
+    const { group, version, plural, namespace } = this.type;
+    const prefix = group === '' ? `/api/${version}` : `/apis/${group}/${version}`;
+    return namespace ? `${prefix}/namespaces/${namespace}/${plural}` : `${prefix}/${plural}`;
+  }
+
+  private path(name?: string, sub?: string): string {
+    let p = this.base;
+    if (name !== undefined) p += `/${encodeURIComponent(name)}`;
+    if (sub !== undefined) p += `/${sub}`;
+    return p;
+  }
+
+  /** One page of a list. */
+  async list(opts: ListOptions, signal?: AbortSignal): Promise<ListPage<T>> {
+    const body = await this.client.request<ListBody<T>>(this.path(), {
+      verb: 'list',
+      resource: this.type.plural,
+      query: {
+        limit: opts.limit,
+        continue: opts.continue,
+        labelSelector: opts.labelSelector,
+        resourceVersion: opts.resourceVersion,
+      },
+      ...(this.metadataOnly && { accept: METADATA_LIST }),
+      ...(signal && { signal }),
+    });
+    return {
+      items: body.items ?? [],
+      resourceVersion: body.metadata?.resourceVersion ?? '',
+      ...(body.metadata?.continue && { continue: body.metadata.continue }),
+    };
+  }
+
+  /** Every item matching the selector, page by page (yielded as they arrive). */
+  async *listAll(
+    labelSelector: string | undefined,
+    pageSize = 500,
+    signal?: AbortSignal,
+  ): AsyncGenerator<T> {
+    let cont: string | undefined;
+    do {
+      const page = await this.list(
+        {
+          limit: pageSize,
+          ...(cont && { continue: cont }),
+          ...(labelSelector && { labelSelector }),
+        },
+        signal,
+      );
+      yield* page.items;
+      cont = page.continue;
+    } while (cont);
+  }
+
+  async watch(
+    opts: WatchOptions,
+    onEvent: (type: WatchEventType, obj: T) => void,
+    signal: AbortSignal,
+  ): Promise<void> {
+    await this.client.watchLines(
+      this.path(),
+      {
+        verb: 'watch',
+        resource: this.type.plural,
+        query: {
+          watch: 1,
+          allowWatchBookmarks: true,
+          resourceVersion: opts.resourceVersion,
+          labelSelector: opts.labelSelector,
+          timeoutSeconds: opts.timeoutSeconds ?? 300 + Math.floor(Math.random() * 300),
+        },
+        ...(this.metadataOnly && { accept: METADATA_ONE }),
+        signal,
+      },
+      (line) => {
+        const ev = line as WatchEvent<T>;
+        if (ev.type === 'ERROR') {
+          if (ev.object.code === 410) throw new ResourceExpiredError(ev.object.message);
+          throw new KubeApiError(
+            ev.object.code ?? 500,
+            ev.object.reason ?? '',
+            ev.object.message ?? 'watch error',
+            'watch',
+            this.type.plural,
+          );
+        }
+        onEvent(ev.type, ev.object);
+      },
+    );
+  }
+
+  /** This resource as the controller runtime's ListWatch. */
+  listWatch(): ListWatch<T> {
+    return {
+      list: (opts, signal) => this.list(opts, signal),
+      watch: (opts, onEvent, signal) => this.watch(opts, onEvent, signal),
+    };
+  }
+
+  get(name: string, signal?: AbortSignal): Promise<T> {
+    return this.client.request<T>(this.path(name), {
+      verb: 'get',
+      resource: this.type.plural,
+      ...(signal && { signal }),
+    });
+  }
+
+  create(obj: T, signal?: AbortSignal): Promise<T> {
+    return this.client.request<T>(this.path(), {
+      method: 'POST',
+      verb: 'create',
+      resource: this.type.plural,
+      body: obj,
+      ...(signal && { signal }),
+    });
+  }
+
+  /** PUT; the object's metadata.resourceVersion, when set, makes it conditional. */
+  update(obj: T, signal?: AbortSignal): Promise<T> {
+    return this.client.request<T>(this.path(obj.metadata?.name ?? ''), {
+      method: 'PUT',
+      verb: 'update',
+      resource: this.type.plural,
+      body: obj,
+      ...(signal && { signal }),
+    });
+  }
+
+  /** PUT of the status subresource. */
+  updateStatus(obj: T, signal?: AbortSignal): Promise<T> {
+    return this.client.request<T>(this.path(obj.metadata?.name ?? '', 'status'), {
+      method: 'PUT',
+      verb: 'update',
+      resource: `${this.type.plural}/status`,
+      body: obj,
+      ...(signal && { signal }),
+    });
+  }
+
+  /** A JSON merge patch (RFC 7386) of the object or a subresource. */
+  mergePatch(name: string, patch: unknown, sub?: string, signal?: AbortSignal): Promise<T> {
+    return this.client.request<T>(this.path(name, sub), {
+      method: 'PATCH',
+      verb: 'patch',
+      resource: sub ? `${this.type.plural}/${sub}` : this.type.plural,
+      body: patch,
+      contentType: 'application/merge-patch+json',
+      ...(signal && { signal }),
+    });
+  }
+
+  /** DELETE, with optional preconditions so we never delete an object someone re-created. */
+  async delete(
+    name: string,
+    preconditions?: { uid?: string; resourceVersion?: string },
+    signal?: AbortSignal,
+  ): Promise<void> {
+    await this.client.request(this.path(name), {
+      method: 'DELETE',
+      verb: 'delete',
+      resource: this.type.plural,
+      body: {
+        apiVersion: 'v1',
+        kind: 'DeleteOptions',
+        propagationPolicy: 'Background',
+        ...(preconditions && { preconditions }),
+      },
+      ...(signal && { signal }),
+    });
+  }
+}

@@ -1,0 +1,76 @@
+import { expect } from 'chai';
+import { ANNOTATION_CONTENT_HASH } from '../api/v1/index.js';
+import { planSync, planWrites } from './plan.js';
+import type { DesiredObject, ExistingObject } from './plan.js';
+
+const owner = 'uid-owner';
+const want = (hash: string, labels: Record<string, string> = { catalog: 'c' }): DesiredObject => ({
+  hash,
+  labels,
+});
+const have = (name: string, hash: string, over: Partial<ExistingObject> = {}): ExistingObject => ({
+  name,
+  uid: `uid-${name}`,
+  resourceVersion: `rv-${name}`,
+  labels: { catalog: 'c' },
+  annotations: { [ANNOTATION_CONTENT_HASH]: hash },
+  ownerUid: owner,
+  deleting: false,
+  ...over,
+});
+
+describe('planSync', () => {
+  it('writes nothing when every object is up to date', () => {
+    const plan = planSync(
+      new Map([
+        ['a', want('h1')],
+        ['b', want('h2')],
+      ]),
+      [have('a', 'h1'), have('b', 'h2')],
+      owner,
+    );
+    expect(planWrites(plan)).to.equal(0);
+    expect(plan.unchanged).to.equal(2);
+  });
+
+  it('creates missing, updates changed and deletes gone objects, sorted by name', () => {
+    const desired = new Map([
+      ['z-new', want('h9')],
+      ['a-new', want('h8')],
+      ['changed', want('h2')],
+      ['same', want('h3')],
+    ]);
+    const plan = planSync(
+      desired,
+      [have('changed', 'h1'), have('same', 'h3'), have('gone', 'h4')],
+      owner,
+    );
+    expect(plan.create).to.deep.equal(['a-new', 'z-new']);
+    expect(plan.update).to.deep.equal([{ name: 'changed', resourceVersion: 'rv-changed' }]);
+    expect(plan.delete).to.deep.equal([{ name: 'gone', uid: 'uid-gone' }]);
+    expect(plan.unchanged).to.equal(1);
+  });
+
+  it('restores labels edited by hand', () => {
+    const plan = planSync(
+      new Map([['a', want('h1')]]),
+      [have('a', 'h1', { labels: { catalog: 'other' } })],
+      owner,
+    );
+    expect(plan.update.map((u) => u.name)).to.deep.equal(['a']);
+  });
+
+  it('takes over an object owned by another (e.g. re-created) catalog of the same name', () => {
+    const plan = planSync(
+      new Map([['a', want('h1')]]),
+      [have('a', 'h1', { ownerUid: 'old' })],
+      owner,
+    );
+    expect(plan.update).to.have.length(1);
+  });
+
+  it('does not delete again what is already being deleted', () => {
+    const plan = planSync(new Map(), [have('a', 'h1', { deleting: true })], owner);
+    expect(plan.delete).to.deep.equal([]);
+  });
+});
