@@ -1,9 +1,12 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { CatalogHasher } from './canonical.js';
 import { IdentityRegistry, readCatalog } from './catalog.js';
 import type { Blob } from './catalog.js';
 import { BAD_FIXTURES, FIXTURES, GOOD_FIXTURES } from '../../test/fixtures/fbc/expectations.js';
+import { generateCatalog, generateCatalogFiles } from '../../test/support/fbcgen.js';
 import { FbcError } from './errors.js';
 
 async function load(name: string): Promise<Blob[]> {
@@ -180,5 +183,43 @@ describe('fbc/catalog: IdentityRegistry', () => {
       disambiguator: 'aa',
     });
     expect(() => r.identify('x.y', '', '', 'sha256:aa', pos)).to.throw(/duplicate blob/);
+  });
+});
+
+describe('fbc/catalog: generated catalogs (test/support/fbcgen.ts)', () => {
+  it('are deterministic from the seed, realistic, and parse', async () => {
+    const files = (seed: number) => [...generateCatalogFiles({ seed, sizeMB: 0.3 })];
+    const a = files(11);
+    expect(files(11)).to.deep.equal(a);
+    expect(files(12)).not.to.deep.equal(a);
+    const dir = await mkdtemp(path.join(tmpdir(), 'fbcgen-'));
+    try {
+      await generateCatalog(dir, { seed: 11, sizeMB: 0.3 });
+      const schemas = new Map<string, number>();
+      const propertyTypes = new Set<string>();
+      for await (const b of readCatalog(dir, { catalog: 'gen' })) {
+        schemas.set(b.schema, (schemas.get(b.schema) ?? 0) + 1);
+        for (const p of (b.content.properties as { type: string }[] | undefined) ?? [])
+          propertyTypes.add(p.type);
+      }
+      expect([...schemas.keys()].sort()).to.include.members([
+        'olm.bundle',
+        'olm.channel',
+        'olm.package',
+      ]);
+      expect([...propertyTypes].sort()).to.deep.equal([
+        'olm.bundle.object',
+        'olm.csv.metadata',
+        'olm.gvk',
+        'olm.package',
+      ]);
+      expect(a.some((f) => f.path.endsWith('.yaml'))).to.equal(true);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('rejects sizes outside 1..60 MB (0.01 allowed for tests)', () => {
+    expect(() => [...generateCatalogFiles({ seed: 1, sizeMB: 61 })]).to.throw(/sizeMB/);
   });
 });

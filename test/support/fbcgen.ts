@@ -259,7 +259,8 @@ export function* generateCatalogFiles(opts: GenerateOptions): Generator<Generate
   for (let i = 0; total < target; i++) {
     const pkg = `${g.pick(WORDS)}-${g.pick(WORDS)}-${i.toString().padStart(4, '0')}`;
     const blobs = packageBlobs(g, pkg);
-    const yaml = g.rnd() < 0.2;
+    // Every fifth package is written as multi-document YAML, the rest as JSON streams.
+    const yaml = i % 5 === 1;
     const content = yaml
       ? blobs.map((b) => dump(b, { lineWidth: -1 })).join('---\n')
       : blobs.map((b) => JSON.stringify(b)).join('\n') + '\n';
