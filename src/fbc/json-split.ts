@@ -124,7 +124,8 @@ export class JsonSplitter {
             b === 0x22 ||
             b === 0x2c
           ) {
-            end = i;
+            // A stray delimiter where a value should start is a one-byte (invalid) value.
+            end = size === 0 && i === this.i ? i + 1 : i;
             break;
           }
           continue;

@@ -128,6 +128,11 @@ describe('fbc/parse: one file as a stream of documents', () => {
     expect(e.position?.offset).to.equal(19);
   });
 
+  it('rejects a stray closing bracket between values', async () => {
+    const e = await parseError('{"schema":"a"}\n{"schema":"b"}\n}\n');
+    expect(e.message).to.equal('dir/f:3:1: invalid JSON: unexpected "}", expected a value');
+  });
+
   it('rejects unterminated JSON', async () => {
     const e = await parseError('{"schema":"a"}\n{"schema":"b"}\n{"schema": "c"\n');
     expect(e.message).to.match(/^dir\/f:4:1: unexpected end of JSON input/);
