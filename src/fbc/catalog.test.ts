@@ -8,6 +8,7 @@ import type { Blob } from './catalog.js';
 import { BAD_FIXTURES, FIXTURES, GOOD_FIXTURES } from '../../test/fixtures/fbc/expectations.js';
 import { generateCatalog, generateCatalogFiles } from '../../test/support/fbcgen.js';
 import { FbcError } from './errors.js';
+import { DEFAULT_MAX_OBJECT_BYTES, toCatalogMetadata } from './objects.js';
 
 async function load(name: string): Promise<Blob[]> {
   const out: Blob[] = [];
@@ -126,9 +127,15 @@ describe('fbc/catalog: fixtures of odd input', () => {
     expect(blobs[3]!.identity.disambiguator).to.equal(blobs[3]!.hash.slice(7));
   });
 
-  it('big-blob: a 2 MB blob is one blob with its exact size', async () => {
+  it('big-blob: a 2 MB blob is one blob; its object omits content over the 1 MiB default', async () => {
     const [b] = await load('big-blob');
     expect(b!.bytes).to.be.greaterThan(2 * 1024 * 1024);
+    const o = toCatalogMetadata(b!, {
+      maxObjectBytes: DEFAULT_MAX_OBJECT_BYTES,
+      contentUrl: () => 'u',
+    });
+    expect(o.spec.content).to.equal(undefined);
+    expect(o.spec.contentOmitted).to.deep.equal({ bytes: b!.bytes, url: 'u' });
   });
 
   it('contentHash does not depend on file layout: json-stream and its blobs split differently agree', async () => {

@@ -2,7 +2,7 @@
 // file, canonicalize and hash each blob, give it its identity, and apply the duplicate rules.
 // Blobs are yielded as they are parsed; if the stream throws, the catalog is invalid as a whole
 // and the caller must discard what it received (no partial catalog is ever valid).
-import { createReadStream } from 'node:fs';
+import { open as openFile } from 'node:fs/promises';
 import path from 'node:path';
 import { blobHash, canonicalize } from './canonical.js';
 import { FbcError, formatPosition } from './errors.js';
@@ -44,7 +44,7 @@ export interface ReadCatalogOptions {
   limits?: ParseLimits;
   /** Directory access (default: the file system under the directory). */
   reader?: DirReader;
-  /** Opens a file for streaming (default: fs.createReadStream under the directory). */
+  /** Opens a file for streaming (default: chunked reads of the file under the directory). */
   open?: (file: string) => AsyncIterable<Uint8Array>;
 }
 
@@ -99,8 +99,25 @@ export class IdentityRegistry {
   }
 }
 
+const READ_CHUNK_BYTES = 256 * 1024;
+
+/** A file's bytes in chunks of at most READ_CHUNK_BYTES (plain reads: cheaper than a stream per file). */
+async function* readChunks(file: string): AsyncGenerator<Uint8Array> {
+  const fh = await openFile(file, 'r');
+  try {
+    for (;;) {
+      const buf = Buffer.allocUnsafe(READ_CHUNK_BYTES);
+      const { bytesRead } = await fh.read(buf, 0, READ_CHUNK_BYTES, null);
+      if (bytesRead === 0) return;
+      yield bytesRead === READ_CHUNK_BYTES ? buf : buf.subarray(0, bytesRead);
+    }
+  } finally {
+    await fh.close();
+  }
+}
+
 function defaultOpen(root: string): (file: string) => AsyncIterable<Uint8Array> {
-  return (file) => createReadStream(path.join(root, file), { highWaterMark: 256 * 1024 });
+  return (file) => readChunks(path.join(root, file));
 }
 
 /** The blobs of a catalog directory, in walk order then file order. Throws FbcError. */
