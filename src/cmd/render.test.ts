@@ -99,6 +99,12 @@ describe('catalogd render', () => {
     );
   });
 
+  it('the CLI exits 1 for a directory that does not exist', () => {
+    const r = cli(path.join(FIXTURES, 'no-such-dir'), '--catalog', 'c');
+    expect(r.status).to.equal(1);
+    expect(r.stderr).to.equal('catalogd render: cannot read directory . (ENOENT)\n');
+  });
+
   it('the CLI exits 2 on usage errors and names an invalid default catalog name', async () => {
     expect(cli().status).to.equal(2);
     expect(cli(FIXTURES, '-o', 'xml').status).to.equal(2);

@@ -29,6 +29,12 @@ export function fsDirReader(root: string): DirReader {
   };
 }
 
+/** ` (ENOENT)` for a Node.js system error: deterministic, unlike its message (which has paths). */
+function errnoSuffix(err: unknown): string {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  return typeof code === 'string' ? ` (${code})` : '';
+}
+
 function byteOrder(a: string, b: string): number {
   return Buffer.compare(Buffer.from(a), Buffer.from(b));
 }
@@ -65,7 +71,10 @@ export async function listCatalogFiles(reader: DirReader): Promise<string[]> {
     try {
       entries = await reader.list(dir);
     } catch (cause) {
-      throw new FbcError(`cannot read directory ${dir || '.'}`, { retryClass: 'io', cause });
+      throw new FbcError(`cannot read directory ${dir || '.'}${errnoSuffix(cause)}`, {
+        retryClass: 'io',
+        cause,
+      });
     }
     entries.sort((a, b) => byteOrder(a.name, b.name));
     for (const e of entries) {
@@ -77,7 +86,10 @@ export async function listCatalogFiles(reader: DirReader): Promise<string[]> {
           try {
             text = await reader.readText(rel);
           } catch (cause) {
-            throw new FbcError(`cannot read ${rel}`, { retryClass: 'io', cause });
+            throw new FbcError(`cannot read ${rel}${errnoSuffix(cause)}`, {
+              retryClass: 'io',
+              cause,
+            });
           }
           // go-git trims each line and skips blanks and comments, like git.
           const lines = text
