@@ -1,0 +1,63 @@
+// Sequential writes to a file through a fixed buffer: few syscalls, bounded memory.
+import type { FileHandle } from 'node:fs/promises';
+
+export class BufferedFileWriter {
+  private readonly buffer: Buffer;
+  private used = 0;
+  /** Bytes written so far (buffered included): the offset of the next byte. */
+  position = 0;
+
+  constructor(
+    private readonly file: FileHandle,
+    size = 1 << 20,
+  ) {
+    this.buffer = Buffer.allocUnsafe(size);
+  }
+
+  async write(chunk: Uint8Array): Promise<void> {
+    this.position += chunk.length;
+    if (chunk.length > this.buffer.length - this.used) {
+      await this.flush();
+      if (chunk.length >= this.buffer.length) {
+        await writeFully(this.file, chunk);
+        return;
+      }
+    }
+    this.buffer.set(chunk, this.used);
+    this.used += chunk.length;
+  }
+
+  async writeString(s: string): Promise<void> {
+    await this.write(Buffer.from(s, 'utf8'));
+  }
+
+  async flush(): Promise<void> {
+    if (this.used === 0) return;
+    await writeFully(this.file, this.buffer.subarray(0, this.used));
+    this.used = 0;
+  }
+}
+
+async function writeFully(file: FileHandle, data: Uint8Array): Promise<void> {
+  let off = 0;
+  while (off < data.length) {
+    const { bytesWritten } = await file.write(data, off, data.length - off);
+    off += bytesWritten;
+  }
+}
+
+/** Reads exactly `length` bytes at `position` (short reads are retried; EOF is an error). */
+export async function readExactly(
+  file: FileHandle,
+  position: number,
+  length: number,
+  into: Buffer = Buffer.allocUnsafe(length),
+): Promise<Buffer> {
+  let off = 0;
+  while (off < length) {
+    const { bytesRead } = await file.read(into, off, length - off, position + off);
+    if (bytesRead === 0) throw new Error(`unexpected end of file at byte ${position + off}`);
+    off += bytesRead;
+  }
+  return into.subarray(0, length);
+}

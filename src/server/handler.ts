@@ -1,0 +1,121 @@
+// The HTTP content handler (SPEC §4): GET|HEAD <prefix>/<catalog>/api/v1/{all,metas} from the
+// store's served revision, with validators, conditional requests and gzip. node:http only.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { createGzip } from 'node:zlib';
+import {
+  acceptsGzip,
+  allEntityTag,
+  etagHeader,
+  httpDate,
+  isNotModified,
+  metasEntityTag,
+} from './http-cache.js';
+import { normalizeMetasQuery, parseMetasQuery } from './query.js';
+import { routeRequest } from './route.js';
+import type { RevisionLease } from './store.js';
+
+/** What the handler needs of the store. */
+export interface LeaseSource {
+  acquire(catalog: string): RevisionLease | undefined;
+}
+
+export interface ContentHandlerOptions {
+  store: LeaseSource;
+  /** Default `/catalogs`. */
+  pathPrefix?: string;
+}
+
+export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void;
+
+export const DEFAULT_PATH_PREFIX = '/catalogs';
+const CONTENT_TYPE = 'application/jsonl';
+
+function sendError(
+  res: ServerResponse,
+  status: number,
+  message: string,
+  headers: Record<string, string> = {},
+): void {
+  const body = `${message}\n`;
+  res.writeHead(status, {
+    ...headers,
+    'Content-Type': 'text/plain; charset=utf-8',
+    'Content-Length': Buffer.byteLength(body),
+    'X-Content-Type-Options': 'nosniff',
+  });
+  res.end(res.req.method === 'HEAD' ? undefined : body);
+}
+
+export function createContentHandler(opts: ContentHandlerOptions): RequestHandler {
+  const prefix = (opts.pathPrefix ?? DEFAULT_PATH_PREFIX).replace(/\/+$/, '');
+  return (req, res) => {
+    serve(opts.store, prefix, req, res).catch((err: unknown) => {
+      if (!res.headersSent) sendError(res, 500, 'internal error while reading the catalog');
+      else res.destroy(err instanceof Error ? err : new Error('response failed', { cause: err }));
+    });
+  };
+}
+
+async function serve(
+  store: LeaseSource,
+  prefix: string,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<void> {
+  const route = routeRequest(req.url ?? '', prefix);
+  if (route.kind === 'not-found') return sendError(res, 404, 'not found');
+  if (route.kind === 'bad-request') return sendError(res, 400, route.error);
+  if (req.method !== 'GET' && req.method !== 'HEAD')
+    return sendError(res, 405, 'method not allowed: use GET or HEAD', { Allow: 'GET, HEAD' });
+  let normalized = '';
+  let query = {};
+  if (route.endpoint === 'metas') {
+    const parsed = parseMetasQuery(route.rawQuery);
+    if (!parsed.ok) return sendError(res, 400, parsed.error);
+    query = parsed.query;
+    normalized = normalizeMetasQuery(parsed.query);
+  }
+  const lease = store.acquire(route.catalog);
+  if (!lease) return sendError(res, 404, `catalog ${JSON.stringify(route.catalog)} is not served`);
+  try {
+    const tag =
+      route.endpoint === 'all'
+        ? allEntityTag(lease.contentHash)
+        : metasEntityTag(lease.contentHash, normalized);
+    const gzip = acceptsGzip(req.headers['accept-encoding']);
+    const validators = {
+      ETag: etagHeader(tag, gzip),
+      'Last-Modified': httpDate(lease.lastModified),
+      Vary: 'Accept-Encoding',
+    };
+    const conditional = {
+      ifNoneMatch: req.headers['if-none-match'],
+      ifModifiedSince: req.headers['if-modified-since'],
+    };
+    if (isNotModified(conditional, tag, lease.lastModified)) {
+      res.writeHead(304, validators);
+      res.end();
+      return;
+    }
+    const selection = normalized === '' ? lease.selectAll() : await lease.select(query);
+    const headers: Record<string, string | number> = {
+      ...validators,
+      'Content-Type': CONTENT_TYPE,
+      'X-Content-Type-Options': 'nosniff',
+    };
+    if (gzip) headers['Content-Encoding'] = 'gzip';
+    else headers['Content-Length'] = selection.bytes;
+    res.writeHead(200, headers);
+    if (req.method === 'HEAD') {
+      res.end();
+      return;
+    }
+    const body = Readable.from(lease.read(selection), { objectMode: false });
+    if (gzip) await pipeline(body, createGzip(), res);
+    else await pipeline(body, res);
+  } finally {
+    lease.release();
+  }
+}

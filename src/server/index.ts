@@ -1,0 +1,11 @@
+// HTTP content server (SPEC §4, docs/server.md): per-revision on-disk store and node:http handler.
+export { ContentStore } from './store.js';
+export type { RevisionInfo, RevisionLease, StoredRevision } from './store.js';
+export type { ContentBlob } from './revision-build.js';
+export type { IoCounters, Selection } from './revision.js';
+export { createContentHandler, DEFAULT_PATH_PREFIX } from './handler.js';
+export type { ContentHandlerOptions, LeaseSource, RequestHandler } from './handler.js';
+export { catalogBaseUrl, startContentServer } from './server.js';
+export type { ContentServer, ContentServerOptions } from './server.js';
+export { normalizeMetasQuery, parseMetasQuery } from './query.js';
+export type { MetasQuery } from './query.js';

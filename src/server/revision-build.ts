@@ -1,0 +1,237 @@
+// Writes one catalog revision (revision-format.ts) from a stream of blobs. Blobs arrive in the
+// source's order and are spooled to disk as they come; in memory there are only per-blob
+// numbers (typed columns), the hash bytes and the distinct schema/package/name strings. The
+// blob order is then computed, and all.jsonl is copied from the spool in that order.
+import { createHash } from 'node:crypto';
+import { open, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { BufferedFileWriter, readExactly } from './file-writer.js';
+import { ByteColumn, Column } from './columns.js';
+import { contentHashHex } from './http-cache.js';
+import {
+  ALL_FILE,
+  FORMAT_VERSION,
+  INDEX_FILE,
+  NAME_BLOCK,
+  NAMES_FILE,
+  OFFSETS_FILE,
+  compareStrings,
+} from './revision-format.js';
+import type { RevisionIndexFile } from './revision-format.js';
+
+/** What the store needs of a blob (src/fbc's Blob has these fields). */
+export interface ContentBlob {
+  schema: string;
+  package?: string | undefined;
+  name?: string | undefined;
+  /** Canonical JSON: compact, so it never holds a raw newline. */
+  canonical: string;
+  /** `sha256:<hex>` of `canonical`. */
+  hash: string;
+}
+
+const SPOOL_FILE = 'spool.jsonl';
+const ABSENT = -1;
+
+/** Interns strings to small integers; ranks them in compareStrings order. */
+class StringTable {
+  private readonly ids = new Map<string, number>();
+  readonly strings: string[] = [];
+
+  id(s: string | undefined): number {
+    if (s === undefined || s === '') return ABSENT;
+    let id = this.ids.get(s);
+    if (id === undefined) {
+      id = this.strings.length;
+      this.ids.set(s, id);
+      this.strings.push(s);
+    }
+    return id;
+  }
+
+  /** rank[id]: position of the string in sorted order. */
+  ranks(): Int32Array {
+    const order = this.strings
+      .map((_, i) => i)
+      .sort((a, b) => compareStrings(this.strings[a]!, this.strings[b]!));
+    const rank = new Int32Array(this.strings.length);
+    order.forEach((id, r) => (rank[id] = r));
+    return rank;
+  }
+}
+
+interface Spooled {
+  count: number;
+  strings: StringTable;
+  schema: Column<Int32Array>;
+  pkg: Column<Int32Array>;
+  name: Column<Int32Array>;
+  offset: Column<Float64Array>;
+  length: Column<Uint32Array>;
+  hashes: ByteColumn;
+}
+
+async function spool(file: string, blobs: AsyncIterable<ContentBlob>): Promise<Spooled> {
+  const s: Spooled = {
+    count: 0,
+    strings: new StringTable(),
+    schema: new Column((n) => new Int32Array(n)),
+    pkg: new Column((n) => new Int32Array(n)),
+    name: new Column((n) => new Int32Array(n)),
+    offset: new Column((n) => new Float64Array(n)),
+    length: new Column((n) => new Uint32Array(n)),
+    hashes: new ByteColumn(32),
+  };
+  const fh = await open(file, 'w');
+  try {
+    const out = new BufferedFileWriter(fh);
+    for await (const blob of blobs) {
+      if (blob.schema === '') throw new Error(`blob ${s.count}: empty schema`);
+      if (blob.canonical.includes('\n'))
+        throw new Error(`blob ${s.count}: canonical form holds a newline`);
+      const hex = /^sha256:([0-9a-f]{64})$/.exec(blob.hash)?.[1];
+      if (hex === undefined) throw new Error(`blob ${s.count}: invalid hash`);
+      const line = Buffer.from(`${blob.canonical}\n`, 'utf8');
+      s.schema.push(s.strings.id(blob.schema));
+      s.pkg.push(s.strings.id(blob.package));
+      s.name.push(s.strings.id(blob.name));
+      s.offset.push(out.position);
+      s.length.push(line.length);
+      s.hashes.push(Buffer.from(hex, 'hex'));
+      await out.write(line);
+      s.count++;
+    }
+    await out.flush();
+  } finally {
+    await fh.close();
+  }
+  return s;
+}
+
+/** The catalog contentHash of the spooled blobs (same rule as src/fbc CatalogHasher). */
+function spooledContentHash(s: Spooled): string {
+  const order = Array.from({ length: s.count }, (_, i) => i).sort((a, b) => s.hashes.compare(a, b));
+  const h = createHash('sha256');
+  for (const i of order) h.update(`sha256:${s.hashes.hex(i)}\n`);
+  return `sha256:${h.digest('hex')}`;
+}
+
+function blobOrder(s: Spooled, rank: Int32Array): Uint32Array {
+  const r = (id: number): number => (id === ABSENT ? -1 : rank[id]!);
+  const perm = new Uint32Array(s.count);
+  for (let i = 0; i < s.count; i++) perm[i] = i;
+  return perm.sort(
+    (a, b) =>
+      r(s.schema.get(a)) - r(s.schema.get(b)) ||
+      r(s.pkg.get(a)) - r(s.pkg.get(b)) ||
+      r(s.name.get(a)) - r(s.name.get(b)) ||
+      s.hashes.compare(a, b),
+  );
+}
+
+export interface WrittenRevision {
+  blobs: number;
+  allBytes: number;
+}
+
+/**
+ * Writes the revision files into `dir` (an empty, private directory). Throws if the blobs'
+ * contentHash is not `contentHash`.
+ */
+export async function writeRevisionFiles(
+  dir: string,
+  contentHash: string,
+  blobs: AsyncIterable<ContentBlob>,
+): Promise<WrittenRevision> {
+  contentHashHex(contentHash);
+  const spoolPath = path.join(dir, SPOOL_FILE);
+  const s = await spool(spoolPath, blobs);
+  const actual = spooledContentHash(s);
+  if (actual !== contentHash)
+    throw new Error(`content hash mismatch: the blobs hash to ${actual}, expected ${contentHash}`);
+  const rank = s.strings.ranks();
+  const perm = blobOrder(s, rank);
+
+  const offsets = Buffer.alloc((s.count + 1) * 8);
+  const schemas: RevisionIndexFile['schemas'] = [];
+  const packages = new Map<string, number[]>();
+  // Blobs with a name, in blob order: name id and sequence number.
+  const namedId = new Column((n) => new Int32Array(n));
+  const namedSeq = new Column((n) => new Uint32Array(n));
+  const spoolFile = await open(spoolPath, 'r');
+  const allFile = await open(path.join(dir, ALL_FILE), 'w');
+  let allBytes = 0;
+  try {
+    const out = new BufferedFileWriter(allFile);
+    let scratch = Buffer.allocUnsafe(64 * 1024);
+    for (let seq = 0; seq < s.count; seq++) {
+      const i = perm[seq]!;
+      const len = s.length.get(i);
+      if (len > scratch.length) scratch = Buffer.allocUnsafe(len);
+      offsets.writeDoubleLE(out.position, seq * 8);
+      await out.write(await readExactly(spoolFile, s.offset.get(i), len, scratch));
+
+      const schema = s.strings.strings[s.schema.get(i)]!;
+      const lastSchema = schemas[schemas.length - 1];
+      if (lastSchema?.[0] === schema) lastSchema[2] = seq + 1;
+      else schemas.push([schema, seq, seq + 1]);
+      const pkgId = s.pkg.get(i);
+      if (pkgId !== ABSENT) {
+        const pkg = s.strings.strings[pkgId]!;
+        let runs = packages.get(pkg);
+        if (runs === undefined) packages.set(pkg, (runs = []));
+        if (runs.length > 0 && runs[runs.length - 1] === seq) runs[runs.length - 1] = seq + 1;
+        else runs.push(seq, seq + 1);
+      }
+      const nameId = s.name.get(i);
+      if (nameId !== ABSENT) {
+        namedId.push(nameId);
+        namedSeq.push(seq);
+      }
+    }
+    await out.flush();
+    allBytes = out.position;
+    offsets.writeDoubleLE(allBytes, s.count * 8);
+    await allFile.sync();
+  } finally {
+    await Promise.all([spoolFile.close(), allFile.close()]);
+  }
+  await rm(spoolPath, { force: true });
+
+  const byName = new Uint32Array(namedId.length);
+  for (let k = 0; k < byName.length; k++) byName[k] = k;
+  byName.sort(
+    (a, b) => rank[namedId.get(a)]! - rank[namedId.get(b)]! || namedSeq.get(a) - namedSeq.get(b),
+  );
+  const nameFences: RevisionIndexFile['nameFences'] = [];
+  const namesFile = await open(path.join(dir, NAMES_FILE), 'w');
+  let namesBytes = 0;
+  try {
+    const out = new BufferedFileWriter(namesFile);
+    for (let k = 0; k < byName.length; k++) {
+      const name = s.strings.strings[namedId.get(byName[k]!)]!;
+      const seq = namedSeq.get(byName[k]!);
+      if (k % NAME_BLOCK === 0) nameFences.push([name, out.position]);
+      await out.writeString(`${JSON.stringify([name, seq])}\n`);
+    }
+    await out.flush();
+    namesBytes = out.position;
+    await namesFile.sync();
+  } finally {
+    await namesFile.close();
+  }
+
+  await writeFile(path.join(dir, OFFSETS_FILE), offsets, { flush: true });
+  const index: RevisionIndexFile = {
+    format: FORMAT_VERSION,
+    contentHash,
+    blobs: s.count,
+    allBytes,
+    schemas,
+    packages: [...packages],
+    nameFences,
+    namesBytes,
+  };
+  await writeFile(path.join(dir, INDEX_FILE), `${JSON.stringify(index)}\n`, { flush: true });
+  return { blobs: s.count, allBytes };
+}

@@ -1,0 +1,61 @@
+import { expect } from 'chai';
+import { routeRequest } from './route.js';
+
+const P = '/catalogs';
+
+describe('server/route', () => {
+  it('routes all and metas with the raw query', () => {
+    expect(routeRequest('/catalogs/operatorhub/api/v1/all', P)).to.deep.equal({
+      kind: 'content',
+      catalog: 'operatorhub',
+      endpoint: 'all',
+      rawQuery: '',
+    });
+    expect(routeRequest('/catalogs/a.b-c/api/v1/metas?schema=olm.package', P)).to.deep.equal({
+      kind: 'content',
+      catalog: 'a.b-c',
+      endpoint: 'metas',
+      rawQuery: 'schema=olm.package',
+    });
+  });
+
+  it('rejects traversal and encoded names in the catalog segment (400)', () => {
+    for (const t of [
+      '/catalogs/../etc/api/v1/all',
+      '/catalogs/%2e%2e/api/v1/all',
+      '/catalogs/%2E%2E/api/v1/all',
+      '/catalogs/a%2fb/api/v1/all',
+      '/catalogs/a%2Fb/api/v1/all',
+      '/catalogs/..%2f..%2fetc/api/v1/all',
+      '/catalogs/a%5cb/api/v1/all',
+      '/catalogs/UPPER/api/v1/all',
+      '/catalogs//api/v1/all',
+      '/catalogs/./api/v1/all',
+      `/catalogs/${'a'.repeat(254)}/api/v1/all`,
+    ])
+      expect(routeRequest(t, P).kind, t).to.equal('bad-request');
+  });
+
+  it('other paths are not found (404)', () => {
+    for (const t of [
+      '/',
+      '/catalogs',
+      '/catalogs/',
+      '/catalogsx/a/api/v1/all',
+      '/catalogs/a',
+      '/catalogs/a/api/v1',
+      '/catalogs/a/api/v1/all/',
+      '/catalogs/a/api/v1/../v1/all',
+      '/catalogs/a/api/v1/%2e%2e/all',
+      '/catalogs/a/api/v2/all',
+      '/catalogs/a/api/v1/graphql',
+      '/catalogs/a/api/v1/all/extra',
+    ])
+      expect(routeRequest(t, P).kind, t).to.equal('not-found');
+  });
+
+  it('an absolute-form target is a bad request', () => {
+    expect(routeRequest('http://x/catalogs/a/api/v1/all', P).kind).to.equal('bad-request');
+    expect(routeRequest('*', P).kind).to.equal('bad-request');
+  });
+});

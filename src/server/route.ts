@@ -1,0 +1,32 @@
+// Request target → route. The raw target is matched segment by segment without decoding or
+// dot-segment normalization, so `..`, `%2e%2e` and `%2f` never reach a lookup: the catalog
+// segment must be a DNS-1123 subdomain as written, and the catalog is then looked up in the
+// store's in-memory table (no request-derived path ever touches the file system).
+import { isDNS1123Subdomain } from '../fbc/index.js';
+
+export type Endpoint = 'all' | 'metas';
+
+export type Route =
+  | { kind: 'content'; catalog: string; endpoint: Endpoint; rawQuery: string }
+  | { kind: 'bad-request'; error: string }
+  | { kind: 'not-found' };
+
+/** `pathPrefix` is like `/catalogs` (leading slash, no trailing slash). */
+export function routeRequest(target: string, pathPrefix: string): Route {
+  if (!target.startsWith('/'))
+    return { kind: 'bad-request', error: 'request target must be a path' };
+  const q = target.indexOf('?');
+  const rawPath = q < 0 ? target : target.slice(0, q);
+  const rawQuery = q < 0 ? '' : target.slice(q + 1);
+  if (!rawPath.startsWith(`${pathPrefix}/`) || rawPath === `${pathPrefix}/`)
+    return { kind: 'not-found' };
+  const segments = rawPath.slice(pathPrefix.length + 1).split('/');
+  const catalog = segments[0]!;
+  if (!isDNS1123Subdomain(catalog))
+    return { kind: 'bad-request', error: 'invalid catalog name: must be a DNS-1123 subdomain' };
+  if (segments.length !== 4 || segments[1] !== 'api' || segments[2] !== 'v1')
+    return { kind: 'not-found' };
+  const endpoint = segments[3];
+  if (endpoint !== 'all' && endpoint !== 'metas') return { kind: 'not-found' };
+  return { kind: 'content', catalog, endpoint, rawQuery };
+}

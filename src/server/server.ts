@@ -1,0 +1,62 @@
+// A node:http server that serves only the content handler (the controller may mount the
+// handler in its own server instead).
+import { createServer } from 'node:http';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { DEFAULT_PATH_PREFIX, createContentHandler } from './handler.js';
+import type { LeaseSource } from './handler.js';
+
+export interface ContentServerOptions {
+  store: LeaseSource;
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Default 0 (any free port). */
+  port?: number;
+  pathPrefix?: string;
+}
+
+export interface ContentServer {
+  /** `http://host:port`, with the bound port. */
+  url: string;
+  server: Server;
+  /** Stops accepting, closes idle keep-alive connections, waits for running requests. */
+  close(): Promise<void>;
+}
+
+export async function startContentServer(opts: ContentServerOptions): Promise<ContentServer> {
+  const handlerOpts =
+    opts.pathPrefix === undefined
+      ? { store: opts.store }
+      : { store: opts.store, pathPrefix: opts.pathPrefix };
+  const server = createServer(createContentHandler(handlerOpts));
+  const host = opts.host ?? '127.0.0.1';
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port ?? 0, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { address, port } = server.address() as AddressInfo;
+  const url = `http://${address.includes(':') ? `[${address}]` : address}:${port}`;
+  return {
+    url,
+    server,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((err) =>
+          err ? reject(new Error('cannot close the content server', { cause: err })) : resolve(),
+        );
+        server.closeIdleConnections();
+      }),
+  };
+}
+
+/** `<server-url><prefix>/<catalog>`: the ClusterCatalog's status.urls.base. */
+export function catalogBaseUrl(
+  serverUrl: string,
+  catalog: string,
+  pathPrefix = DEFAULT_PATH_PREFIX,
+): string {
+  return `${serverUrl.replace(/\/+$/, '')}${pathPrefix}/${catalog}`;
+}
