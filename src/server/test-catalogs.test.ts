@@ -1,0 +1,89 @@
+// Named *.test.ts so that the build (tsconfig.build.json) leaves it out; it holds no tests.
+// Test support for the server tests: catalogs as blob arrays, and the store's answers computed
+// the slow, obvious way (sort everything, filter everything) to compare against.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { CatalogHasher, blobHash, canonicalize, readCatalog } from '../fbc/index.js';
+import { generateCatalog } from '../../test/support/fbcgen.js';
+import type { MetasQuery } from './query.js';
+import type { ContentBlob } from './revision-build.js';
+import { compareStrings } from './revision-format.js';
+
+export interface TestCatalog {
+  blobs: ContentBlob[];
+  contentHash: string;
+}
+
+export function catalogOf(blobs: ContentBlob[]): TestCatalog {
+  const h = new CatalogHasher();
+  for (const b of blobs) h.add(b.hash);
+  return { blobs, contentHash: h.digest() };
+}
+
+/** A blob from a JSON object (schema/package/name read from its fields). */
+export function blobOf(content: Record<string, unknown>): ContentBlob {
+  const canonical = canonicalize(content);
+  const str = (k: string): string | undefined => {
+    const v = content[k];
+    return typeof v === 'string' && v !== '' ? v : undefined;
+  };
+  return {
+    schema: str('schema')!,
+    package: str('package'),
+    name: str('name'),
+    canonical,
+    hash: blobHash(canonical),
+  };
+}
+
+export async function readDirCatalog(dir: string): Promise<TestCatalog> {
+  const blobs: ContentBlob[] = [];
+  for await (const b of readCatalog(dir, { catalog: 'test' }))
+    blobs.push({
+      schema: b.schema,
+      package: b.package,
+      name: b.name,
+      canonical: b.canonical,
+      hash: b.hash,
+    });
+  return catalogOf(blobs);
+}
+
+/** A generated catalog of about `sizeMB`, parsed. */
+export async function generatedCatalog(seed: number, sizeMB: number): Promise<TestCatalog> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'server-gen-'));
+  try {
+    await generateCatalog(dir, { seed, sizeMB });
+    return await readDirCatalog(dir);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+export async function* streamOf<T>(xs: Iterable<T>): AsyncGenerator<T> {
+  for (const x of xs) yield x;
+}
+
+/** The documented blob order: schema, package, name (absent first), then hash. */
+export function inBlobOrder(blobs: ContentBlob[]): ContentBlob[] {
+  return [...blobs].sort(
+    (a, b) =>
+      compareStrings(a.schema, b.schema) ||
+      compareStrings(a.package ?? '', b.package ?? '') ||
+      compareStrings(a.name ?? '', b.name ?? '') ||
+      compareStrings(a.hash, b.hash),
+  );
+}
+
+export function expectedLines(blobs: ContentBlob[], query: MetasQuery = {}): string {
+  return inBlobOrder(blobs)
+    .filter(
+      (b) =>
+        (query.schema === undefined || b.schema === query.schema) &&
+        (query.package === undefined || b.package === query.package) &&
+        (query.name === undefined || b.name === query.name),
+    )
+    .map((b) => `${b.canonical}\n`)
+    .join('');
+}
