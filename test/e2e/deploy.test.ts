@@ -15,8 +15,13 @@ import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } 
 import os from 'node:os';
 import path from 'node:path';
 import { loadAll } from 'js-yaml';
+import type { ClusterCatalog } from '../../src/api/v1/index.js';
+import { pushCatalog } from '../../src/source/index.js';
 import { repoRoot } from '../support/cluster.js';
+import { startController } from '../support/controller.js';
 import { kubectl, kubectlOk } from '../support/kubectl.js';
+import { uniqueName } from '../support/names.js';
+import { pollUntil } from '../support/poll.js';
 
 const NS = 'catalogd-system';
 const SA = 'catalogd-ts';
@@ -398,6 +403,136 @@ describe('deploy: config/ against the local apiserver', function () {
       ['create', 'pods', '-n', NS],
       ['update', 'roles.rbac.authorization.k8s.io', '-n', NS],
     ];
+
+    it('is enough for the real controller: it syncs, records events and finalizes as the ServiceAccount', async function () {
+      // The can-i checks above test the rules; this tests that they are all the controller
+      // needs. `catalogd controller` runs with a token of catalogd-system/catalogd-ts (the
+      // identity of the Deployment's pods), its Lease in catalogd-system and the downward-API
+      // env of the Deployment, and takes a catalog through sync and deletion.
+      this.timeout(240_000);
+      const work = mkdtempSync(path.join(os.tmpdir(), 'catalogd-sa-'));
+      const lease = uniqueName('deploy-rbac');
+      const name = uniqueName('deploy-rbac');
+      const saved = { ns: process.env.POD_NAMESPACE, sa: process.env.POD_SERVICE_ACCOUNT };
+      let controller: Awaited<ReturnType<typeof startController>> | undefined;
+      try {
+        const token = (await kubectlOk(['create', 'token', SA, '-n', NS, '--duration=1h'])).trim();
+        const admin = JSON.parse(
+          await kubectlOk(['config', 'view', '--raw', '--minify', '-o', 'json']),
+        ) as { clusters: Array<{ cluster: Record<string, string> }> };
+        const kubeconfig = path.join(work, 'kubeconfig');
+        writeFileSync(
+          kubeconfig,
+          JSON.stringify({
+            apiVersion: 'v1',
+            kind: 'Config',
+            clusters: [{ name: 'local', cluster: admin.clusters[0]!.cluster }],
+            users: [{ name: SA, user: { token } }],
+            contexts: [{ name: 'sa', context: { cluster: 'local', user: SA, namespace: NS } }],
+            'current-context': 'sa',
+          }),
+        );
+        const { ref } = await pushCatalog(
+          path.join(repoRoot, 'examples', 'catalog'),
+          `${process.env.REGISTRY}/e2e/deploy-rbac:${uniqueName('v')}`,
+        );
+
+        process.env.POD_NAMESPACE = NS;
+        process.env.POD_SERVICE_ACCOUNT = SA;
+        controller = await startController({
+          leaseId: lease,
+          args: [`--kubeconfig=${kubeconfig}`, `--leader-election-namespace=${NS}`],
+        });
+
+        await kubectlOk(
+          ['apply', '-f', '-'],
+          JSON.stringify({
+            apiVersion: 'olm.operatorframework.io/v1',
+            kind: 'ClusterCatalog',
+            metadata: { name },
+            spec: { source: { type: 'Image', image: { ref } } },
+          }),
+        );
+        const synced = await pollUntil(
+          async () => {
+            const c = JSON.parse(
+              await kubectlOk(['get', 'clustercatalog', name, '-o', 'json']),
+            ) as ClusterCatalog;
+            const p = c.status?.conditions?.find((x) => x.type === 'Progressing');
+            return p?.reason === 'Succeeded' && !c.status?.syncingTo ? c : undefined;
+          },
+          {
+            timeoutMs: 120_000,
+            what: `ClusterCatalog ${name} to sync (log: ${controller.logFile})`,
+          },
+        );
+        const objects = await kubectlOk([
+          'get',
+          'catalogmetadata',
+          '-l',
+          `catalog=${name}`,
+          '-o',
+          'name',
+        ]);
+        expect(objects.trim().split('\n')).to.have.length(synced.status?.objectCount ?? -1);
+        expect(synced.status?.objectCount).to.be.greaterThan(0);
+        // The Lease was taken in catalogd-system.
+        const holder = await kubectlOk([
+          'get',
+          'lease',
+          lease,
+          '-n',
+          NS,
+          '-o',
+          'jsonpath={.spec.holderIdentity}',
+        ]);
+        expect(holder).to.not.equal('');
+        // Events about the catalog were written.
+        await pollUntil(
+          async () =>
+            (
+              await kubectlOk([
+                'get',
+                'events',
+                '-n',
+                'default',
+                '--field-selector',
+                `involvedObject.name=${name}`,
+                '-o',
+                'name',
+              ])
+            ).trim() !== '',
+          { timeoutMs: 30_000, what: `an Event about ${name}` },
+        );
+        // Deletion goes through the controller's finalizer (and the garbage collector).
+        await kubectlOk(['delete', 'clustercatalog', name, '--timeout=60s']);
+
+        // This controller did the work (not another one sharing the cluster), and the
+        // apiserver never refused it anything.
+        const m = 'catalogd_apiserver_requests_total';
+        expect(
+          await controller.metric(m, { verb: 'create', resource: 'catalogmetadata', code: '201' }),
+          'CatalogMetadata created by this controller',
+        ).to.equal(synced.status?.objectCount);
+        expect(await controller.metric(m, { code: '403' }), 'requests refused with 403').to.equal(
+          0,
+        );
+        await controller.stop();
+        const log = readFileSync(controller.logFile, 'utf8');
+        expect(log, `controller log ${controller.logFile}`).to.not.match(
+          /forbidden|"status":403|\b403\b/i,
+        );
+      } finally {
+        if (saved.ns === undefined) delete process.env.POD_NAMESPACE;
+        else process.env.POD_NAMESPACE = saved.ns;
+        if (saved.sa === undefined) delete process.env.POD_SERVICE_ACCOUNT;
+        else process.env.POD_SERVICE_ACCOUNT = saved.sa;
+        await controller?.stop();
+        await kubectl(['delete', 'clustercatalog', name, '--ignore-not-found', '--wait=false']);
+        await kubectl(['delete', 'lease', lease, '-n', NS, '--ignore-not-found']);
+        rmSync(work, { recursive: true, force: true });
+      }
+    });
 
     for (const args of allowed) {
       it(`can ${args.join(' ')}`, async function () {
