@@ -6,6 +6,10 @@ export interface Subcommand {
 }
 
 export const subcommands: Record<string, Subcommand> = {
+  controller: {
+    summary: 'Run the controller: reconcile ClusterCatalogs into CatalogMetadata and serve content',
+    load: () => import('./controller.js'),
+  },
   render: {
     summary: 'print the CatalogMetadata objects an FBC directory produces (YAML or JSON)',
     load: () => import('./render.js'),

@@ -5,3 +5,4 @@ export * from './resource.js';
 export * from './lease.js';
 export * from './events.js';
 export * from './pull-secrets.js';
+export * from './catalogmetadata.js';

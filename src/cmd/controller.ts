@@ -1,0 +1,284 @@
+// `catalogd controller`: the entry point, and the one place where the parts are wired together.
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { pino } from 'pino';
+import { Counter, Gauge } from 'prom-client';
+import type { ClusterCatalog } from '../api/v1/index.js';
+import { CLUSTER_CATALOG_PLURAL, GROUP, VERSION } from '../api/v1/index.js';
+import { ClusterCatalogController, eventTarget } from '../controllers/clustercatalog/controller.js';
+import type { ContentPublisher, Syncer } from '../controllers/clustercatalog/reconcile.js';
+import {
+  Controller,
+  GracefulShutdown,
+  HealthChecks,
+  Informer,
+  LeaderElector,
+  RuntimeMetrics,
+  createMetricsRegistry,
+  defaultIdentity,
+  startProbeServer,
+  syncedCheck,
+  watch,
+} from '../controllers/runtime/index.js';
+import { DEFAULT_MAX_OBJECT_BYTES } from '../fbc/index.js';
+import {
+  KubeClient,
+  Resource,
+  catalogMetadataWriter,
+  eventRecorder,
+  leaseClient,
+  pullSecretSource,
+} from '../kube/index.js';
+import { ImagePuller, pullerOptionsFromFlags, registerSourceMetrics } from '../source/index.js';
+import { applyPlan, deleteAll, planAgainstCluster, scanCatalog } from '../sync/index.js';
+import { contentPublisher } from './content.js';
+
+export const controllerFlags = {
+  kubeconfig: { type: 'string' },
+  'leader-elect': { type: 'boolean', default: true },
+  'leader-election-namespace': { type: 'string' },
+  'leader-election-id': { type: 'string', default: 'catalogd-ts-leader' },
+  'metrics-addr': { type: 'string', default: ':8080' },
+  'health-addr': { type: 'string', default: ':8081' },
+  'server-addr': { type: 'string', default: ':8090' },
+  'server-url': { type: 'string' },
+  'cache-dir': { type: 'string', default: '/var/cache/catalogd' },
+  workers: { type: 'string', default: '2' },
+  'write-concurrency': { type: 'string', default: '16' },
+  'max-object-bytes': { type: 'string', default: String(DEFAULT_MAX_OBJECT_BYTES) },
+  'global-pull-secret': { type: 'string' },
+  'ca-bundle': { type: 'string' },
+  'registries-conf': { type: 'string' },
+  platform: { type: 'string', default: 'linux/amd64' },
+  'log-level': { type: 'string', default: 'info' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+const usage = `usage: catalogd controller [flags]
+
+Reconciles ClusterCatalogs into CatalogMetadata objects and serves catalog content over HTTP.
+
+  --kubeconfig PATH                  kubeconfig (default: $KUBECONFIG, ~/.kube/config, else in-cluster)
+  --leader-elect                     elect a leader with a Lease; only the leader writes (default true;
+                                     --no-leader-elect to disable)
+  --leader-election-namespace NS     namespace of the Lease (default: $POD_NAMESPACE, the kubeconfig's
+                                     namespace, else "default")
+  --leader-election-id NAME          name of the Lease (default catalogd-ts-leader)
+  --metrics-addr HOST:PORT           /metrics (default :8080)
+  --health-addr HOST:PORT            /healthz and /readyz (default :8081)
+  --server-addr HOST:PORT            the HTTP content server (default :8090)
+  --server-url URL                   base URL clients reach the content server at, used in
+                                     status.urls.base (default http://<server-addr>, with 127.0.0.1
+                                     for an empty host)
+  --cache-dir DIR                    unpacked images and served content (default /var/cache/catalogd)
+  --workers N                        catalogs reconciled at once (default 2)
+  --write-concurrency N              CatalogMetadata writes in flight per catalog (default 16)
+  --max-object-bytes N               larger objects carry spec.contentOmitted (default 1048576)
+  --global-pull-secret NS/NAME       a kubernetes.io/dockerconfigjson Secret used for every pull
+  --ca-bundle FILE                   PEM CA certificates trusted for registries
+  --registries-conf FILE             mirrors and insecure registries ([[registry]] tables)
+  --platform OS/ARCH                 platform picked from image indexes (default linux/amd64)
+  --log-level LEVEL                  pino level (default info)
+
+Environment: POD_NAMESPACE and POD_SERVICE_ACCOUNT name the controller's namespace and
+ServiceAccount, whose imagePullSecrets are used for pulls.
+`;
+
+function hostPort(addr: string): { host: string; port: number } {
+  const i = addr.lastIndexOf(':');
+  const host = addr.slice(0, i) || '0.0.0.0';
+  const port = Number(addr.slice(i + 1));
+  if (i < 0 || !Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new Error(`invalid address ${JSON.stringify(addr)}: want HOST:PORT or :PORT`);
+  }
+  return { host, port };
+}
+
+function positiveInt(name: string, value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`--${name} must be a positive integer`);
+  return n;
+}
+
+export async function main(args: string[]): Promise<number> {
+  const { values: flags } = parseArgs({ args, options: controllerFlags, allowNegative: true });
+  if (flags.help) {
+    process.stdout.write(usage);
+    return 0;
+  }
+  const log = pino({ level: flags['log-level'], base: { component: 'catalogd' } });
+  const workers = positiveInt('workers', flags.workers);
+  const writeConcurrency = positiveInt('write-concurrency', flags['write-concurrency']);
+  const maxObjectBytes = positiveInt('max-object-bytes', flags['max-object-bytes']);
+  const cacheDir = path.resolve(flags['cache-dir']);
+  const serverAddr = hostPort(flags['server-addr']);
+
+  const registry = createMetricsRegistry();
+  const runtimeMetrics = new RuntimeMetrics(registry);
+  const apiRequests = new Counter({
+    name: 'catalogd_apiserver_requests_total',
+    help: 'Requests to the apiserver by verb, resource and HTTP status (0: network error).',
+    labelNames: ['verb', 'resource', 'code'] as const,
+    registers: [registry],
+  });
+  const objectsPerCatalog = new Gauge({
+    name: 'catalogd_catalog_objects',
+    help: 'CatalogMetadata objects per catalog, as of its last successful sync.',
+    labelNames: ['catalog'] as const,
+    registers: [registry],
+  });
+  const writesTotal = new Counter({
+    name: 'catalogd_catalogmetadata_writes_total',
+    help: 'CatalogMetadata writes by verb (create, update, delete).',
+    labelNames: ['verb'] as const,
+    registers: [registry],
+  });
+
+  const client = new KubeClient({
+    ...(flags.kubeconfig && { kubeconfig: flags.kubeconfig }),
+    maxSockets: writeConcurrency + 8,
+    onRequest: (verb, resource, code) => {
+      apiRequests.inc({ verb, resource, code: String(code) });
+      if (resource === 'catalogmetadata' && code >= 200 && code < 300) {
+        if (verb === 'create' || verb === 'update' || verb === 'delete') writesTotal.inc({ verb });
+      }
+    },
+  });
+  const namespace =
+    flags['leader-election-namespace'] ??
+    process.env.POD_NAMESPACE ??
+    client.contextNamespace ??
+    'default';
+  const identity = defaultIdentity();
+
+  const sourceOpts = await pullerOptionsFromFlags({
+    cacheDir: path.join(cacheDir, 'images'),
+    ...(flags['registries-conf'] && { registriesConf: flags['registries-conf'] }),
+    ...(flags['ca-bundle'] && { caFile: flags['ca-bundle'] }),
+    platform: flags.platform,
+  });
+  const puller = new ImagePuller({
+    ...sourceOpts,
+    pullSecrets: pullSecretSource(client, {
+      ...(flags['global-pull-secret'] && { globalSecret: flags['global-pull-secret'] }),
+      namespace: process.env.POD_NAMESPACE ?? namespace,
+      ...(process.env.POD_SERVICE_ACCOUNT && { serviceAccount: process.env.POD_SERVICE_ACCOUNT }),
+    }),
+  });
+  registerSourceMetrics(registry, puller.counters);
+
+  const writer = catalogMetadataWriter(client);
+  const syncer: Syncer = {
+    scan: (target, signal) => scanCatalog(target, signal),
+    plan: (scan, target, signal) => planAgainstCluster(scan, target, writer, signal),
+    apply: (target, plan, onProgress, signal) =>
+      applyPlan(target, plan, writer, {
+        concurrency: writeConcurrency,
+        onProgress,
+        ...(signal && { signal }),
+      }),
+    deleteAll: (catalog, signal) =>
+      deleteAll(catalog, writer, { concurrency: writeConcurrency, ...(signal && { signal }) }),
+  };
+
+  const serverUrl =
+    flags['server-url'] ??
+    `http://${serverAddr.host === '0.0.0.0' ? '127.0.0.1' : serverAddr.host}:${serverAddr.port}`;
+  const content: ContentPublisher & { close(): Promise<void> } = await contentPublisher({
+    dir: path.join(cacheDir, 'content'),
+    serverUrl,
+    listen: serverAddr,
+  });
+
+  const catalogs = new Resource<ClusterCatalog>(client, {
+    group: GROUP,
+    version: VERSION,
+    plural: CLUSTER_CATALOG_PLURAL,
+  });
+  const informer = new Informer<ClusterCatalog>({
+    name: 'clustercatalogs',
+    listWatch: catalogs.listWatch(),
+    onError: (err) => log.warn({ err }, 'clustercatalog watch failed; restarting'),
+  });
+  const events = eventRecorder(client, { component: 'catalogd-ts', instance: identity });
+
+  const catalogController = new ClusterCatalogController({
+    catalogs: informer,
+    api: {
+      patchMetadata: (name, metadata, resourceVersion) =>
+        catalogs.mergePatch(name, { metadata: { ...metadata, resourceVersion } }),
+      patchStatus: (name, status) => catalogs.mergePatch(name, { status }, 'status'),
+      recordEvent: (catalog, e) => events.record(eventTarget(catalog), e.type, e.reason, e.message),
+    },
+    deps: { puller, syncer, content, clock: { now: () => new Date() }, maxObjectBytes },
+    cleanup: (name) => content.remove(name),
+    onOutcome: (name, outcome) => {
+      if (!outcome.error) objectsPerCatalog.set({ catalog: name }, outcome.status.objectCount ?? 0);
+    },
+  });
+  const controller = new Controller({
+    name: 'clustercatalog',
+    reconcile: (key, signal) => catalogController.reconcile(key, signal),
+    watches: [watch(informer, (c) => c.metadata.name)],
+    concurrency: workers,
+    metrics: runtimeMetrics,
+    onReconciled: (key, outcome, durationMs, error) => {
+      if (error) log.warn({ catalog: key, durationMs, err: error }, 'reconcile failed');
+      else log.info({ catalog: key, durationMs, outcome }, 'reconciled');
+    },
+  });
+
+  const healthz = new HealthChecks('healthz');
+  const readyz = new HealthChecks('readyz');
+  readyz.add('informers-synced', syncedCheck([informer]));
+  const shutdown = new GracefulShutdown();
+  shutdown.installSignalHandlers();
+  const { signal } = shutdown;
+
+  const metricsAddr = hostPort(flags['metrics-addr']);
+  const healthAddr = hostPort(flags['health-addr']);
+  const probes = await startProbeServer({ healthz, readyz, ...healthAddr });
+  const metricsServer = await startProbeServer({ metrics: registry, ...metricsAddr });
+  shutdown.onShutdown('probe servers', async () => {
+    await probes.close();
+    await metricsServer.close();
+  });
+  shutdown.onShutdown('content server', () => content.close());
+  shutdown.onShutdown('apiserver connections', () => client.close());
+  log.info(
+    { identity, namespace, server: serverUrl, health: probes.url, metrics: metricsServer.url },
+    'catalogd controller starting',
+  );
+
+  const informerRun = informer.run(signal);
+  let work: Promise<void>;
+  if (flags['leader-elect']) {
+    const elector = new LeaderElector({
+      leaseName: flags['leader-election-id'],
+      identity,
+      client: leaseClient(client, namespace),
+      onStartedLeading: (leading) => {
+        log.info({ identity }, 'became leader');
+        return controller.run(leading);
+      },
+      onStoppedLeading: () => log.info({ identity }, 'stopped leading'),
+      onNewLeader: (leader) => log.info({ leader }, 'leader is'),
+      onError: (err, during) => log.warn({ err, during }, 'leader election'),
+    });
+    runtimeMetrics.watchLeadership('catalogd-ts', elector);
+    healthz.add('leader-election', () => {
+      const err = elector.check(20_000);
+      if (err) throw err;
+    });
+    work = elector.run(signal);
+  } else {
+    work = controller.run(signal);
+  }
+  shutdown.onShutdown('controller', async () => {
+    await work;
+    await informerRun;
+  });
+  await work;
+  await informerRun;
+  return 0;
+}

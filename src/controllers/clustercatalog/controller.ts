@@ -1,0 +1,119 @@
+// The outer ClusterCatalog reconcile: the one writer. It reads the catalog from the informer's
+// store, keeps the metadata.name label and the finalizer, runs the inner reconcile on a copy,
+// then writes status (only when it changed) and events. Deletion: the objects go through
+// owner-reference garbage collection; the finalizer removes the on-disk content first.
+import type { ClusterCatalog, ClusterCatalogStatus } from '../../api/v1/index.js';
+import {
+  API_VERSION,
+  CLUSTER_CATALOG_KIND,
+  FINALIZER_DELETE_SERVER_CACHE,
+  LABEL_METADATA_NAME,
+} from '../../api/v1/index.js';
+import type { ReconcileResult } from '../runtime/index.js';
+import { TerminalError } from '../runtime/index.js';
+import type { CatalogEvent, ReconcileDeps, ReconcileOutcome } from './reconcile.js';
+import { reconcileCatalog } from './reconcile.js';
+import { statusPatch } from './status-patch.js';
+
+/** ClusterCatalog writes the controller makes; src/kube implements them. */
+export interface ClusterCatalogAPI {
+  /** Merge-patches metadata, conditional on resourceVersion; returns the new object. */
+  patchMetadata(
+    name: string,
+    metadata: { labels?: Record<string, string>; finalizers?: string[] | null },
+    resourceVersion: string,
+  ): Promise<ClusterCatalog>;
+  /** Merge-patches the status subresource. */
+  patchStatus(name: string, status: Record<string, unknown>): Promise<ClusterCatalog>;
+  recordEvent(catalog: ClusterCatalog, event: CatalogEvent): Promise<void>;
+}
+
+export interface CatalogLookup {
+  get(name: string): ClusterCatalog | undefined;
+}
+
+export interface ClusterCatalogControllerOptions {
+  catalogs: CatalogLookup;
+  api: ClusterCatalogAPI;
+  deps: Omit<ReconcileDeps, 'status'>;
+  /** Removes the catalog's on-disk content (image cache entries are shared and kept). */
+  cleanup: (name: string) => Promise<void>;
+  onOutcome?: (name: string, outcome: ReconcileOutcome) => void;
+}
+
+export class ClusterCatalogController {
+  constructor(private readonly opts: ClusterCatalogControllerOptions) {}
+
+  async reconcile(name: string, signal: AbortSignal): Promise<ReconcileResult | void> {
+    const cached = this.opts.catalogs.get(name);
+    if (!cached) return; // deleted: the garbage collector removes its objects
+    let catalog = structuredClone(cached);
+    const { api } = this.opts;
+
+    if (catalog.metadata.deletionTimestamp) {
+      if (catalog.metadata.finalizers?.includes(FINALIZER_DELETE_SERVER_CACHE)) {
+        await this.opts.cleanup(name);
+        const rest = catalog.metadata.finalizers.filter((f) => f !== FINALIZER_DELETE_SERVER_CACHE);
+        await api.patchMetadata(
+          name,
+          { finalizers: rest.length ? rest : null },
+          catalog.metadata.resourceVersion ?? '',
+        );
+      }
+      return;
+    }
+
+    const wantLabel = catalog.metadata.labels?.[LABEL_METADATA_NAME] !== name;
+    const wantFinalizer = !catalog.metadata.finalizers?.includes(FINALIZER_DELETE_SERVER_CACHE);
+    if (wantLabel || wantFinalizer) {
+      catalog = await api.patchMetadata(
+        name,
+        {
+          ...(wantLabel && { labels: { [LABEL_METADATA_NAME]: name } }),
+          ...(wantFinalizer && {
+            finalizers: [...(catalog.metadata.finalizers ?? []), FINALIZER_DELETE_SERVER_CACHE],
+          }),
+        },
+        catalog.metadata.resourceVersion ?? '',
+      );
+    }
+
+    // What is in the apiserver now, so that intermediate writes patch against it.
+    let written: ClusterCatalogStatus | undefined = catalog.status;
+    const writeStatus = async (status: ClusterCatalogStatus) => {
+      const patch = statusPatch(written, status);
+      if (!patch) return;
+      await api.patchStatus(name, patch);
+      written = structuredClone(status);
+    };
+
+    const outcome = await reconcileCatalog(
+      catalog,
+      { ...this.opts.deps, status: { write: writeStatus } },
+      signal,
+    );
+    await writeStatus(outcome.status);
+    for (const event of outcome.events) {
+      // Events are best effort: a failure to record one must not fail the sync.
+      await api.recordEvent(catalog, event).catch(() => {});
+    }
+    this.opts.onOutcome?.(name, outcome);
+    if (outcome.error) {
+      if (outcome.error.terminal)
+        throw new TerminalError(outcome.error.message, { cause: outcome.error.cause });
+      throw new Error(outcome.error.message, { cause: outcome.error.cause });
+    }
+    return outcome.requeueAfterMs !== undefined
+      ? { requeueAfter: outcome.requeueAfterMs }
+      : undefined;
+  }
+}
+
+export function eventTarget(catalog: ClusterCatalog) {
+  return {
+    apiVersion: API_VERSION,
+    kind: CLUSTER_CATALOG_KIND,
+    name: catalog.metadata.name,
+    uid: catalog.metadata.uid ?? '',
+  };
+}

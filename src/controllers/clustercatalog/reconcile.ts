@@ -1,0 +1,300 @@
+// The inner ClusterCatalog reconcile: from a copy of the catalog and narrow interfaces to the
+// world, compute the new status, the events to record and when to look again. It performs no
+// API I/O of its own except through the injected Syncer and StatusSink, and never asks why it
+// was called: it compares the current state with the desired one (level-triggered).
+import type { ClusterCatalog, ClusterCatalogStatus, Condition } from '../../api/v1/index.js';
+import {
+  AVAILABILITY_MODE_UNAVAILABLE,
+  REASON_AVAILABLE,
+  REASON_BLOCKED,
+  REASON_RETRYING,
+  REASON_SUCCEEDED,
+  REASON_UNAVAILABLE,
+  REASON_USER_SPECIFIED_UNAVAILABLE,
+  SOURCE_TYPE_IMAGE,
+  TYPE_PROGRESSING,
+  TYPE_SERVING,
+  formatTime,
+  isDigestRef,
+  setCondition,
+} from '../../api/v1/index.js';
+import type { ScanResult, SyncPlan, SyncTarget } from '../../sync/index.js';
+import { planWrites } from '../../sync/index.js';
+import { classifyError } from './errors.js';
+
+/** What the reconciler needs from the image source. */
+export interface Puller {
+  /** The digest a reference points at now. */
+  resolve(ref: string): Promise<string>;
+  /** Pulls (or finds in the cache) an image; `ref` is `repo@digest`. */
+  pull(ref: string): Promise<{ ref: string; digest: string; configsDir: string; cached: boolean }>;
+}
+
+/** What the reconciler needs from the sync engine (src/sync over the apiserver). */
+export interface Syncer {
+  scan(target: SyncTarget, signal?: AbortSignal): Promise<ScanResult>;
+  plan(scan: ScanResult, target: SyncTarget, signal?: AbortSignal): Promise<SyncPlan>;
+  apply(
+    target: SyncTarget,
+    plan: SyncPlan,
+    onProgress: (done: number, total: number) => void,
+    signal?: AbortSignal,
+  ): Promise<void>;
+  /** Deletes every object of the catalog; returns how many. */
+  deleteAll(catalog: string, signal?: AbortSignal): Promise<number>;
+}
+
+/** Publishes a catalog's content on the HTTP server. */
+export interface ContentPublisher {
+  /** The base URL of a catalog's content (status.urls.base). */
+  baseUrl(catalog: string): string;
+  /** URL of one blob, for objects whose content is omitted. */
+  blobUrl(catalog: string, blob: { schema: string; package?: string; name?: string }): string;
+  publish(catalog: string, contentHash: string, dir: string, lastModified: Date): Promise<void>;
+  remove(catalog: string): Promise<void>;
+}
+
+/** Writes an intermediate status during a long reconcile (the sync journal, progress). */
+export interface StatusSink {
+  write(status: ClusterCatalogStatus): Promise<void>;
+}
+
+export interface Clock {
+  now(): Date;
+}
+
+export interface ReconcileDeps {
+  puller: Puller;
+  syncer: Syncer;
+  content: ContentPublisher;
+  status: StatusSink;
+  clock: Clock;
+  maxObjectBytes: number;
+  /** Least time between two progress messages in status. */
+  progressIntervalMs?: number;
+  /** Random source in [0,1) for poll jitter (injected for tests). */
+  random?: () => number;
+}
+
+export interface CatalogEvent {
+  type: 'Normal' | 'Warning';
+  reason: string;
+  message: string;
+}
+
+export interface ReconcileOutcome {
+  status: ClusterCatalogStatus;
+  events: CatalogEvent[];
+  /** Look again after this long (poll interval), when set. */
+  requeueAfterMs?: number;
+  /** Set when the reconcile failed: retry with backoff unless terminal. */
+  error?: { terminal: boolean; message: string; cause: unknown };
+}
+
+export const EVENT_SYNCED = 'Synced';
+export const EVENT_SYNC_FAILED = 'SyncFailed';
+export const EVENT_UNAVAILABLE = 'Unavailable';
+
+/** Poll jitter: up to this fraction is added to the interval, so catalogs spread out. */
+const POLL_JITTER = 0.1;
+
+function conditionsWith(
+  status: ClusterCatalogStatus,
+  generation: number,
+  now: Date,
+  ...updates: Array<Omit<Condition, 'lastTransitionTime' | 'observedGeneration'>>
+): Condition[] {
+  let conditions = status.conditions ?? [];
+  for (const u of updates) {
+    conditions = setCondition(conditions, { ...u, observedGeneration: generation }, now).conditions;
+  }
+  return conditions;
+}
+
+function describeSync(scan: ScanResult): string {
+  const omitted =
+    scan.omitted > 0
+      ? `; ${scan.omitted} over --max-object-bytes carry contentOmitted (content on the HTTP server)`
+      : '';
+  return `${scan.blobs} objects of content ${scan.contentHash}${omitted}`;
+}
+
+export async function reconcileCatalog(
+  catalog: ClusterCatalog,
+  deps: ReconcileDeps,
+  signal?: AbortSignal,
+): Promise<ReconcileOutcome> {
+  const name = catalog.metadata.name;
+  const generation = catalog.metadata.generation ?? 0;
+  const now = () => deps.clock.now();
+  const prev: ClusterCatalogStatus = structuredClone(catalog.status ?? {});
+  const events: CatalogEvent[] = [];
+
+  if (catalog.spec.availabilityMode === AVAILABILITY_MODE_UNAVAILABLE) {
+    await deps.content.remove(name);
+    const deleted = await deps.syncer.deleteAll(name, signal);
+    const status: ClusterCatalogStatus = {
+      ...prev,
+      conditions: conditionsWith(
+        prev,
+        generation,
+        now(),
+        {
+          type: TYPE_SERVING,
+          status: 'False',
+          reason: REASON_USER_SPECIFIED_UNAVAILABLE,
+          message:
+            'availabilityMode is Unavailable: content and CatalogMetadata objects are removed',
+        },
+        {
+          type: TYPE_PROGRESSING,
+          status: 'True',
+          reason: REASON_SUCCEEDED,
+          message: 'catalog is unavailable as requested',
+        },
+      ),
+      objectCount: 0,
+      observedGeneration: generation,
+    };
+    delete status.urls;
+    delete status.contentHash;
+    delete status.syncingTo;
+    delete status.resolvedSource;
+    if (deleted > 0) {
+      events.push({
+        type: 'Normal',
+        reason: EVENT_UNAVAILABLE,
+        message: `deleted ${deleted} CatalogMetadata objects`,
+      });
+    }
+    return { status, events };
+  }
+
+  const ref = catalog.spec.source.image?.ref ?? '';
+  let status: ClusterCatalogStatus = { ...prev, observedGeneration: generation };
+  try {
+    const digest = await deps.puller.resolve(ref);
+    const repo = ref.replace(/@.*$/, '').replace(/:[^/:]+$/, '');
+    const pulled = await deps.puller.pull(`${repo}@${digest}`);
+    const target: SyncTarget = {
+      catalog: { name, uid: catalog.metadata.uid ?? '' },
+      dir: pulled.configsDir,
+      maxObjectBytes: deps.maxObjectBytes,
+      contentUrl: (blob) => deps.content.blobUrl(name, blob),
+    };
+    const scan = await deps.syncer.scan(target, signal);
+    const plan = await deps.syncer.plan(scan, target, signal);
+    const writes = planWrites(plan);
+
+    if (writes > 0) {
+      // The journal: while syncingTo is set, the catalog's objects may be a mix of revisions.
+      let lastProgress = now().getTime();
+      const progressEvery = deps.progressIntervalMs ?? 3000;
+      status = {
+        ...status,
+        syncingTo: scan.contentHash,
+        conditions: conditionsWith(status, generation, now(), {
+          type: TYPE_PROGRESSING,
+          status: 'True',
+          reason: REASON_RETRYING,
+          message: `writing 0/${writes} objects`,
+        }),
+      };
+      await deps.status.write(status);
+      let pending = Promise.resolve();
+      await deps.syncer.apply(
+        target,
+        plan,
+        (done, total) => {
+          const t = now().getTime();
+          if (t - lastProgress < progressEvery || done === total) return;
+          lastProgress = t;
+          status = {
+            ...status,
+            conditions: conditionsWith(status, generation, now(), {
+              type: TYPE_PROGRESSING,
+              status: 'True',
+              reason: REASON_RETRYING,
+              message: `writing ${done}/${total} objects`,
+            }),
+          };
+          const snapshot = status;
+          pending = pending.then(() => deps.status.write(snapshot)).catch(() => {});
+        },
+        signal,
+      );
+      await pending;
+      events.push({
+        type: 'Normal',
+        reason: EVENT_SYNCED,
+        message: `synced content ${scan.contentHash}: ${plan.create.length} created, ${plan.update.length} updated, ${plan.delete.length} deleted, ${plan.unchanged} unchanged`,
+      });
+    }
+
+    // After the objects: HTTP clients and CatalogMetadata clients see the same revision.
+    await deps.content.publish(name, scan.contentHash, pulled.configsDir, now());
+    const digestChanged = prev.resolvedSource?.image?.ref !== pulled.ref;
+    status = {
+      ...status,
+      resolvedSource: { type: SOURCE_TYPE_IMAGE, image: { ref: pulled.ref } },
+      urls: { base: deps.content.baseUrl(name) },
+      contentHash: scan.contentHash,
+      objectCount: scan.blobs,
+      ...(digestChanged || !prev.lastUnpacked ? { lastUnpacked: formatTime(now()) } : {}),
+      conditions: conditionsWith(
+        status,
+        generation,
+        now(),
+        {
+          type: TYPE_SERVING,
+          status: 'True',
+          reason: REASON_AVAILABLE,
+          message: 'serving the content of the resolved source',
+        },
+        {
+          type: TYPE_PROGRESSING,
+          status: 'True',
+          reason: REASON_SUCCEEDED,
+          message: `synced ${describeSync(scan)}`,
+        },
+      ),
+    };
+    delete status.syncingTo;
+    const poll = catalog.spec.source.image?.pollIntervalMinutes;
+    const outcome: ReconcileOutcome = { status, events };
+    if (poll && !isDigestRef(ref)) {
+      const random = deps.random ?? Math.random;
+      outcome.requeueAfterMs = Math.round(poll * 60_000 * (1 + POLL_JITTER * random()));
+    }
+    return outcome;
+  } catch (err) {
+    const { terminal, message } = classifyError(err, { digestRef: isDigestRef(ref) });
+    const serving = status.contentHash !== undefined;
+    status = {
+      ...status,
+      conditions: conditionsWith(
+        status,
+        generation,
+        now(),
+        ...(serving
+          ? []
+          : [
+              {
+                type: TYPE_SERVING,
+                status: 'False' as const,
+                reason: REASON_UNAVAILABLE,
+                message: 'no catalog content is being served',
+              },
+            ]),
+        {
+          type: TYPE_PROGRESSING,
+          status: terminal ? ('False' as const) : ('True' as const),
+          reason: terminal ? REASON_BLOCKED : REASON_RETRYING,
+          message,
+        },
+      ),
+    };
+    events.push({ type: 'Warning', reason: EVENT_SYNC_FAILED, message });
+    return { status, events, error: { terminal, message, cause: err } };
+  }
+}

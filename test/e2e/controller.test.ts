@@ -1,0 +1,372 @@
+// The controller end to end: a real `catalogd controller` process, the real apiserver, garbage
+// collector and registry. Writes are counted twice, independently: by a watch on the catalog's
+// objects (what informer clients see) and by the controller's own metrics.
+import { expect } from 'chai';
+import { spawn } from 'node:child_process';
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { ClusterCatalog } from '../../src/api/v1/index.js';
+import { pushCatalog } from '../../src/source/index.js';
+import { repoRoot } from '../support/cluster.js';
+import type { RunningController } from '../support/controller.js';
+import { startController } from '../support/controller.js';
+import { kubectl, kubectlOk } from '../support/kubectl.js';
+import { uniqueName } from '../support/names.js';
+import { pollUntil } from '../support/poll.js';
+
+const sampleDir = path.join(repoRoot, 'examples', 'catalog');
+const goldenFile = path.join(repoRoot, 'test', 'golden', 'controller', 'sample.json');
+
+interface ObjectList {
+  items: Array<{
+    metadata: {
+      name: string;
+      uid: string;
+      labels?: Record<string, string>;
+      annotations?: Record<string, string>;
+      ownerReferences?: Array<Record<string, unknown>>;
+    };
+    spec: Record<string, unknown>;
+  }>;
+}
+
+async function push(dir: string, tag: string): Promise<string> {
+  const ref = `${process.env.REGISTRY}/e2e/${tag}`;
+  return (await pushCatalog(dir, ref)).ref;
+}
+
+async function applyCatalog(name: string, ref: string, extra: Record<string, unknown> = {}) {
+  await kubectlOk(
+    ['apply', '-f', '-'],
+    JSON.stringify({
+      apiVersion: 'olm.operatorframework.io/v1',
+      kind: 'ClusterCatalog',
+      metadata: { name },
+      spec: { source: { type: 'Image', image: { ref } }, ...extra },
+    }),
+  );
+}
+
+async function getCatalog(name: string): Promise<ClusterCatalog> {
+  return JSON.parse(
+    await kubectlOk(['get', 'clustercatalog', name, '-o', 'json']),
+  ) as ClusterCatalog;
+}
+
+function condition(c: ClusterCatalog, type: string) {
+  return c.status?.conditions?.find((x) => x.type === type);
+}
+
+/** Waits until the catalog has synced content (optionally a different one than `notHash`). */
+async function waitSynced(name: string, notHash?: string): Promise<ClusterCatalog> {
+  return pollUntil(
+    async () => {
+      const c = await getCatalog(name);
+      const p = condition(c, 'Progressing');
+      const ok =
+        p?.reason === 'Succeeded' &&
+        p.observedGeneration === c.metadata.generation &&
+        c.status?.contentHash !== undefined &&
+        c.status.contentHash !== notHash &&
+        !c.status.syncingTo;
+      return ok ? c : undefined;
+    },
+    { timeoutMs: 120_000, what: `ClusterCatalog ${name} to sync` },
+  );
+}
+
+async function listObjects(selector: string): Promise<ObjectList> {
+  return JSON.parse(
+    await kubectlOk(['get', 'catalogmetadata', '-l', selector, '-o', 'json']),
+  ) as ObjectList;
+}
+
+/** Counts watch events on a catalog's objects, as an informer client would see them. */
+function watchEvents(catalog: string) {
+  const child = spawn(
+    'kubectl',
+    [
+      'get',
+      'catalogmetadata',
+      '-l',
+      `catalog=${catalog}`,
+      '--watch-only',
+      '--output-watch-events',
+      '-o',
+      'json',
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  // Our own annotations, each with a unique marker: their events are told apart by it.
+  const markers = new Set<string>();
+  const events: Array<{ type: string; name: string; marker?: string }> = [];
+  let buf = '';
+  child.stdout.on('data', (d: Buffer) => {
+    buf += d.toString();
+    // kubectl prints one JSON object per line per event.
+    let nl: number;
+    while ((nl = buf.indexOf('\n')) >= 0) {
+      const line = buf.slice(0, nl).trim();
+      buf = buf.slice(nl + 1);
+      if (!line) continue;
+      const doc = JSON.parse(line) as {
+        type: string;
+        object: { metadata: { name: string; annotations?: Record<string, string> } };
+      };
+      const value = doc.object.metadata.annotations?.['e2e-sentinel'];
+      const marker = value !== undefined && markers.delete(value) ? value : undefined;
+      events.push({ type: doc.type, name: doc.object.metadata.name, ...(marker && { marker }) });
+    }
+  });
+  async function annotate(objectName: string): Promise<string> {
+    const marker = uniqueName('m');
+    markers.add(marker);
+    await kubectlOk([
+      'annotate',
+      'catalogmetadata',
+      objectName,
+      `e2e-sentinel=${marker}`,
+      '--overwrite',
+    ]);
+    return marker;
+  }
+  /** Events up to the one of `marker`, without our own; removes them from the list. */
+  function takeUpTo(marker: string) {
+    const i = events.findIndex((e) => e.marker === marker);
+    const taken = events.splice(0, i + 1);
+    return taken.filter((e) => e.marker === undefined).map(({ type, name }) => ({ type, name }));
+  }
+  return {
+    /** Waits until the watch is established (kubectl may miss what happens before). */
+    async ready(objectName: string): Promise<void> {
+      const marker = await pollUntil(
+        async () => {
+          const m = await annotate(objectName);
+          await new Promise((r) => setTimeout(r, 500));
+          return events.some((e) => e.marker === m) ? m : undefined;
+        },
+        { timeoutMs: 30_000, what: 'the watch to be established', intervalMs: 0 },
+      );
+      takeUpTo(marker);
+    },
+    /** Annotates one object and waits for its event: every earlier event has then arrived. */
+    async flush(objectName: string): Promise<Array<{ type: string; name: string }>> {
+      const marker = await annotate(objectName);
+      await pollUntil(async () => events.some((e) => e.marker === marker), {
+        timeoutMs: 30_000,
+        what: 'the sentinel watch event',
+      });
+      return takeUpTo(marker);
+    },
+    stop: () => child.kill(),
+  };
+}
+
+function normalize(list: ObjectList, ownerUid: string) {
+  return list.items
+    .map((o) => {
+      const owners = (o.metadata.ownerReferences ?? []).map((r) => ({
+        ...r,
+        uid: r.uid === ownerUid ? '<catalog uid>' : r.uid,
+      }));
+      return {
+        name: o.metadata.name,
+        labels: o.metadata.labels,
+        annotations: o.metadata.annotations,
+        ownerReferences: owners,
+        spec: o.spec,
+      };
+    })
+    .sort((a, b) => (a.name < b.name ? -1 : 1));
+}
+
+describe('controller e2e: ClusterCatalog → CatalogMetadata', function () {
+  this.timeout(300_000);
+  let controller: RunningController;
+  let sampleRef: string;
+
+  before(async () => {
+    await kubectlOk(['apply', '--server-side', '-f', path.join(repoRoot, 'crds')]);
+    await kubectlOk([
+      'wait',
+      '--for=condition=Established',
+      '--timeout=60s',
+      '-f',
+      path.join(repoRoot, 'crds'),
+    ]);
+    sampleRef = await push(sampleDir, `sample:${uniqueName('v')}`);
+    controller = await startController();
+  });
+
+  after(async () => {
+    await controller?.stop();
+  });
+
+  it('materializes one labelled, owned object per blob, equal to the golden expectation', async () => {
+    const name = 'e2e-golden';
+    await kubectl(['delete', 'clustercatalog', name, '--ignore-not-found', '--wait=true']);
+    await applyCatalog(name, sampleRef);
+    const c = await waitSynced(name);
+    expect(c.metadata.labels?.['olm.operatorframework.io/metadata.name']).to.equal(name);
+    expect(c.status?.objectCount).to.equal(9);
+    expect(condition(c, 'Serving')?.status).to.equal('True');
+    expect(c.status?.resolvedSource?.image.ref).to.match(/@sha256:[0-9a-f]{64}$/);
+    const got = normalize(await listObjects(`catalog=${name}`), c.metadata.uid ?? '');
+    if (process.env.UPDATE_GOLDEN) await writeFile(goldenFile, JSON.stringify(got, null, 2) + '\n');
+    expect(got).to.deep.equal(JSON.parse(await readFile(goldenFile, 'utf8')));
+    await kubectlOk(['delete', 'clustercatalog', name, '--wait=false']);
+  });
+
+  it('answers kubectl label queries per package, keeping two catalogs with the same package apart', async () => {
+    const a = uniqueName('cat-a');
+    const b = uniqueName('cat-b');
+    await applyCatalog(a, sampleRef);
+    await applyCatalog(b, sampleRef);
+    await waitSynced(a);
+    await waitSynced(b);
+    const out = await kubectlOk([
+      'get',
+      'catalogmetadata',
+      '-l',
+      `catalog=${a},package=example-operator`,
+      '-o',
+      'name',
+    ]);
+    expect(out.trim().split('\n')).to.have.length(5); // 2 channels + 3 bundles
+    const both = await listObjects('packageOrName=utility-operator');
+    const mine = both.items.filter(
+      (o) => o.metadata.labels?.catalog === a || o.metadata.labels?.catalog === b,
+    );
+    expect(mine).to.have.length(6); // 3 blobs per catalog
+    expect(new Set(mine.map((o) => o.metadata.name)).size).to.equal(6);
+    await kubectlOk(['delete', 'clustercatalog', b, '--wait=false']);
+    await pollUntil(async () => (await listObjects(`catalog=${b}`)).items.length === 0, {
+      timeoutMs: 120_000,
+      what: `the garbage collector to delete catalog ${b}'s objects`,
+    });
+    expect((await listObjects(`catalog=${a}`)).items).to.have.length(9);
+    await kubectlOk(['delete', 'clustercatalog', a, '--wait=false']);
+  });
+
+  it('writes only what changed: 2 writes for a bundle added and a channel changed, 0 for the same content', async () => {
+    const name = uniqueName('incr');
+    await applyCatalog(name, sampleRef);
+    const v1 = await waitSynced(name);
+    const anObject = (await listObjects(`catalog=${name}`)).items[0]?.metadata.name ?? '';
+    const watch = watchEvents(name);
+    try {
+      await watch.ready(anObject);
+
+      // v2: one bundle added to the utility-operator's alpha channel.
+      const v2Dir = await mkdtemp(path.join(os.tmpdir(), 'catalog-v2-'));
+      await cp(sampleDir, v2Dir, { recursive: true });
+      const jsonFile = path.join(v2Dir, 'utility-operator', 'catalog.json');
+      const lines = (await readFile(jsonFile, 'utf8')).trim().split('\n');
+      lines[1] = JSON.stringify({
+        schema: 'olm.channel',
+        package: 'utility-operator',
+        name: 'alpha',
+        entries: [
+          { name: 'utility-operator.v0.1.0' },
+          { name: 'utility-operator.v0.2.0', replaces: 'utility-operator.v0.1.0' },
+        ],
+      });
+      lines.push(
+        JSON.stringify({
+          schema: 'olm.bundle',
+          package: 'utility-operator',
+          name: 'utility-operator.v0.2.0',
+          image: 'quay.io/example/utility-operator-bundle:v0.2.0',
+          properties: [
+            { type: 'olm.package', value: { packageName: 'utility-operator', version: '0.2.0' } },
+          ],
+        }),
+      );
+      await writeFile(jsonFile, lines.join('\n') + '\n');
+      const v2Ref = await push(v2Dir, `sample:${uniqueName('v2')}`);
+      const writesBefore = await controller.metric('catalogd_catalogmetadata_writes_total');
+      await applyCatalog(name, v2Ref);
+      const v2 = await waitSynced(name, v1.status?.contentHash);
+      expect(v2.status?.objectCount).to.equal(10);
+      const seen = await watch.flush(anObject);
+      expect(seen.map((e) => e.type).sort()).to.deep.equal(['ADDED', 'MODIFIED']);
+      expect(
+        (await controller.metric('catalogd_catalogmetadata_writes_total')) - writesBefore,
+      ).to.equal(2);
+
+      // The same content under a new digest (an ignored file added): no object writes.
+      await writeFile(path.join(v2Dir, '.indexignore'), 'NOTES.txt\n');
+      await writeFile(path.join(v2Dir, 'NOTES.txt'), 'not part of the catalog\n');
+      const v3Ref = await push(v2Dir, `sample:${uniqueName('v3')}`);
+      expect(v3Ref).to.not.equal(v2Ref);
+      const writes2 = await controller.metric('catalogd_catalogmetadata_writes_total');
+      await applyCatalog(name, v3Ref);
+      const v3 = await pollUntil(
+        async () => {
+          const c = await waitSynced(name);
+          return c.status?.resolvedSource?.image.ref === v3Ref ? c : undefined;
+        },
+        { timeoutMs: 60_000, what: 'the new digest to be resolved' },
+      );
+      expect(v3.status?.contentHash).to.equal(v2.status?.contentHash);
+      expect(await watch.flush(anObject)).to.deep.equal([]);
+      expect(await controller.metric('catalogd_catalogmetadata_writes_total')).to.equal(writes2);
+
+      // A reconcile of an unchanged digest (as a poll does): no writes and no blob pulls.
+      const blobsBefore = await controller.metric('catalogd_source_requests_total', {
+        kind: 'blob',
+      });
+      const reconcilesBefore = await controller.metric('controller_runtime_reconcile_total', {
+        controller: 'clustercatalog',
+      });
+      await kubectlOk([
+        'annotate',
+        'clustercatalog',
+        name,
+        `e2e-poke=${uniqueName('p')}`,
+        '--overwrite',
+      ]);
+      await pollUntil(
+        async () =>
+          (await controller.metric('controller_runtime_reconcile_total', {
+            controller: 'clustercatalog',
+          })) > reconcilesBefore,
+        { timeoutMs: 60_000, what: 'a reconcile after the poke' },
+      );
+      expect(await controller.metric('catalogd_source_requests_total', { kind: 'blob' })).to.equal(
+        blobsBefore,
+      );
+      expect(await controller.metric('catalogd_catalogmetadata_writes_total')).to.equal(writes2);
+      expect(await watch.flush(anObject)).to.deep.equal([]);
+      await rm(v2Dir, { recursive: true, force: true });
+    } finally {
+      watch.stop();
+      await kubectl(['delete', 'clustercatalog', name, '--wait=false']);
+    }
+  });
+
+  it('removes the objects when availabilityMode is Unavailable, and brings them back', async () => {
+    const name = uniqueName('avail');
+    await applyCatalog(name, sampleRef);
+    await waitSynced(name);
+    await applyCatalog(name, sampleRef, { availabilityMode: 'Unavailable' });
+    const c = await pollUntil(
+      async () => {
+        const c = await getCatalog(name);
+        const s = condition(c, 'Serving');
+        return s?.reason === 'UserSpecifiedUnavailable' &&
+          s.observedGeneration === c.metadata.generation
+          ? c
+          : undefined;
+      },
+      { timeoutMs: 60_000, what: 'Serving=False/UserSpecifiedUnavailable' },
+    );
+    expect(condition(c, 'Serving')?.status).to.equal('False');
+    expect((await listObjects(`catalog=${name}`)).items).to.have.length(0);
+    await applyCatalog(name, sampleRef, { availabilityMode: 'Available' });
+    await waitSynced(name);
+    expect((await listObjects(`catalog=${name}`)).items).to.have.length(9);
+    await kubectl(['delete', 'clustercatalog', name, '--wait=false']);
+  });
+});

@@ -1,0 +1,121 @@
+// Runs the real `catalogd controller` as a child process against the local control plane, on
+// free loopback ports with its own cache directory, and stops it by PID.
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { createWriteStream } from 'node:fs';
+import { mkdtemp, mkdir, rm } from 'node:fs/promises';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { repoRoot } from './cluster.js';
+import { uniqueName } from './names.js';
+import { pollUntil } from './poll.js';
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+export interface RunningController {
+  pid: number;
+  metricsUrl: string;
+  healthUrl: string;
+  serverUrl: string;
+  cacheDir: string;
+  logFile: string;
+  /** SIGTERM, then SIGKILL after a grace period; resolves when the process has exited. */
+  stop(signal?: NodeJS.Signals): Promise<void>;
+  /** A Prometheus sample's value (sum over label sets matching `labels`), 0 when absent. */
+  metric(name: string, labels?: Record<string, string>): Promise<number>;
+}
+
+export interface StartControllerOptions {
+  args?: string[];
+  cacheDir?: string;
+  /** Lease name; a unique one by default so tests do not share leadership. */
+  leaseId?: string;
+}
+
+export async function startController(
+  opts: StartControllerOptions = {},
+): Promise<RunningController> {
+  const [metricsPort, healthPort, serverPort] = [
+    await freePort(),
+    await freePort(),
+    await freePort(),
+  ];
+  const cacheDir = opts.cacheDir ?? (await mkdtemp(path.join(os.tmpdir(), 'catalogd-e2e-')));
+  const logDir = path.join(repoRoot, '.local', 'logs');
+  await mkdir(logDir, { recursive: true });
+  const logFile = path.join(logDir, `${uniqueName('controller')}.log`);
+  const out = createWriteStream(logFile);
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      path.join(repoRoot, 'src', 'cmd', 'catalogd.ts'),
+      'controller',
+      `--kubeconfig=${process.env.KUBECONFIG ?? ''}`,
+      `--metrics-addr=127.0.0.1:${metricsPort}`,
+      `--health-addr=127.0.0.1:${healthPort}`,
+      `--server-addr=127.0.0.1:${serverPort}`,
+      `--cache-dir=${cacheDir}`,
+      `--leader-election-namespace=default`,
+      `--leader-election-id=${opts.leaseId ?? uniqueName('lease')}`,
+      ...(opts.args ?? []),
+    ],
+    { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  child.stdout?.pipe(out);
+  child.stderr?.pipe(out);
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
+  const healthUrl = `http://127.0.0.1:${healthPort}`;
+  const running: RunningController = {
+    pid: child.pid ?? -1,
+    metricsUrl,
+    healthUrl,
+    serverUrl: `http://127.0.0.1:${serverPort}`,
+    cacheDir,
+    logFile,
+    async stop(signal = 'SIGTERM') {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill(signal);
+      const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+      await exited;
+      clearTimeout(timer);
+      if (!opts.cacheDir) await rm(cacheDir, { recursive: true, force: true });
+    },
+    async metric(name, labels = {}) {
+      const text = await (await fetch(metricsUrl)).text();
+      let sum = 0;
+      for (const line of text.split('\n')) {
+        const m = /^([a-zA-Z_:][\w:]*)(\{[^}]*\})? (\S+)$/.exec(line);
+        if (!m || m[1] !== name) continue;
+        const lbls = m[2] ?? '';
+        if (Object.entries(labels).every(([k, v]) => lbls.includes(`${k}="${v}"`)))
+          sum += Number(m[3]);
+      }
+      return sum;
+    },
+  };
+  await pollUntil(
+    async () => {
+      if (child.exitCode !== null)
+        throw new Error(`controller exited with ${child.exitCode}; log: ${logFile}`);
+      return (await fetch(`${healthUrl}/readyz`)).ok;
+    },
+    { timeoutMs: 60_000, what: `the controller to be ready (log: ${logFile})` },
+  ).catch(async (err: unknown) => {
+    await running.stop('SIGKILL');
+    throw err;
+  });
+  return running;
+}
