@@ -305,4 +305,38 @@ describe('server/handler (HTTP on 127.0.0.1)', function () {
       await store.remove('swap');
     }
   });
+
+  it('a client that disconnects mid-body releases its revision', async () => {
+    const make = (rev: string): TestCatalog =>
+      catalogOf(
+        Array.from({ length: 20 }, (_, i) =>
+          blobOf({ schema: 'big', name: `b${i}`, rev, pad: 'y'.repeat(64 * 1024) }),
+        ),
+      );
+    const a = make('a');
+    const b = make('b');
+    await store.buildRevision('gone', a.contentHash, streamOf(a.blobs));
+    await store.activate('gone', a.contentHash, T0);
+    const { hostname, port } = new URL(server.url);
+    await new Promise<void>((resolve) => {
+      const req = request({ hostname, port, path: '/catalogs/gone/api/v1/all' }, (res) => {
+        res.once('data', () => {
+          req.destroy();
+          resolve();
+        });
+      });
+      req.on('error', () => undefined);
+      req.on('response', (res) => res.on('error', () => undefined));
+      req.end();
+    });
+    await store.buildRevision('gone', b.contentHash, streamOf(b.blobs));
+    await store.activate('gone', b.contentHash, T0);
+    // Whether or not the server had finished before the disconnect, nothing stays leased.
+    await pollUntil(async () => store.retainedRevisions('gone').length === 0, {
+      timeoutMs: 5000,
+      intervalMs: 10,
+      what: 'the disconnected request to release its revision',
+    });
+    await store.remove('gone');
+  });
 });

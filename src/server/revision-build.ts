@@ -160,7 +160,7 @@ export async function writeRevisionFiles(
   const namedSeq = new Column((n) => new Uint32Array(n));
   const spoolFile = await open(spoolPath, 'r');
   const allFile = await open(path.join(dir, ALL_FILE), 'w');
-  let allBytes = 0;
+  let allBytes: number;
   try {
     const out = new BufferedFileWriter(allFile);
     let scratch = Buffer.allocUnsafe(64 * 1024);
@@ -205,7 +205,7 @@ export async function writeRevisionFiles(
   );
   const nameFences: RevisionIndexFile['nameFences'] = [];
   const namesFile = await open(path.join(dir, NAMES_FILE), 'w');
-  let namesBytes = 0;
+  let namesBytes: number;
   try {
     const out = new BufferedFileWriter(namesFile);
     for (let k = 0; k < byName.length; k++) {
