@@ -44,6 +44,10 @@ lint: deps ## Typecheck, lint (typescript-eslint) and check formatting.
 verify: generate lint ## Regenerate generated files, fail on any diff, and lint.
 	@hack/verify-clean.sh crds config/crd hack/controlplane
 
+.PHONY: run
+run: build controlplane ## Local cluster + registry (unless KUBECONFIG is set), sample catalog, controller in the foreground.
+	hack/run.sh
+
 ##@ Tests
 .PHONY: test
 test: deps controlplane ## Install everything and run all tests: unit, then e2e against a local control plane.
