@@ -99,22 +99,28 @@ async function serve(
       res.end();
       return;
     }
-    const selection = normalized === '' ? lease.selectAll() : await lease.select(query);
     const headers: Record<string, string | number> = {
       ...validators,
       'Content-Type': CONTENT_TYPE,
       'X-Content-Type-Options': 'nosniff',
     };
     if (gzip) headers['Content-Encoding'] = 'gzip';
-    else headers['Content-Length'] = selection.bytes;
+    // The whole catalog (/all, or metas without filters) is served from the revision's files
+    // as they are; a filtered metas answer is gzipped while it streams.
+    const whole = normalized === '';
+    const selection = whole ? lease.selectAll() : await lease.select(query);
+    if (!gzip) headers['Content-Length'] = selection.bytes;
+    else if (whole) headers['Content-Length'] = lease.allGzipBytes;
     res.writeHead(200, headers);
     if (req.method === 'HEAD') {
       res.end();
       return;
     }
-    const body = Readable.from(lease.read(selection), { objectMode: false });
-    if (gzip) await pipeline(body, createGzip(), res);
-    else await pipeline(body, res);
+    // Byte mode, so that read-ahead is bounded in bytes, not in 256 KiB chunks.
+    const bytes = { objectMode: false };
+    if (gzip && whole) await pipeline(Readable.from(lease.readAllGzip(), bytes), res);
+    else if (gzip) await pipeline(Readable.from(lease.read(selection), bytes), createGzip(), res);
+    else await pipeline(Readable.from(lease.read(selection), bytes), res);
   } finally {
     lease.release();
   }

@@ -3,13 +3,17 @@
 // numbers (typed columns), the hash bytes and the distinct schema/package/name strings. The
 // blob order is then computed, and all.jsonl is copied from the spool in that order.
 import { createHash } from 'node:crypto';
-import { open, rm, writeFile } from 'node:fs/promises';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { open, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { createGzip } from 'node:zlib';
 import { BufferedFileWriter, readExactly } from './file-writer.js';
 import { ByteColumn, Column } from './columns.js';
 import { contentHashHex } from './http-cache.js';
 import {
   ALL_FILE,
+  ALL_GZIP_FILE,
   FORMAT_VERSION,
   INDEX_FILE,
   NAME_BLOCK,
@@ -221,12 +225,23 @@ export async function writeRevisionFiles(
     await namesFile.close();
   }
 
+  // Compressed once here rather than per request: bulk clients (Go's http client among them)
+  // ask for gzip by default.
+  const gzipPath = path.join(dir, ALL_GZIP_FILE);
+  await pipeline(
+    createReadStream(path.join(dir, ALL_FILE), { highWaterMark: 256 * 1024 }),
+    createGzip(),
+    createWriteStream(gzipPath, { flush: true }),
+  );
+  const allGzipBytes = (await stat(gzipPath)).size;
+
   await writeFile(path.join(dir, OFFSETS_FILE), offsets, { flush: true });
   const index: RevisionIndexFile = {
     format: FORMAT_VERSION,
     contentHash,
     blobs: s.count,
     allBytes,
+    allGzipBytes,
     schemas,
     packages: [...packages],
     nameFences,

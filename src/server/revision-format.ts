@@ -1,6 +1,7 @@
 // On-disk layout of one catalog revision (docs/server.md):
 //
 //   <root>/<catalog>/<hex>/all.jsonl    canonical blobs, one per line, in blob order
+//   <root>/<catalog>/<hex>/all.jsonl.gz all.jsonl gzipped once at build (served for gzip /all)
 //   <root>/<catalog>/<hex>/offsets.bin  float64 LE byte offset of each line, plus the file size
 //   <root>/<catalog>/<hex>/names.jsonl  `[name,seq]` lines sorted by (name, seq)
 //   <root>/<catalog>/<hex>/index.json   RevisionIndexFile: counts, schema and package ranges,
@@ -15,6 +16,7 @@ export const FORMAT_VERSION = 1;
 export const NAME_BLOCK = 64;
 
 export const ALL_FILE = 'all.jsonl';
+export const ALL_GZIP_FILE = 'all.jsonl.gz';
 export const OFFSETS_FILE = 'offsets.bin';
 export const NAMES_FILE = 'names.jsonl';
 export const INDEX_FILE = 'index.json';
@@ -24,6 +26,7 @@ export interface RevisionIndexFile {
   contentHash: string;
   blobs: number;
   allBytes: number;
+  allGzipBytes: number;
   /** `[schema, startSeq, endSeq]`, in blob order. */
   schemas: Array<[string, number, number]>;
   /** `[package, [start, end, start, end, ...]]`: the package's runs (one per schema). */

@@ -11,6 +11,7 @@ import { intersectRanges, pushRange, rangeCount, seqsWithin } from './ranges.js'
 import type { SeqRanges } from './ranges.js';
 import {
   ALL_FILE,
+  ALL_GZIP_FILE,
   FORMAT_VERSION,
   INDEX_FILE,
   NAMES_FILE,
@@ -25,6 +26,8 @@ export interface IoCounters {
   contentBytesRead: number;
   /** Bytes read from names.jsonl. */
   indexBytesRead: number;
+  /** Bytes read from all.jsonl.gz. */
+  gzipBytesRead: number;
 }
 
 export interface Selection {
@@ -37,21 +40,48 @@ export interface Selection {
 const READ_CHUNK = 256 * 1024;
 const NAMES_READ_CHUNK = 16 * 1024;
 
+interface RevisionParts {
+  dir: string;
+  contentHash: string;
+  blobs: number;
+  allBytes: number;
+  allGzipBytes: number;
+  all: FileHandle;
+  allGzip: FileHandle;
+  names: FileHandle;
+  offsets: Float64Array;
+  schemas: Map<string, SeqRanges>;
+  packages: Map<string, SeqRanges>;
+  nameFences: Array<[string, number]>;
+  namesBytes: number;
+  io: IoCounters;
+}
+
+async function openAll(dir: string, files: string[]): Promise<FileHandle[]> {
+  const handles: FileHandle[] = [];
+  try {
+    for (const f of files) handles.push(await open(path.join(dir, f), 'r'));
+    return handles;
+  } catch (cause) {
+    await Promise.all(handles.map((h) => h.close()));
+    throw new Error('cannot open the revision files', { cause });
+  }
+}
+
 export class Revision {
-  private constructor(
-    readonly dir: string,
-    readonly contentHash: string,
-    readonly blobs: number,
-    readonly allBytes: number,
-    private readonly all: FileHandle,
-    private readonly names: FileHandle,
-    private readonly offsets: Float64Array,
-    private readonly schemas: Map<string, SeqRanges>,
-    private readonly packages: Map<string, SeqRanges>,
-    private readonly nameFences: Array<[string, number]>,
-    private readonly namesBytes: number,
-    private readonly io: IoCounters,
-  ) {}
+  readonly dir: string;
+  readonly contentHash: string;
+  readonly blobs: number;
+  readonly allBytes: number;
+  readonly allGzipBytes: number;
+
+  private constructor(private readonly p: RevisionParts) {
+    this.dir = p.dir;
+    this.contentHash = p.contentHash;
+    this.blobs = p.blobs;
+    this.allBytes = p.allBytes;
+    this.allGzipBytes = p.allGzipBytes;
+  }
 
   /** Opens the revision in `dir`; `contentHash` must be the one it was written for. */
   static async open(dir: string, contentHash: string, io: IoCounters): Promise<Revision> {
@@ -67,17 +97,20 @@ export class Revision {
     if (raw.length !== (index.blobs + 1) * 8) throw new Error('the revision offsets are truncated');
     const offsets = new Float64Array(index.blobs + 1);
     for (let i = 0; i <= index.blobs; i++) offsets[i] = raw.readDoubleLE(i * 8);
-    const all = await open(path.join(dir, ALL_FILE), 'r');
-    let names: FileHandle;
-    try {
-      names = await open(path.join(dir, NAMES_FILE), 'r');
-      const { size } = await all.stat();
-      if (size !== index.allBytes) throw new Error('the revision content file is truncated');
-    } catch (cause) {
-      await all.close();
-      throw cause;
+    const [all, allGzip, names] = (await openAll(dir, [ALL_FILE, ALL_GZIP_FILE, NAMES_FILE])) as [
+      FileHandle,
+      FileHandle,
+      FileHandle,
+    ];
+    const sizes = await Promise.all([all.stat(), allGzip.stat(), names.stat()]);
+    if (
+      sizes[0].size !== index.allBytes ||
+      sizes[1].size !== index.allGzipBytes ||
+      sizes[2].size !== index.namesBytes
+    ) {
+      await Promise.all([all.close(), allGzip.close(), names.close()]);
+      throw new Error('the revision files do not have the sizes in its index');
     }
-    const schemas = new Map<string, SeqRanges>(index.schemas.map(([s, a, b]) => [s, [[a, b]]]));
     const packages = new Map<string, SeqRanges>(
       index.packages.map(([p, flat]) => {
         const runs: SeqRanges = [];
@@ -85,24 +118,26 @@ export class Revision {
         return [p, runs];
       }),
     );
-    return new Revision(
+    return new Revision({
       dir,
       contentHash,
-      index.blobs,
-      index.allBytes,
+      blobs: index.blobs,
+      allBytes: index.allBytes,
+      allGzipBytes: index.allGzipBytes,
       all,
+      allGzip,
       names,
       offsets,
-      schemas,
+      schemas: new Map(index.schemas.map(([s, a, b]) => [s, [[a, b]]])),
       packages,
-      index.nameFences,
-      index.namesBytes,
+      nameFences: index.nameFences,
+      namesBytes: index.namesBytes,
       io,
-    );
+    });
   }
 
   async close(): Promise<void> {
-    await Promise.all([this.all.close(), this.names.close()]);
+    await Promise.all([this.p.all.close(), this.p.allGzip.close(), this.p.names.close()]);
   }
 
   /** The whole catalog. */
@@ -118,9 +153,9 @@ export class Revision {
   async select(query: MetasQuery): Promise<Selection> {
     let ranges: SeqRanges = this.blobs > 0 ? [[0, this.blobs]] : [];
     if (query.schema !== undefined)
-      ranges = intersectRanges(ranges, this.schemas.get(query.schema) ?? []);
+      ranges = intersectRanges(ranges, this.p.schemas.get(query.schema) ?? []);
     if (query.package !== undefined)
-      ranges = intersectRanges(ranges, this.packages.get(query.package) ?? []);
+      ranges = intersectRanges(ranges, this.p.packages.get(query.package) ?? []);
     if (query.name !== undefined && ranges.length > 0)
       ranges = seqsWithin(await this.seqsNamed(query.name), ranges);
     return this.toSelection(ranges);
@@ -130,8 +165,8 @@ export class Revision {
     const byteRanges: Array<[number, number]> = [];
     let bytes = 0;
     for (const [s, e] of ranges) {
-      const start = this.offsets[s]!;
-      const end = this.offsets[e]!;
+      const start = this.p.offsets[s]!;
+      const end = this.p.offsets[e]!;
       bytes += end - start;
       pushRange(byteRanges, start, end);
     }
@@ -143,7 +178,7 @@ export class Revision {
    * block whose first name sorts before `name` until a greater name.
    */
   private async seqsNamed(name: string): Promise<number[]> {
-    const fences = this.nameFences;
+    const fences = this.p.nameFences;
     if (fences.length === 0) return [];
     let lo = 0;
     let hi = fences.length - 1;
@@ -160,10 +195,10 @@ export class Revision {
     let position = fences[from]![1];
     let carry = '';
     const decoder = new StringDecoder('utf8');
-    while (position < this.namesBytes) {
-      const length = Math.min(NAMES_READ_CHUNK, this.namesBytes - position);
-      const chunk = await readExactly(this.names, position, length);
-      this.io.indexBytesRead += length;
+    while (position < this.p.namesBytes) {
+      const length = Math.min(NAMES_READ_CHUNK, this.p.namesBytes - position);
+      const chunk = await readExactly(this.p.names, position, length);
+      this.p.io.indexBytesRead += length;
       position += length;
       const lines = (carry + decoder.write(chunk)).split('\n');
       carry = lines.pop()!;
@@ -182,11 +217,22 @@ export class Revision {
     for (const [start, end] of selection.byteRanges) {
       for (let pos = start; pos < end;) {
         const length = Math.min(READ_CHUNK, end - pos);
-        const chunk = await readExactly(this.all, pos, length);
-        this.io.contentBytesRead += length;
+        const chunk = await readExactly(this.p.all, pos, length);
+        this.p.io.contentBytesRead += length;
         pos += length;
         yield chunk;
       }
+    }
+  }
+
+  /** The precompressed gzip of the whole catalog, in chunks of at most READ_CHUNK. */
+  async *readAllGzip(): AsyncGenerator<Buffer> {
+    for (let pos = 0; pos < this.allGzipBytes;) {
+      const length = Math.min(READ_CHUNK, this.allGzipBytes - pos);
+      const chunk = await readExactly(this.p.allGzip, pos, length);
+      this.p.io.gzipBytesRead += length;
+      pos += length;
+      yield chunk;
     }
   }
 }

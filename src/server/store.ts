@@ -26,9 +26,13 @@ export interface RevisionInfo {
 
 /** A request's hold on one revision: everything it reads comes from that revision. */
 export interface RevisionLease extends RevisionInfo {
+  /** Size of the precompressed gzip of /api/v1/all. */
+  allGzipBytes: number;
   selectAll(): Selection;
   select(query: MetasQuery): Promise<Selection>;
   read(selection: Selection): AsyncIterable<Buffer>;
+  /** The whole catalog, gzipped (precompressed when the revision was built). */
+  readAllGzip(): AsyncIterable<Buffer>;
   /** Idempotent. */
   release(): void;
 }
@@ -65,7 +69,7 @@ async function exists(p: string): Promise<boolean> {
 
 export class ContentStore {
   /** Bytes read from revision files by requests. */
-  readonly io: IoCounters = { contentBytesRead: 0, indexBytesRead: 0 };
+  readonly io: IoCounters = { contentBytesRead: 0, indexBytesRead: 0, gzipBytesRead: 0 };
   private readonly served = new Map<string, Served>();
   /** Replaced revisions that still have leases. */
   private readonly retained = new Set<Served>();
@@ -172,9 +176,11 @@ export class ContentStore {
       lastModified: s.lastModified,
       blobs: revision.blobs,
       allBytes: revision.allBytes,
+      allGzipBytes: revision.allGzipBytes,
       selectAll: () => revision.selectAll(),
       select: (q) => revision.select(q),
       read: (sel) => revision.read(sel),
+      readAllGzip: () => revision.readAllGzip(),
       release: () => {
         if (released) return;
         released = true;
