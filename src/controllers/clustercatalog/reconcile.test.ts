@@ -1,0 +1,205 @@
+// The inner reconcile with no client: the world is small in-memory implementations of its own
+// narrow interfaces (Puller, Syncer, ContentPublisher, StatusSink, Clock).
+import { expect } from 'chai';
+import type { ClusterCatalog, ClusterCatalogStatus } from '../../api/v1/index.js';
+import { FbcError } from '../../fbc/index.js';
+import { retryable, terminal } from '../../source/errors.js';
+import type { ScanResult, SyncPlan } from '../../sync/index.js';
+import type { ContentPublisher, Puller, ReconcileDeps, Syncer } from './reconcile.js';
+import { reconcileCatalog } from './reconcile.js';
+
+const DIGEST = `sha256:${'a'.repeat(64)}`;
+const HASH = `sha256:${'b'.repeat(64)}`;
+const NOW = new Date('2026-01-02T03:04:05Z');
+
+function catalog(
+  over: Partial<ClusterCatalog['spec']> = {},
+  status?: ClusterCatalogStatus,
+): ClusterCatalog {
+  return {
+    apiVersion: 'olm.operatorframework.io/v1',
+    kind: 'ClusterCatalog',
+    metadata: { name: 'ops', uid: 'uid-1', generation: 3 },
+    spec: {
+      source: {
+        type: 'Image',
+        image: { ref: 'registry.example/ops/catalog:latest', pollIntervalMinutes: 10 },
+      },
+      priority: 0,
+      availabilityMode: 'Available',
+      ...over,
+    },
+    ...(status && { status }),
+  } as ClusterCatalog;
+}
+
+interface World {
+  deps: ReconcileDeps;
+  statusWrites: ClusterCatalogStatus[];
+  calls: string[];
+}
+
+function world(
+  opts: { plan?: Partial<SyncPlan>; pullError?: unknown; scanError?: unknown } = {},
+): World {
+  const calls: string[] = [];
+  const statusWrites: ClusterCatalogStatus[] = [];
+  const scan: ScanResult = {
+    desired: new Map(),
+    contentHash: HASH,
+    blobs: 7,
+    omitted: 0,
+    bytes: 100,
+  };
+  const plan: SyncPlan = { create: [], update: [], delete: [], unchanged: 7, ...opts.plan };
+  const puller: Puller = {
+    resolve: async () => {
+      calls.push('resolve');
+      if (opts.pullError) throw opts.pullError;
+      return DIGEST;
+    },
+    pull: async (ref) => {
+      calls.push(`pull ${ref}`);
+      return { ref, digest: DIGEST, configsDir: '/cache/configs', cached: false };
+    },
+  };
+  const syncer: Syncer = {
+    scan: async () => {
+      calls.push('scan');
+      if (opts.scanError) throw opts.scanError;
+      return scan;
+    },
+    plan: async () => plan,
+    apply: async (_t, p, onProgress) => {
+      calls.push('apply');
+      const total = p.create.length + p.update.length + p.delete.length;
+      for (let i = 1; i <= total; i++) onProgress(i, total);
+    },
+    deleteAll: async () => {
+      calls.push('deleteAll');
+      return 4;
+    },
+  };
+  const content: ContentPublisher = {
+    baseUrl: (c) => `http://content.example/catalogs/${c}`,
+    blobUrl: () => 'http://content.example/blob',
+    publish: async () => void calls.push('publish'),
+    remove: async () => void calls.push('remove'),
+  };
+  return {
+    calls,
+    statusWrites,
+    deps: {
+      puller,
+      syncer,
+      content,
+      status: { write: async (s) => void statusWrites.push(structuredClone(s)) },
+      clock: { now: () => NOW },
+      maxObjectBytes: 1 << 20,
+      random: () => 0.5,
+    },
+  };
+}
+
+const cond = (s: ClusterCatalogStatus, type: string) => s.conditions?.find((c) => c.type === type);
+
+describe('reconcileCatalog', () => {
+  it('syncs and reports Serving/Succeeded with the resolved digest, hash, count and poll', async () => {
+    const w = world({ plan: { create: ['a', 'b'], unchanged: 5 } });
+    const out = await reconcileCatalog(catalog(), w.deps);
+    expect(out.error).to.equal(undefined);
+    expect(out.status.resolvedSource?.image.ref).to.equal(`registry.example/ops/catalog@${DIGEST}`);
+    expect(out.status.contentHash).to.equal(HASH);
+    expect(out.status.objectCount).to.equal(7);
+    expect(out.status.urls?.base).to.equal('http://content.example/catalogs/ops');
+    expect(out.status.lastUnpacked).to.equal('2026-01-02T03:04:05Z');
+    expect(out.status.syncingTo).to.equal(undefined);
+    expect(out.status.observedGeneration).to.equal(3);
+    expect(cond(out.status, 'Serving')).to.include({
+      status: 'True',
+      reason: 'Available',
+      observedGeneration: 3,
+    });
+    expect(cond(out.status, 'Progressing')).to.include({ status: 'True', reason: 'Succeeded' });
+    expect(out.requeueAfterMs).to.equal(10 * 60_000 * 1.05);
+    expect(out.events.map((e) => e.reason)).to.deep.equal(['Synced']);
+    // The HTTP content is published after the objects are written.
+    expect(w.calls.indexOf('publish')).to.be.greaterThan(w.calls.indexOf('apply'));
+  });
+
+  it('journals the target contentHash in syncingTo before writing', async () => {
+    const w = world({ plan: { update: [{ name: 'x', resourceVersion: '1' }] } });
+    await reconcileCatalog(catalog(), w.deps);
+    expect(w.statusWrites[0]?.syncingTo).to.equal(HASH);
+    expect(cond(w.statusWrites[0] ?? {}, 'Progressing')?.message).to.equal('writing 0/1 objects');
+  });
+
+  it('writes nothing, records no event and keeps lastUnpacked when nothing changed', async () => {
+    const w = world();
+    const first = await reconcileCatalog(catalog(), w.deps);
+    const later = { ...w.deps, clock: { now: () => new Date('2026-01-03T00:00:00Z') } };
+    const again = await reconcileCatalog(catalog({}, first.status), later);
+    expect(w.statusWrites).to.deep.equal([]);
+    expect(again.events).to.deep.equal([]);
+    expect(again.status).to.deep.equal(first.status);
+  });
+
+  it('does not poll a digest reference', async () => {
+    const ref = `registry.example/ops/catalog@${DIGEST}`;
+    const out = await reconcileCatalog(
+      catalog({ source: { type: 'Image', image: { ref } } }),
+      world().deps,
+    );
+    expect(out.requeueAfterMs).to.equal(undefined);
+  });
+
+  it('is Blocked on a terminal source error, and not Serving when nothing was served', async () => {
+    const w = world({ pullError: terminal('ManifestNotFound', 'manifest unknown') });
+    const out = await reconcileCatalog(catalog(), w.deps);
+    expect(out.error?.terminal).to.equal(true);
+    expect(cond(out.status, 'Progressing')).to.include({ status: 'False', reason: 'Blocked' });
+    expect(cond(out.status, 'Serving')).to.include({ status: 'False', reason: 'Unavailable' });
+    expect(out.events[0]).to.include({ type: 'Warning', reason: 'SyncFailed' });
+  });
+
+  it('keeps serving the previous content while retrying a transient error', async () => {
+    const ok = await reconcileCatalog(catalog(), world().deps);
+    const w = world({ pullError: retryable('Unavailable', 'registry unreachable (ECONNREFUSED)') });
+    const out = await reconcileCatalog(catalog({}, ok.status), w.deps);
+    expect(out.error?.terminal).to.equal(false);
+    expect(cond(out.status, 'Progressing')).to.include({ status: 'True', reason: 'Retrying' });
+    expect(cond(out.status, 'Serving')).to.include({ status: 'True', reason: 'Available' });
+    expect(out.status.contentHash).to.equal(HASH);
+  });
+
+  it('treats an FBC error as terminal for a digest reference and retryable for a tag', async () => {
+    const bad = new FbcError('missing schema', { file: 'a.json' });
+    const tag = await reconcileCatalog(catalog(), world({ scanError: bad }).deps);
+    expect(tag.error?.terminal).to.equal(false);
+    const ref = `registry.example/ops/catalog@${DIGEST}`;
+    const digest = await reconcileCatalog(
+      catalog({ source: { type: 'Image', image: { ref } } }),
+      world({ scanError: bad }).deps,
+    );
+    expect(digest.error?.terminal).to.equal(true);
+    expect(cond(digest.status, 'Progressing')?.message).to.contain('missing schema');
+  });
+
+  it('removes content and objects when Unavailable', async () => {
+    const ok = await reconcileCatalog(catalog(), world().deps);
+    const w = world();
+    const out = await reconcileCatalog(
+      catalog({ availabilityMode: 'Unavailable' }, ok.status),
+      w.deps,
+    );
+    expect(w.calls).to.include.members(['remove', 'deleteAll']);
+    expect(w.calls).to.not.include('resolve');
+    expect(cond(out.status, 'Serving')).to.include({
+      status: 'False',
+      reason: 'UserSpecifiedUnavailable',
+    });
+    expect(out.status.objectCount).to.equal(0);
+    expect(out.status.contentHash).to.equal(undefined);
+    expect(out.status.urls).to.equal(undefined);
+  });
+});
