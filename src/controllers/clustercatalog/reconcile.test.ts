@@ -154,7 +154,7 @@ describe('reconcileCatalog', () => {
   });
 
   it('is Blocked on a terminal source error, and not Serving when nothing was served', async () => {
-    const w = world({ pullError: terminal('ManifestNotFound', 'manifest unknown') });
+    const w = world({ pullError: terminal('NotFound', 'manifest unknown') });
     const out = await reconcileCatalog(catalog(), w.deps);
     expect(out.error?.terminal).to.equal(true);
     expect(cond(out.status, 'Progressing')).to.include({ status: 'False', reason: 'Blocked' });
