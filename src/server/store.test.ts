@@ -254,4 +254,35 @@ describe('server/store', function () {
       expectedLines(gen.blobs, { schema: 'olm.package' }),
     );
   });
+
+  it('a stored revision is not rebuilt; concurrent builds of one content both succeed', async () => {
+    const [x, y] = await Promise.all([
+      store.buildRevision('gen', gen.contentHash, streamOf(gen.blobs)),
+      store.buildRevision('gen', gen.contentHash, streamOf([...gen.blobs].reverse())),
+    ]);
+    expect(x).to.deep.equal(y);
+    // eslint-disable-next-line require-yield
+    async function* untouchable(): AsyncGenerator<never> {
+      throw new Error('the blobs of a stored revision must not be read');
+    }
+    await store.buildRevision('gen', gen.contentHash, untouchable());
+    expect(await readdir(path.join(root, 'gen'))).to.deep.equal([gen.contentHash.slice(7)]);
+    await store.activate('gen', gen.contentHash, T0);
+    expect(await answer(store, 'gen')).to.equal(expectedLines(gen.blobs));
+  });
+
+  it('re-activating a replaced revision that is still read keeps its files', async () => {
+    const a = catalogOf(gen.blobs.slice(0, 50));
+    const b = catalogOf(gen.blobs.slice(50, 100));
+    await store.buildRevision('c', a.contentHash, streamOf(a.blobs));
+    await store.activate('c', a.contentHash, T0);
+    const lease = store.acquire('c')!;
+    await store.buildRevision('c', b.contentHash, streamOf(b.blobs));
+    await store.activate('c', b.contentHash, T0);
+    await store.activate('c', a.contentHash, T0);
+    lease.release();
+    expect(store.retainedRevisions('c')).to.deep.equal([]);
+    expect(await readdir(path.join(root, 'c'))).to.deep.equal([a.contentHash.slice(7)]);
+    expect(await answer(store, 'c')).to.equal(expectedLines(a.blobs));
+  });
 });

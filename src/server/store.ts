@@ -104,6 +104,7 @@ export class ContentStore {
           !(await this.hasRevision(catalog, contentHash))
         )
           throw err;
+        await rm(tmp, { recursive: true, force: true });
       }
     } catch (cause) {
       await rm(tmp, { recursive: true, force: true });
