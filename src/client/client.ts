@@ -1,0 +1,354 @@
+// CatalogClient: typed, label-selected reads of CatalogMetadata and ClusterCatalogs over the
+// project's KubeClient, and the consistent-list protocol of SPEC §2.1.
+import { setTimeout as delay } from 'node:timers/promises';
+import type { CatalogMetadata, ClusterCatalog, Condition } from '../api/v1/index.js';
+import {
+  CATALOG_METADATA_PLURAL,
+  CLUSTER_CATALOG_PLURAL,
+  GROUP,
+  LABEL_METADATA_NAME,
+  TYPE_SERVING,
+  VERSION,
+  findCondition,
+} from '../api/v1/index.js';
+import { labelValue } from '../fbc/identity.js';
+import type { KubeClientOptions, ObjectMetadata } from '../kube/index.js';
+import { KubeClient, Resource, isNotFound } from '../kube/index.js';
+import type { AnyBlob } from './fbc-types.js';
+import type { MetadataQuery } from './query.js';
+import { matchesQuery, metadataSelector } from './query.js';
+
+export interface CatalogClientOptions {
+  /** An existing client to share (not closed by close()); otherwise one is made from `kubeconfig`. */
+  kube?: KubeClient;
+  /** Path of a kubeconfig; default: $KUBECONFIG, ~/.kube/config, else in-cluster. */
+  kubeconfig?: string;
+  /** Called once per HTTP request to the apiserver (verb, resource, status). */
+  onRequest?: KubeClientOptions['onRequest'];
+  /** List page size (default 500). */
+  pageSize?: number;
+}
+
+export interface ListMetadataOptions {
+  signal?: AbortSignal;
+}
+
+export interface ConsistentListOptions {
+  signal?: AbortSignal;
+  /** Give up after this long (default 30 s) when the catalog keeps changing. */
+  timeoutMs?: number;
+  /** First retry delay (default 200 ms), doubled up to 2 s. */
+  backoffMs?: number;
+}
+
+export interface ConsistentList {
+  /** The catalog's contentHash, when the query names one catalog. */
+  contentHash?: string;
+  /** contentHash of every catalog the list covers. */
+  revisions: Record<string, string>;
+  /** The matching objects, all of the revisions above. */
+  items: CatalogMetadata[];
+  /** Lists taken before one was consistent (0: the first one was). */
+  retries: number;
+}
+
+export type MetadataEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK';
+
+export class CatalogNotFoundError extends Error {
+  override name = 'CatalogNotFoundError';
+  constructor(readonly catalog: string) {
+    super(`ClusterCatalog ${JSON.stringify(catalog)} not found (see: kubectl get clustercatalogs)`);
+  }
+}
+
+export class CatalogNotServingError extends Error {
+  override name = 'CatalogNotServingError';
+  constructor(
+    readonly catalog: string,
+    readonly condition: Condition | undefined,
+  ) {
+    const why = condition
+      ? `Serving=${condition.status}/${condition.reason}${condition.message ? `: ${condition.message}` : ''}`
+      : 'no Serving condition yet';
+    super(
+      `ClusterCatalog ${JSON.stringify(catalog)} is not Serving yet (${why}); wait for it with: kubectl wait --for=condition=Serving clustercatalog/${catalog}`,
+    );
+  }
+}
+
+export class InconsistentListError extends Error {
+  override name = 'InconsistentListError';
+}
+
+export class ContentOmittedError extends Error {
+  override name = 'ContentOmittedError';
+}
+
+/** Whether the catalog serves content: Serving=True and a contentHash. */
+export function isServing(c: ClusterCatalog): boolean {
+  return (
+    c.status?.contentHash !== undefined &&
+    findCondition(c.status.conditions, TYPE_SERVING)?.status === 'True'
+  );
+}
+
+export class CatalogClient {
+  readonly kube: KubeClient;
+  private readonly ownsKube: boolean;
+  private readonly pageSize: number;
+  private readonly metadata: Resource<CatalogMetadata>;
+  private readonly metadataOnly: Resource<ObjectMetadata>;
+  private readonly catalogs: Resource<ClusterCatalog>;
+
+  constructor(opts: CatalogClientOptions = {}) {
+    this.ownsKube = opts.kube === undefined;
+    this.kube =
+      opts.kube ??
+      new KubeClient({
+        ...(opts.kubeconfig !== undefined && { kubeconfig: opts.kubeconfig }),
+        ...(opts.onRequest && { onRequest: opts.onRequest }),
+        maxSockets: 8,
+      });
+    this.pageSize = opts.pageSize ?? 500;
+    const cm = { group: GROUP, version: VERSION, plural: CATALOG_METADATA_PLURAL };
+    this.metadata = new Resource<CatalogMetadata>(this.kube, cm);
+    this.metadataOnly = new Resource<ObjectMetadata>(this.kube, cm, true);
+    this.catalogs = new Resource<ClusterCatalog>(this.kube, {
+      group: GROUP,
+      version: VERSION,
+      plural: CLUSTER_CATALOG_PLURAL,
+    });
+  }
+
+  close(): void {
+    if (this.ownsKube) this.kube.close();
+  }
+
+  /** Every ClusterCatalog, sorted by name. */
+  async listCatalogs(signal?: AbortSignal): Promise<ClusterCatalog[]> {
+    const out: ClusterCatalog[] = [];
+    for await (const c of this.catalogs.listAll(undefined, this.pageSize, signal)) out.push(c);
+    return out.sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : 1));
+  }
+
+  /** One ClusterCatalog, or undefined when there is none of that name. */
+  async getCatalog(name: string, signal?: AbortSignal): Promise<ClusterCatalog | undefined> {
+    try {
+      return await this.catalogs.get(name, signal);
+    } catch (err) {
+      if (isNotFound(err)) return undefined;
+      throw err;
+    }
+  }
+
+  /** The catalog, which must exist and be Serving; throws CatalogNotFoundError or CatalogNotServingError. */
+  async servingCatalog(name: string, signal?: AbortSignal): Promise<ClusterCatalog> {
+    const c = await this.getCatalog(name, signal);
+    if (!c) throw new CatalogNotFoundError(name);
+    if (!isServing(c))
+      throw new CatalogNotServingError(name, findCondition(c.status?.conditions, TYPE_SERVING));
+    return c;
+  }
+
+  /**
+   * The CatalogMetadata objects matching the query, page by page: filtered by the apiserver
+   * with a label selector, then checked exactly against spec.
+   */
+  async *listMetadata(
+    q: MetadataQuery,
+    opts: ListMetadataOptions = {},
+  ): AsyncGenerator<CatalogMetadata> {
+    const selector = metadataSelector(q);
+    for await (const o of this.metadata.listAll(
+      selector || undefined,
+      this.pageSize,
+      opts.signal,
+    )) {
+      if (matchesQuery(o.spec, q)) yield o;
+    }
+  }
+
+  /**
+   * Metadata only (names, labels, annotations; no spec) of the objects whose labels match the
+   * query: cheap, for counting. Labels may be hash-encoded, so this cannot check values exactly.
+   */
+  async *listMetadataLabels(
+    q: MetadataQuery,
+    opts: ListMetadataOptions = {},
+  ): AsyncGenerator<ObjectMetadata> {
+    const selector = metadataSelector(q);
+    yield* this.metadataOnly.listAll(selector || undefined, this.pageSize, opts.signal);
+  }
+
+  /**
+   * Watches the objects matching the query from `resourceVersion` (e.g. the list's), calling
+   * onEvent for each matching change (and bookmarks), until the server ends the watch
+   * (resolves), the connection fails or the resourceVersion is too old (rejects with a 410
+   * error: list again), or the signal aborts (resolves).
+   */
+  async watchMetadata(
+    q: MetadataQuery,
+    resourceVersion: string,
+    onEvent: (type: MetadataEventType, obj: CatalogMetadata) => void,
+    signal: AbortSignal,
+  ): Promise<void> {
+    const selector = metadataSelector(q);
+    await this.metadata.watch(
+      {
+        resourceVersion,
+        allowWatchBookmarks: true,
+        timeoutSeconds: 300 + Math.floor(Math.random() * 300),
+        ...(selector && { labelSelector: selector }),
+      },
+      (type, obj) => {
+        if (type === 'BOOKMARK' || matchesQuery(obj.spec, q)) onEvent(type, obj);
+      },
+      signal,
+    );
+  }
+
+  /** One page-through list with its collection resourceVersion (to start a watch from). */
+  async listMetadataWithVersion(
+    q: MetadataQuery,
+    opts: ListMetadataOptions = {},
+  ): Promise<{ items: CatalogMetadata[]; resourceVersion: string }> {
+    const selector = metadataSelector(q);
+    const items: CatalogMetadata[] = [];
+    let cont: string | undefined;
+    let resourceVersion = '';
+    do {
+      const page = await this.metadata.list(
+        {
+          limit: this.pageSize,
+          ...(cont && { continue: cont }),
+          ...(selector && { labelSelector: selector }),
+        },
+        opts.signal,
+      );
+      if (!resourceVersion) resourceVersion = page.resourceVersion;
+      for (const o of page.items) if (matchesQuery(o.spec, q)) items.push(o);
+      cont = page.continue;
+    } while (cont);
+    return { items, resourceVersion };
+  }
+
+  /**
+   * The consistent-list protocol (SPEC §2.1): read the catalog's status, list, read the status
+   * again; when contentHash is the same and syncingTo empty both times, the list is one
+   * revision. Otherwise retry with backoff until the deadline (InconsistentListError). For a
+   * query without a catalog, every catalog's status is read (one list of ClusterCatalogs).
+   * Throws CatalogNotFoundError / CatalogNotServingError for a named catalog that does not serve.
+   */
+  async consistentList(
+    q: MetadataQuery,
+    opts: ConsistentListOptions = {},
+  ): Promise<ConsistentList> {
+    const deadline = Date.now() + (opts.timeoutMs ?? 30_000);
+    let backoff = opts.backoffMs ?? 200;
+    let why = '';
+    for (let retries = 0; ; retries++) {
+      const before = await this.revisions(q, opts.signal);
+      if (before.syncing.length === 0) {
+        const items: CatalogMetadata[] = [];
+        for await (const o of this.listMetadata(q, opts)) items.push(o);
+        const after = await this.revisions(q, opts.signal);
+        const same = after.syncing.length === 0 && sameRevisions(before.revisions, after.revisions);
+        if (same) {
+          const known = new Set(Object.keys(before.revisions));
+          return {
+            ...(q.catalog !== undefined && { contentHash: before.revisions[q.catalog]! }),
+            revisions: before.revisions,
+            // Objects of a catalog that serves nothing (e.g. being deleted) are not a revision.
+            items: items.filter((o) => known.has(o.spec.catalog.name)),
+            retries,
+          };
+        }
+        why =
+          after.syncing.length > 0
+            ? `catalog ${after.syncing.join(', ')} started syncing during the list`
+            : 'the content changed during the list';
+      } else {
+        why = `catalog ${before.syncing.join(', ')} is syncing`;
+      }
+      if (Date.now() + backoff > deadline)
+        throw new InconsistentListError(
+          `no consistent list within ${opts.timeoutMs ?? 30_000} ms: ${why}; try again later`,
+        );
+      await delay(backoff, undefined, opts.signal ? { signal: opts.signal } : {});
+      backoff = Math.min(backoff * 2, 2000);
+    }
+  }
+
+  private async revisions(
+    q: MetadataQuery,
+    signal?: AbortSignal,
+  ): Promise<{ revisions: Record<string, string>; syncing: string[] }> {
+    const catalogs =
+      q.catalog !== undefined
+        ? [await this.servingCatalogOrSyncing(q.catalog, signal)]
+        : await this.listCatalogs(signal);
+    const revisions: Record<string, string> = {};
+    const syncing: string[] = [];
+    for (const c of catalogs) {
+      if (c.status?.syncingTo) syncing.push(c.metadata.name);
+      else if (c.status?.contentHash) revisions[c.metadata.name] = c.status.contentHash;
+    }
+    return { revisions, syncing };
+  }
+
+  /** A named catalog for the protocol: Serving, or in its first sync (then retried). */
+  private async servingCatalogOrSyncing(
+    name: string,
+    signal?: AbortSignal,
+  ): Promise<ClusterCatalog> {
+    const c = await this.getCatalog(name, signal);
+    if (!c) throw new CatalogNotFoundError(name);
+    if (!isServing(c) && !c.status?.syncingTo)
+      throw new CatalogNotServingError(name, findCondition(c.status?.conditions, TYPE_SERVING));
+    return c;
+  }
+
+  /** The catalogs selected by name through their metadata.name label (one request). */
+  async catalogsByName(names: readonly string[], signal?: AbortSignal): Promise<ClusterCatalog[]> {
+    if (names.length === 0) return [];
+    const out: ClusterCatalog[] = [];
+    const selector = `${LABEL_METADATA_NAME} in (${names.map(labelValue).join(',')})`;
+    for await (const c of this.catalogs.listAll(selector, this.pageSize, signal)) out.push(c);
+    return out;
+  }
+
+  /**
+   * The blob of an object: spec.content, or, for an object too large for etcd
+   * (spec.contentOmitted), the blob fetched from the catalog's HTTP endpoint.
+   */
+  async blobOf(obj: CatalogMetadata, signal?: AbortSignal): Promise<AnyBlob> {
+    if (obj.spec.content) return obj.spec.content as AnyBlob;
+    const omitted = obj.spec.contentOmitted;
+    if (!omitted) throw new ContentOmittedError(`${obj.metadata.name} has no content`);
+    try {
+      const res = await fetch(omitted.url, signal ? { signal } : {});
+      if (!res.ok) throw new Error(`HTTP ${res.status}`);
+      const text = await res.text();
+      for (const line of text.split('\n')) {
+        if (!line.trim()) continue;
+        const b = JSON.parse(line) as AnyBlob;
+        if (
+          b.schema === obj.spec.schema &&
+          (b.package ?? '') === (obj.spec.package ?? '') &&
+          (b.name ?? '') === (obj.spec.name ?? '')
+        )
+          return b;
+      }
+      throw new Error('the blob is not in the response');
+    } catch (err) {
+      throw new ContentOmittedError(
+        `${obj.metadata.name}: content (${omitted.bytes} bytes) is only served over HTTP at ${omitted.url}, which could not be read: ${(err as Error).message}`,
+      );
+    }
+  }
+}
+
+function sameRevisions(a: Record<string, string>, b: Record<string, string>): boolean {
+  const ka = Object.keys(a);
+  return ka.length === Object.keys(b).length && ka.every((k) => a[k] === b[k]);
+}

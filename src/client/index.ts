@@ -1,0 +1,10 @@
+// The client library (SPEC §5): typed, label-selected reads of CatalogMetadata, the
+// consistent-list protocol, the label-value encoding, typed FBC blobs and pure helpers
+// (channel heads, upgrade graphs, API providers). Documented in docs/client.md.
+export * from './client.js';
+export * from './query.js';
+export * from './fbc-types.js';
+export * from './graph.js';
+export * from './semver.js';
+export { labelValue, objectName, isValidLabelValue } from '../fbc/identity.js';
+export type { BlobIdentity } from '../fbc/identity.js';
