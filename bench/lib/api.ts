@@ -1,0 +1,171 @@
+// A minimal apiserver client for the benchmarks: one keep-alive https.Agent with the kubeconfig's
+// client certificate, raw requests (pre-serialized bodies), and line-delimited watches. This is
+// also "the raw limit" client of SPEC §7: nothing between the caller and the socket but node:https.
+import { readFileSync } from 'node:fs';
+import https from 'node:https';
+import path from 'node:path';
+import { load } from 'js-yaml';
+
+export interface Response {
+  status: number;
+  body: string;
+}
+
+export interface WatchEvent {
+  type: string;
+  object: {
+    metadata: {
+      name: string;
+      resourceVersion?: string;
+      annotations?: Record<string, string>;
+      generation?: number;
+    };
+    status?: Record<string, unknown>;
+  };
+}
+
+export class Api {
+  readonly server: URL;
+  readonly agent: https.Agent;
+  private readonly tls: https.RequestOptions;
+
+  private constructor(server: URL, tls: https.RequestOptions, maxSockets: number) {
+    this.server = server;
+    this.tls = tls;
+    this.agent = new https.Agent({ keepAlive: true, maxSockets, maxFreeSockets: maxSockets });
+  }
+
+  /** From a kubeconfig's current context: client certificate or bearer token (data or files). */
+  static fromKubeconfig(file: string, maxSockets = 64): Api {
+    type Named<T> = Array<{ name: string } & T>;
+    const kc = load(readFileSync(file, 'utf8')) as {
+      'current-context': string;
+      contexts: Named<{ context: { cluster: string; user: string } }>;
+      clusters: Named<{ cluster: Record<string, string | boolean> }>;
+      users: Named<{ user: Record<string, string> }>;
+    };
+    const ctx = kc.contexts.find((c) => c.name === kc['current-context'])?.context;
+    const cluster = kc.clusters.find((c) => c.name === ctx?.cluster)?.cluster;
+    const user = kc.users.find((u) => u.name === ctx?.user)?.user ?? {};
+    if (!cluster) throw new Error(`${file}: no current cluster`);
+    const dir = path.dirname(file);
+    const pem = (o: Record<string, unknown>, k: string): Buffer | undefined => {
+      const data = o[`${k}-data`];
+      if (typeof data === 'string') return Buffer.from(data, 'base64');
+      const f = o[k];
+      if (typeof f === 'string') return readFileSync(path.resolve(dir, f));
+      return undefined;
+    };
+    const tls: https.RequestOptions = {};
+    const ca = pem(cluster, 'certificate-authority');
+    const cert = pem(user, 'client-certificate');
+    const key = pem(user, 'client-key');
+    if (ca) tls.ca = ca;
+    if (cert) tls.cert = cert;
+    if (key) tls.key = key;
+    if (cluster['insecure-skip-tls-verify'] === true) tls.rejectUnauthorized = false;
+    if (user.token) tls.headers = { Authorization: `Bearer ${user.token}` };
+    return new Api(new URL(String(cluster.server)), tls, maxSockets);
+  }
+
+  /** A new client with its own agent (its own connections), e.g. one per concurrency level. */
+  withSockets(maxSockets: number): Api {
+    return new Api(this.server, this.tls, maxSockets);
+  }
+
+  close(): void {
+    this.agent.destroy();
+  }
+
+  request(
+    method: string,
+    path: string,
+    body?: Buffer | string,
+    contentType = 'application/json',
+  ): Promise<Response> {
+    const url = new URL(path, this.server);
+    return new Promise((resolve, reject) => {
+      const req = https.request(
+        url,
+        {
+          ...this.tls,
+          method,
+          agent: this.agent,
+          headers: {
+            ...(this.tls.headers as Record<string, string> | undefined),
+            Accept: 'application/json',
+            ...(body !== undefined && {
+              'Content-Type': contentType,
+              'Content-Length': Buffer.byteLength(body),
+            }),
+          },
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () =>
+            resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString() }),
+          );
+          res.on('error', reject);
+        },
+      );
+      req.on('error', reject);
+      req.end(body);
+    });
+  }
+
+  async json<T>(method: string, path: string, body?: unknown, contentType?: string): Promise<T> {
+    const r = await this.request(
+      method,
+      path,
+      body === undefined ? undefined : JSON.stringify(body),
+      contentType,
+    );
+    if (r.status < 200 || r.status > 299)
+      throw new Error(`${method} ${path}: ${r.status} ${r.body.slice(0, 500)}`);
+    return JSON.parse(r.body) as T;
+  }
+
+  /** Streams watch events of `path` (a list URL; watch=1 is added) until stop() is called. */
+  watch(path: string, onEvent: (e: WatchEvent, at: number) => void): { stop(): void } {
+    const url = new URL(path, this.server);
+    url.searchParams.set('watch', '1');
+    url.searchParams.set('allowWatchBookmarks', 'false');
+    const req = https.request(url, {
+      ...this.tls,
+      method: 'GET',
+      agent: false,
+      headers: { ...(this.tls.headers as Record<string, string> | undefined) },
+    });
+    req.on('response', (res) => {
+      let buf = '';
+      res.on('data', (c: Buffer) => {
+        const at = performance.now();
+        buf += c.toString();
+        let nl: number;
+        while ((nl = buf.indexOf('\n')) >= 0) {
+          const line = buf.slice(0, nl).trim();
+          buf = buf.slice(nl + 1);
+          if (line) onEvent(JSON.parse(line) as WatchEvent, at);
+        }
+      });
+      res.on('error', () => undefined);
+    });
+    req.on('error', () => undefined);
+    req.end();
+    return { stop: () => req.destroy() };
+  }
+}
+
+/** Runs `fn` over `items` with at most `limit` in flight; rejects on the first failure. */
+export async function pool<T>(
+  items: readonly T[],
+  limit: number,
+  fn: (item: T) => Promise<void>,
+): Promise<void> {
+  let next = 0;
+  async function worker(): Promise<void> {
+    while (next < items.length) await fn(items[next++]!);
+  }
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+}

@@ -1,0 +1,919 @@
+// `make bench` (SPEC §7, issue 9): sync cost and scale, measured side by side in one run against
+// one apiserver. See bench/README.md for the method and the JSON fields.
+//
+//   npx tsx bench/run.ts            (after `make build`; `make bench` does both)
+//
+// Environment:
+//   BENCH_REUSE_CLUSTER=1   use the running cluster of $CATALOGD_LOCAL (default .local) instead of
+//                           starting an own one under .local/bench (and stopping it at the end)
+//   BENCH_SIZES=5,30,50     catalog sizes in MB (generator, seed 1)
+//   BENCH_CONCURRENCY=8,16,32   raw-client concurrency levels
+//   BENCH_SKIP_KUBECTL=1, BENCH_SKIP_PARSE=1, BENCH_SKIP_HTTP=1   skip those parts
+//
+// Writes bench/results/latest.json and bench/results/latest.md, replaces the table between the
+// markers in bench/README.md, and prints the table.
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { createWriteStream, existsSync, openSync, closeSync, readFileSync } from 'node:fs';
+import { appendFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import { CATALOG_METADATA_PLURAL, GROUP, VERSION } from '../src/api/v1/index.js';
+import { ImagePuller, pushCatalog } from '../src/source/index.js';
+import { scanCatalog } from '../src/sync/index.js';
+import { freePort } from '../test/support/controller.js';
+import { generateCatalog } from '../test/support/fbcgen.js';
+import { Api, pool } from './lib/api.js';
+import type { WatchEvent } from './lib/api.js';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const RESULTS = path.join(ROOT, 'bench', 'results');
+const reuse = process.env.BENCH_REUSE_CLUSTER === '1';
+const LOCAL = reuse
+  ? path.resolve(process.env.CATALOGD_LOCAL ?? path.join(ROOT, '.local'))
+  : path.join(ROOT, '.local', 'bench');
+const SIZES = (process.env.BENCH_SIZES ?? '5,30,50').split(',').map(Number);
+const CONCURRENCY = (process.env.BENCH_CONCURRENCY ?? '8,16,32').split(',').map(Number);
+const CM = `/apis/${GROUP}/${VERSION}/${CATALOG_METADATA_PLURAL}`;
+const CC = `/apis/${GROUP}/${VERSION}/clustercatalogs`;
+const MB = 1048576;
+
+const log = (msg: string) =>
+  process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${msg}\n`);
+const round = (x: number, d = 2) => Number(x.toFixed(d));
+
+function clusterScript(cmd: 'up' | 'down'): void {
+  execFileSync(path.join(ROOT, 'hack', 'cluster.sh'), [cmd], {
+    stdio: ['ignore', 'inherit', 'inherit'],
+    env: { ...process.env, CATALOGD_LOCAL: LOCAL },
+  });
+}
+
+function readEnvFile(file: string): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const line of readFileSync(file, 'utf8').split('\n')) {
+    const eq = line.indexOf('=');
+    if (eq > 0) env[line.slice(0, eq)] = line.slice(eq + 1).replace(/^"|"$/g, '');
+  }
+  return env;
+}
+
+// ---------- etcd ----------
+
+class Etcd {
+  constructor(readonly url: string) {}
+  private async post<T>(p: string, body: unknown): Promise<T> {
+    const r = await fetch(`${this.url}${p}`, { method: 'POST', body: JSON.stringify(body) });
+    if (!r.ok) throw new Error(`etcd ${p}: ${r.status} ${await r.text()}`);
+    return (await r.json()) as T;
+  }
+  async status(): Promise<{ dbSize: number; dbSizeInUse: number; revision: number }> {
+    const s = await this.post<{
+      dbSize: string;
+      dbSizeInUse: string;
+      header: { revision: string };
+    }>('/v3/maintenance/status', {});
+    return {
+      dbSize: Number(s.dbSize),
+      dbSizeInUse: Number(s.dbSizeInUse),
+      revision: Number(s.header.revision),
+    };
+  }
+  /** Compacts history up to now and defragments: the db then holds exactly the live keys. */
+  async compactDefrag(): Promise<void> {
+    const { revision } = await this.status();
+    await this.post('/v3/kv/compaction', { revision: String(revision), physical: true }).catch(
+      (err: unknown) => {
+        if (!String(err).includes('compacted')) throw err;
+      },
+    );
+    await this.post('/v3/maintenance/defragment', {});
+  }
+  async version(): Promise<string> {
+    const r = await fetch(`${this.url}/version`);
+    return ((await r.json()) as { etcdserver: string }).etcdserver;
+  }
+}
+
+// ---------- the controller under test (built, as deployed) ----------
+
+interface Controller {
+  pid: number;
+  metric(name: string, labels?: Record<string, string>): Promise<number>;
+  stop(): Promise<void>;
+  logFile: string;
+}
+
+function procStatus(pid: number): { rss: number; hwm: number } | undefined {
+  try {
+    const s = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = (k: string) => Number(new RegExp(`${k}:\\s+(\\d+) kB`).exec(s)?.[1] ?? 0) * 1024;
+    return { rss: kb('VmRSS'), hwm: kb('VmHWM') };
+  } catch {
+    return undefined;
+  }
+}
+
+async function startController(kubeconfig: string, logDir: string): Promise<Controller> {
+  const [metricsPort, healthPort, serverPort] = [
+    await freePort(),
+    await freePort(),
+    await freePort(),
+  ];
+  const cacheDir = await mkdtemp(path.join(os.tmpdir(), 'catalogd-bench-cache-'));
+  const logFile = path.join(logDir, `controller-${Date.now()}.log`);
+  const out = createWriteStream(logFile);
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [
+      path.join(ROOT, 'dist', 'src', 'cmd', 'catalogd.js'),
+      'controller',
+      `--kubeconfig=${kubeconfig}`,
+      '--no-leader-elect',
+      `--metrics-addr=127.0.0.1:${metricsPort}`,
+      `--health-addr=127.0.0.1:${healthPort}`,
+      `--server-addr=127.0.0.1:${serverPort}`,
+      `--cache-dir=${cacheDir}`,
+      '--log-level=warn',
+    ],
+    { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  child.stdout?.pipe(out);
+  child.stderr?.pipe(out);
+  const exited = new Promise<void>((r) => child.once('exit', () => r()));
+  const metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
+  const c: Controller = {
+    pid: child.pid ?? -1,
+    logFile,
+    async metric(name, labels = {}) {
+      const text = await (await fetch(metricsUrl)).text();
+      let sum = 0;
+      for (const line of text.split('\n')) {
+        const m = /^([a-zA-Z_:][\w:]*)(\{[^}]*\})? (\S+)$/.exec(line);
+        if (!m || m[1] !== name) continue;
+        const l = m[2] ?? '';
+        if (Object.entries(labels).every(([k, v]) => l.includes(`${k}="${v}"`)))
+          sum += Number(m[3]);
+      }
+      return sum;
+    },
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill('SIGTERM');
+        const t = setTimeout(() => child.kill('SIGKILL'), 20_000);
+        await exited;
+        clearTimeout(t);
+      }
+      await rm(cacheDir, { recursive: true, force: true });
+    },
+  };
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`controller exited; log: ${logFile}`);
+    const ok = await fetch(`http://127.0.0.1:${healthPort}/readyz`)
+      .then((r) => r.ok)
+      .catch(() => false);
+    if (ok) break;
+    if (Date.now() > deadline) {
+      await c.stop();
+      throw new Error(`controller not ready in 60 s; log: ${logFile}`);
+    }
+    await delay(200);
+  }
+  return c;
+}
+
+/** Samples VmRSS every 100 ms; peak() includes VmHWM at the time of the call. */
+function rssSampler(pid: number) {
+  let peak = 0;
+  const timer = setInterval(() => {
+    const s = procStatus(pid);
+    if (s) peak = Math.max(peak, s.rss);
+  }, 100);
+  return {
+    stop(): { sampledPeak: number; hwm: number } {
+      clearInterval(timer);
+      const hwm = procStatus(pid)?.hwm ?? 0;
+      return { sampledPeak: peak, hwm };
+    },
+  };
+}
+
+// ---------- catalogs ----------
+
+function catalogObject(name: string, ref: string) {
+  return {
+    apiVersion: `${GROUP}/${VERSION}`,
+    kind: 'ClusterCatalog',
+    metadata: { name },
+    spec: { source: { type: 'Image', image: { ref } } },
+  };
+}
+
+interface CatalogState {
+  generation?: number;
+  conditions: Array<{
+    type: string;
+    reason?: string;
+    observedGeneration?: number;
+    message?: string;
+  }>;
+  syncingTo?: string;
+  contentHash?: string;
+  objectCount?: number;
+  resolvedRef?: string;
+}
+
+function stateOf(o: WatchEvent['object']): CatalogState {
+  const st = (o.status ?? {}) as {
+    conditions?: CatalogState['conditions'];
+    syncingTo?: string;
+    contentHash?: string;
+    objectCount?: number;
+    resolvedSource?: { image?: { ref?: string } };
+  };
+  return {
+    ...(o.metadata.generation !== undefined && { generation: o.metadata.generation }),
+    conditions: st.conditions ?? [],
+    ...(st.syncingTo && { syncingTo: st.syncingTo }),
+    ...(st.contentHash && { contentHash: st.contentHash }),
+    ...(st.objectCount !== undefined && { objectCount: st.objectCount }),
+    ...(st.resolvedSource?.image?.ref && { resolvedRef: st.resolvedSource.image.ref }),
+  };
+}
+
+function succeeded(s: CatalogState, wantRef?: string): boolean {
+  const p = s.conditions.find((c) => c.type === 'Progressing');
+  return (
+    p?.reason === 'Succeeded' &&
+    p.observedGeneration === s.generation &&
+    s.contentHash !== undefined &&
+    !s.syncingTo &&
+    (wantRef === undefined || s.resolvedRef === wantRef)
+  );
+}
+
+/** Watches one ClusterCatalog, remembering when the write phase started and when it succeeded. */
+function catalogWatch(api: Api, name: string) {
+  let state: CatalogState | undefined;
+  let writingAt: number | undefined;
+  const waiters: Array<() => void> = [];
+  const w = api.watch(`${CC}?fieldSelector=metadata.name%3D${name}`, (e, at) => {
+    if (e.type !== 'ADDED' && e.type !== 'MODIFIED') return;
+    state = stateOf(e.object);
+    if (state.syncingTo && writingAt === undefined) writingAt = at;
+    for (const f of waiters.splice(0)) f();
+  });
+  return {
+    get writingAt() {
+      return writingAt;
+    },
+    resetWriting() {
+      writingAt = undefined;
+    },
+    async until(pred: (s: CatalogState) => boolean, timeoutMs: number): Promise<number> {
+      const deadline = performance.now() + timeoutMs;
+      while (!state || !pred(state)) {
+        if (performance.now() > deadline) throw new Error(`timed out waiting for ${name}`);
+        await Promise.race([new Promise<void>((r) => waiters.push(r)), delay(1000)]);
+      }
+      return performance.now();
+    },
+    get state() {
+      return state;
+    },
+    stop: () => w.stop(),
+  };
+}
+
+async function countObjects(api: Api, catalog: string): Promise<number> {
+  let n = 0;
+  let cont = '';
+  do {
+    const r = await api.json<{ items: unknown[]; metadata: { continue?: string } }>(
+      'GET',
+      `${CM}?labelSelector=catalog%3D${catalog}&limit=2000${cont ? `&continue=${cont}` : ''}`,
+      undefined,
+      undefined,
+    );
+    n += r.items.length;
+    cont = r.metadata.continue ? encodeURIComponent(r.metadata.continue) : '';
+  } while (cont);
+  return n;
+}
+
+/** Deletes a catalog's objects with one deletecollection and waits until none is left. */
+async function deleteObjects(api: Api, catalog: string): Promise<void> {
+  const r = await api.request('DELETE', `${CM}?labelSelector=catalog%3D${catalog}`);
+  if (r.status >= 300 && r.status !== 404)
+    throw new Error(`deletecollection: ${r.status} ${r.body}`);
+  const deadline = Date.now() + 300_000;
+  while ((await countObjects(api, catalog)) > 0) {
+    if (Date.now() > deadline) throw new Error(`objects of ${catalog} not deleted`);
+    await delay(1000);
+  }
+}
+
+async function deleteCatalog(api: Api, name: string): Promise<void> {
+  await api.request('DELETE', `${CC}/${name}`, JSON.stringify({ propagationPolicy: 'Background' }));
+  const deadline = Date.now() + 120_000;
+  while ((await api.request('GET', `${CC}/${name}`)).status !== 404) {
+    if (Date.now() > deadline) throw new Error(`ClusterCatalog ${name} not deleted`);
+    await delay(500);
+  }
+  await deleteObjects(api, name); // faster than waiting for the garbage collector
+}
+
+/** `catalogd render DIR --catalog NAME -o json` → the List's items, each pre-serialized. */
+function render(dir: string, catalog: string, outFile: string): Buffer[] {
+  const fd = openSync(outFile, 'w');
+  try {
+    const r = spawnSync(
+      process.execPath,
+      [
+        path.join(ROOT, 'dist/src/cmd/catalogd.js'),
+        'render',
+        dir,
+        '--catalog',
+        catalog,
+        '-o',
+        'json',
+      ],
+      { stdio: ['ignore', fd, 'pipe'], encoding: 'utf8' },
+    );
+    if (r.status !== 0) throw new Error(`render failed: ${r.stderr}`);
+  } finally {
+    closeSync(fd);
+  }
+  const list = JSON.parse(readFileSync(outFile, 'utf8')) as { items: unknown[] };
+  return list.items.map((o) => Buffer.from(JSON.stringify(o)));
+}
+
+/** (a) The raw limit: POST every object at `concurrency`, keep-alive, nothing else. */
+async function rawPosts(api: Api, bodies: Buffer[], concurrency: number): Promise<number> {
+  const client = api.withSockets(concurrency);
+  // Warm the connections so TLS handshakes are not timed (the controller's are warm too).
+  await Promise.all(Array.from({ length: concurrency }, () => client.request('GET', '/version')));
+  const t0 = performance.now();
+  await pool(bodies, concurrency, async (b) => {
+    const r = await client.request('POST', CM, b);
+    if (r.status !== 201) throw new Error(`POST: ${r.status} ${r.body.slice(0, 300)}`);
+  });
+  const s = (performance.now() - t0) / 1000;
+  client.close();
+  return s;
+}
+
+/** (b) kubectl apply --server-side of the render output. */
+function kubectlApply(file: string): number {
+  const t0 = performance.now();
+  const r = spawnSync(
+    'kubectl',
+    ['apply', '--server-side', '--field-manager=bench', '-f', file, '-o', 'name'],
+    { stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8', maxBuffer: 1 << 26 },
+  );
+  if (r.status !== 0) throw new Error(`kubectl apply failed: ${r.stderr.slice(0, 1000)}`);
+  return (performance.now() - t0) / 1000;
+}
+
+// ---------- incremental change ----------
+
+/** Copies nothing: edits `dir` in place. Adds one bundle and changes one channel of a package. */
+async function addBundleChangeChannel(dir: string): Promise<void> {
+  const { readdir } = await import('node:fs/promises');
+  for (const pkg of (await readdir(dir, { withFileTypes: true })).filter((d) => d.isDirectory())) {
+    const file = path.join(dir, pkg.name, 'catalog.json');
+    if (!existsSync(file)) continue;
+    const lines = (await readFile(file, 'utf8')).trimEnd().split('\n');
+    const ci = lines.findIndex((l) => l.includes('"schema":"olm.channel"'));
+    const bi = lines.findIndex((l) => l.includes('"schema":"olm.bundle"'));
+    if (ci < 0 || bi < 0) continue;
+    const channel = JSON.parse(lines[ci]!) as {
+      package: string;
+      entries: Array<{ name: string; replaces?: string }>;
+    };
+    const bundle = JSON.parse(lines[bi]!) as {
+      name: string;
+      properties?: Array<{ type: string; value: Record<string, unknown> }>;
+    };
+    const name = `${channel.package}.v99.0.0`;
+    const last = channel.entries[channel.entries.length - 1]?.name;
+    channel.entries.push({ name, ...(last && { replaces: last }) });
+    bundle.name = name;
+    for (const p of bundle.properties ?? [])
+      if (p.type === 'olm.package') p.value = { ...p.value, version: '99.0.0' };
+    lines[ci] = JSON.stringify(channel);
+    lines.push(JSON.stringify(bundle));
+    await writeFile(file, lines.join('\n') + '\n');
+    return;
+  }
+  throw new Error('no package with a catalog.json holding a channel and a bundle');
+}
+
+// ---------- main ----------
+
+interface ColdResult {
+  sizeMB: number;
+  catalogBytes: number;
+  blobs: number;
+  seconds: number;
+  pullSeconds: number;
+  parseSeconds: number;
+  prepareSeconds: number;
+  writeSeconds: number;
+  writes: number;
+  writesPerSecond: number;
+  endToEndWritesPerSecond: number;
+  rawWritesPerSecond: number;
+  rawByConcurrency: Record<string, number>;
+  kubectlApplyWritesPerSecond: number | null;
+  kubectlApplySeconds: number | null;
+  ratioToRaw: number;
+  ratioToKubectlApply: number | null;
+  peakRssBytes: number;
+  vmHwmBytes: number;
+  etcdBytesBefore: number;
+  etcdBytesAfter: number;
+  etcdBytesAdded: number;
+  etcdBytesPerContentByte: number;
+}
+
+async function main(): Promise<void> {
+  const started = new Date();
+  if (!reuse) {
+    log(`starting an own cluster under ${path.relative(ROOT, LOCAL)}`);
+    clusterScript('up');
+  }
+  const env = readEnvFile(path.join(LOCAL, 'env'));
+  const ports = readEnvFile(path.join(LOCAL, 'cluster', 'ports.env'));
+  const kubeconfig = env.KUBECONFIG!;
+  const registry = env.REGISTRY!;
+  process.env.KUBECONFIG = kubeconfig;
+  process.env.PATH = `${env.KUBE_BIN_DIR}:${process.env.PATH ?? ''}`;
+  const etcd = new Etcd(`http://127.0.0.1:${ports.ETCD_PORT}`);
+  const api = Api.fromKubeconfig(kubeconfig);
+  const work = await mkdtemp(path.join(os.tmpdir(), 'catalogd-bench-'));
+  const logDir = path.join(LOCAL, 'logs');
+  await mkdir(logDir, { recursive: true });
+  const results: Record<string, unknown> = {};
+  try {
+    execFileSync('kubectl', ['apply', '--server-side', '-f', path.join(ROOT, 'crds')], {
+      stdio: 'ignore',
+    });
+    execFileSync(
+      'kubectl',
+      ['wait', '--for=condition=Established', '--timeout=60s', '-f', path.join(ROOT, 'crds')],
+      {
+        stdio: 'ignore',
+      },
+    );
+    const kubeVersion = (await api.json<{ gitVersion: string }>('GET', '/version')).gitVersion;
+    const kubectlVersion = spawnSync('kubectl', ['version', '--client', '-o', 'json'], {
+      encoding: 'utf8',
+    });
+    const machine = {
+      cores: os.cpus().length,
+      cpuModel: os.cpus()[0]?.model ?? '',
+      memoryBytes: os.totalmem(),
+      node: process.version,
+      kubernetes: kubeVersion,
+      kubectl:
+        (JSON.parse(kubectlVersion.stdout || '{}') as { clientVersion?: { gitVersion?: string } })
+          .clientVersion?.gitVersion ?? '',
+      etcd: await etcd.version(),
+      sharedCluster: reuse,
+    };
+    results.machine = machine;
+    log(`machine: ${JSON.stringify(machine)}`);
+
+    const cold: ColdResult[] = [];
+    results.cold = cold;
+    const largest = Math.max(...SIZES);
+    for (const sizeMB of SIZES) {
+      log(`--- ${sizeMB} MB catalog ---`);
+      const dir = path.join(work, `fbc-${sizeMB}`);
+      const gen = await generateCatalog(dir, { seed: 1, sizeMB });
+      const { ref } = await pushCatalog(dir, `${registry}/bench/catalog-${sizeMB}:v1`);
+      log(`generated and pushed ${(gen.bytes / MB).toFixed(1)} MB: ${ref}`);
+
+      // Phases measured directly with the controller's own library pieces (see README).
+      const pullCache = await mkdtemp(path.join(os.tmpdir(), 'catalogd-bench-pull-'));
+      let t = performance.now();
+      const pulled = await new ImagePuller({ cacheDir: pullCache }).pull(ref);
+      const pullSeconds = (performance.now() - t) / 1000;
+      t = performance.now();
+      const scan = await scanCatalog({
+        catalog: { name: 'bench', uid: 'bench' },
+        dir: pulled.configsDir,
+        maxObjectBytes: 1048576,
+        contentUrl: () => 'http://127.0.0.1/',
+      });
+      const parseSeconds = (performance.now() - t) / 1000;
+      await rm(pullCache, { recursive: true, force: true });
+      log(
+        `library phases: pull ${pullSeconds.toFixed(2)} s, parse ${parseSeconds.toFixed(2)} s (${scan.blobs} blobs)`,
+      );
+
+      // Cold sync by the real controller.
+      const name = `bench-${sizeMB}mb`;
+      if (!reuse) await etcd.compactDefrag();
+      const before = await etcd.status();
+      const controller = await startController(kubeconfig, logDir);
+      const sampler = rssSampler(controller.pid);
+      const watch = catalogWatch(api, name);
+      await delay(300); // the watch is open before the create
+      const t0 = performance.now();
+      await api.json('POST', CC, catalogObject(name, ref));
+      const tDone = await watch.until((s) => succeeded(s), 900_000);
+      const rss = sampler.stop();
+      const seconds = (tDone - t0) / 1000;
+      const writingAt = watch.writingAt ?? t0;
+      const writeSeconds = (tDone - writingAt) / 1000;
+      const writes = await controller.metric('catalogd_catalogmetadata_writes_total');
+      const objectCount = watch.state?.objectCount ?? 0;
+      const listed = await countObjects(api, name);
+      if (listed !== objectCount || writes !== objectCount)
+        throw new Error(`objectCount ${objectCount}, listed ${listed}, writes ${writes}`);
+      if (!reuse) await etcd.compactDefrag();
+      const after = await etcd.status();
+      log(
+        `cold sync: ${objectCount} objects in ${seconds.toFixed(1)} s (write phase ${writeSeconds.toFixed(1)} s), ` +
+          `peak RSS ${(Math.max(rss.sampledPeak, rss.hwm) / MB).toFixed(1)} MB`,
+      );
+
+      if (sizeMB === largest) {
+        results.noop = await noopAndIncremental(
+          api,
+          controller,
+          watch,
+          name,
+          dir,
+          registry,
+          results,
+        );
+      }
+      watch.stop();
+      await deleteCatalog(api, name);
+      await controller.stop();
+
+      // (a) raw limit, (b) kubectl apply --server-side, each into a fresh catalog name.
+      const rawByConcurrency: Record<string, number> = {};
+      for (const conc of CONCURRENCY) {
+        const cat = `bench-raw-${sizeMB}mb-c${conc}`;
+        const bodies = render(dir, cat, path.join(work, `render-${cat}.json`));
+        const s = await rawPosts(api, bodies, conc);
+        rawByConcurrency[String(conc)] = round(bodies.length / s, 1);
+        log(
+          `raw POST c=${conc}: ${bodies.length} in ${s.toFixed(1)} s = ${rawByConcurrency[String(conc)]}/s`,
+        );
+        await deleteObjects(api, cat);
+        await rm(path.join(work, `render-${cat}.json`), { force: true });
+      }
+      let kubectlSeconds: number | null = null;
+      if (process.env.BENCH_SKIP_KUBECTL !== '1') {
+        const cat = `bench-ssa-${sizeMB}mb`;
+        const file = path.join(work, `render-${cat}.json`);
+        render(dir, cat, file);
+        kubectlSeconds = kubectlApply(file);
+        log(`kubectl apply --server-side: ${objectCount} in ${kubectlSeconds.toFixed(1)} s`);
+        await deleteObjects(api, cat);
+        await rm(file, { force: true });
+      }
+      const raw = Math.max(...Object.values(rawByConcurrency));
+      const writesPerSecond = objectCount / writeSeconds;
+      const kubectlRate = kubectlSeconds === null ? null : objectCount / kubectlSeconds;
+      const etcdBytesAdded = after.dbSize - before.dbSize;
+      cold.push({
+        sizeMB,
+        catalogBytes: gen.bytes,
+        blobs: objectCount,
+        seconds: round(seconds),
+        pullSeconds: round(pullSeconds),
+        parseSeconds: round(parseSeconds),
+        prepareSeconds: round((writingAt - t0) / 1000),
+        writeSeconds: round(writeSeconds),
+        writes,
+        writesPerSecond: round(writesPerSecond, 1),
+        endToEndWritesPerSecond: round(objectCount / seconds, 1),
+        rawWritesPerSecond: raw,
+        rawByConcurrency,
+        kubectlApplyWritesPerSecond: kubectlRate === null ? null : round(kubectlRate, 1),
+        kubectlApplySeconds: kubectlSeconds === null ? null : round(kubectlSeconds),
+        ratioToRaw: round(writesPerSecond / raw, 3),
+        ratioToKubectlApply: kubectlRate === null ? null : round(writesPerSecond / kubectlRate, 2),
+        peakRssBytes: Math.max(rss.sampledPeak, rss.hwm),
+        vmHwmBytes: rss.hwm,
+        etcdBytesBefore: before.dbSize,
+        etcdBytesAfter: after.dbSize,
+        etcdBytesAdded,
+        etcdBytesPerContentByte: round(etcdBytesAdded / gen.bytes, 2),
+      });
+      await rm(dir, { recursive: true, force: true });
+      await writeResults(results, started);
+    }
+    const small = cold.find((c) => c.sizeMB === Math.min(...SIZES));
+    const big = cold.find((c) => c.sizeMB === largest);
+    if (small && big) {
+      results.rssGrowth = {
+        fromMB: small.sizeMB,
+        toMB: big.sizeMB,
+        fromBytes: small.peakRssBytes,
+        toBytes: big.peakRssBytes,
+        ratio: round(big.peakRssBytes / small.peakRssBytes - 1, 3),
+      };
+    }
+
+    if (process.env.BENCH_SKIP_PARSE !== '1')
+      results.fbcParse = childBench('fbc-parse', ['--size-mb', String(largest), '--runs', '3']);
+    if (process.env.BENCH_SKIP_HTTP !== '1' && existsSync(path.join(ROOT, 'bench', 'http.ts')))
+      results.http = childBench('http', ['--size-mb', String(largest)]);
+    results.targets = targets(results);
+    await writeResults(results, started);
+    const table = markdown(results);
+    await writeFile(path.join(RESULTS, 'latest.md'), table);
+    await updateReadme(table);
+    process.stdout.write(`\n${table}\n`);
+  } finally {
+    api.close();
+    await rm(work, { recursive: true, force: true });
+    if (!reuse) {
+      log('stopping the bench cluster');
+      clusterScript('down');
+    }
+  }
+}
+
+/** No-op resync, same content under a new digest and an incremental change, on one catalog. */
+async function noopAndIncremental(
+  api: Api,
+  controller: Controller,
+  watch: ReturnType<typeof catalogWatch>,
+  name: string,
+  dir: string,
+  registry: string,
+  results: Record<string, unknown>,
+): Promise<unknown> {
+  const writesNow = () => controller.metric('catalogd_catalogmetadata_writes_total');
+  const reconcile = async () => ({
+    count: await controller.metric('controller_runtime_reconcile_total', {
+      controller: 'clustercatalog',
+    }),
+    sum: await controller.metric('controller_runtime_reconcile_time_seconds_sum', {
+      controller: 'clustercatalog',
+    }),
+  });
+  // Object events of this catalog, as an informer sees them.
+  const objEvents: Array<{ type: string; name: string; marker?: string }> = [];
+  const list = await api.json<{
+    metadata: { resourceVersion: string };
+    items: Array<{ metadata: { name: string } }>;
+  }>('GET', `${CM}?labelSelector=catalog%3D${name}&limit=1`);
+  const sentinelObj = list.items[0]!.metadata.name;
+  const ow = api.watch(
+    `${CM}?labelSelector=catalog%3D${name}&resourceVersion=${list.metadata.resourceVersion}`,
+    (e) => {
+      objEvents.push({
+        type: e.type,
+        name: e.object.metadata.name,
+        ...(e.object.metadata.annotations?.['bench-sentinel'] && {
+          marker: e.object.metadata.annotations['bench-sentinel'],
+        }),
+      });
+    },
+  );
+  let markerN = 0;
+  /** Annotates one object and waits for its event: every earlier event has then arrived. */
+  const flush = async (): Promise<Array<{ type: string; name: string }>> => {
+    const marker = `m${++markerN}-${Date.now()}`;
+    await api.json(
+      'PATCH',
+      `${CM}/${sentinelObj}`,
+      { metadata: { annotations: { 'bench-sentinel': marker } } },
+      'application/merge-patch+json',
+    );
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      const i = objEvents.findIndex((e) => e.marker === marker);
+      if (i >= 0) {
+        const taken = objEvents.splice(0, i + 1);
+        return taken.filter((e) => !(e.name === sentinelObj && e.type === 'MODIFIED' && e.marker));
+      }
+      if (Date.now() > deadline) throw new Error('sentinel event not seen');
+      await delay(100);
+    }
+  };
+  await flush();
+  const measure = async (
+    what: string,
+    act: () => Promise<void>,
+    done: (s: CatalogState) => boolean,
+  ) => {
+    const w0 = await writesNow();
+    const r0 = await reconcile();
+    const t0 = performance.now();
+    await act();
+    const t1 = await watch.until(done, 600_000);
+    // The reconcile that did it has finished once its metrics are observed.
+    const deadline = Date.now() + 60_000;
+    let r1 = await reconcile();
+    while (r1.count === r0.count && Date.now() < deadline) {
+      await delay(100);
+      r1 = await reconcile();
+    }
+    const events = await flush();
+    const out = {
+      writes: (await writesNow()) - w0,
+      watchEvents: events.length,
+      events: events.map((e) => `${e.type} ${e.name}`),
+      seconds: round((t1 - t0) / 1000),
+      reconciles: r1.count - r0.count,
+      reconcileSeconds: round((r1.sum - r0.sum) / Math.max(1, r1.count - r0.count)),
+    };
+    log(`${what}: ${JSON.stringify(out)}`);
+    return out;
+  };
+  const patchRef = (ref: string) =>
+    api.json(
+      'PATCH',
+      `${CC}/${name}`,
+      { spec: { source: { image: { ref } } } },
+      'application/merge-patch+json',
+    );
+  const cur = watch.state!;
+  try {
+    // No-op resync: an unchanged digest reconciled again (as a poll does), triggered by an annotation.
+    const noop = await measure(
+      'no-op resync',
+      async () => {
+        await api.json(
+          'PATCH',
+          `${CC}/${name}`,
+          { metadata: { annotations: { 'bench-poke': String(Date.now()) } } },
+          'application/merge-patch+json',
+        );
+      },
+      () => true,
+    );
+    // Same content, new digest: an ignored file added.
+    await appendFile(path.join(dir, '.indexignore'), 'NOTES.txt\n');
+    await writeFile(path.join(dir, 'NOTES.txt'), 'not part of the catalog\n');
+    const v2 = (await pushCatalog(dir, `${registry}/bench/catalog-noop:v2`)).ref;
+    const sameContentNewDigest = await measure(
+      'same content, new digest',
+      () => patchRef(v2).then(() => undefined),
+      (s) => succeeded(s, v2),
+    );
+    // Incremental: one bundle added, one channel changed.
+    await addBundleChangeChannel(dir);
+    const v3 = (await pushCatalog(dir, `${registry}/bench/catalog-incr:v3`)).ref;
+    const incremental = await measure(
+      'incremental',
+      () => patchRef(v3).then(() => undefined),
+      (s) => succeeded(s, v3) && s.contentHash !== cur.contentHash,
+    );
+    results.sameContentNewDigest = sameContentNewDigest;
+    results.incremental = incremental;
+    return noop;
+  } finally {
+    ow.stop();
+  }
+}
+
+function childBench(name: string, args: string[]): unknown {
+  log(`running bench/${name}.ts ${args.join(' ')}`);
+  const r = spawnSync(
+    process.execPath,
+    ['--import', 'tsx', path.join(ROOT, 'bench', `${name}.ts`), ...args],
+    {
+      cwd: ROOT,
+      encoding: 'utf8',
+      timeout: 900_000,
+      maxBuffer: 1 << 24,
+    },
+  );
+  if (r.status !== 0) {
+    log(`bench/${name}.ts failed: ${(r.stderr || String(r.error)).slice(-500)}`);
+    return { error: (r.stderr || String(r.error)).slice(-500) };
+  }
+  try {
+    return JSON.parse(readFileSync(path.join(RESULTS, `${name}.json`), 'utf8')) as unknown;
+  } catch (err) {
+    return { error: String(err) };
+  }
+}
+
+function targets(r: Record<string, unknown>) {
+  const cold = r.cold as ColdResult[];
+  const big = cold[cold.length - 1];
+  const rssGrowth = r.rssGrowth as { ratio: number } | undefined;
+  const g = (k: string) => r[k] as { writes: number; watchEvents: number } | undefined;
+  return {
+    writeRateAtLeast0_9xRaw: cold
+      .filter((c) => c.catalogBytes >= 30 * MB)
+      .every((c) => c.ratioToRaw >= 0.9),
+    fasterThanKubectlApply: cold.every(
+      (c) => c.ratioToKubectlApply === null || c.ratioToKubectlApply > 1,
+    ),
+    peakRssAt50MBAtMost150MB: big ? big.peakRssBytes <= 150 * MB : null,
+    rssGrowthAtMost25Percent: rssGrowth ? rssGrowth.ratio <= 0.25 : null,
+    noopZeroWrites: g('noop')?.writes === 0,
+    sameContentNewDigestZeroWrites: g('sameContentNewDigest')?.writes === 0,
+    incrementalTwoWritesTwoEvents:
+      g('incremental')?.writes === 2 && g('incremental')?.watchEvents === 2,
+  };
+}
+
+async function writeResults(results: Record<string, unknown>, started: Date): Promise<void> {
+  await mkdir(RESULTS, { recursive: true });
+  const out = { started: started.toISOString(), finished: new Date().toISOString(), ...results };
+  await writeFile(path.join(RESULTS, 'latest.json'), JSON.stringify(out, null, 2) + '\n');
+}
+
+function markdown(r: Record<string, unknown>): string {
+  const cold = r.cold as ColdResult[];
+  const m = r.machine as Record<string, unknown>;
+  const mb = (b: number) => (b / MB).toFixed(1);
+  const lines: string[] = [];
+  lines.push(
+    `Machine: ${String(m.cores)} cores (${String(m.cpuModel)}), ${mb(Number(m.memoryBytes))} MB RAM, Node ${String(m.node)}, Kubernetes ${String(m.kubernetes)}, kubectl ${String(m.kubectl)}, etcd ${String(m.etcd)}.`,
+    '',
+    '| catalog | blobs | cold sync s (pull / parse / prepare / write) | our writes/s | raw limit writes/s (c=8/16/32) | ours ÷ raw | kubectl SSA writes/s | ours ÷ kubectl | peak RSS MB | etcd bytes added | etcd B per content B |',
+    '|---|---|---|---|---|---|---|---|---|---|---|',
+  );
+  for (const c of cold) {
+    lines.push(
+      `| ${mb(c.catalogBytes)} MB | ${c.blobs} | ${c.seconds} (${c.pullSeconds} / ${c.parseSeconds} / ${c.prepareSeconds} / ${c.writeSeconds}) | ${c.writesPerSecond} | ${c.rawWritesPerSecond} (${Object.values(c.rawByConcurrency).join(' / ')}) | ${c.ratioToRaw} | ${c.kubectlApplyWritesPerSecond ?? 'n/a'} | ${c.ratioToKubectlApply ?? 'n/a'} | ${mb(c.peakRssBytes)} | ${mb(c.etcdBytesAdded)} MB | ${c.etcdBytesPerContentByte} |`,
+    );
+  }
+  const g = (k: string) =>
+    r[k] as
+      | { writes: number; watchEvents: number; seconds: number; reconcileSeconds: number }
+      | undefined;
+  lines.push(
+    '',
+    '| change (largest catalog) | CatalogMetadata writes | watch events | time to Succeeded s | reconcile s |',
+    '|---|---|---|---|---|',
+  );
+  for (const [k, label] of [
+    ['noop', 'no-op resync (same digest)'],
+    ['sameContentNewDigest', 'same content, new digest'],
+    ['incremental', '1 bundle added, 1 channel changed'],
+  ] as const) {
+    const x = g(k);
+    if (x)
+      lines.push(
+        `| ${label} | ${x.writes} | ${x.watchEvents} | ${x.seconds} | ${x.reconcileSeconds} |`,
+      );
+  }
+  const growth = r.rssGrowth as { fromMB: number; toMB: number; ratio: number } | undefined;
+  if (growth)
+    lines.push(
+      '',
+      `Controller peak RSS growth ${growth.fromMB} → ${growth.toMB} MB catalog: ${(growth.ratio * 100).toFixed(1)} %.`,
+    );
+  const p = r.fbcParse as
+    | {
+        catalog?: { sizeMB: number; blobs: number };
+        ours?: { mbPerSec: number; peakRssMB: number };
+        opmRender?: { mbPerSec?: number; peakRssMB?: number; skipped?: string };
+      }
+    | undefined;
+  if (p?.ours && p.catalog) {
+    const opm =
+      p.opmRender?.mbPerSec !== undefined
+        ? `; opm render: ${p.opmRender.mbPerSec} MB/s, peak RSS ${p.opmRender.peakRssMB ?? '?'} MB`
+        : p.opmRender?.skipped
+          ? `; opm render skipped: ${p.opmRender.skipped}`
+          : '';
+    lines.push(
+      '',
+      `FBC parse (${p.catalog.sizeMB} MB, ${p.catalog.blobs} blobs): ${p.ours.mbPerSec} MB/s, peak RSS ${p.ours.peakRssMB} MB${opm}.`,
+    );
+  }
+  const h = r.http as Record<string, unknown> | undefined;
+  if (h && !('error' in h)) lines.push('', `HTTP (bench/http.ts): \`${JSON.stringify(h)}\``);
+  const t = r.targets as Record<string, unknown>;
+  lines.push(
+    '',
+    `Targets (SPEC §7): ${Object.entries(t)
+      .map(([k, v]) => `${k}: ${String(v)}`)
+      .join(', ')}.`,
+  );
+  return lines.join('\n') + '\n';
+}
+
+async function updateReadme(table: string): Promise<void> {
+  const file = path.join(ROOT, 'bench', 'README.md');
+  if (!existsSync(file)) return;
+  const text = await readFile(file, 'utf8');
+  const begin = '<!-- results:begin -->';
+  const end = '<!-- results:end -->';
+  const i = text.indexOf(begin);
+  const j = text.indexOf(end);
+  if (i < 0 || j < i) return;
+  await writeFile(file, `${text.slice(0, i + begin.length)}\n${table}${text.slice(j)}`);
+}
+
+await main();
