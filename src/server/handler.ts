@@ -13,6 +13,7 @@ import {
   metasEntityTag,
 } from './http-cache.js';
 import { normalizeMetasQuery, parseMetasQuery } from './query.js';
+import type { MetasQuery } from './query.js';
 import { routeRequest } from './route.js';
 import type { RevisionLease } from './store.js';
 
@@ -70,7 +71,7 @@ async function serve(
   if (req.method !== 'GET' && req.method !== 'HEAD')
     return sendError(res, 405, 'method not allowed: use GET or HEAD', { Allow: 'GET, HEAD' });
   let normalized = '';
-  let query = {};
+  let query: MetasQuery = {};
   if (route.endpoint === 'metas') {
     const parsed = parseMetasQuery(route.rawQuery);
     if (!parsed.ok) return sendError(res, 400, parsed.error);

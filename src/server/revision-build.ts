@@ -133,38 +133,37 @@ function blobOrder(s: Spooled, rank: Int32Array): Uint32Array {
   );
 }
 
-export interface WrittenRevision {
-  blobs: number;
-  allBytes: number;
+/** Blobs with a name, in blob order: name id (StringTable) and sequence number. */
+interface NamedBlobs {
+  nameId: Column<Int32Array>;
+  seq: Column<Uint32Array>;
 }
 
-/**
- * Writes the revision files into `dir` (an empty, private directory). Throws if the blobs'
- * contentHash is not `contentHash`.
- */
-export async function writeRevisionFiles(
-  dir: string,
-  contentHash: string,
-  blobs: AsyncIterable<ContentBlob>,
-): Promise<WrittenRevision> {
-  contentHashHex(contentHash);
-  const spoolPath = path.join(dir, SPOOL_FILE);
-  const s = await spool(spoolPath, blobs);
-  const actual = spooledContentHash(s);
-  if (actual !== contentHash)
-    throw new Error(`content hash mismatch: the blobs hash to ${actual}, expected ${contentHash}`);
-  const rank = s.strings.ranks();
-  const perm = blobOrder(s, rank);
+interface OrderedContent {
+  allBytes: number;
+  /** Float64 LE line offsets plus the file size: offsets.bin. */
+  offsets: Buffer;
+  schemas: RevisionIndexFile['schemas'];
+  packages: RevisionIndexFile['packages'];
+  named: NamedBlobs;
+}
 
+/** Copies the spool into all.jsonl in blob order, collecting the runs and name postings. */
+async function writeOrderedContent(
+  dir: string,
+  spoolPath: string,
+  s: Spooled,
+  perm: Uint32Array,
+): Promise<OrderedContent> {
   const offsets = Buffer.alloc((s.count + 1) * 8);
   const schemas: RevisionIndexFile['schemas'] = [];
   const packages = new Map<string, number[]>();
-  // Blobs with a name, in blob order: name id and sequence number.
-  const namedId = new Column((n) => new Int32Array(n));
-  const namedSeq = new Column((n) => new Uint32Array(n));
+  const named: NamedBlobs = {
+    nameId: new Column((n) => new Int32Array(n)),
+    seq: new Column((n) => new Uint32Array(n)),
+  };
   const spoolFile = await open(spoolPath, 'r');
   const allFile = await open(path.join(dir, ALL_FILE), 'w');
-  let allBytes: number;
   try {
     const out = new BufferedFileWriter(allFile);
     let scratch = Buffer.allocUnsafe(64 * 1024);
@@ -189,64 +188,99 @@ export async function writeRevisionFiles(
       }
       const nameId = s.name.get(i);
       if (nameId !== ABSENT) {
-        namedId.push(nameId);
-        namedSeq.push(seq);
+        named.nameId.push(nameId);
+        named.seq.push(seq);
       }
     }
     await out.flush();
-    allBytes = out.position;
-    offsets.writeDoubleLE(allBytes, s.count * 8);
+    offsets.writeDoubleLE(out.position, s.count * 8);
     await allFile.sync();
+    return { allBytes: out.position, offsets, schemas, packages: [...packages], named };
   } finally {
     await Promise.all([spoolFile.close(), allFile.close()]);
   }
-  await rm(spoolPath, { force: true });
+}
 
-  const byName = new Uint32Array(namedId.length);
-  for (let k = 0; k < byName.length; k++) byName[k] = k;
-  byName.sort(
-    (a, b) => rank[namedId.get(a)]! - rank[namedId.get(b)]! || namedSeq.get(a) - namedSeq.get(b),
+/** Writes names.jsonl sorted by (name, seq); returns its fences and size. */
+async function writeNameIndex(
+  dir: string,
+  strings: StringTable,
+  rank: Int32Array,
+  named: NamedBlobs,
+): Promise<{ nameFences: RevisionIndexFile['nameFences']; namesBytes: number }> {
+  const order = new Uint32Array(named.nameId.length);
+  for (let k = 0; k < order.length; k++) order[k] = k;
+  order.sort(
+    (a, b) =>
+      rank[named.nameId.get(a)]! - rank[named.nameId.get(b)]! ||
+      named.seq.get(a) - named.seq.get(b),
   );
   const nameFences: RevisionIndexFile['nameFences'] = [];
-  const namesFile = await open(path.join(dir, NAMES_FILE), 'w');
-  let namesBytes: number;
+  const file = await open(path.join(dir, NAMES_FILE), 'w');
   try {
-    const out = new BufferedFileWriter(namesFile);
-    for (let k = 0; k < byName.length; k++) {
-      const name = s.strings.strings[namedId.get(byName[k]!)]!;
-      const seq = namedSeq.get(byName[k]!);
+    const out = new BufferedFileWriter(file);
+    for (let k = 0; k < order.length; k++) {
+      const name = strings.strings[named.nameId.get(order[k]!)]!;
       if (k % NAME_BLOCK === 0) nameFences.push([name, out.position]);
-      await out.writeString(`${JSON.stringify([name, seq])}\n`);
+      await out.writeString(`${JSON.stringify([name, named.seq.get(order[k]!)])}\n`);
     }
     await out.flush();
-    namesBytes = out.position;
-    await namesFile.sync();
+    await file.sync();
+    return { nameFences, namesBytes: out.position };
   } finally {
-    await namesFile.close();
+    await file.close();
   }
+}
 
+/** Gzips a file; returns the compressed size. */
+async function gzipFile(from: string, to: string): Promise<number> {
+  await pipeline(
+    createReadStream(from, { highWaterMark: 256 * 1024 }),
+    createGzip(),
+    createWriteStream(to, { flush: true }),
+  );
+  return (await stat(to)).size;
+}
+
+export interface WrittenRevision {
+  blobs: number;
+  allBytes: number;
+}
+
+/**
+ * Writes the revision files into `dir` (an empty, private directory). Throws if the blobs'
+ * contentHash is not `contentHash`.
+ */
+export async function writeRevisionFiles(
+  dir: string,
+  contentHash: string,
+  blobs: AsyncIterable<ContentBlob>,
+): Promise<WrittenRevision> {
+  contentHashHex(contentHash);
+  const spoolPath = path.join(dir, SPOOL_FILE);
+  const s = await spool(spoolPath, blobs);
+  const actual = spooledContentHash(s);
+  if (actual !== contentHash)
+    throw new Error(`content hash mismatch: the blobs hash to ${actual}, expected ${contentHash}`);
+  const rank = s.strings.ranks();
+  const content = await writeOrderedContent(dir, spoolPath, s, blobOrder(s, rank));
+  await rm(spoolPath, { force: true });
+  const { nameFences, namesBytes } = await writeNameIndex(dir, s.strings, rank, content.named);
   // Compressed once here rather than per request: bulk clients (Go's http client among them)
   // ask for gzip by default.
-  const gzipPath = path.join(dir, ALL_GZIP_FILE);
-  await pipeline(
-    createReadStream(path.join(dir, ALL_FILE), { highWaterMark: 256 * 1024 }),
-    createGzip(),
-    createWriteStream(gzipPath, { flush: true }),
-  );
-  const allGzipBytes = (await stat(gzipPath)).size;
-
-  await writeFile(path.join(dir, OFFSETS_FILE), offsets, { flush: true });
+  const allGzipBytes = await gzipFile(path.join(dir, ALL_FILE), path.join(dir, ALL_GZIP_FILE));
+  await writeFile(path.join(dir, OFFSETS_FILE), content.offsets, { flush: true });
   const index: RevisionIndexFile = {
     format: FORMAT_VERSION,
     contentHash,
     blobs: s.count,
-    allBytes,
+    allBytes: content.allBytes,
     allGzipBytes,
-    schemas,
-    packages: [...packages],
+    schemas: content.schemas,
+    packages: content.packages,
     nameFences,
     namesBytes,
   };
   await writeFile(path.join(dir, INDEX_FILE), `${JSON.stringify(index)}\n`, { flush: true });
-  return { blobs: s.count, allBytes };
+  return { blobs: s.count, allBytes: content.allBytes };
 }
