@@ -245,7 +245,7 @@ export class CatalogClient {
   ): Promise<ConsistentList> {
     const deadline = Date.now() + (opts.timeoutMs ?? 30_000);
     let backoff = opts.backoffMs ?? 200;
-    let why = '';
+    let why: string;
     for (let retries = 0; ; retries++) {
       const before = await this.revisions(q, opts.signal);
       if (before.syncing.length === 0) {
