@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { mkdir, mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -284,5 +284,30 @@ describe('server/store', function () {
     expect(store.retainedRevisions('c')).to.deep.equal([]);
     expect(await readdir(path.join(root, 'c'))).to.deep.equal([a.contentHash.slice(7)]);
     expect(await answer(store, 'c')).to.equal(expectedLines(a.blobs));
+  });
+
+  it('ensureServed builds only when needed, then activates', async () => {
+    let builds = 0;
+    const blobs = (): AsyncIterable<(typeof gen.blobs)[number]> => {
+      builds++;
+      return streamOf(gen.blobs);
+    };
+    await store.ensureServed('gen', gen.contentHash, T0, blobs);
+    await store.ensureServed('gen', gen.contentHash, T0, blobs);
+    expect(builds).to.equal(1);
+    expect(await answer(store, 'gen')).to.equal(expectedLines(gen.blobs));
+    const restarted = new ContentStore(root);
+    await restarted.ensureServed('gen', gen.contentHash, T0, blobs);
+    expect(builds).to.equal(1);
+    expect(restarted.current('gen')!.contentHash).to.equal(gen.contentHash);
+    await restarted.close();
+
+    // A damaged stored revision is rebuilt.
+    const damaged = new ContentStore(root);
+    await writeFile(path.join(root, 'gen', gen.contentHash.slice(7), 'offsets.bin'), 'x');
+    await damaged.ensureServed('gen', gen.contentHash, T0, blobs);
+    expect(builds).to.equal(2);
+    expect(await answer(damaged, 'gen')).to.equal(expectedLines(gen.blobs));
+    await damaged.close();
   });
 });

@@ -118,6 +118,33 @@ export class ContentStore {
     return { catalog, contentHash };
   }
 
+  /**
+   * Serves `contentHash` for the catalog, building it first unless it is stored: the one call a
+   * reconciler needs. `blobs` is called only when a build is needed. A stored revision that
+   * cannot be activated (damaged, or deleted meanwhile because its last reader left) is
+   * discarded and rebuilt once.
+   */
+  async ensureServed(
+    catalog: string,
+    contentHash: string,
+    lastModified: Date,
+    blobs: () => AsyncIterable<ContentBlob>,
+  ): Promise<void> {
+    if (this.served.get(catalog)?.revision.contentHash === contentHash)
+      return this.activate(catalog, contentHash, lastModified);
+    if (!(await this.hasRevision(catalog, contentHash)))
+      await this.buildRevision(catalog, contentHash, blobs());
+    try {
+      await this.activate(catalog, contentHash, lastModified);
+    } catch {
+      const hex = contentHashHex(contentHash);
+      const inUse = [...this.retained].some((r) => r.catalog === catalog && r.hex === hex);
+      if (!inUse) await rm(revisionDir(this.root, catalog, hex), { recursive: true, force: true });
+      await this.buildRevision(catalog, contentHash, blobs());
+      await this.activate(catalog, contentHash, lastModified);
+    }
+  }
+
   /** Whether a complete revision is on disk (served or not). */
   async hasRevision(catalog: string, contentHash: string): Promise<boolean> {
     checkCatalog(catalog);
