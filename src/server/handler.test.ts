@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { pollUntil } from '../../test/support/poll.js';
-import type { LeaseSource } from './handler.js';
+import type { LeaseSource, ServedResponse } from './handler.js';
 import type { MetasQuery } from './query.js';
 import { ContentStore } from './store.js';
 import { catalogBaseUrl, startContentServer } from './server.js';
@@ -344,5 +344,27 @@ describe('server/handler (HTTP on 127.0.0.1)', function () {
       what: 'the disconnected request to release its revision',
     });
     await store.remove('gone');
+  });
+
+  it('reports each response to onResponse', async () => {
+    const seen: ServedResponse[] = [];
+    const observed = await startContentServer({ store, onResponse: (r) => seen.push(r) });
+    try {
+      await send(observed, '/catalogs/gen/api/v1/all');
+      await send(observed, '/catalogs/gen/api/v1/metas?bogus=1');
+      await send(observed, '/nowhere', { method: 'HEAD' });
+      await pollUntil(async () => seen.length === 3, {
+        timeoutMs: 5000,
+        intervalMs: 10,
+        what: 'three reports',
+      });
+      expect(seen).to.deep.equal([
+        { method: 'GET', endpoint: 'all', status: 200, complete: true },
+        { method: 'GET', endpoint: 'metas', status: 400, complete: true },
+        { method: 'HEAD', endpoint: undefined, status: 404, complete: true },
+      ]);
+    } finally {
+      await observed.close();
+    }
   });
 });

@@ -15,6 +15,7 @@ import {
 import { normalizeMetasQuery, parseMetasQuery } from './query.js';
 import type { MetasQuery } from './query.js';
 import { routeRequest } from './route.js';
+import type { Endpoint } from './route.js';
 import type { RevisionLease } from './store.js';
 
 /** What the handler needs of the store. */
@@ -22,10 +23,22 @@ export interface LeaseSource {
   acquire(catalog: string): RevisionLease | undefined;
 }
 
+/** One finished response, for metrics and logs (no timing inside: the caller measures). */
+export interface ServedResponse {
+  method: string;
+  /** `all`, `metas`, or undefined when the path matched no endpoint. */
+  endpoint: Endpoint | undefined;
+  status: number;
+  /** False when the response was cut short (client gone, read error). */
+  complete: boolean;
+}
+
 export interface ContentHandlerOptions {
   store: LeaseSource;
   /** Default `/catalogs`. */
   pathPrefix?: string;
+  /** Called once per response when it finishes or is cut short. */
+  onResponse?: (r: ServedResponse) => void;
 }
 
 export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void;
@@ -51,7 +64,22 @@ function sendError(
 
 export function createContentHandler(opts: ContentHandlerOptions): RequestHandler {
   const prefix = (opts.pathPrefix ?? DEFAULT_PATH_PREFIX).replace(/\/+$/, '');
+  const { onResponse } = opts;
   return (req, res) => {
+    if (onResponse) {
+      const endpoint = (() => {
+        const r = routeRequest(req.url ?? '', prefix);
+        return r.kind === 'content' ? r.endpoint : undefined;
+      })();
+      const report = (): void =>
+        onResponse({
+          method: req.method ?? '',
+          endpoint,
+          status: res.statusCode,
+          complete: res.writableFinished,
+        });
+      res.once('close', report);
+    }
     serve(opts.store, prefix, req, res).catch((err: unknown) => {
       if (!res.headersSent) sendError(res, 500, 'internal error while reading the catalog');
       else res.destroy(err instanceof Error ? err : new Error('response failed', { cause: err }));

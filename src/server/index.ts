@@ -4,7 +4,13 @@ export type { RevisionInfo, RevisionLease, StoredRevision } from './store.js';
 export type { ContentBlob } from './revision-build.js';
 export type { IoCounters, Selection } from './revision.js';
 export { createContentHandler, DEFAULT_PATH_PREFIX } from './handler.js';
-export type { ContentHandlerOptions, LeaseSource, RequestHandler } from './handler.js';
+export type {
+  ContentHandlerOptions,
+  LeaseSource,
+  RequestHandler,
+  ServedResponse,
+} from './handler.js';
+export type { Endpoint } from './route.js';
 export { catalogBaseUrl, startContentServer } from './server.js';
 export type { ContentServer, ContentServerOptions } from './server.js';
 export { normalizeMetasQuery, parseMetasQuery } from './query.js';

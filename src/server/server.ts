@@ -4,15 +4,13 @@ import { createServer } from 'node:http';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DEFAULT_PATH_PREFIX, createContentHandler } from './handler.js';
-import type { LeaseSource } from './handler.js';
+import type { ContentHandlerOptions } from './handler.js';
 
-export interface ContentServerOptions {
-  store: LeaseSource;
+export interface ContentServerOptions extends ContentHandlerOptions {
   /** Default 127.0.0.1. */
   host?: string;
   /** Default 0 (any free port). */
   port?: number;
-  pathPrefix?: string;
 }
 
 export interface ContentServer {
@@ -24,11 +22,7 @@ export interface ContentServer {
 }
 
 export async function startContentServer(opts: ContentServerOptions): Promise<ContentServer> {
-  const handlerOpts =
-    opts.pathPrefix === undefined
-      ? { store: opts.store }
-      : { store: opts.store, pathPrefix: opts.pathPrefix };
-  const server = createServer(createContentHandler(handlerOpts));
+  const server = createServer(createContentHandler(opts));
   const host = opts.host ?? '127.0.0.1';
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
