@@ -176,6 +176,10 @@ describe('server/store', function () {
         () => expect.fail(name),
         (e: Error) => expect(e.message).to.match(/^invalid catalog name/),
       );
+    await store.activate('gen', gen.contentHash, new Date('nope')).then(
+      () => expect.fail(),
+      (e: Error) => expect(e.message).to.equal('lastModified is not a valid date'),
+    );
     await store.activate('gen', 'sha256:../../x', T0).then(
       () => expect.fail(),
       (e: Error) => expect(e.message).to.match(/^invalid content hash/),

@@ -161,6 +161,7 @@ export class ContentStore {
   async activate(catalog: string, contentHash: string, lastModified: Date): Promise<void> {
     checkCatalog(catalog);
     const hex = contentHashHex(contentHash);
+    if (Number.isNaN(lastModified.getTime())) throw new Error('lastModified is not a valid date');
     await this.withLock(catalog, async () => {
       const old = this.served.get(catalog);
       if (old?.hex === hex) {
