@@ -65,6 +65,10 @@ test-unit: deps ## Run the unit tests (no cluster).
 test-e2e: deps controlplane ## Run the e2e tests (starts a local control plane unless one is running).
 	$(WITH_NODE) npm run --silent test:e2e
 
+.PHONY: bench
+bench: build controlplane ## Run the benchmarks (SPEC §7); writes bench/results/latest.json
+	$(WITH_NODE) npx tsx bench/run.ts
+
 ##@ Local cluster
 .PHONY: controlplane
 controlplane: ## Build (once, cached outside the repo) etcd, kube-apiserver, kube-controller-manager, kubectl.

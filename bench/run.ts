@@ -15,7 +15,7 @@
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { createWriteStream, existsSync, openSync, closeSync, readFileSync } from 'node:fs';
-import { appendFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { appendFile, cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -39,6 +39,18 @@ const CONCURRENCY = (process.env.BENCH_CONCURRENCY ?? '8,16,32').split(',').map(
 const CM = `/apis/${GROUP}/${VERSION}/${CATALOG_METADATA_PLURAL}`;
 const CC = `/apis/${GROUP}/${VERSION}/clustercatalogs`;
 const MB = 1048576;
+
+/** The controller runs with the NODE_OPTIONS of the Deployment (config/manager), as deployed. */
+function deployedNodeOptions(): string {
+  if (process.env.BENCH_NODE_OPTIONS !== undefined) return process.env.BENCH_NODE_OPTIONS;
+  try {
+    const y = readFileSync(path.join(ROOT, 'config', 'manager', 'deployment.yaml'), 'utf8');
+    return /name: NODE_OPTIONS\s+value:\s*"?([^"\n]+)"?/.exec(y)?.[1]?.trim() ?? '';
+  } catch {
+    return '';
+  }
+}
+const NODE_OPTIONS = deployedNodeOptions();
 
 const log = (msg: string) =>
   process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${msg}\n`);
@@ -138,7 +150,11 @@ async function startController(kubeconfig: string, logDir: string): Promise<Cont
       `--cache-dir=${cacheDir}`,
       '--log-level=warn',
     ],
-    { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
+    {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, NODE_OPTIONS },
+    },
   );
   child.stdout?.pipe(out);
   child.stderr?.pipe(out);
@@ -434,6 +450,8 @@ interface ColdResult {
   ratioToKubectlApply: number | null;
   peakRssBytes: number;
   vmHwmBytes: number;
+  idleRssBytes: number;
+  heapAfterSync: { usedBytes: number; totalBytes: number; externalBytes: number };
   etcdBytesBefore: number;
   etcdBytesAfter: number;
   etcdBytesAdded: number;
@@ -484,6 +502,7 @@ async function main(): Promise<void> {
           .clientVersion?.gitVersion ?? '',
       etcd: await etcd.version(),
       sharedCluster: reuse,
+      controllerNodeOptions: NODE_OPTIONS,
     };
     results.machine = machine;
     log(`machine: ${JSON.stringify(machine)}`);
@@ -521,6 +540,7 @@ async function main(): Promise<void> {
       if (!reuse) await etcd.compactDefrag();
       const before = await etcd.status();
       const controller = await startController(kubeconfig, logDir);
+      const idleRssBytes = procStatus(controller.pid)?.rss ?? 0;
       const sampler = rssSampler(controller.pid);
       const watch = catalogWatch(api, name);
       await delay(300); // the watch is open before the create
@@ -532,6 +552,11 @@ async function main(): Promise<void> {
       const writingAt = watch.writingAt ?? t0;
       const writeSeconds = (tDone - writingAt) / 1000;
       const writes = await controller.metric('catalogd_catalogmetadata_writes_total');
+      const heap = {
+        usedBytes: await controller.metric('nodejs_heap_size_used_bytes'),
+        totalBytes: await controller.metric('nodejs_heap_size_total_bytes'),
+        externalBytes: await controller.metric('nodejs_external_memory_bytes'),
+      };
       const objectCount = watch.state?.objectCount ?? 0;
       const listed = await countObjects(api, name);
       if (listed !== objectCount || writes !== objectCount)
@@ -544,15 +569,18 @@ async function main(): Promise<void> {
       );
 
       if (sizeMB === largest) {
+        const copy = path.join(work, `fbc-${sizeMB}-changed`);
+        await cp(dir, copy, { recursive: true });
         results.noop = await noopAndIncremental(
           api,
           controller,
           watch,
           name,
-          dir,
+          copy,
           registry,
           results,
         );
+        await rm(copy, { recursive: true, force: true });
       }
       watch.stop();
       await deleteCatalog(api, name);
@@ -605,6 +633,8 @@ async function main(): Promise<void> {
         ratioToKubectlApply: kubectlRate === null ? null : round(writesPerSecond / kubectlRate, 2),
         peakRssBytes: Math.max(rss.sampledPeak, rss.hwm),
         vmHwmBytes: rss.hwm,
+        idleRssBytes,
+        heapAfterSync: heap,
         etcdBytesBefore: before.dbSize,
         etcdBytesAfter: after.dbSize,
         etcdBytesAdded,
@@ -719,15 +749,16 @@ async function noopAndIncremental(
     const deadline = Date.now() + 60_000;
     let r1 = await reconcile();
     while (r1.count === r0.count && Date.now() < deadline) {
-      await delay(100);
+      await delay(50);
       r1 = await reconcile();
     }
+    const t2 = performance.now();
     const events = await flush();
     const out = {
       writes: (await writesNow()) - w0,
       watchEvents: events.length,
       events: events.map((e) => `${e.type} ${e.name}`),
-      seconds: round((t1 - t0) / 1000),
+      seconds: round((Math.max(t1, t2) - t0) / 1000),
       reconciles: r1.count - r0.count,
       reconcileSeconds: round((r1.sum - r0.sum) / Math.max(1, r1.count - r0.count)),
     };
@@ -839,12 +870,12 @@ function markdown(r: Record<string, unknown>): string {
   lines.push(
     `Machine: ${String(m.cores)} cores (${String(m.cpuModel)}), ${mb(Number(m.memoryBytes))} MB RAM, Node ${String(m.node)}, Kubernetes ${String(m.kubernetes)}, kubectl ${String(m.kubectl)}, etcd ${String(m.etcd)}.`,
     '',
-    '| catalog | blobs | cold sync s (pull / parse / prepare / write) | our writes/s | raw limit writes/s (c=8/16/32) | ours ÷ raw | kubectl SSA writes/s | ours ÷ kubectl | peak RSS MB | etcd bytes added | etcd B per content B |',
+    '| catalog | blobs | cold sync s (pull / parse / prepare / write) | our writes/s | raw limit writes/s (c=8/16/32) | ours ÷ raw | kubectl SSA writes/s | ours ÷ kubectl | peak RSS MB (idle before) | etcd bytes added | etcd B per content B |',
     '|---|---|---|---|---|---|---|---|---|---|---|',
   );
   for (const c of cold) {
     lines.push(
-      `| ${mb(c.catalogBytes)} MB | ${c.blobs} | ${c.seconds} (${c.pullSeconds} / ${c.parseSeconds} / ${c.prepareSeconds} / ${c.writeSeconds}) | ${c.writesPerSecond} | ${c.rawWritesPerSecond} (${Object.values(c.rawByConcurrency).join(' / ')}) | ${c.ratioToRaw} | ${c.kubectlApplyWritesPerSecond ?? 'n/a'} | ${c.ratioToKubectlApply ?? 'n/a'} | ${mb(c.peakRssBytes)} | ${mb(c.etcdBytesAdded)} MB | ${c.etcdBytesPerContentByte} |`,
+      `| ${mb(c.catalogBytes)} MB | ${c.blobs} | ${c.seconds} (${c.pullSeconds} / ${c.parseSeconds} / ${c.prepareSeconds} / ${c.writeSeconds}) | ${c.writesPerSecond} | ${c.rawWritesPerSecond} (${Object.values(c.rawByConcurrency).join(' / ')}) | ${c.ratioToRaw} | ${c.kubectlApplyWritesPerSecond ?? 'n/a'} | ${c.ratioToKubectlApply ?? 'n/a'} | ${mb(c.peakRssBytes)} (${mb(c.idleRssBytes)}) | ${mb(c.etcdBytesAdded)} MB | ${c.etcdBytesPerContentByte} |`,
     );
   }
   const g = (k: string) =>
