@@ -39,6 +39,13 @@ export interface ConsistentListOptions {
   timeoutMs?: number;
   /** First retry delay (default 200 ms), doubled up to 2 s. */
   backoffMs?: number;
+  /** Keep only the objects this accepts (applied while paging, so the rest is not held). */
+  keep?: (obj: CatalogMetadata) => boolean;
+  /**
+   * For a query across catalogs: leave out catalogs that are syncing (listed in `skipped`)
+   * instead of waiting for them. Ignored when the query names a catalog.
+   */
+  skipSyncing?: boolean;
 }
 
 export interface ConsistentList {
@@ -50,6 +57,8 @@ export interface ConsistentList {
   items: CatalogMetadata[];
   /** Lists taken before one was consistent (0: the first one was). */
   retries: number;
+  /** Catalogs left out because they were syncing (skipSyncing). */
+  skipped: string[];
 }
 
 export type MetadataEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK';
@@ -246,21 +255,31 @@ export class CatalogClient {
     const deadline = Date.now() + (opts.timeoutMs ?? 30_000);
     let backoff = opts.backoffMs ?? 200;
     let why: string;
+    const skip = opts.skipSyncing === true && q.catalog === undefined;
     for (let retries = 0; ; retries++) {
       const before = await this.revisions(q, opts.signal);
-      if (before.syncing.length === 0) {
+      if (before.syncing.length === 0 || skip) {
         const items: CatalogMetadata[] = [];
-        for await (const o of this.listMetadata(q, opts)) items.push(o);
+        for await (const o of this.listMetadata(q, opts))
+          if (!opts.keep || opts.keep(o)) items.push(o);
         const after = await this.revisions(q, opts.signal);
-        const same = after.syncing.length === 0 && sameRevisions(before.revisions, after.revisions);
+        // Catalogs that sync before or after are left out (skip) or make us retry.
+        const skipped = [...new Set([...before.syncing, ...after.syncing])].sort();
+        const drop = new Set(skipped);
+        const kept = (r: Record<string, string>) =>
+          Object.fromEntries(Object.entries(r).filter(([k]) => !drop.has(k)));
+        const same =
+          (skip || after.syncing.length === 0) &&
+          sameRevisions(kept(before.revisions), kept(after.revisions));
         if (same) {
-          const known = new Set(Object.keys(before.revisions));
+          const revisions = kept(before.revisions);
           return {
-            ...(q.catalog !== undefined && { contentHash: before.revisions[q.catalog]! }),
-            revisions: before.revisions,
+            ...(q.catalog !== undefined && { contentHash: revisions[q.catalog]! }),
+            revisions,
             // Objects of a catalog that serves nothing (e.g. being deleted) are not a revision.
-            items: items.filter((o) => known.has(o.spec.catalog.name)),
+            items: items.filter((o) => Object.hasOwn(revisions, o.spec.catalog.name)),
             retries,
+            skipped,
           };
         }
         why =

@@ -1,0 +1,587 @@
+// `kubectl catalog`: explore the catalogs of a cluster (packages, channels and their heads,
+// bundles, upgrade graphs, API providers) from their CatalogMetadata objects. Every query is
+// label-selected on the server and read with the consistent-list protocol (SPEC §2.1).
+import { parseArgs } from 'node:util';
+import { dump } from 'js-yaml';
+import type { CatalogMetadata, ClusterCatalog } from '../../api/v1/index.js';
+import { TYPE_PROGRESSING, TYPE_SERVING, findCondition } from '../../api/v1/index.js';
+import type {
+  AnyBlob,
+  BundleBlob,
+  ChannelBlob,
+  DeprecationsBlob,
+  PackageBlob,
+} from '../../client/index.js';
+import {
+  CatalogClient,
+  CatalogNotFoundError,
+  CatalogNotServingError,
+  ContentOmittedError,
+  InconsistentListError,
+  SCHEMA_BUNDLE,
+  SCHEMA_CHANNEL,
+  SCHEMA_DEPRECATIONS,
+  SCHEMA_PACKAGE,
+  bundleGvks,
+  bundleVersion,
+  channelHead,
+  channelsOf,
+  deprecationMessage,
+  formatGvk,
+  gvkProviders,
+  isBundleBlob,
+  isChannelBlob,
+  isDeprecationsBlob,
+  isPackageBlob,
+  isServing,
+  labelValue,
+  parseGvk,
+  sortBundlesByVersion,
+  upgradeGraph,
+  versionMap,
+} from '../../client/index.js';
+import { graphDot, graphMermaid, graphText } from './graph-format.js';
+import { age, excerpt, formatTable, shortDigest } from './table.js';
+
+export const USAGE = `kubectl catalog: explore the catalogs of the cluster (ClusterCatalogs and their CatalogMetadata)
+
+Usage:
+  kubectl catalog list                                   catalogs and their state
+  kubectl catalog packages [--catalog C] [--search TEXT] packages (default channel, channel count)
+  kubectl catalog channels PACKAGE [--catalog C]         channels with their head and entry count
+  kubectl catalog bundles PACKAGE [--channel CH] [--catalog C]
+                                                         bundles: version, image, provided APIs
+  kubectl catalog graph PACKAGE [--channel CH] [--catalog C] [-o text|mermaid|dot|json|yaml]
+                                                         the upgrade graph of a channel
+                                                         (default: the package's default channel)
+  kubectl catalog provides GROUP/VERSION/KIND [--catalog C]
+                                                         packages and bundles that provide an API
+
+Options:
+  -o, --output FORMAT   json or yaml (default: a table; graph: text, mermaid, dot)
+      --no-headers      tables without the header line
+      --catalog NAME    only this ClusterCatalog (needed when a package is in several)
+      --kubeconfig PATH the kubeconfig (default: $KUBECONFIG, ~/.kube/config)
+  -h, --help            this help
+`;
+
+export interface Io {
+  stdout: (s: string) => void;
+  stderr: (s: string) => void;
+  /** Makes the client (tests inject one that counts requests). */
+  client?: (kubeconfig: string | undefined) => CatalogClient;
+  now?: () => Date;
+}
+
+/** An error for the user: printed as `error: <message>`, exit code 1 (2 for usage). */
+export class UserError extends Error {
+  constructor(
+    message: string,
+    readonly code = 1,
+  ) {
+    super(message);
+  }
+}
+
+interface Opts {
+  output?: string;
+  noHeaders: boolean;
+  catalog?: string;
+  channel?: string;
+  search?: string;
+}
+
+const COMMANDS: Record<string, { args: number; flags: string[]; outputs: string[] }> = {
+  list: { args: 0, flags: [], outputs: ['json', 'yaml'] },
+  packages: { args: 0, flags: ['catalog', 'search'], outputs: ['json', 'yaml'] },
+  channels: { args: 1, flags: ['catalog'], outputs: ['json', 'yaml'] },
+  bundles: { args: 1, flags: ['catalog', 'channel'], outputs: ['json', 'yaml'] },
+  graph: {
+    args: 1,
+    flags: ['catalog', 'channel'],
+    outputs: ['text', 'mermaid', 'dot', 'json', 'yaml'],
+  },
+  provides: { args: 1, flags: ['catalog'], outputs: ['json', 'yaml'] },
+};
+
+export async function run(argv: string[], io: Io): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      strict: true,
+      options: {
+        output: { type: 'string', short: 'o' },
+        'no-headers': { type: 'boolean' },
+        kubeconfig: { type: 'string' },
+        catalog: { type: 'string' },
+        channel: { type: 'string' },
+        search: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (err) {
+    io.stderr(`error: ${(err as Error).message}\nSee 'kubectl catalog --help'.\n`);
+    return 2;
+  }
+  const { values, positionals } = parsed;
+  if (values.help || positionals.length === 0) {
+    (values.help ? io.stdout : io.stderr)(USAGE);
+    return values.help ? 0 : 2;
+  }
+  const [command, ...args] = positionals;
+  const spec = COMMANDS[command!];
+  try {
+    if (!spec)
+      throw new UserError(
+        `unknown command ${JSON.stringify(command)}; one of: ${Object.keys(COMMANDS).join(', ')}`,
+        2,
+      );
+    if (args.length !== spec.args)
+      throw new UserError(
+        spec.args === 0
+          ? `${command} takes no arguments`
+          : `${command} needs ${command === 'provides' ? 'GROUP/VERSION/KIND' : 'PACKAGE'} (see 'kubectl catalog --help')`,
+        2,
+      );
+    for (const f of ['catalog', 'channel', 'search'] as const) {
+      if (values[f] !== undefined && !spec.flags.includes(f))
+        throw new UserError(`--${f} does not apply to ${command}`, 2);
+    }
+    if (values.output !== undefined && !spec.outputs.includes(values.output))
+      throw new UserError(
+        `unknown output format ${JSON.stringify(values.output)} for ${command}; one of: ${spec.outputs.join(', ')}`,
+        2,
+      );
+    const opts: Opts = {
+      noHeaders: values['no-headers'] === true,
+      ...(values.output !== undefined && { output: values.output }),
+      ...(values.catalog !== undefined && { catalog: values.catalog }),
+      ...(values.channel !== undefined && { channel: values.channel }),
+      ...(values.search !== undefined && { search: values.search }),
+    };
+    const client = (io.client ?? ((k) => new CatalogClient(k ? { kubeconfig: k } : {})))(
+      values.kubeconfig,
+    );
+    const ctx: Ctx = { client, io, opts, now: io.now?.() ?? new Date() };
+    try {
+      switch (command) {
+        case 'list':
+          return await list(ctx);
+        case 'packages':
+          return await packages(ctx);
+        case 'channels':
+          return await channels(ctx, args[0]!);
+        case 'bundles':
+          return await bundles(ctx, args[0]!);
+        case 'graph':
+          return await graph(ctx, args[0]!);
+        default:
+          return await provides(ctx, args[0]!);
+      }
+    } finally {
+      client.close();
+    }
+  } catch (err) {
+    const known =
+      err instanceof UserError ||
+      err instanceof CatalogNotFoundError ||
+      err instanceof CatalogNotServingError ||
+      err instanceof InconsistentListError ||
+      err instanceof ContentOmittedError;
+    io.stderr(`error: ${known ? err.message : String((err as Error)?.message ?? err)}\n`);
+    return err instanceof UserError ? err.code : 1;
+  }
+}
+
+interface Ctx {
+  client: CatalogClient;
+  io: Io;
+  opts: Opts;
+  now: Date;
+}
+
+/** Prints rows as a table, or `{items}` as JSON or YAML. */
+function print(
+  ctx: Ctx,
+  headers: string[],
+  rows: string[][],
+  items: unknown[],
+  empty: string,
+): number {
+  const { output, noHeaders } = ctx.opts;
+  if (output === 'json') ctx.io.stdout(`${JSON.stringify({ items }, null, 2)}\n`);
+  else if (output === 'yaml') ctx.io.stdout(dump({ items }, { noRefs: true, lineWidth: -1 }));
+  else if (rows.length === 0) ctx.io.stderr(`${empty}\n`);
+  else ctx.io.stdout(formatTable(headers, rows, { noHeaders }));
+  return 0;
+}
+
+function warn(ctx: Ctx, msg: string): void {
+  ctx.io.stderr(`warning: ${msg}\n`);
+}
+
+function conditionText(c: ClusterCatalog, type: string): string {
+  const cond = findCondition(c.status?.conditions, type);
+  return cond ? `${cond.status} (${cond.reason})` : 'Unknown';
+}
+
+// ---- list -------------------------------------------------------------------------------
+
+async function list(ctx: Ctx): Promise<number> {
+  const catalogs = await ctx.client.listCatalogs();
+  const rows = catalogs.map((c) => [
+    c.metadata.name,
+    conditionText(c, TYPE_SERVING),
+    conditionText(c, TYPE_PROGRESSING),
+    c.status?.objectCount !== undefined ? String(c.status.objectCount) : '',
+    age(c.status?.lastUnpacked, ctx.now),
+    shortDigest(c.status?.resolvedSource?.image?.ref),
+  ]);
+  const items = catalogs.map((c) => {
+    const serving = findCondition(c.status?.conditions, TYPE_SERVING);
+    const progressing = findCondition(c.status?.conditions, TYPE_PROGRESSING);
+    return {
+      name: c.metadata.name,
+      image: c.spec.source.image?.ref,
+      priority: c.spec.priority ?? 0,
+      availabilityMode: c.spec.availabilityMode ?? 'Available',
+      serving: serving
+        ? { status: serving.status, reason: serving.reason, message: serving.message }
+        : undefined,
+      progressing: progressing
+        ? { status: progressing.status, reason: progressing.reason, message: progressing.message }
+        : undefined,
+      resolvedRef: c.status?.resolvedSource?.image?.ref,
+      contentHash: c.status?.contentHash,
+      objectCount: c.status?.objectCount,
+      lastUnpacked: c.status?.lastUnpacked,
+      syncingTo: c.status?.syncingTo || undefined,
+      urlBase: c.status?.urls?.base,
+    };
+  });
+  return print(
+    ctx,
+    ['NAME', 'SERVING', 'PROGRESSING', 'OBJECTS', 'LAST UNPACKED', 'DIGEST'],
+    rows,
+    items,
+    'No catalogs found (create a ClusterCatalog).',
+  );
+}
+
+// ---- shared: blobs of a package ---------------------------------------------------------
+
+async function blobs(ctx: Ctx, items: CatalogMetadata[]): Promise<AnyBlob[]> {
+  const out: AnyBlob[] = [];
+  for (const o of items) out.push(await ctx.client.blobOf(o));
+  return out;
+}
+
+interface PackageView {
+  catalog: string;
+  contentHash: string;
+  pkg: PackageBlob;
+  channels: ChannelBlob[];
+  bundles: BundleBlob[];
+  deprecations?: DeprecationsBlob;
+}
+
+/**
+ * The catalog that holds the package: --catalog, or the only catalog with an olm.package blob
+ * of that name (one label-selected list: `schema=olm.package,name=P`).
+ */
+async function resolveCatalog(ctx: Ctx, pkg: string): Promise<string> {
+  if (ctx.opts.catalog !== undefined) return ctx.opts.catalog;
+  const found = new Set<string>();
+  for await (const o of ctx.client.listMetadata({ schema: SCHEMA_PACKAGE, name: pkg }))
+    found.add(o.spec.catalog.name);
+  const catalogs = [...found].sort();
+  if (catalogs.length === 1) return catalogs[0]!;
+  if (catalogs.length > 1)
+    throw new UserError(
+      `package ${JSON.stringify(pkg)} is in ${catalogs.length} catalogs: ${catalogs.join(', ')}; choose one with --catalog, e.g. --catalog ${catalogs[0]}`,
+    );
+  // Not found: say whether some catalog could not be searched yet.
+  const notServing = (await ctx.client.listCatalogs()).filter((c) => !isServing(c));
+  const pending = notServing.length
+    ? `; not Serving yet (so not searched): ${notServing.map((c) => `${c.metadata.name} (${conditionText(c, TYPE_SERVING)})`).join(', ')}`
+    : '';
+  throw new UserError(
+    `package ${JSON.stringify(pkg)} not found in any catalog${pending}; search with: kubectl catalog packages --search ${searchHint(pkg)}`,
+  );
+}
+
+function searchHint(pkg: string): string {
+  const word = pkg.split(/[^A-Za-z0-9]+/).find((w) => w.length >= 3) ?? pkg;
+  return /^[A-Za-z0-9._-]+$/.test(word) ? word : JSON.stringify(word);
+}
+
+/** One consistent read of the package's blobs of the given schemas in its catalog. */
+async function packageView(ctx: Ctx, pkg: string, schemas: string[]): Promise<PackageView> {
+  const catalog = await resolveCatalog(ctx, pkg);
+  const list = await ctx.client.consistentList({
+    catalog,
+    packageOrName: pkg,
+    schema: [SCHEMA_PACKAGE, ...schemas],
+  });
+  const all = await blobs(ctx, list.items);
+  const p = all.find(isPackageBlob);
+  if (!p)
+    throw new UserError(
+      `package ${JSON.stringify(pkg)} not found in catalog ${JSON.stringify(catalog)}; list its packages with: kubectl catalog packages --catalog ${catalog}`,
+    );
+  const deprecations = all.find(isDeprecationsBlob);
+  return {
+    catalog,
+    contentHash: list.contentHash!,
+    pkg: p,
+    channels: all.filter(isChannelBlob).sort((a, b) => (a.name < b.name ? -1 : 1)),
+    bundles: all.filter(isBundleBlob),
+    ...(deprecations && { deprecations }),
+  };
+}
+
+function pickChannel(view: PackageView, name: string): ChannelBlob {
+  const ch = view.channels.find((c) => c.name === name);
+  if (!ch)
+    throw new UserError(
+      `package ${JSON.stringify(view.pkg.name)} has no channel ${JSON.stringify(name)}; its channels: ${view.channels.map((c) => c.name).join(', ') || '<none>'}`,
+    );
+  return ch;
+}
+
+// ---- packages ---------------------------------------------------------------------------
+
+async function packages(ctx: Ctx): Promise<number> {
+  const { catalog, search } = ctx.opts;
+  const list = await ctx.client.consistentList(
+    { schema: SCHEMA_PACKAGE, ...(catalog !== undefined && { catalog }) },
+    { skipSyncing: true },
+  );
+  for (const s of list.skipped) warn(ctx, `catalog ${s} is syncing: its packages are not shown`);
+  const needle = search?.toLowerCase();
+  const rows: Array<{ catalog: string; pkg: PackageBlob }> = [];
+  for (const o of list.items) {
+    const b = await ctx.client.blobOf(o);
+    if (!isPackageBlob(b)) continue;
+    if (
+      needle !== undefined &&
+      !b.name.toLowerCase().includes(needle) &&
+      !(typeof b.description === 'string' && b.description.toLowerCase().includes(needle))
+    )
+      continue;
+    rows.push({ catalog: o.spec.catalog.name, pkg: b });
+  }
+  rows.sort((a, b) =>
+    a.pkg.name !== b.pkg.name ? (a.pkg.name < b.pkg.name ? -1 : 1) : a.catalog < b.catalog ? -1 : 1,
+  );
+  // Channel counts from labels only (metadata-only list, no content).
+  const counts = new Map<string, number>();
+  if (rows.length > 0) {
+    for await (const o of ctx.client.listMetadataLabels({
+      schema: SCHEMA_CHANNEL,
+      ...(catalog !== undefined && { catalog }),
+    })) {
+      const l = o.metadata.labels ?? {};
+      const key = `${l.catalog}\0${l.package}`;
+      counts.set(key, (counts.get(key) ?? 0) + 1);
+    }
+  }
+  const count = (r: { catalog: string; pkg: PackageBlob }) =>
+    counts.get(`${labelValue(r.catalog)}\0${labelValue(r.pkg.name)}`) ?? 0;
+  return print(
+    ctx,
+    ['NAME', 'CATALOG', 'DEFAULT CHANNEL', 'CHANNELS', 'DESCRIPTION'],
+    rows.map((r) => [
+      r.pkg.name,
+      r.catalog,
+      r.pkg.defaultChannel ?? '',
+      String(count(r)),
+      excerpt(typeof r.pkg.description === 'string' ? r.pkg.description : ''),
+    ]),
+    rows.map((r) => ({
+      name: r.pkg.name,
+      catalog: r.catalog,
+      defaultChannel: r.pkg.defaultChannel,
+      channels: count(r),
+      description: r.pkg.description,
+    })),
+    search !== undefined
+      ? `No packages match ${JSON.stringify(search)}.`
+      : 'No packages found (is any catalog Serving? see: kubectl catalog list).',
+  );
+}
+
+// ---- channels ---------------------------------------------------------------------------
+
+async function channels(ctx: Ctx, pkg: string): Promise<number> {
+  const view = await packageView(ctx, pkg, [SCHEMA_CHANNEL, SCHEMA_DEPRECATIONS]);
+  const items = view.channels.map((c) => {
+    const h = channelHead(c);
+    if (h.error) warn(ctx, `channel ${c.name}: ${h.error}`);
+    const deprecated = deprecationMessage(view.deprecations, SCHEMA_CHANNEL, c.name);
+    return {
+      name: c.name,
+      package: view.pkg.name,
+      catalog: view.catalog,
+      head: h.head,
+      ...(h.error && { headError: h.error, headCandidates: h.candidates }),
+      entries: c.entries.length,
+      default: c.name === view.pkg.defaultChannel,
+      ...(deprecated !== undefined && { deprecated }),
+    };
+  });
+  return print(
+    ctx,
+    ['CHANNEL', 'HEAD', 'ENTRIES', 'DEFAULT', 'DEPRECATED'],
+    items.map((i) => [
+      i.name,
+      i.head ??
+        `<${i.headCandidates?.length ? `multiple: ${i.headCandidates.join(',')}` : 'none'}>`,
+      String(i.entries),
+      String(i.default),
+      String(i.deprecated !== undefined),
+    ]),
+    items,
+    `Package ${pkg} has no channels.`,
+  );
+}
+
+// ---- bundles ----------------------------------------------------------------------------
+
+async function bundles(ctx: Ctx, pkg: string): Promise<number> {
+  const view = await packageView(ctx, pkg, [SCHEMA_CHANNEL, SCHEMA_BUNDLE, SCHEMA_DEPRECATIONS]);
+  let selected = view.bundles;
+  if (ctx.opts.channel !== undefined) {
+    const ch = pickChannel(view, ctx.opts.channel);
+    const names = new Set(ch.entries.map((e) => e.name));
+    selected = selected.filter((b) => names.has(b.name));
+  }
+  const items = sortBundlesByVersion(selected).map((b) => {
+    const deprecated = deprecationMessage(view.deprecations, SCHEMA_BUNDLE, b.name);
+    return {
+      name: b.name,
+      package: view.pkg.name,
+      catalog: view.catalog,
+      version: bundleVersion(b),
+      image: b.image,
+      channels: channelsOf(b.name, view.channels),
+      provides: bundleGvks(b).map(formatGvk),
+      ...(deprecated !== undefined && { deprecated }),
+    };
+  });
+  return print(
+    ctx,
+    ['BUNDLE', 'VERSION', 'CHANNELS', 'IMAGE', 'PROVIDES'],
+    items.map((i) => [
+      i.name,
+      i.version ?? '',
+      i.channels.join(','),
+      i.image ?? '',
+      i.provides.join(','),
+    ]),
+    items,
+    `No bundles found for package ${pkg}${ctx.opts.channel !== undefined ? ` in channel ${ctx.opts.channel}` : ''}.`,
+  );
+}
+
+// ---- graph ------------------------------------------------------------------------------
+
+async function graph(ctx: Ctx, pkg: string): Promise<number> {
+  const view = await packageView(ctx, pkg, [SCHEMA_CHANNEL, SCHEMA_BUNDLE]);
+  const name = ctx.opts.channel ?? view.pkg.defaultChannel;
+  if (name === undefined)
+    throw new UserError(
+      `package ${JSON.stringify(pkg)} has no default channel; choose one with --channel (${view.channels.map((c) => c.name).join(', ')})`,
+    );
+  const ch = pickChannel(view, name);
+  const g = upgradeGraph(ch, versionMap(view.bundles));
+  for (const w of g.warnings) warn(ctx, `channel ${ch.name}: ${w}`);
+  const title = `${pkg}/${ch.name} (catalog ${view.catalog})`;
+  switch (ctx.opts.output) {
+    case 'mermaid':
+      ctx.io.stdout(graphMermaid(g, title));
+      break;
+    case 'dot':
+      ctx.io.stdout(graphDot(g, title));
+      break;
+    case 'json':
+    case 'yaml': {
+      const doc = { package: pkg, channel: ch.name, catalog: view.catalog, ...g };
+      ctx.io.stdout(
+        ctx.opts.output === 'json'
+          ? `${JSON.stringify(doc, null, 2)}\n`
+          : dump(doc, { noRefs: true, lineWidth: -1 }),
+      );
+      break;
+    }
+    default:
+      ctx.io.stdout(graphText(g, ctx.opts.noHeaders));
+  }
+  return 0;
+}
+
+// ---- provides ---------------------------------------------------------------------------
+
+async function provides(ctx: Ctx, arg: string): Promise<number> {
+  const gvk = parseGvk(arg);
+  if (!gvk)
+    throw new UserError(
+      `${JSON.stringify(arg)} is not GROUP/VERSION/KIND (e.g. example.com/v1alpha1/ExampleBackup; VERSION/KIND for the core group)`,
+      2,
+    );
+  const { catalog } = ctx.opts;
+  // Bundles across catalogs, paginated; only the providers are kept while paging.
+  const list = await ctx.client.consistentList(
+    { schema: SCHEMA_BUNDLE, ...(catalog !== undefined && { catalog }) },
+    {
+      skipSyncing: true,
+      keep: (o) =>
+        o.spec.content === undefined ||
+        gvkProviders([o.spec.content as unknown as BundleBlob], gvk).length > 0,
+    },
+  );
+  for (const s of list.skipped) warn(ctx, `catalog ${s} is syncing: its bundles are not shown`);
+  const found: Array<{ catalog: string; bundle: BundleBlob }> = [];
+  for (const o of list.items) {
+    const b = await ctx.client.blobOf(o);
+    if (isBundleBlob(b) && gvkProviders([b], gvk).length > 0)
+      found.push({ catalog: o.spec.catalog.name, bundle: b });
+  }
+  found.sort((a, b) =>
+    a.bundle.package !== b.bundle.package
+      ? a.bundle.package < b.bundle.package
+        ? -1
+        : 1
+      : a.catalog !== b.catalog
+        ? a.catalog < b.catalog
+          ? -1
+          : 1
+        : 0,
+  );
+  // Newest first within each package and catalog.
+  const groups = new Map<string, Array<{ catalog: string; bundle: BundleBlob }>>();
+  for (const f of found) {
+    const k = `${f.bundle.package}\0${f.catalog}`;
+    groups.set(k, [...(groups.get(k) ?? []), f]);
+  }
+  const ordered = [...groups.values()].flatMap((g) => {
+    const byName = new Map(g.map((f) => [f.bundle.name, f]));
+    return sortBundlesByVersion(g.map((f) => f.bundle)).map((b) => byName.get(b.name)!);
+  });
+  const items = ordered.map((f) => ({
+    package: f.bundle.package,
+    catalog: f.catalog,
+    bundle: f.bundle.name,
+    version: bundleVersion(f.bundle),
+    image: f.bundle.image,
+  }));
+  return print(
+    ctx,
+    ['PACKAGE', 'CATALOG', 'BUNDLE', 'VERSION'],
+    items.map((i) => [i.package, i.catalog, i.bundle, i.version ?? '']),
+    items,
+    `No bundles provide ${formatGvk(gvk)}.`,
+  );
+}

@@ -1,0 +1,91 @@
+// kubectl's table style: upper-case headers, columns padded like kubectl's tabwriter (min
+// width 6, padding 3, the last column unpadded), `<none>` for empty cells, ages like
+// `kubectl get` (HumanDuration).
+
+export interface TableOptions {
+  noHeaders?: boolean;
+}
+
+/** The table as text, one line per row, each ending in a newline. */
+export function formatTable(
+  headers: readonly string[],
+  rows: ReadonlyArray<readonly string[]>,
+  opts: TableOptions = {},
+): string {
+  const all = [
+    ...(opts.noHeaders ? [] : [headers.map((h) => h.toUpperCase())]),
+    ...rows.map((r) => headers.map((_, i) => clean(r[i]))),
+  ];
+  if (all.length === 0) return '';
+  const widths = headers.map((_, i) => Math.max(6, ...all.map((r) => [...r[i]!].length + 3)));
+  return all
+    .map((r) =>
+      r
+        .map((cell, i) =>
+          i === r.length - 1 ? cell : cell + ' '.repeat(widths[i]! - [...cell].length),
+        )
+        .join('')
+        .trimEnd(),
+    )
+    .map((l) => `${l}\n`)
+    .join('');
+}
+
+/** One line, no tabs; empty → `<none>`. */
+function clean(s: string | undefined): string {
+  const t = (s ?? '').replace(/[\t\r\n]+/g, ' ').trim();
+  return t === '' ? '<none>' : t;
+}
+
+/** kubectl's HumanDuration (k8s.io/apimachinery/pkg/util/duration). */
+export function humanDuration(ms: number): string {
+  const seconds = Math.floor(ms / 1000);
+  if (seconds < -1) return '<invalid>';
+  if (seconds < 0) return '0s';
+  if (seconds < 120) return `${seconds}s`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 10) {
+    const s = seconds % 60;
+    return s === 0 ? `${minutes}m` : `${minutes}m${s}s`;
+  }
+  if (minutes < 180) return `${minutes}m`;
+  const hours = Math.floor(minutes / 60);
+  if (hours < 8) {
+    const m = minutes % 60;
+    return m === 0 ? `${hours}h` : `${hours}h${m}m`;
+  }
+  if (hours < 48) return `${hours}h`;
+  const days = Math.floor(hours / 24);
+  if (hours < 24 * 8) {
+    const h = hours % 24;
+    return h === 0 ? `${days}d` : `${days}d${h}h`;
+  }
+  if (hours < 24 * 365 * 2) return `${days}d`;
+  const years = Math.floor(days / 365);
+  if (hours < 24 * 365 * 8) {
+    const d = days % 365;
+    return d === 0 ? `${years}y` : `${years}y${d}d`;
+  }
+  return `${years}y`;
+}
+
+/** The age of an RFC 3339 timestamp, or '' when absent or unparsable. */
+export function age(timestamp: string | undefined, now: Date): string {
+  if (!timestamp) return '';
+  const t = Date.parse(timestamp);
+  return Number.isNaN(t) ? '' : humanDuration(now.getTime() - t);
+}
+
+/** The first line of a text, cut to `max` characters with an ellipsis. */
+export function excerpt(text: string | undefined, max = 60): string {
+  const line = (text ?? '').trim().split('\n')[0]!.trim();
+  const chars = [...line];
+  return chars.length <= max ? line : `${chars.slice(0, max - 3).join('')}...`;
+}
+
+/** `sha256:` and the first 12 hex digits of a digest reference or content hash. */
+export function shortDigest(ref: string | undefined): string {
+  if (!ref) return '';
+  const m = /sha256:([a-f0-9]{12})/.exec(ref);
+  return m ? `sha256:${m[1]}` : ref;
+}
