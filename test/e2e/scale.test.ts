@@ -1,8 +1,10 @@
 // Scale e2e (issue 6): a generated catalog of at least 10k blobs (46 MB of FBC from the
 // generator, 10,021 blobs at seed 1) syncs completely through the real controller, apiserver and
-// registry. Records the sync time and the controller's peak RSS (printed, never asserted on time;
-// RSS only against a generous safety bound, the SPEC §7 target of 150 MB is measured by
-// `make bench`).
+// registry. Records the sync time and the controller's peak RSS (printed; time is never asserted).
+// RSS is only checked against a generous safety bound that catches a controller holding the
+// catalog's content in memory: this controller runs from src under tsx (more memory than the
+// built one), and the SPEC §7 target (150 MB at 50 MB) is measured by `make bench` on the built
+// controller with the Deployment's NODE_OPTIONS.
 import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -20,7 +22,7 @@ import { pollUntil } from '../support/poll.js';
 
 const SIZE_MB = 46; // the smallest generated size with >= 10k blobs
 const MIN_BLOBS = 10_000;
-const RSS_SAFETY_BOUND = 300 * 1024 * 1024;
+const RSS_SAFETY_BOUND = 512 * 1024 * 1024;
 
 /** Peak and current RSS of a process from /proc (VmHWM, VmRSS), in bytes. */
 function procRss(pid: number): { rss: number; hwm: number } | undefined {
