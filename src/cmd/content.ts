@@ -1,22 +1,46 @@
-// TEMPORARY (replaced when src/server lands): URLs only.
-import type { ContentPublisher } from '../controllers/clustercatalog/reconcile.js';
+// Wiring of the HTTP content server: the on-disk per-revision store (src/server), its HTTP
+// listener, and the ContentPublisher the reconciler uses.
+import { readCatalog } from '../fbc/index.js';
+import type { ReplicaContent } from '../controllers/clustercatalog/replicate.js';
+import { ContentStore, catalogBaseUrl, startContentServer } from '../server/index.js';
+
+export interface ContentWiring extends ReplicaContent {
+  store: ContentStore;
+  close(): Promise<void>;
+}
 
 export async function contentPublisher(opts: {
   dir: string;
   serverUrl: string;
   listen: { host: string; port: number };
-}): Promise<ContentPublisher & { close(): Promise<void> }> {
-  const base = (c: string) => `${opts.serverUrl.replace(/\/$/, '')}/catalogs/${c}`;
+}): Promise<ContentWiring> {
+  const store = new ContentStore(opts.dir);
+  // Unfinished builds from before a restart are deleted; complete revisions are activated again
+  // by the content replicator from the catalogs' status.
+  await store.loadExisting();
+  const server = await startContentServer({ store, ...opts.listen });
+  const base = (catalog: string) => catalogBaseUrl(opts.serverUrl, catalog);
   return {
+    store,
+    served: (catalog) => store.current(catalog)?.contentHash,
     baseUrl: base,
-    blobUrl: (c, b) => {
-      const q = new URLSearchParams({ schema: b.schema });
-      if (b.package !== undefined) q.set('package', b.package);
-      if (b.name !== undefined) q.set('name', b.name);
-      return `${base(c)}/api/v1/metas?${q.toString()}`;
+    blobUrl: (catalog, blob) => {
+      const q = new URLSearchParams({ schema: blob.schema });
+      if (blob.package !== undefined) q.set('package', blob.package);
+      if (blob.name !== undefined) q.set('name', blob.name);
+      return `${base(catalog)}/api/v1/metas?${q.toString()}`;
     },
-    publish: async () => {},
-    remove: async () => {},
-    close: async () => {},
+    async publish(catalog, contentHash, dir, lastModified) {
+      // Built once per content: the same content under a new digest reuses the revision.
+      if (!(await store.hasRevision(catalog, contentHash))) {
+        await store.buildRevision(catalog, contentHash, readCatalog(dir, { catalog }));
+      }
+      await store.activate(catalog, contentHash, lastModified);
+    },
+    remove: (catalog) => store.remove(catalog),
+    async close() {
+      await server.close();
+      await store.close();
+    },
   };
 }

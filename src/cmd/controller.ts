@@ -6,7 +6,8 @@ import { Counter, Gauge } from 'prom-client';
 import type { ClusterCatalog } from '../api/v1/index.js';
 import { CLUSTER_CATALOG_PLURAL, GROUP, VERSION } from '../api/v1/index.js';
 import { ClusterCatalogController, eventTarget } from '../controllers/clustercatalog/controller.js';
-import type { ContentPublisher, Syncer } from '../controllers/clustercatalog/reconcile.js';
+import type { Syncer } from '../controllers/clustercatalog/reconcile.js';
+import { replicateContent } from '../controllers/clustercatalog/replicate.js';
 import {
   Controller,
   GracefulShutdown,
@@ -184,7 +185,7 @@ export async function main(args: string[]): Promise<number> {
   const serverUrl =
     flags['server-url'] ??
     `http://${serverAddr.host === '0.0.0.0' ? '127.0.0.1' : serverAddr.host}:${serverAddr.port}`;
-  const content: ContentPublisher & { close(): Promise<void> } = await contentPublisher({
+  const content = await contentPublisher({
     dir: path.join(cacheDir, 'content'),
     serverUrl,
     listen: serverAddr,
@@ -228,6 +229,18 @@ export async function main(args: string[]): Promise<number> {
     },
   });
 
+  // Every replica serves content: this one is not gated by leader election.
+  const replicator = new Controller({
+    name: 'content',
+    reconcile: (key) => replicateContent(key, informer.get(key), { puller, content }),
+    watches: [watch(informer, (c) => c.metadata.name)],
+    concurrency: 1,
+    metrics: runtimeMetrics,
+    onReconciled: (key, _outcome, durationMs, error) => {
+      if (error) log.warn({ catalog: key, durationMs, err: error }, 'content replication failed');
+    },
+  });
+
   const healthz = new HealthChecks('healthz');
   const readyz = new HealthChecks('readyz');
   readyz.add('informers-synced', syncedCheck([informer]));
@@ -251,6 +264,7 @@ export async function main(args: string[]): Promise<number> {
   );
 
   const informerRun = informer.run(signal);
+  const replicatorRun = replicator.run(signal);
   let work: Promise<void>;
   if (flags['leader-elect']) {
     const elector = new LeaderElector({
@@ -275,10 +289,8 @@ export async function main(args: string[]): Promise<number> {
     work = controller.run(signal);
   }
   shutdown.onShutdown('controller', async () => {
-    await work;
-    await informerRun;
+    await Promise.all([work, replicatorRun, informerRun]);
   });
-  await work;
-  await informerRun;
+  await Promise.all([work, replicatorRun, informerRun]);
   return 0;
 }

@@ -185,6 +185,7 @@ describe('controller e2e: ClusterCatalog → CatalogMetadata', function () {
   this.timeout(300_000);
   let controller: RunningController;
   let sampleRef: string;
+  const leaseId = uniqueName('lease');
 
   before(async () => {
     await kubectlOk(['apply', '--server-side', '-f', path.join(repoRoot, 'crds')]);
@@ -196,7 +197,7 @@ describe('controller e2e: ClusterCatalog → CatalogMetadata', function () {
       path.join(repoRoot, 'crds'),
     ]);
     sampleRef = await push(sampleDir, `sample:${uniqueName('v')}`);
-    controller = await startController();
+    controller = await startController({ leaseId });
   });
 
   after(async () => {
@@ -215,7 +216,42 @@ describe('controller e2e: ClusterCatalog → CatalogMetadata', function () {
     const got = normalize(await listObjects(`catalog=${name}`), c.metadata.uid ?? '');
     if (process.env.UPDATE_GOLDEN) await writeFile(goldenFile, JSON.stringify(got, null, 2) + '\n');
     expect(got).to.deep.equal(JSON.parse(await readFile(goldenFile, 'utf8')));
+
+    // The HTTP content is the same revision: one canonical blob per object.
+    expect(c.status?.urls?.base).to.equal(`${controller.serverUrl}/catalogs/${name}`);
+    const all = await fetch(`${c.status?.urls?.base}/api/v1/all`);
+    expect(all.status).to.equal(200);
+    const blobs = (await all.text())
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as unknown);
+    const contents = got.map((o) => o.spec.content);
+    expect(blobs).to.have.deep.members(contents);
     await kubectlOk(['delete', 'clustercatalog', name, '--wait=false']);
+  });
+
+  it('serves the content from every replica, not only the leader', async () => {
+    const name = uniqueName('replicas');
+    await applyCatalog(name, sampleRef);
+    const c = await waitSynced(name);
+    const replica = await startController({ leaseId });
+    try {
+      const url = `${replica.serverUrl}/catalogs/${name}/api/v1/all`;
+      const body = await pollUntil(
+        async () => {
+          const r = await fetch(url);
+          return r.status === 200 ? r.text() : undefined;
+        },
+        { timeoutMs: 60_000, what: 'the non-leader replica to serve the catalog' },
+      );
+      expect(body.trim().split('\n')).to.have.length(c.status?.objectCount ?? -1);
+      expect((await fetch(url)).headers.get('etag')).to.contain(c.status?.contentHash?.slice(7));
+      // It is not the leader: it wrote nothing.
+      expect(await replica.metric('catalogd_catalogmetadata_writes_total')).to.equal(0);
+    } finally {
+      await replica.stop();
+      await kubectl(['delete', 'clustercatalog', name, '--wait=false']);
+    }
   });
 
   it('answers kubectl label queries per package, keeping two catalogs with the same package apart', async () => {

@@ -37,9 +37,9 @@ describe('smoke: the local control plane and registry are real', () => {
   const plural = `widgets${suffix}`;
   const kind = `Widget${suffix}`;
 
-  after(async () => {
-    await kubectl(['delete', 'crd', `${plural}.${group}`, '--ignore-not-found', '--wait=false']);
-  });
+  // The CRD is left in place (its name is unique, and the cluster is discarded after the run):
+  // deleting a CRD while the garbage collector monitors it can stall the GC on that monitor's
+  // cache sync (the kubernetes#60037 class of GC stalls), and later tests rely on the GC.
 
   it('establishes a CustomResourceDefinition', async () => {
     await kubectlOk(['apply', '-f', '-'], crdManifest(plural, kind));

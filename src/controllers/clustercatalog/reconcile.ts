@@ -231,16 +231,18 @@ export async function reconcileCatalog(
       });
     }
 
-    // After the objects: HTTP clients and CatalogMetadata clients see the same revision.
-    await deps.content.publish(name, scan.contentHash, pulled.configsDir, now());
     const digestChanged = prev.resolvedSource?.image?.ref !== pulled.ref;
+    const lastUnpacked =
+      digestChanged || !prev.lastUnpacked ? formatTime(now()) : prev.lastUnpacked;
+    // After the objects: HTTP clients and CatalogMetadata clients see the same revision.
+    await deps.content.publish(name, scan.contentHash, pulled.configsDir, new Date(lastUnpacked));
     status = {
       ...status,
       resolvedSource: { type: SOURCE_TYPE_IMAGE, image: { ref: pulled.ref } },
       urls: { base: deps.content.baseUrl(name) },
       contentHash: scan.contentHash,
       objectCount: scan.blobs,
-      ...(digestChanged || !prev.lastUnpacked ? { lastUnpacked: formatTime(now()) } : {}),
+      lastUnpacked,
       conditions: conditionsWith(
         status,
         generation,
