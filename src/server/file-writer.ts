@@ -27,8 +27,21 @@ export class BufferedFileWriter {
     this.used += chunk.length;
   }
 
-  async writeString(s: string): Promise<void> {
-    await this.write(Buffer.from(s, 'utf8'));
+  /**
+   * Encodes straight into the buffer (no intermediate Buffer per string: those live outside the
+   * V8 heap and pile up between collections). Returns the UTF-8 length.
+   */
+  async writeString(s: string): Promise<number> {
+    const length = Buffer.byteLength(s, 'utf8');
+    if (length > this.buffer.length) {
+      await this.write(Buffer.from(s, 'utf8'));
+      return length;
+    }
+    if (length > this.buffer.length - this.used) await this.flush();
+    this.buffer.write(s, this.used, 'utf8');
+    this.used += length;
+    this.position += length;
+    return length;
   }
 
   async flush(): Promise<void> {

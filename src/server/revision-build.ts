@@ -95,14 +95,12 @@ async function spool(file: string, blobs: AsyncIterable<ContentBlob>): Promise<S
         throw new Error(`blob ${s.count}: canonical form holds a newline`);
       const hex = /^sha256:([0-9a-f]{64})$/.exec(blob.hash)?.[1];
       if (hex === undefined) throw new Error(`blob ${s.count}: invalid hash`);
-      const line = Buffer.from(`${blob.canonical}\n`, 'utf8');
       s.schema.push(s.strings.id(blob.schema));
       s.pkg.push(s.strings.id(blob.package));
       s.name.push(s.strings.id(blob.name));
       s.offset.push(out.position);
-      s.length.push(line.length);
       s.hashes.push(Buffer.from(hex, 'hex'));
-      await out.write(line);
+      s.length.push((await out.writeString(blob.canonical)) + (await out.writeString('\n')));
       s.count++;
     }
     await out.flush();
@@ -234,9 +232,11 @@ async function writeNameIndex(
 
 /** Gzips a file; returns the compressed size. */
 async function gzipFile(from: string, to: string): Promise<number> {
+  // 64 KiB chunks: zlib's output buffers are garbage outside the V8 heap until collected, and
+  // larger chunks measurably raise the peak RSS of a 50 MB build.
   await pipeline(
-    createReadStream(from, { highWaterMark: 256 * 1024 }),
-    createGzip(),
+    createReadStream(from, { highWaterMark: 64 * 1024 }),
+    createGzip({ chunkSize: 64 * 1024 }),
     createWriteStream(to, { flush: true }),
   );
   return (await stat(to)).size;
