@@ -444,6 +444,8 @@ interface ColdResult {
   endToEndWritesPerSecond: number;
   rawWritesPerSecond: number;
   rawByConcurrency: Record<string, number>;
+  /** 1-minute load average right after each measurement (the machine is shared). */
+  loadAverage: Record<string, number>;
   kubectlApplyWritesPerSecond: number | null;
   kubectlApplySeconds: number | null;
   ratioToRaw: number;
@@ -548,6 +550,7 @@ async function main(): Promise<void> {
       await api.json('POST', CC, catalogObject(name, ref));
       const tDone = await watch.until((s) => succeeded(s), 900_000);
       const rss = sampler.stop();
+      const load: Record<string, number> = { controller: round(os.loadavg()[0]!) };
       const seconds = (tDone - t0) / 1000;
       const writingAt = watch.writingAt ?? t0;
       const writeSeconds = (tDone - writingAt) / 1000;
@@ -593,6 +596,7 @@ async function main(): Promise<void> {
         const bodies = render(dir, cat, path.join(work, `render-${cat}.json`));
         const s = await rawPosts(api, bodies, conc);
         rawByConcurrency[String(conc)] = round(bodies.length / s, 1);
+        load[`raw${conc}`] = round(os.loadavg()[0]!);
         log(
           `raw POST c=${conc}: ${bodies.length} in ${s.toFixed(1)} s = ${rawByConcurrency[String(conc)]}/s`,
         );
@@ -605,6 +609,7 @@ async function main(): Promise<void> {
         const file = path.join(work, `render-${cat}.json`);
         render(dir, cat, file);
         kubectlSeconds = kubectlApply(file);
+        load.kubectl = round(os.loadavg()[0]!);
         log(`kubectl apply --server-side: ${objectCount} in ${kubectlSeconds.toFixed(1)} s`);
         await deleteObjects(api, cat);
         await rm(file, { force: true });
@@ -627,6 +632,7 @@ async function main(): Promise<void> {
         endToEndWritesPerSecond: round(objectCount / seconds, 1),
         rawWritesPerSecond: raw,
         rawByConcurrency,
+        loadAverage: load,
         kubectlApplyWritesPerSecond: kubectlRate === null ? null : round(kubectlRate, 1),
         kubectlApplySeconds: kubectlSeconds === null ? null : round(kubectlSeconds),
         ratioToRaw: round(writesPerSecond / raw, 3),
