@@ -30,13 +30,9 @@ export async function contentPublisher(opts: {
       if (blob.name !== undefined) q.set('name', blob.name);
       return `${base(catalog)}/api/v1/metas?${q.toString()}`;
     },
-    async publish(catalog, contentHash, dir, lastModified) {
-      // Built once per content: the same content under a new digest reuses the revision.
-      if (!(await store.hasRevision(catalog, contentHash))) {
-        await store.buildRevision(catalog, contentHash, readCatalog(dir, { catalog }));
-      }
-      await store.activate(catalog, contentHash, lastModified);
-    },
+    // Built once per content: the same content under a new digest reuses the revision.
+    publish: (catalog, contentHash, dir, lastModified) =>
+      store.ensureServed(catalog, contentHash, lastModified, () => readCatalog(dir, { catalog })),
     remove: (catalog) => store.remove(catalog),
     async close() {
       await server.close();

@@ -36,14 +36,25 @@ async function push(dir: string, tag: string): Promise<string> {
   return (await pushCatalog(dir, ref)).ref;
 }
 
-async function applyCatalog(name: string, ref: string, extra: Record<string, unknown> = {}) {
+async function applyCatalog(
+  name: string,
+  ref: string,
+  extra: Record<string, unknown> = {},
+  pollIntervalMinutes?: number,
+) {
   await kubectlOk(
     ['apply', '-f', '-'],
     JSON.stringify({
       apiVersion: 'olm.operatorframework.io/v1',
       kind: 'ClusterCatalog',
       metadata: { name },
-      spec: { source: { type: 'Image', image: { ref } }, ...extra },
+      spec: {
+        source: {
+          type: 'Image',
+          image: { ref, ...(pollIntervalMinutes && { pollIntervalMinutes }) },
+        },
+        ...extra,
+      },
     }),
   );
 }
@@ -349,31 +360,32 @@ describe('controller e2e: ClusterCatalog → CatalogMetadata', function () {
       expect(await watch.flush(anObject)).to.deep.equal([]);
       expect(await controller.metric('catalogd_catalogmetadata_writes_total')).to.equal(writes2);
 
-      // A reconcile of an unchanged digest (as a poll does): no writes and no blob pulls.
+      // A poll of an unchanged tag (pollIntervalMinutes: 1, the least there is): one manifest
+      // request to resolve it, no blob pulls, no writes.
+      const v3Tag = `${process.env.REGISTRY}/e2e/sample:${uniqueName('v3tag')}`;
+      await pushCatalog(v2Dir, v3Tag);
+      await applyCatalog(name, v3Tag, {}, 1);
+      await waitSynced(name);
+      const writes3 = await controller.metric('catalogd_catalogmetadata_writes_total');
       const blobsBefore = await controller.metric('catalogd_source_requests_total', {
         kind: 'blob',
       });
-      const reconcilesBefore = await controller.metric('controller_runtime_reconcile_total', {
-        controller: 'clustercatalog',
+      const manifestsBefore = await controller.metric('catalogd_source_requests_total', {
+        kind: 'manifest',
       });
-      await kubectlOk([
-        'annotate',
-        'clustercatalog',
-        name,
-        `e2e-poke=${uniqueName('p')}`,
-        '--overwrite',
-      ]);
+      const reconciles = () =>
+        controller.metric('controller_runtime_reconcile_total', { controller: 'clustercatalog' });
+      const reconcilesBefore = await reconciles();
       await pollUntil(
         async () =>
-          (await controller.metric('controller_runtime_reconcile_total', {
-            controller: 'clustercatalog',
-          })) > reconcilesBefore,
-        { timeoutMs: 60_000, what: 'a reconcile after the poke' },
+          (await controller.metric('catalogd_source_requests_total', { kind: 'manifest' })) >
+            manifestsBefore && (await reconciles()) > reconcilesBefore,
+        { timeoutMs: 120_000, intervalMs: 2000, what: 'the poll to resolve the tag again' },
       );
       expect(await controller.metric('catalogd_source_requests_total', { kind: 'blob' })).to.equal(
         blobsBefore,
       );
-      expect(await controller.metric('catalogd_catalogmetadata_writes_total')).to.equal(writes2);
+      expect(await controller.metric('catalogd_catalogmetadata_writes_total')).to.equal(writes3);
       expect(await watch.flush(anObject)).to.deep.equal([]);
       await rm(v2Dir, { recursive: true, force: true });
     } finally {

@@ -202,4 +202,14 @@ describe('reconcileCatalog', () => {
     expect(out.status.contentHash).to.equal(undefined);
     expect(out.status.urls).to.equal(undefined);
   });
+
+  it('reports nothing when the reconcile was aborted (shutdown, lost leadership)', async () => {
+    const ctl = new AbortController();
+    const w = world({ pullError: new Error('aborted') });
+    ctl.abort(new Error('shutdown requested: SIGTERM'));
+    let thrown: unknown;
+    await reconcileCatalog(catalog(), w.deps, ctl.signal).catch((e: unknown) => (thrown = e));
+    expect(thrown).to.be.instanceOf(Error);
+    expect(w.statusWrites).to.deep.equal([]);
+  });
 });

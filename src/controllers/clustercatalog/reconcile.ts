@@ -270,6 +270,9 @@ export async function reconcileCatalog(
     }
     return outcome;
   } catch (err) {
+    // Shutdown or lost leadership is not the catalog's failure: report nothing, and leave any
+    // syncingTo journal for the next leader to finish.
+    if (signal?.aborted) throw err;
     const { terminal, message } = classifyError(err, { digestRef: isDigestRef(ref) });
     const serving = status.contentHash !== undefined;
     status = {
