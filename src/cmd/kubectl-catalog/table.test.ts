@@ -105,7 +105,7 @@ describe('kubectl-catalog: graph output', () => {
 
   it('dot', () => {
     const dot = graphDot(g, 'op/candidate');
-    expect(dot).to.match(/^digraph "op\/candidate" \{\n  rankdir=LR;\n/);
+    expect(dot).to.match(/^digraph "op\/candidate" \{\n {2}rankdir=LR;\n/);
     expect(dot).to.include('  "op.v1.2.0" [label="op.v1.2.0\\n1.2.0", penwidth=3];\n');
     expect(dot).to.include('  "op.v1.0.0" -> "op.v1.1.0" [label="replaces"];\n');
     expect(dot).to.include(
