@@ -375,7 +375,9 @@ async function rawPosts(api: Api, bodies: Buffer[], concurrency: number): Promis
   const t0 = performance.now();
   await pool(bodies, concurrency, async (b) => {
     const r = await client.request('POST', CM, b);
-    if (r.status !== 201) throw new Error(`POST: ${r.status} ${r.body.slice(0, 300)}`);
+    // 409: a POST retried after a reset connection had been applied (names are fresh).
+    if (r.status !== 201 && r.status !== 409)
+      throw new Error(`POST: ${r.status} ${r.body.slice(0, 300)}`);
   });
   const s = (performance.now() - t0) / 1000;
   client.close();

@@ -77,11 +77,31 @@ export class Api {
     this.agent.destroy();
   }
 
-  request(
+  /**
+   * One request; retried (up to 3 times) when a kept-alive connection turns out to be closed by
+   * the server (ECONNRESET, "socket hang up"), the usual race of keep-alive clients.
+   */
+  async request(
     method: string,
     path: string,
     body?: Buffer | string,
     contentType = 'application/json',
+  ): Promise<Response> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.once(method, path, body, contentType);
+      } catch (err) {
+        const code = (err as NodeJS.ErrnoException).code;
+        if (attempt >= 3 || (code !== 'ECONNRESET' && code !== 'EPIPE')) throw err;
+      }
+    }
+  }
+
+  private once(
+    method: string,
+    path: string,
+    body: Buffer | string | undefined,
+    contentType: string,
   ): Promise<Response> {
     const url = new URL(path, this.server);
     return new Promise((resolve, reject) => {
