@@ -8,6 +8,7 @@
 //                           starting an own one under .local/bench (and stopping it at the end)
 //   BENCH_SIZES=5,30,50     catalog sizes in MB (generator, seed 1)
 //   BENCH_CONCURRENCY=8,16,32   raw-client concurrency levels
+//   BENCH_OUT=NAME          write bench/results/NAME.{json,md} and leave README.md alone
 //   BENCH_SKIP_KUBECTL=1, BENCH_SKIP_PARSE=1, BENCH_SKIP_HTTP=1   skip those parts
 //
 // Writes bench/results/latest.json and bench/results/latest.md, replaces the table between the
@@ -39,6 +40,8 @@ const CONCURRENCY = (process.env.BENCH_CONCURRENCY ?? '8,16,32').split(',').map(
 const CM = `/apis/${GROUP}/${VERSION}/${CATALOG_METADATA_PLURAL}`;
 const CC = `/apis/${GROUP}/${VERSION}/clustercatalogs`;
 const MB = 1048576;
+/** Results file base name; only `latest` updates bench/README.md. */
+const OUT = process.env.BENCH_OUT ?? 'latest';
 
 /** The controller runs with the NODE_OPTIONS of the Deployment (config/manager), as deployed. */
 function deployedNodeOptions(): string {
@@ -670,8 +673,8 @@ async function main(): Promise<void> {
     results.targets = targets(results);
     await writeResults(results, started);
     const table = markdown(results);
-    await writeFile(path.join(RESULTS, 'latest.md'), table);
-    await updateReadme(table);
+    await writeFile(path.join(RESULTS, `${OUT}.md`), table);
+    if (OUT === 'latest') await updateReadme(table);
     process.stdout.write(`\n${table}\n`);
   } finally {
     api.close();
@@ -867,7 +870,7 @@ function targets(r: Record<string, unknown>) {
 async function writeResults(results: Record<string, unknown>, started: Date): Promise<void> {
   await mkdir(RESULTS, { recursive: true });
   const out = { started: started.toISOString(), finished: new Date().toISOString(), ...results };
-  await writeFile(path.join(RESULTS, 'latest.json'), JSON.stringify(out, null, 2) + '\n');
+  await writeFile(path.join(RESULTS, `${OUT}.json`), JSON.stringify(out, null, 2) + '\n');
 }
 
 function markdown(r: Record<string, unknown>): string {
