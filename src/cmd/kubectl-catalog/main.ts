@@ -296,7 +296,14 @@ async function resolveCatalog(ctx: Ctx, pkg: string): Promise<string> {
   const found = new Set<string>();
   for await (const o of ctx.client.listMetadata({ schema: SCHEMA_PACKAGE, name: pkg }))
     found.add(o.spec.catalog.name);
-  const catalogs = [...found].sort();
+  let catalogs = [...found].sort();
+  if (catalogs.length > 1) {
+    // Objects of a deleted catalog linger until garbage collection: count Serving catalogs only.
+    const serving = new Set(
+      (await ctx.client.catalogsByName(catalogs)).filter(isServing).map((c) => c.metadata.name),
+    );
+    catalogs = catalogs.filter((c) => serving.has(c));
+  }
   if (catalogs.length === 1) return catalogs[0]!;
   if (catalogs.length > 1)
     throw new UserError(
