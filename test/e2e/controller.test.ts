@@ -3,11 +3,20 @@
 // objects (what informer clients see) and by the controller's own metrics.
 import { expect } from 'chai';
 import { spawn } from 'node:child_process';
-import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import os from 'node:os';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { ClusterCatalog } from '../../src/api/v1/index.js';
 import { pushCatalog } from '../../src/source/index.js';
+import {
+  applyCatalog,
+  condition,
+  getCatalog,
+  listObjects,
+  normalize,
+  push,
+  sampleDir,
+  waitSynced,
+  writeSampleV2,
+} from '../support/catalogs.js';
 import { repoRoot } from '../support/cluster.js';
 import type { RunningController } from '../support/controller.js';
 import { startController } from '../support/controller.js';
@@ -15,83 +24,7 @@ import { kubectl, kubectlOk } from '../support/kubectl.js';
 import { uniqueName } from '../support/names.js';
 import { pollUntil } from '../support/poll.js';
 
-const sampleDir = path.join(repoRoot, 'examples', 'catalog');
 const goldenFile = path.join(repoRoot, 'test', 'golden', 'controller', 'sample.json');
-
-interface ObjectList {
-  items: Array<{
-    metadata: {
-      name: string;
-      uid: string;
-      labels?: Record<string, string>;
-      annotations?: Record<string, string>;
-      ownerReferences?: Array<Record<string, unknown>>;
-    };
-    spec: Record<string, unknown>;
-  }>;
-}
-
-async function push(dir: string, tag: string): Promise<string> {
-  const ref = `${process.env.REGISTRY}/e2e/${tag}`;
-  return (await pushCatalog(dir, ref)).ref;
-}
-
-async function applyCatalog(
-  name: string,
-  ref: string,
-  extra: Record<string, unknown> = {},
-  pollIntervalMinutes?: number,
-) {
-  await kubectlOk(
-    ['apply', '-f', '-'],
-    JSON.stringify({
-      apiVersion: 'olm.operatorframework.io/v1',
-      kind: 'ClusterCatalog',
-      metadata: { name },
-      spec: {
-        source: {
-          type: 'Image',
-          image: { ref, ...(pollIntervalMinutes && { pollIntervalMinutes }) },
-        },
-        ...extra,
-      },
-    }),
-  );
-}
-
-async function getCatalog(name: string): Promise<ClusterCatalog> {
-  return JSON.parse(
-    await kubectlOk(['get', 'clustercatalog', name, '-o', 'json']),
-  ) as ClusterCatalog;
-}
-
-function condition(c: ClusterCatalog, type: string) {
-  return c.status?.conditions?.find((x) => x.type === type);
-}
-
-/** Waits until the catalog has synced content (optionally a different one than `notHash`). */
-async function waitSynced(name: string, notHash?: string): Promise<ClusterCatalog> {
-  return pollUntil(
-    async () => {
-      const c = await getCatalog(name);
-      const p = condition(c, 'Progressing');
-      const ok =
-        p?.reason === 'Succeeded' &&
-        p.observedGeneration === c.metadata.generation &&
-        c.status?.contentHash !== undefined &&
-        c.status.contentHash !== notHash &&
-        !c.status.syncingTo;
-      return ok ? c : undefined;
-    },
-    { timeoutMs: 120_000, what: `ClusterCatalog ${name} to sync` },
-  );
-}
-
-async function listObjects(selector: string): Promise<ObjectList> {
-  return JSON.parse(
-    await kubectlOk(['get', 'catalogmetadata', '-l', selector, '-o', 'json']),
-  ) as ObjectList;
-}
 
 /** Counts watch events on a catalog's objects, as an informer client would see them. */
 function watchEvents(catalog: string) {
@@ -172,24 +105,6 @@ function watchEvents(catalog: string) {
     },
     stop: () => child.kill(),
   };
-}
-
-function normalize(list: ObjectList, ownerUid: string) {
-  return list.items
-    .map((o) => {
-      const owners = (o.metadata.ownerReferences ?? []).map((r) => ({
-        ...r,
-        uid: r.uid === ownerUid ? '<catalog uid>' : r.uid,
-      }));
-      return {
-        name: o.metadata.name,
-        labels: o.metadata.labels,
-        annotations: o.metadata.annotations,
-        ownerReferences: owners,
-        spec: o.spec,
-      };
-    })
-    .sort((a, b) => (a.name < b.name ? -1 : 1));
 }
 
 describe('controller e2e: ClusterCatalog → CatalogMetadata', function () {
@@ -306,31 +221,7 @@ describe('controller e2e: ClusterCatalog → CatalogMetadata', function () {
       await watch.ready(anObject);
 
       // v2: one bundle added to the utility-operator's alpha channel.
-      const v2Dir = await mkdtemp(path.join(os.tmpdir(), 'catalog-v2-'));
-      await cp(sampleDir, v2Dir, { recursive: true });
-      const jsonFile = path.join(v2Dir, 'utility-operator', 'catalog.json');
-      const lines = (await readFile(jsonFile, 'utf8')).trim().split('\n');
-      lines[1] = JSON.stringify({
-        schema: 'olm.channel',
-        package: 'utility-operator',
-        name: 'alpha',
-        entries: [
-          { name: 'utility-operator.v0.1.0' },
-          { name: 'utility-operator.v0.2.0', replaces: 'utility-operator.v0.1.0' },
-        ],
-      });
-      lines.push(
-        JSON.stringify({
-          schema: 'olm.bundle',
-          package: 'utility-operator',
-          name: 'utility-operator.v0.2.0',
-          image: 'quay.io/example/utility-operator-bundle:v0.2.0',
-          properties: [
-            { type: 'olm.package', value: { packageName: 'utility-operator', version: '0.2.0' } },
-          ],
-        }),
-      );
-      await writeFile(jsonFile, lines.join('\n') + '\n');
+      const v2Dir = await writeSampleV2();
       const v2Ref = await push(v2Dir, `sample:${uniqueName('v2')}`);
       const writesBefore = await controller.metric('catalogd_catalogmetadata_writes_total');
       await applyCatalog(name, v2Ref);

@@ -212,4 +212,66 @@ describe('reconcileCatalog', () => {
     expect(thrown).to.be.instanceOf(Error);
     expect(w.statusWrites).to.deep.equal([]);
   });
+
+  describe('rollback after a failed write', () => {
+    const PREV_HASH = `sha256:${'e'.repeat(64)}`;
+    const PREV_REF = `registry.example/ops/catalog@sha256:${'f'.repeat(64)}`;
+    const prevStatus: ClusterCatalogStatus = {
+      contentHash: PREV_HASH,
+      resolvedSource: { type: 'Image', image: { ref: PREV_REF } },
+    };
+
+    function failingWorld(rollbackFails = false) {
+      const w = world({ plan: { create: ['new'] } });
+      const applied: string[] = [];
+      w.deps.puller.pull = async (ref) => ({
+        ref,
+        digest: '',
+        configsDir: ref === PREV_REF ? '/cache/prev' : '/cache/new',
+        cached: true,
+      });
+      const scanNew = w.deps.syncer.scan;
+      w.deps.syncer.scan = async (t, sig) =>
+        t.dir === '/cache/prev'
+          ? { desired: new Map(), contentHash: PREV_HASH, blobs: 3, omitted: 0, bytes: 1 }
+          : scanNew(t, sig);
+      w.deps.syncer.apply = async (t) => {
+        applied.push(t.dir);
+        if (t.dir === '/cache/new' || rollbackFails) {
+          throw new Error('create CatalogMetadata ops-bundle-x: denied by policy');
+        }
+      };
+      return { w, applied };
+    }
+
+    it('re-applies the previous revision, clears the journal and names the failed object', async () => {
+      const { w, applied } = failingWorld();
+      const out = await reconcileCatalog(catalog({}, prevStatus), w.deps);
+      expect(applied).to.deep.equal(['/cache/new', '/cache/prev']);
+      expect(w.statusWrites[0]?.syncingTo).to.equal(HASH);
+      expect(out.status.syncingTo).to.equal(undefined);
+      expect(out.status.contentHash).to.equal(PREV_HASH);
+      expect(out.error?.terminal).to.equal(false);
+      expect(cond(out.status, 'Progressing')?.message).to.equal(
+        `create CatalogMetadata ops-bundle-x: denied by policy; rolled back to ${PREV_HASH}`,
+      );
+    });
+
+    it('deletes what it wrote when there was no previous revision', async () => {
+      const { w } = failingWorld();
+      const out = await reconcileCatalog(catalog(), w.deps);
+      expect(w.calls).to.include('deleteAll');
+      expect(out.status.syncingTo).to.equal(undefined);
+      expect(cond(out.status, 'Progressing')?.message).to.match(
+        /rolled back \(no previous content\)$/,
+      );
+    });
+
+    it('keeps the journal when the rollback fails too, for the next reconcile to converge', async () => {
+      const { w } = failingWorld(true);
+      const out = await reconcileCatalog(catalog({}, prevStatus), w.deps);
+      expect(out.status.syncingTo).to.equal(HASH);
+      expect(cond(out.status, 'Progressing')?.message).to.contain('; rollback failed: ');
+    });
+  });
 });

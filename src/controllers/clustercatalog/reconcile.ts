@@ -20,7 +20,7 @@ import {
 } from '../../api/v1/index.js';
 import type { ScanResult, SyncPlan, SyncTarget } from '../../sync/index.js';
 import { planWrites } from '../../sync/index.js';
-import { classifyError } from './errors.js';
+import { classifyError, errorChain } from './errors.js';
 
 /** What the reconciler needs from the image source. */
 export interface Puller {
@@ -172,6 +172,7 @@ export async function reconcileCatalog(
 
   const ref = catalog.spec.source.image?.ref ?? '';
   let status: ClusterCatalogStatus = { ...prev, observedGeneration: generation };
+  let writing = false;
   try {
     const digest = await deps.puller.resolve(ref);
     const repo = ref.replace(/@.*$/, '').replace(/:[^/:]+$/, '');
@@ -201,6 +202,7 @@ export async function reconcileCatalog(
         }),
       };
       await deps.status.write(status);
+      writing = true;
       let pending = Promise.resolve();
       await deps.syncer.apply(
         target,
@@ -224,6 +226,7 @@ export async function reconcileCatalog(
         signal,
       );
       await pending;
+      writing = false;
       events.push({
         type: 'Normal',
         reason: EVENT_SYNCED,
@@ -273,7 +276,23 @@ export async function reconcileCatalog(
     // Shutdown or lost leadership is not the catalog's failure: report nothing, and leave any
     // syncingTo journal for the next leader to finish.
     if (signal?.aborted) throw err;
-    const { terminal, message } = classifyError(err, { digestRef: isDigestRef(ref) });
+    const classified = classifyError(err, { digestRef: isDigestRef(ref) });
+    const { terminal } = classified;
+    let { message } = classified;
+    if (writing) {
+      // Atomic at rest: a failed write leaves a mix of revisions, so put the previous one back.
+      try {
+        await rollBack(catalog, prev, deps, signal);
+        delete status.syncingTo;
+        message += prev.contentHash
+          ? `; rolled back to ${prev.contentHash}`
+          : '; rolled back (no previous content)';
+      } catch (rollbackErr) {
+        if (signal?.aborted) throw err;
+        // The journal (syncingTo) stays: the next reconcile converges to one revision.
+        message += `; rollback failed: ${errorChain(rollbackErr)}`;
+      }
+    }
     const serving = status.contentHash !== undefined;
     status = {
       ...status,
@@ -302,4 +321,36 @@ export async function reconcileCatalog(
     events.push({ type: 'Warning', reason: EVENT_SYNC_FAILED, message });
     return { status, events, error: { terminal, message, cause: err } };
   }
+}
+
+/**
+ * Makes the catalog's objects exactly the previous revision again: re-derived from the previous
+ * digest in status (an unpacked-image cache hit), planned against what is in the cluster now.
+ * With no previous revision, that is no objects at all.
+ */
+async function rollBack(
+  catalog: ClusterCatalog,
+  prev: ClusterCatalogStatus,
+  deps: ReconcileDeps,
+  signal?: AbortSignal,
+): Promise<void> {
+  const name = catalog.metadata.name;
+  const prevRef = prev.resolvedSource?.image?.ref;
+  if (!prevRef || !prev.contentHash) {
+    await deps.syncer.deleteAll(name, signal);
+    return;
+  }
+  const pulled = await deps.puller.pull(prevRef);
+  const target: SyncTarget = {
+    catalog: { name, uid: catalog.metadata.uid ?? '' },
+    dir: pulled.configsDir,
+    maxObjectBytes: deps.maxObjectBytes,
+    contentUrl: (blob) => deps.content.blobUrl(name, blob),
+  };
+  const scan = await deps.syncer.scan(target, signal);
+  if (scan.contentHash !== prev.contentHash) {
+    throw new Error(`previous image ${prevRef} no longer has content ${prev.contentHash}`);
+  }
+  const plan = await deps.syncer.plan(scan, target, signal);
+  await deps.syncer.apply(target, plan, () => {}, signal);
 }

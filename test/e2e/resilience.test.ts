@@ -1,0 +1,140 @@
+// Atomic at rest, with a real failure: a ValidatingAdmissionPolicy makes the apiserver refuse
+// one object of the new revision. The catalog's objects must end exactly as the previous
+// revision, status must name the refused object, and once the policy is gone the catalog must
+// converge to the new revision.
+import { expect } from 'chai';
+import { rm } from 'node:fs/promises';
+import path from 'node:path';
+import {
+  applyCatalog,
+  condition,
+  getCatalog,
+  listObjects,
+  normalize,
+  push,
+  sampleDir,
+  waitSynced,
+  writeSampleV2,
+} from '../support/catalogs.js';
+import { repoRoot } from '../support/cluster.js';
+import type { RunningController } from '../support/controller.js';
+import { startController } from '../support/controller.js';
+import { kubectl, kubectlOk } from '../support/kubectl.js';
+import { uniqueName } from '../support/names.js';
+import { pollUntil } from '../support/poll.js';
+
+const REFUSED_BUNDLE = 'utility-operator.v0.2.0';
+
+function policy(name: string, catalog: string): string {
+  const items = [
+    {
+      apiVersion: 'admissionregistration.k8s.io/v1',
+      kind: 'ValidatingAdmissionPolicy',
+      metadata: { name },
+      spec: {
+        failurePolicy: 'Fail',
+        matchConstraints: {
+          resourceRules: [
+            {
+              apiGroups: ['olm.operatorframework.io'],
+              apiVersions: ['v1'],
+              operations: ['CREATE', 'UPDATE'],
+              resources: ['catalogmetadata'],
+            },
+          ],
+        },
+        validations: [
+          {
+            expression: `!(has(object.metadata.labels) && object.metadata.labels['catalog'] == '${catalog}' && object.metadata.labels['name'] == '${REFUSED_BUNDLE}')`,
+            message: `the e2e policy refuses ${REFUSED_BUNDLE}`,
+          },
+        ],
+      },
+    },
+    {
+      apiVersion: 'admissionregistration.k8s.io/v1',
+      kind: 'ValidatingAdmissionPolicyBinding',
+      metadata: { name },
+      spec: { policyName: name, validationActions: ['Deny'] },
+    },
+  ];
+  return JSON.stringify({ apiVersion: 'v1', kind: 'List', items });
+}
+
+describe('resilience e2e: a refused write rolls the catalog back to the previous revision', function () {
+  this.timeout(300_000);
+  let controller: RunningController;
+
+  before(async () => {
+    await kubectlOk(['apply', '--server-side', '-f', path.join(repoRoot, 'crds')]);
+    await kubectlOk([
+      'wait',
+      '--for=condition=Established',
+      '--timeout=60s',
+      '-f',
+      path.join(repoRoot, 'crds'),
+    ]);
+    controller = await startController();
+  });
+
+  after(async () => {
+    await controller?.stop();
+  });
+
+  it('ends byte-for-byte at the previous revision, names the object, then converges once allowed', async () => {
+    const name = uniqueName('atomic');
+    const policyName = uniqueName('refuse-bundle');
+    const v1Ref = await push(sampleDir, `sample:${uniqueName('v1')}`);
+    const v2Dir = await writeSampleV2();
+    try {
+      const v2Ref = await push(v2Dir, `sample:${uniqueName('v2')}`);
+      await applyCatalog(name, v1Ref);
+      const v1 = await waitSynced(name);
+      const uid = v1.metadata.uid ?? '';
+      const before = normalize(await listObjects(`catalog=${name}`), uid);
+
+      await kubectlOk(['apply', '-f', '-'], policy(policyName, name));
+      // Policies take effect asynchronously: wait until a matching object is refused.
+      const probe = JSON.stringify({
+        apiVersion: 'olm.operatorframework.io/v1',
+        kind: 'CatalogMetadata',
+        metadata: { name: uniqueName('probe'), labels: { catalog: name, name: REFUSED_BUNDLE } },
+        spec: { catalog: { name }, schema: 'olm.bundle', content: {} },
+      });
+      await pollUntil(
+        async () => (await kubectl(['create', '--dry-run=server', '-f', '-'], probe)).code !== 0,
+        { timeoutMs: 30_000, what: 'the admission policy to take effect' },
+      );
+
+      await applyCatalog(name, v2Ref);
+      const failed = await pollUntil(
+        async () => {
+          const c = await getCatalog(name);
+          const p = condition(c, 'Progressing');
+          return p?.reason === 'Retrying' &&
+            p.message.includes('rolled back') &&
+            !c.status?.syncingTo
+            ? c
+            : undefined;
+        },
+        { timeoutMs: 120_000, what: 'the failed sync to be rolled back' },
+      );
+      const message = condition(failed, 'Progressing')?.message ?? '';
+      expect(message).to.contain(`${name}-bundle-utility-operator-${REFUSED_BUNDLE}`);
+      expect(message).to.contain(`the e2e policy refuses ${REFUSED_BUNDLE}`);
+      expect(message).to.contain(`rolled back to ${v1.status?.contentHash}`);
+      expect(failed.status?.contentHash).to.equal(v1.status?.contentHash);
+      expect(condition(failed, 'Serving')?.status).to.equal('True');
+      expect(normalize(await listObjects(`catalog=${name}`), uid)).to.deep.equal(before);
+
+      await kubectlOk(['delete', '-f', '-'], policy(policyName, name));
+      const v2 = await waitSynced(name, v1.status?.contentHash);
+      expect(v2.status?.objectCount).to.equal(10);
+      expect((await listObjects(`catalog=${name},name=${REFUSED_BUNDLE}`)).items).to.have.length(1);
+    } finally {
+      await kubectl(['delete', '-f', '-', '--ignore-not-found'], policy(policyName, name));
+      await kubectl(['delete', 'clustercatalog', name, '--wait=false']);
+      await rm(v2Dir, { recursive: true, force: true });
+    }
+  });
+});

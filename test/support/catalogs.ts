@@ -1,0 +1,137 @@
+// Helpers for e2e tests that drive ClusterCatalogs through kubectl and the local registry.
+import { cp, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { ClusterCatalog } from '../../src/api/v1/index.js';
+import { pushCatalog } from '../../src/source/index.js';
+import { repoRoot } from './cluster.js';
+import { kubectlOk } from './kubectl.js';
+import { pollUntil } from './poll.js';
+
+export const sampleDir = path.join(repoRoot, 'examples', 'catalog');
+
+export interface ObjectList {
+  items: Array<{
+    metadata: {
+      name: string;
+      uid: string;
+      labels?: Record<string, string>;
+      annotations?: Record<string, string>;
+      ownerReferences?: Array<Record<string, unknown>>;
+    };
+    spec: Record<string, unknown>;
+  }>;
+}
+
+export async function push(dir: string, tag: string): Promise<string> {
+  const ref = `${process.env.REGISTRY}/e2e/${tag}`;
+  return (await pushCatalog(dir, ref)).ref;
+}
+
+export async function applyCatalog(
+  name: string,
+  ref: string,
+  extra: Record<string, unknown> = {},
+  pollIntervalMinutes?: number,
+) {
+  await kubectlOk(
+    ['apply', '-f', '-'],
+    JSON.stringify({
+      apiVersion: 'olm.operatorframework.io/v1',
+      kind: 'ClusterCatalog',
+      metadata: { name },
+      spec: {
+        source: {
+          type: 'Image',
+          image: { ref, ...(pollIntervalMinutes && { pollIntervalMinutes }) },
+        },
+        ...extra,
+      },
+    }),
+  );
+}
+
+export async function getCatalog(name: string): Promise<ClusterCatalog> {
+  return JSON.parse(
+    await kubectlOk(['get', 'clustercatalog', name, '-o', 'json']),
+  ) as ClusterCatalog;
+}
+
+export function condition(c: ClusterCatalog, type: string) {
+  return c.status?.conditions?.find((x) => x.type === type);
+}
+
+/** Waits until the catalog has synced content (optionally a different one than `notHash`). */
+export async function waitSynced(name: string, notHash?: string): Promise<ClusterCatalog> {
+  return pollUntil(
+    async () => {
+      const c = await getCatalog(name);
+      const p = condition(c, 'Progressing');
+      const ok =
+        p?.reason === 'Succeeded' &&
+        p.observedGeneration === c.metadata.generation &&
+        c.status?.contentHash !== undefined &&
+        c.status.contentHash !== notHash &&
+        !c.status.syncingTo;
+      return ok ? c : undefined;
+    },
+    { timeoutMs: 120_000, what: `ClusterCatalog ${name} to sync` },
+  );
+}
+
+export async function listObjects(selector: string): Promise<ObjectList> {
+  return JSON.parse(
+    await kubectlOk(['get', 'catalogmetadata', '-l', selector, '-o', 'json']),
+  ) as ObjectList;
+}
+
+export function normalize(list: ObjectList, ownerUid: string) {
+  return list.items
+    .map((o) => {
+      const owners = (o.metadata.ownerReferences ?? []).map((r) => ({
+        ...r,
+        uid: r.uid === ownerUid ? '<catalog uid>' : r.uid,
+      }));
+      return {
+        name: o.metadata.name,
+        labels: o.metadata.labels,
+        annotations: o.metadata.annotations,
+        ownerReferences: owners,
+        spec: o.spec,
+      };
+    })
+    .sort((a, b) => (a.name < b.name ? -1 : 1));
+}
+
+/**
+ * The sample catalog, changed: one bundle added (utility-operator.v0.2.0) and one channel
+ * changed (utility-operator's alpha gains it). Returns the new directory.
+ */
+export async function writeSampleV2(): Promise<string> {
+  const v2Dir = await mkdtemp(path.join(os.tmpdir(), 'catalog-v2-'));
+  await cp(sampleDir, v2Dir, { recursive: true });
+  const jsonFile = path.join(v2Dir, 'utility-operator', 'catalog.json');
+  const lines = (await readFile(jsonFile, 'utf8')).trim().split('\n');
+  lines[1] = JSON.stringify({
+    schema: 'olm.channel',
+    package: 'utility-operator',
+    name: 'alpha',
+    entries: [
+      { name: 'utility-operator.v0.1.0' },
+      { name: 'utility-operator.v0.2.0', replaces: 'utility-operator.v0.1.0' },
+    ],
+  });
+  lines.push(
+    JSON.stringify({
+      schema: 'olm.bundle',
+      package: 'utility-operator',
+      name: 'utility-operator.v0.2.0',
+      image: 'quay.io/example/utility-operator-bundle:v0.2.0',
+      properties: [
+        { type: 'olm.package', value: { packageName: 'utility-operator', version: '0.2.0' } },
+      ],
+    }),
+  );
+  await writeFile(jsonFile, lines.join('\n') + '\n');
+  return v2Dir;
+}
