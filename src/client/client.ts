@@ -246,7 +246,8 @@ export class CatalogClient {
    * again; when contentHash is the same and syncingTo empty both times, the list is one
    * revision. Otherwise retry with backoff until the deadline (InconsistentListError). For a
    * query without a catalog, every catalog's status is read (one list of ClusterCatalogs).
-   * Throws CatalogNotFoundError / CatalogNotServingError for a named catalog that does not serve.
+   * Throws CatalogNotFoundError / CatalogNotServingError for a named catalog that does not
+   * serve (e.g. in its first sync: there is no revision to wait for).
    */
   async consistentList(
     q: MetadataQuery,
@@ -304,7 +305,7 @@ export class CatalogClient {
   ): Promise<{ revisions: Record<string, string>; syncing: string[] }> {
     const catalogs =
       q.catalog !== undefined
-        ? [await this.servingCatalogOrSyncing(q.catalog, signal)]
+        ? [await this.servingCatalog(q.catalog, signal)]
         : await this.listCatalogs(signal);
     const revisions: Record<string, string> = {};
     const syncing: string[] = [];
@@ -313,18 +314,6 @@ export class CatalogClient {
       else if (c.status?.contentHash) revisions[c.metadata.name] = c.status.contentHash;
     }
     return { revisions, syncing };
-  }
-
-  /** A named catalog for the protocol: Serving, or in its first sync (then retried). */
-  private async servingCatalogOrSyncing(
-    name: string,
-    signal?: AbortSignal,
-  ): Promise<ClusterCatalog> {
-    const c = await this.getCatalog(name, signal);
-    if (!c) throw new CatalogNotFoundError(name);
-    if (!isServing(c) && !c.status?.syncingTo)
-      throw new CatalogNotServingError(name, findCondition(c.status?.conditions, TYPE_SERVING));
-    return c;
   }
 
   /** The catalogs selected by name through their metadata.name label (one request). */
