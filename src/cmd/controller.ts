@@ -7,12 +7,14 @@ import type { ClusterCatalog } from '../api/v1/index.js';
 import { CLUSTER_CATALOG_PLURAL, GROUP, VERSION } from '../api/v1/index.js';
 import { ClusterCatalogController, eventTarget } from '../controllers/clustercatalog/controller.js';
 import type { Syncer } from '../controllers/clustercatalog/reconcile.js';
+import { catalogNeedsReconcile } from '../controllers/clustercatalog/predicates.js';
 import { replicateContent } from '../controllers/clustercatalog/replicate.js';
 import {
   Controller,
   GracefulShutdown,
   HealthChecks,
   Informer,
+  ItemExponentialFailureRateLimiter,
   LeaderElector,
   RuntimeMetrics,
   createMetricsRegistry,
@@ -220,8 +222,12 @@ export async function main(args: string[]): Promise<number> {
   const controller = new Controller({
     name: 'clustercatalog',
     reconcile: (key, signal) => catalogController.reconcile(key, signal),
-    watches: [watch(informer, (c) => c.metadata.name)],
+    watches: [watch(informer, (c) => c.metadata.name, catalogNeedsReconcile)],
     concurrency: workers,
+    // A failed sync writes (forward, then the rollback): retrying it every few milliseconds, as
+    // controller-runtime's 5 ms base would, churns every watcher of the catalog. 1 s doubling
+    // to 10 min per catalog.
+    rateLimiter: new ItemExponentialFailureRateLimiter(1000, 10 * 60 * 1000),
     metrics: runtimeMetrics,
     onReconciled: (key, outcome, durationMs, error) => {
       if (error) log.warn({ catalog: key, durationMs, err: error }, 'reconcile failed');

@@ -3,8 +3,10 @@
 // revision, status must name the refused object, and once the policy is gone the catalog must
 // converge to the new revision.
 import { expect } from 'chai';
-import { rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
+import { readCatalog, toCatalogMetadata } from '../../src/fbc/index.js';
 import {
   applyCatalog,
   condition,
@@ -19,6 +21,7 @@ import {
 import { repoRoot } from '../support/cluster.js';
 import type { RunningController } from '../support/controller.js';
 import { startController } from '../support/controller.js';
+import { generateCatalog } from '../support/fbcgen.js';
 import { kubectl, kubectlOk } from '../support/kubectl.js';
 import { uniqueName } from '../support/names.js';
 import { pollUntil } from '../support/poll.js';
@@ -125,7 +128,11 @@ describe('resilience e2e: a refused write rolls the catalog back to the previous
       expect(message).to.contain(`rolled back to ${v1.status?.contentHash}`);
       expect(failed.status?.contentHash).to.equal(v1.status?.contentHash);
       expect(condition(failed, 'Serving')?.status).to.equal('True');
-      expect(normalize(await listObjects(`catalog=${name}`), uid)).to.deep.equal(before);
+      // At rest between retries (1 s backoff, doubling), the objects are the previous revision.
+      const atRest = normalize(await listObjects(`catalog=${name}`), uid);
+      const still = await getCatalog(name);
+      expect(still.status?.syncingTo, 'no retry started meanwhile').to.equal(undefined);
+      expect(JSON.stringify(atRest)).to.equal(JSON.stringify(before));
 
       await kubectlOk(['delete', '-f', '-'], policy(policyName, name));
       const v2 = await waitSynced(name, v1.status?.contentHash);
@@ -135,6 +142,73 @@ describe('resilience e2e: a refused write rolls the catalog back to the previous
       await kubectl(['delete', '-f', '-', '--ignore-not-found'], policy(policyName, name));
       await kubectl(['delete', 'clustercatalog', name, '--wait=false']);
       await rm(v2Dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('resilience e2e: a controller killed mid-sync', function () {
+  this.timeout(300_000);
+
+  before(async () => {
+    await kubectlOk(['apply', '--server-side', '-f', path.join(repoRoot, 'crds')]);
+    await kubectlOk([
+      'wait',
+      '--for=condition=Established',
+      '--timeout=60s',
+      '-f',
+      path.join(repoRoot, 'crds'),
+    ]);
+  });
+
+  it('leaves the journal in status, and a restarted controller converges to exactly one revision', async () => {
+    const name = uniqueName('crash');
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'catalog-crash-'));
+    let first: RunningController | undefined;
+    let second: RunningController | undefined;
+    try {
+      await generateCatalog(dir, { seed: 7, sizeMB: 3 });
+      const expected = new Map<string, string>();
+      for await (const blob of readCatalog(dir, { catalog: name })) {
+        const obj = toCatalogMetadata(blob);
+        expected.set(obj.metadata.name, blob.hash);
+      }
+      const ref = await push(dir, `crash:${uniqueName('v')}`);
+      const lease = uniqueName('lease');
+      // One write at a time, so the sync is long enough to be interrupted.
+      first = await startController({ leaseId: lease, args: ['--write-concurrency=1'] });
+      await applyCatalog(name, ref);
+      const count = async () =>
+        (await kubectlOk(['get', 'catalogmetadata', '-l', `catalog=${name}`, '-o', 'name']))
+          .split('\n')
+          .filter(Boolean).length;
+      await pollUntil(async () => (await count()) >= 20, {
+        timeoutMs: 60_000,
+        intervalMs: 50,
+        what: 'the sync to be under way',
+      });
+      await first.stop('SIGKILL');
+      const interrupted = await getCatalog(name);
+      const written = await count();
+      expect(written, 'objects written before the kill').to.be.lessThan(expected.size);
+      expect(interrupted.status?.syncingTo, 'the journal').to.match(/^sha256:/);
+
+      second = await startController({ leaseId: lease });
+      const synced = await waitSynced(name);
+      const objects = await listObjects(`catalog=${name}`);
+      const got = new Map(
+        objects.items.map((o) => [
+          o.metadata.name,
+          o.metadata.annotations?.['olm.operatorframework.io/content-hash'],
+        ]),
+      );
+      expect(got).to.deep.equal(expected);
+      expect(synced.status?.objectCount).to.equal(expected.size);
+      expect(synced.status?.syncingTo).to.equal(undefined);
+    } finally {
+      await first?.stop('SIGKILL');
+      await second?.stop();
+      await kubectl(['delete', 'clustercatalog', name, '--wait=false']);
+      await rm(dir, { recursive: true, force: true });
     }
   });
 });

@@ -6,7 +6,7 @@
 // caches warm (readiness, fast failover) while only the leader runs controllers.
 import type { Clock } from './clock.js';
 import { realClock } from './clock.js';
-import type { Informer, KeyMapper } from './informer.js';
+import type { Informer, KeyMapper, UpdatePredicate } from './informer.js';
 import type { RuntimeMetrics } from './metrics.js';
 import type { WorkQueueOptions } from './queue.js';
 import { WorkQueue } from './queue.js';
@@ -22,13 +22,20 @@ export interface WatchSource {
   subscribe(enqueue: (key: string) => void): () => void;
 }
 
-/** Pairs an informer with the mapping from its objects to keys to reconcile. */
-export function watch<T>(informer: Informer<T>, map: KeyMapper<T>): WatchSource {
+/**
+ * Pairs an informer with the mapping from its objects to keys to reconcile; `updated`, when
+ * given, drops updates that do not matter (e.g. the controller's own status writes).
+ */
+export function watch<T>(
+  informer: Informer<T>,
+  map: KeyMapper<T>,
+  updated?: UpdatePredicate<T>,
+): WatchSource {
   return {
     name: informer.name,
     hasSynced: () => informer.hasSynced(),
     waitForSync: (signal) => informer.waitForSync(signal),
-    subscribe: (enqueue) => informer.subscribe(map, enqueue),
+    subscribe: (enqueue) => informer.subscribe(map, enqueue, updated),
   };
 }
 

@@ -122,9 +122,13 @@ export interface InformerOptions<T> {
   onError?: (err: unknown, during: 'list' | 'watch') => void;
 }
 
+/** Whether an update matters to a subscriber (controller-runtime's update predicates). */
+export type UpdatePredicate<T> = (old: T, obj: T) => boolean;
+
 interface Subscription<T> {
   map: KeyMapper<T>;
   enqueue: (key: string) => void;
+  updated?: UpdatePredicate<T>;
 }
 
 // A watch that delivers nothing and ends sooner than this is treated as a failure, so an
@@ -230,8 +234,12 @@ export class Informer<T = ObjectWithMeta> implements Store<T> {
    * new object) or deleted, starting with every object already in the store. Returns an
    * unsubscribe function.
    */
-  subscribe(map: KeyMapper<T>, enqueue: (key: string) => void): () => void {
-    const sub: Subscription<T> = { map, enqueue };
+  subscribe(
+    map: KeyMapper<T>,
+    enqueue: (key: string) => void,
+    updated?: UpdatePredicate<T>,
+  ): () => void {
+    const sub: Subscription<T> = { map, enqueue, ...(updated && { updated }) };
     this.#subscriptions.push(sub);
     for (const obj of this.#items.values()) this.#notify([sub], obj);
     return () => {
@@ -368,7 +376,7 @@ export class Informer<T = ObjectWithMeta> implements Store<T> {
       return;
     }
     this.#items.set(key, obj);
-    this.#notify(this.#subscriptions, obj, old);
+    this.#notify(this.#subscriptions, obj, old, old !== undefined);
   }
 
   /** Swaps in a complete list, notifying only for objects added, changed or gone. */
@@ -384,7 +392,7 @@ export class Informer<T = ObjectWithMeta> implements Store<T> {
         this.#versionOf(old) === undefined ||
         this.#versionOf(old) !== this.#versionOf(obj)
       ) {
-        this.#notify(this.#subscriptions, obj, old);
+        this.#notify(this.#subscriptions, obj, old, true);
       }
     }
     for (const [key, old] of previous) {
@@ -392,8 +400,9 @@ export class Informer<T = ObjectWithMeta> implements Store<T> {
     }
   }
 
-  #notify(subs: Array<Subscription<T>>, obj: T, other?: T): void {
+  #notify(subs: Array<Subscription<T>>, obj: T, other?: T, update = false): void {
     for (const sub of subs) {
+      if (update && other !== undefined && sub.updated && !sub.updated(other, obj)) continue;
       const keys = new Set<string>();
       collect(keys, sub.map(obj));
       if (other !== undefined) collect(keys, sub.map(other));
