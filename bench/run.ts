@@ -8,6 +8,7 @@
 //                           starting an own one under .local/bench (and stopping it at the end)
 //   BENCH_SIZES=5,30,50     catalog sizes in MB (generator, seed 1)
 //   BENCH_CONCURRENCY=8,16,32   raw-client concurrency levels
+//   BENCH_MERGE=a.json,b.json   no run: merge results of several runs into BENCH_OUT
 //   BENCH_OUT=NAME          write bench/results/NAME.{json,md} and leave README.md alone
 //   BENCH_SKIP_KUBECTL=1, BENCH_SKIP_PARSE=1, BENCH_SKIP_HTTP=1   skip those parts
 //
@@ -326,9 +327,10 @@ async function countObjects(api: Api, catalog: string): Promise<number> {
 /** Deletes a catalog's objects with one deletecollection and waits until none is left. */
 async function deleteObjects(api: Api, catalog: string): Promise<void> {
   const r = await api.request('DELETE', `${CM}?labelSelector=catalog%3D${catalog}`);
-  if (r.status >= 300 && r.status !== 404)
+  // 504: the apiserver gave up waiting, but keeps deleting; the count below tells when it is done.
+  if (r.status >= 300 && r.status !== 404 && r.status !== 504)
     throw new Error(`deletecollection: ${r.status} ${r.body}`);
-  const deadline = Date.now() + 300_000;
+  const deadline = Date.now() + 900_000;
   while ((await countObjects(api, catalog)) > 0) {
     if (Date.now() > deadline) throw new Error(`objects of ${catalog} not deleted`);
     await delay(1000);
@@ -589,6 +591,7 @@ async function main(): Promise<void> {
           results,
         );
         await rm(copy, { recursive: true, force: true });
+        await writeResults(results, started);
       }
       watch.stop();
       await deleteCatalog(api, name);
@@ -654,28 +657,12 @@ async function main(): Promise<void> {
       await rm(dir, { recursive: true, force: true });
       await writeResults(results, started);
     }
-    const small = cold.find((c) => c.sizeMB === Math.min(...SIZES));
-    const big = cold.find((c) => c.sizeMB === largest);
-    if (small && big) {
-      results.rssGrowth = {
-        fromMB: small.sizeMB,
-        toMB: big.sizeMB,
-        fromBytes: small.peakRssBytes,
-        toBytes: big.peakRssBytes,
-        ratio: round(big.peakRssBytes / small.peakRssBytes - 1, 3),
-      };
-    }
-
+    rssGrowth(results);
     if (process.env.BENCH_SKIP_PARSE !== '1')
       results.fbcParse = childBench('fbc-parse', ['--size-mb', String(largest), '--runs', '3']);
     if (process.env.BENCH_SKIP_HTTP !== '1' && existsSync(path.join(ROOT, 'bench', 'http.ts')))
       results.http = childBench('http', ['--size-mb', String(largest)]);
-    results.targets = targets(results);
-    await writeResults(results, started);
-    const table = markdown(results);
-    await writeFile(path.join(RESULTS, `${OUT}.md`), table);
-    if (OUT === 'latest') await updateReadme(table);
-    process.stdout.write(`\n${table}\n`);
+    await finish(results, started);
   } finally {
     api.close();
     await rm(work, { recursive: true, force: true });
@@ -684,6 +671,49 @@ async function main(): Promise<void> {
       clusterScript('down');
     }
   }
+}
+
+function rssGrowth(results: Record<string, unknown>): void {
+  const cold = results.cold as ColdResult[];
+  const sizes = cold.map((c) => c.sizeMB);
+  const small = cold.find((c) => c.sizeMB === Math.min(...sizes));
+  const big = cold.find((c) => c.sizeMB === Math.max(...sizes));
+  if (small && big) {
+    results.rssGrowth = {
+      fromMB: small.sizeMB,
+      toMB: big.sizeMB,
+      fromBytes: small.peakRssBytes,
+      toBytes: big.peakRssBytes,
+      ratio: round(big.peakRssBytes / small.peakRssBytes - 1, 3),
+    };
+  }
+}
+
+async function finish(results: Record<string, unknown>, started: Date): Promise<void> {
+  results.targets = targets(results);
+  await writeResults(results, started);
+  const table = markdown(results);
+  await writeFile(path.join(RESULTS, `${OUT}.md`), table);
+  if (OUT === 'latest') await updateReadme(table);
+  process.stdout.write(`\n${table}\n`);
+}
+
+/**
+ * BENCH_MERGE=a.json,b.json: one result from several runs (e.g. a size re-run after a failure):
+ * cold results by size (a later file wins), other fields from the last file that has them.
+ */
+async function merge(files: string[]): Promise<void> {
+  const results: Record<string, unknown> = { mergedFrom: files.map((f) => path.basename(f)) };
+  const bySize = new Map<number, ColdResult>();
+  for (const f of files) {
+    const r = JSON.parse(await readFile(f, 'utf8')) as Record<string, unknown>;
+    for (const c of (r.cold as ColdResult[] | undefined) ?? []) bySize.set(c.sizeMB, c);
+    for (const [k, v] of Object.entries(r))
+      if (!['cold', 'started', 'finished', 'targets', 'rssGrowth'].includes(k)) results[k] = v;
+  }
+  results.cold = [...bySize.values()].sort((a, b) => a.sizeMB - b.sizeMB);
+  rssGrowth(results);
+  await finish(results, new Date());
 }
 
 /** No-op resync, same content under a new digest and an incremental change, on one catalog. */
@@ -831,7 +861,7 @@ function childBench(name: string, args: string[]): unknown {
     {
       cwd: ROOT,
       encoding: 'utf8',
-      timeout: 900_000,
+      timeout: 300_000,
       maxBuffer: 1 << 24,
     },
   );
@@ -958,4 +988,5 @@ async function updateReadme(table: string): Promise<void> {
   await writeFile(file, `${text.slice(0, i + begin.length)}\n${table}${text.slice(j)}`);
 }
 
-await main();
+if (process.env.BENCH_MERGE) await merge(process.env.BENCH_MERGE.split(','));
+else await main();
