@@ -7,7 +7,12 @@ import type { ClusterCatalog } from '../api/v1/index.js';
 import { CLUSTER_CATALOG_PLURAL, GROUP, VERSION } from '../api/v1/index.js';
 import { ClusterCatalogController, eventTarget } from '../controllers/clustercatalog/controller.js';
 import type { Syncer } from '../controllers/clustercatalog/reconcile.js';
-import { catalogNeedsReconcile } from '../controllers/clustercatalog/predicates.js';
+import type { CatalogMetadataRef } from '../controllers/clustercatalog/predicates.js';
+import {
+  catalogMetadataChanged,
+  catalogNeedsReconcile,
+  owningCatalog,
+} from '../controllers/clustercatalog/predicates.js';
 import { replicateContent } from '../controllers/clustercatalog/replicate.js';
 import {
   Controller,
@@ -27,6 +32,7 @@ import { DEFAULT_MAX_OBJECT_BYTES } from '../fbc/index.js';
 import {
   KubeClient,
   Resource,
+  catalogMetadataRefs,
   catalogMetadataWriter,
   eventRecorder,
   leaseClient,
@@ -204,6 +210,11 @@ export async function main(args: string[]): Promise<number> {
     onError: (err) => log.warn({ err }, 'clustercatalog watch failed; restarting'),
   });
   const events = eventRecorder(client, { component: 'catalogd-ts', instance: identity });
+  const metadataRefs = new Informer<CatalogMetadataRef>({
+    name: 'catalogmetadata',
+    listWatch: catalogMetadataRefs(client),
+    onError: (err) => log.warn({ err }, 'catalogmetadata watch failed; restarting'),
+  });
 
   const catalogController = new ClusterCatalogController({
     catalogs: informer,
@@ -215,6 +226,7 @@ export async function main(args: string[]): Promise<number> {
     },
     deps: { puller, syncer, content, clock: { now: () => new Date() }, maxObjectBytes },
     cleanup: (name) => content.remove(name),
+    removeOrphans: async (name) => void (await syncer.deleteAll(name)),
     onOutcome: (name, outcome) => {
       if (!outcome.error) objectsPerCatalog.set({ catalog: name }, outcome.status.objectCount ?? 0);
     },
@@ -222,7 +234,11 @@ export async function main(args: string[]): Promise<number> {
   const controller = new Controller({
     name: 'clustercatalog',
     reconcile: (key, signal) => catalogController.reconcile(key, signal),
-    watches: [watch(informer, (c) => c.metadata.name, catalogNeedsReconcile)],
+    watches: [
+      watch(informer, (c) => c.metadata.name, catalogNeedsReconcile),
+      // Drift: a hand edit or deletion of one of a catalog's objects reconciles that catalog.
+      watch(metadataRefs, owningCatalog, catalogMetadataChanged),
+    ],
     concurrency: workers,
     // A failed sync writes (forward, then the rollback): retrying it every few milliseconds, as
     // controller-runtime's 5 ms base would, churns every watcher of the catalog. 1 s doubling
@@ -249,7 +265,7 @@ export async function main(args: string[]): Promise<number> {
 
   const healthz = new HealthChecks('healthz');
   const readyz = new HealthChecks('readyz');
-  readyz.add('informers-synced', syncedCheck([informer]));
+  readyz.add('informers-synced', syncedCheck([informer, metadataRefs]));
   const shutdown = new GracefulShutdown();
   shutdown.installSignalHandlers();
   const { signal } = shutdown;
@@ -269,7 +285,7 @@ export async function main(args: string[]): Promise<number> {
     'catalogd controller starting',
   );
 
-  const informerRun = informer.run(signal);
+  const informerRun = Promise.all([informer.run(signal), metadataRefs.run(signal)]);
   const replicatorRun = replicator.run(signal);
   let work: Promise<void>;
   if (flags['leader-elect']) {

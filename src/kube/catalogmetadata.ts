@@ -2,18 +2,36 @@
 // paginated lists; creates and conditional updates and deletes that resolve the races a
 // level-triggered controller meets (an object created meanwhile, a stale resourceVersion).
 import type { CatalogMetadata } from '../api/v1/index.js';
-import { CATALOG_METADATA_PLURAL, GROUP, LABEL_CATALOG, VERSION } from '../api/v1/index.js';
+import {
+  ANNOTATION_CONTENT_HASH,
+  CATALOG_METADATA_PLURAL,
+  GROUP,
+  LABEL_CATALOG,
+  VERSION,
+} from '../api/v1/index.js';
+import type { CatalogMetadataRef } from '../controllers/clustercatalog/predicates.js';
+import type { ListWatch } from '../controllers/runtime/index.js';
 import { labelValue } from '../fbc/index.js';
 import type { CatalogMetadataWriter, ExistingObject } from '../sync/index.js';
 import type { KubeClient } from './client.js';
 import { isAlreadyExists, isConflict, isNotFound } from './errors.js';
 import type { ObjectMetadata } from './resource.js';
-import { Resource } from './resource.js';
+import { FIELD_MANAGER, Resource } from './resource.js';
 
 const type = { group: GROUP, version: VERSION, plural: CATALOG_METADATA_PLURAL };
 
 export function catalogMetadataSelector(catalog: string): string {
   return `${LABEL_CATALOG}=${labelValue(catalog)}`;
+}
+
+/**
+ * Whether a field manager other than ours owns fields of spec: someone edited the content by
+ * hand (kubectl edit, patch, apply). Our next write takes those fields back.
+ */
+export function specEditedByOthers(o: ObjectMetadata): boolean {
+  return (o.metadata.managedFields ?? []).some(
+    (m) => m.manager !== FIELD_MANAGER && m.fieldsV1 !== undefined && 'f:spec' in m.fieldsV1,
+  );
 }
 
 export function toExisting(o: ObjectMetadata): ExistingObject {
@@ -26,6 +44,7 @@ export function toExisting(o: ObjectMetadata): ExistingObject {
     annotations: o.metadata.annotations ?? {},
     ...(owner && { ownerUid: owner.uid }),
     deleting: o.metadata.deletionTimestamp !== undefined,
+    specEditedByOthers: specEditedByOthers(o),
   };
 }
 
@@ -81,4 +100,40 @@ export function catalogMetadataWriter(client: KubeClient, pageSize = 500): Catal
     },
   };
   return writer;
+}
+
+/**
+ * A metadata-only ListWatch of every CatalogMetadata, reduced to what maps an object to its
+ * catalog and tells a hand edit (~150 bytes an object, never content, no managedFields), for
+ * the drift watch.
+ */
+export function catalogMetadataRefs(client: KubeClient): ListWatch<CatalogMetadataRef> {
+  const meta = new Resource<ObjectMetadata>(client, type, true).listWatch();
+  const slim = (o: ObjectMetadata): CatalogMetadataRef => {
+    const hash = o.metadata.annotations?.[ANNOTATION_CONTENT_HASH];
+    const owner = o.metadata.ownerReferences?.find((r) => r.controller);
+    const latest = (o.metadata.managedFields ?? []).reduce<
+      { manager?: string; time?: string } | undefined
+    >((a, b) => (a === undefined || (b.time ?? '') > (a.time ?? '') ? b : a), undefined);
+    return {
+      metadata: {
+        name: o.metadata.name,
+        ...(o.metadata.resourceVersion !== undefined && {
+          resourceVersion: o.metadata.resourceVersion,
+        }),
+        ...(o.metadata.generation !== undefined && { generation: o.metadata.generation }),
+        ...(o.metadata.labels && { labels: o.metadata.labels }),
+        ...(hash !== undefined && { annotations: { [ANNOTATION_CONTENT_HASH]: hash } }),
+        ...(owner && { ownerReferences: [{ name: owner.name, controller: true }] }),
+      },
+      writtenByController: latest?.manager === FIELD_MANAGER,
+    };
+  };
+  return {
+    list: async (opts, signal) => {
+      const page = await meta.list(opts, signal);
+      return { ...page, items: page.items.map(slim) };
+    },
+    watch: (opts, onEvent, signal) => meta.watch(opts, (t, o) => onEvent(t, slim(o)), signal),
+  };
 }

@@ -40,8 +40,20 @@ export interface ObjectMetadata {
     }>;
     deletionTimestamp?: string;
     finalizers?: string[];
+    managedFields?: Array<{
+      manager?: string;
+      operation?: string;
+      time?: string;
+      fieldsV1?: Record<string, unknown>;
+    }>;
   };
 }
+
+/**
+ * The field manager of every write: lets the sync tell its own fields from hand edits
+ * (metadata.managedFields) whatever the HTTP user agent.
+ */
+export const FIELD_MANAGER = 'catalogd-ts';
 
 const METADATA_LIST =
   'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json';
@@ -177,6 +189,7 @@ export class Resource<T extends { metadata?: { name?: string } }> {
   create(obj: T, signal?: AbortSignal): Promise<T> {
     return this.client.request<T>(this.path(), {
       method: 'POST',
+      query: { fieldManager: FIELD_MANAGER },
       verb: 'create',
       resource: this.type.plural,
       body: obj,
@@ -188,6 +201,7 @@ export class Resource<T extends { metadata?: { name?: string } }> {
   update(obj: T, signal?: AbortSignal): Promise<T> {
     return this.client.request<T>(this.path(obj.metadata?.name ?? ''), {
       method: 'PUT',
+      query: { fieldManager: FIELD_MANAGER },
       verb: 'update',
       resource: this.type.plural,
       body: obj,
@@ -199,6 +213,7 @@ export class Resource<T extends { metadata?: { name?: string } }> {
   updateStatus(obj: T, signal?: AbortSignal): Promise<T> {
     return this.client.request<T>(this.path(obj.metadata?.name ?? '', 'status'), {
       method: 'PUT',
+      query: { fieldManager: FIELD_MANAGER },
       verb: 'update',
       resource: `${this.type.plural}/status`,
       body: obj,
@@ -210,6 +225,7 @@ export class Resource<T extends { metadata?: { name?: string } }> {
   mergePatch(name: string, patch: unknown, sub?: string, signal?: AbortSignal): Promise<T> {
     return this.client.request<T>(this.path(name, sub), {
       method: 'PATCH',
+      query: { fieldManager: FIELD_MANAGER },
       verb: 'patch',
       resource: sub ? `${this.type.plural}/${sub}` : this.type.plural,
       body: patch,

@@ -60,6 +60,15 @@ describe('planSync', () => {
     expect(plan.update.map((u) => u.name)).to.deep.equal(['a']);
   });
 
+  it('restores a spec edited by hand (another field manager owns spec fields)', () => {
+    const plan = planSync(
+      new Map([['a', want('h1')]]),
+      [have('a', 'h1', { specEditedByOthers: true })],
+      owner,
+    );
+    expect(plan.update.map((u) => u.name)).to.deep.equal(['a']);
+  });
+
   it('takes over an object owned by another (e.g. re-created) catalog of the same name', () => {
     const plan = planSync(
       new Map([['a', want('h1')]]),

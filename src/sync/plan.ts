@@ -20,6 +20,8 @@ export interface ExistingObject {
   /** UID of the controller owner reference, if any. */
   ownerUid?: string;
   deleting: boolean;
+  /** Someone other than the controller changed the spec (a hand edit): restore it. */
+  specEditedByOthers?: boolean;
 }
 
 export interface SyncPlan {
@@ -41,6 +43,7 @@ function sameLabels(a: Record<string, string>, b: Record<string, string>): boole
 export function isUpToDate(want: DesiredObject, have: ExistingObject, ownerUid: string): boolean {
   return (
     !have.deleting &&
+    !have.specEditedByOthers &&
     have.ownerUid === ownerUid &&
     have.annotations[ANNOTATION_CONTENT_HASH] === want.hash &&
     sameLabels(want.labels, have.labels)

@@ -212,3 +212,86 @@ describe('resilience e2e: a controller killed mid-sync', function () {
     }
   });
 });
+
+describe('resilience e2e: drift', function () {
+  this.timeout(300_000);
+  let controller: RunningController;
+
+  before(async () => {
+    await kubectlOk(['apply', '--server-side', '-f', path.join(repoRoot, 'crds')]);
+    await kubectlOk([
+      'wait',
+      '--for=condition=Established',
+      '--timeout=60s',
+      '-f',
+      path.join(repoRoot, 'crds'),
+    ]);
+    controller = await startController();
+  });
+
+  after(async () => {
+    await controller?.stop();
+  });
+
+  it('restores objects edited or deleted by hand, removes orphans, and never touches other catalogs', async () => {
+    const a = uniqueName('drift-a');
+    const b = uniqueName('drift-b');
+    const ghost = uniqueName('ghost');
+    const ref = await push(sampleDir, `sample:${uniqueName('v')}`);
+    try {
+      await applyCatalog(a, ref);
+      await applyCatalog(b, ref);
+      const ca = await waitSynced(a);
+      await waitSynced(b);
+      const before = normalize(await listObjects(`catalog=${a}`), ca.metadata.uid ?? '');
+      const versionsOf = async (catalog: string) =>
+        new Map(
+          (await listObjects(`catalog=${catalog}`)).items.map((o) => [
+            o.metadata.name,
+            (o.metadata as { resourceVersion?: string }).resourceVersion,
+          ]),
+        );
+      const bBefore = await versionsOf(b);
+      const [o1, o2, o3] = before.map((o) => o.name);
+
+      await kubectlOk(['label', 'catalogmetadata', o1 ?? '', 'package=hacked', '--overwrite']);
+      await kubectlOk([
+        'patch',
+        'catalogmetadata',
+        o2 ?? '',
+        '--type=merge',
+        '-p',
+        '{"spec":{"content":{"hacked":true}}}',
+      ]);
+      await kubectlOk(['delete', 'catalogmetadata', o3 ?? '']);
+      await kubectlOk(
+        ['create', '-f', '-'],
+        JSON.stringify({
+          apiVersion: 'olm.operatorframework.io/v1',
+          kind: 'CatalogMetadata',
+          metadata: { name: `${ghost}-orphan`, labels: { catalog: ghost, schema: 'olm.package' } },
+          spec: {
+            catalog: { name: ghost },
+            schema: 'olm.package',
+            content: { schema: 'olm.package' },
+          },
+        }),
+      );
+
+      await pollUntil(
+        async () =>
+          JSON.stringify(normalize(await listObjects(`catalog=${a}`), ca.metadata.uid ?? '')) ===
+          JSON.stringify(before),
+        { timeoutMs: 60_000, what: `catalog ${a}'s objects to be restored` },
+      );
+      await pollUntil(async () => (await listObjects(`catalog=${ghost}`)).items.length === 0, {
+        timeoutMs: 60_000,
+        what: 'the orphan to be removed',
+      });
+      expect(await versionsOf(b)).to.deep.equal(bBefore);
+    } finally {
+      await kubectl(['delete', 'clustercatalog', a, b, '--wait=false']);
+      await kubectl(['delete', 'catalogmetadata', '-l', `catalog=${ghost}`]);
+    }
+  });
+});

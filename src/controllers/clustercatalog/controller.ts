@@ -38,6 +38,8 @@ export interface ClusterCatalogControllerOptions {
   deps: Omit<ReconcileDeps, 'status'>;
   /** Removes the catalog's on-disk content (image cache entries are shared and kept). */
   cleanup: (name: string) => Promise<void>;
+  /** Deletes objects labelled as a catalog that does not exist (orphans). */
+  removeOrphans: (name: string) => Promise<void>;
   onOutcome?: (name: string, outcome: ReconcileOutcome) => void;
 }
 
@@ -46,7 +48,12 @@ export class ClusterCatalogController {
 
   async reconcile(name: string, signal: AbortSignal): Promise<ReconcileResult | void> {
     const cached = this.opts.catalogs.get(name);
-    if (!cached) return; // deleted: the garbage collector removes its objects
+    if (!cached) {
+      // Owned objects go through the garbage collector; objects with our labels and no owner
+      // (or an owner that is gone) are removed here.
+      await this.opts.removeOrphans(name);
+      return;
+    }
     let catalog = structuredClone(cached);
     const { api } = this.opts;
 
