@@ -7,6 +7,7 @@ import type { ClusterCatalog } from '../api/v1/index.js';
 import { CLUSTER_CATALOG_PLURAL, GROUP, VERSION } from '../api/v1/index.js';
 import { ClusterCatalogController, eventTarget } from '../controllers/clustercatalog/controller.js';
 import type { Syncer } from '../controllers/clustercatalog/reconcile.js';
+import { digestToEvict } from '../controllers/clustercatalog/image-cache.js';
 import type { CatalogMetadataRef } from '../controllers/clustercatalog/predicates.js';
 import {
   catalogMetadataChanged,
@@ -225,7 +226,12 @@ export async function main(args: string[]): Promise<number> {
       recordEvent: (catalog, e) => events.record(eventTarget(catalog), e.type, e.reason, e.message),
     },
     deps: { puller, syncer, content, clock: { now: () => new Date() }, maxObjectBytes },
-    cleanup: (name) => content.remove(name),
+    cleanup: async (name) => {
+      await content.remove(name);
+      // The unpacked image goes too, unless another catalog still uses the same digest.
+      const digest = digestToEvict(name, informer.values());
+      if (digest) await puller.evict(digest);
+    },
     removeOrphans: async (name) => void (await syncer.deleteAll(name)),
     onOutcome: (name, outcome) => {
       if (!outcome.error) objectsPerCatalog.set({ catalog: name }, outcome.status.objectCount ?? 0);

@@ -118,6 +118,11 @@ export class ImagePuller implements Puller {
     });
   }
 
+  /** Removes an image's unpacked content from the on-disk cache (a later pull fetches it again). */
+  async evict(digest: string): Promise<void> {
+    await this.cache.remove(DigestCache.key(digest, formatPlatform(this.platform)));
+  }
+
   async resolve(input: string): Promise<string> {
     const ref = parseReference(input);
     if (ref.digest) return ref.digest;

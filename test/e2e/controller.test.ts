@@ -3,11 +3,13 @@
 // objects (what informer clients see) and by the controller's own metrics.
 import { expect } from 'chai';
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pushCatalog } from '../../src/source/index.js';
 import {
   applyCatalog,
+  installCrds,
   condition,
   getCatalog,
   listObjects,
@@ -114,14 +116,7 @@ describe('controller e2e: ClusterCatalog → CatalogMetadata', function () {
   const leaseId = uniqueName('lease');
 
   before(async () => {
-    await kubectlOk(['apply', '--server-side', '-f', path.join(repoRoot, 'crds')]);
-    await kubectlOk([
-      'wait',
-      '--for=condition=Established',
-      '--timeout=60s',
-      '-f',
-      path.join(repoRoot, 'crds'),
-    ]);
+    await installCrds();
     sampleRef = await push(sampleDir, `sample:${uniqueName('v')}`);
     controller = await startController({ leaseId });
   });
@@ -153,7 +148,18 @@ describe('controller e2e: ClusterCatalog → CatalogMetadata', function () {
       .map((l) => JSON.parse(l) as unknown);
     const contents = got.map((o) => o.spec.content);
     expect(blobs).to.have.deep.members(contents);
-    await kubectlOk(['delete', 'clustercatalog', name, '--wait=false']);
+
+    // Deleting it: the finalizer removes the served content and the unpacked image.
+    const digest = c.status?.resolvedSource?.image.ref.split('@')[1] ?? '';
+    const imageDir = path.join(
+      controller.cacheDir,
+      'images',
+      `${digest.replace(':', '-')}_linux-amd64`,
+    );
+    expect(existsSync(imageDir), imageDir).to.equal(true);
+    await kubectlOk(['delete', 'clustercatalog', name, '--wait=true', '--timeout=60s']);
+    expect(existsSync(imageDir), 'the unpacked image after deletion').to.equal(false);
+    expect((await fetch(`${c.status?.urls?.base}/api/v1/all`)).status).to.equal(404);
   });
 
   it('serves the content from every replica, not only the leader', async () => {

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { readCatalog, toCatalogMetadata } from '../../src/fbc/index.js';
 import {
   applyCatalog,
+  installCrds,
   condition,
   getCatalog,
   listObjects,
@@ -18,7 +19,6 @@ import {
   waitSynced,
   writeSampleV2,
 } from '../support/catalogs.js';
-import { repoRoot } from '../support/cluster.js';
 import type { RunningController } from '../support/controller.js';
 import { startController } from '../support/controller.js';
 import { generateCatalog } from '../support/fbcgen.js';
@@ -69,14 +69,7 @@ describe('resilience e2e: a refused write rolls the catalog back to the previous
   let controller: RunningController;
 
   before(async () => {
-    await kubectlOk(['apply', '--server-side', '-f', path.join(repoRoot, 'crds')]);
-    await kubectlOk([
-      'wait',
-      '--for=condition=Established',
-      '--timeout=60s',
-      '-f',
-      path.join(repoRoot, 'crds'),
-    ]);
+    await installCrds();
     controller = await startController();
   });
 
@@ -150,14 +143,7 @@ describe('resilience e2e: a controller killed mid-sync', function () {
   this.timeout(300_000);
 
   before(async () => {
-    await kubectlOk(['apply', '--server-side', '-f', path.join(repoRoot, 'crds')]);
-    await kubectlOk([
-      'wait',
-      '--for=condition=Established',
-      '--timeout=60s',
-      '-f',
-      path.join(repoRoot, 'crds'),
-    ]);
+    await installCrds();
   });
 
   it('leaves the journal in status, and a restarted controller converges to exactly one revision', async () => {
@@ -218,14 +204,7 @@ describe('resilience e2e: drift', function () {
   let controller: RunningController;
 
   before(async () => {
-    await kubectlOk(['apply', '--server-side', '-f', path.join(repoRoot, 'crds')]);
-    await kubectlOk([
-      'wait',
-      '--for=condition=Established',
-      '--timeout=60s',
-      '-f',
-      path.join(repoRoot, 'crds'),
-    ]);
+    await installCrds();
     controller = await startController();
   });
 

@@ -8,6 +8,13 @@ import { repoRoot } from './cluster.js';
 import { kubectlOk } from './kubectl.js';
 import { pollUntil } from './poll.js';
 
+/** Installs the project's CRDs (idempotent) and waits until the apiserver serves them. */
+export async function installCrds(): Promise<void> {
+  const crds = path.join(repoRoot, 'crds');
+  await kubectlOk(['apply', '--server-side', '-f', crds]);
+  await kubectlOk(['wait', '--for=condition=Established', '--timeout=60s', '-f', crds]);
+}
+
 export const sampleDir = path.join(repoRoot, 'examples', 'catalog');
 
 export interface ObjectList {

@@ -1,0 +1,33 @@
+import { expect } from 'chai';
+import type { ClusterCatalog } from '../../api/v1/index.js';
+import { digestToEvict } from './image-cache.js';
+
+const D1 = `sha256:${'1'.repeat(64)}`;
+const D2 = `sha256:${'2'.repeat(64)}`;
+const cat = (name: string, specRef: string, resolved?: string): ClusterCatalog =>
+  ({
+    metadata: { name },
+    spec: { source: { type: 'Image', image: { ref: specRef } } },
+    ...(resolved && { status: { resolvedSource: { type: 'Image', image: { ref: resolved } } } }),
+  }) as ClusterCatalog;
+
+describe('digestToEvict', () => {
+  it('evicts the deleted catalog’s digest when no other catalog uses it', () => {
+    expect(
+      digestToEvict('a', [cat('a', 'r/x:1', `r/x@${D1}`), cat('b', 'r/y:1', `r/y@${D2}`)]),
+    ).to.equal(D1);
+  });
+
+  it('keeps a digest another catalog resolved to or names', () => {
+    expect(
+      digestToEvict('a', [cat('a', 'r/x:1', `r/x@${D1}`), cat('b', 'r/x:2', `r/x@${D1}`)]),
+    ).to.equal(undefined);
+    expect(digestToEvict('a', [cat('a', 'r/x:1', `r/x@${D1}`), cat('b', `r/x@${D1}`)])).to.equal(
+      undefined,
+    );
+  });
+
+  it('has nothing to evict for a catalog that never synced', () => {
+    expect(digestToEvict('a', [cat('a', 'r/x:1')])).to.equal(undefined);
+  });
+});
