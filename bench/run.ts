@@ -22,6 +22,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import { format, resolveConfig } from 'prettier';
 import { CATALOG_METADATA_PLURAL, GROUP, VERSION } from '../src/api/v1/index.js';
 import { ImagePuller, pushCatalog } from '../src/source/index.js';
 import { scanCatalog } from '../src/sync/index.js';
@@ -985,7 +986,10 @@ async function updateReadme(table: string): Promise<void> {
   const i = text.indexOf(begin);
   const j = text.indexOf(end);
   if (i < 0 || j < i) return;
-  await writeFile(file, `${text.slice(0, i + begin.length)}\n${table}${text.slice(j)}`);
+  const next = `${text.slice(0, i + begin.length)}\n${table}${text.slice(j)}`;
+  // Formatted as `make lint` checks it (prettier aligns the tables).
+  const options = (await resolveConfig(file)) ?? {};
+  await writeFile(file, await format(next, { ...options, filepath: file }));
 }
 
 if (process.env.BENCH_MERGE) await merge(process.env.BENCH_MERGE.split(','));
