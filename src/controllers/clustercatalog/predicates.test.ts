@@ -36,6 +36,7 @@ describe('catalogNeedsReconcile', () => {
       ),
     ).to.equal(true);
     expect(catalogNeedsReconcile(base, with_({ finalizers: ['f'] }))).to.equal(true);
+    expect(catalogNeedsReconcile(base, with_({ annotations: { resync: 'now' } }))).to.equal(true);
   });
 });
 

@@ -1,7 +1,8 @@
 // Which ClusterCatalog updates need a reconcile. Its own status writes come back as watch
 // events; reconciling on them would bypass the retry backoff after a failure and cost a
-// no-op reconcile after every sync. What matters: the spec (generation), deletion, and the
-// metadata the controller keeps (the metadata.name label, the finalizer).
+// no-op reconcile after every sync. What matters: the spec (generation), deletion,
+// annotations (a user's request to resync now), and the metadata the controller keeps (the
+// metadata.name label, the finalizer).
 import type { ClusterCatalog } from '../../api/v1/index.js';
 import { ANNOTATION_CONTENT_HASH, LABEL_CATALOG, LABEL_METADATA_NAME } from '../../api/v1/index.js';
 
@@ -11,6 +12,8 @@ export function catalogNeedsReconcile(old: ClusterCatalog, obj: ClusterCatalog):
   return (
     a.generation !== b.generation ||
     a.deletionTimestamp !== b.deletionTimestamp ||
+    // Users annotate a catalog to ask for a resync now; the controller never writes annotations.
+    JSON.stringify(a.annotations ?? {}) !== JSON.stringify(b.annotations ?? {}) ||
     a.labels?.[LABEL_METADATA_NAME] !== b.labels?.[LABEL_METADATA_NAME] ||
     JSON.stringify(a.finalizers ?? []) !== JSON.stringify(b.finalizers ?? [])
   );
