@@ -133,6 +133,9 @@ function procStatus(pid: number): { rss: number; hwm: number } | undefined {
   }
 }
 
+/** Controllers started and not yet stopped: stopped on the way out, whatever failed. */
+const running = new Set<Controller>();
+
 async function startController(kubeconfig: string, logDir: string): Promise<Controller> {
   const [metricsPort, healthPort, serverPort] = [
     await freePort(),
@@ -181,6 +184,7 @@ async function startController(kubeconfig: string, logDir: string): Promise<Cont
       return sum;
     },
     async stop() {
+      running.delete(c);
       if (child.exitCode === null && child.signalCode === null) {
         child.kill('SIGTERM');
         const t = setTimeout(() => child.kill('SIGKILL'), 20_000);
@@ -190,6 +194,7 @@ async function startController(kubeconfig: string, logDir: string): Promise<Cont
       await rm(cacheDir, { recursive: true, force: true });
     },
   };
+  running.add(c);
   const deadline = Date.now() + 60_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`controller exited; log: ${logFile}`);
@@ -665,6 +670,7 @@ async function main(): Promise<void> {
       results.http = childBench('http', ['--size-mb', String(largest)]);
     await finish(results, started);
   } finally {
+    for (const c of [...running]) await c.stop();
     api.close();
     await rm(work, { recursive: true, force: true });
     if (!reuse) {
