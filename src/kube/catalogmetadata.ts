@@ -2,14 +2,12 @@
 // paginated lists; creates and conditional updates and deletes that resolve the races a
 // level-triggered controller meets (an object created meanwhile, a stale resourceVersion).
 import type { CatalogMetadata } from '../api/v1/index.js';
-import {
-  ANNOTATION_CONTENT_HASH,
-  CATALOG_METADATA_PLURAL,
-  GROUP,
-  LABEL_CATALOG,
-  VERSION,
-} from '../api/v1/index.js';
-import type { CatalogMetadataRef } from '../controllers/clustercatalog/predicates.js';
+import { CATALOG_METADATA_PLURAL, GROUP, LABEL_CATALOG, VERSION } from '../api/v1/index.js';
+import type {
+  CatalogMetadataMeta,
+  CatalogMetadataRef,
+} from '../controllers/clustercatalog/predicates.js';
+import { catalogMetadataRef } from '../controllers/clustercatalog/predicates.js';
 import type { ListWatch } from '../controllers/runtime/index.js';
 import { labelValue } from '../fbc/index.js';
 import type { CatalogMetadataWriter, ExistingObject } from '../sync/index.js';
@@ -109,26 +107,8 @@ export function catalogMetadataWriter(client: KubeClient, pageSize = 500): Catal
  */
 export function catalogMetadataRefs(client: KubeClient): ListWatch<CatalogMetadataRef> {
   const meta = new Resource<ObjectMetadata>(client, type, true).listWatch();
-  const slim = (o: ObjectMetadata): CatalogMetadataRef => {
-    const hash = o.metadata.annotations?.[ANNOTATION_CONTENT_HASH];
-    const owner = o.metadata.ownerReferences?.find((r) => r.controller);
-    const latest = (o.metadata.managedFields ?? []).reduce<
-      { manager?: string; time?: string } | undefined
-    >((a, b) => (a === undefined || (b.time ?? '') > (a.time ?? '') ? b : a), undefined);
-    return {
-      metadata: {
-        name: o.metadata.name,
-        ...(o.metadata.resourceVersion !== undefined && {
-          resourceVersion: o.metadata.resourceVersion,
-        }),
-        ...(o.metadata.generation !== undefined && { generation: o.metadata.generation }),
-        ...(o.metadata.labels && { labels: o.metadata.labels }),
-        ...(hash !== undefined && { annotations: { [ANNOTATION_CONTENT_HASH]: hash } }),
-        ...(owner && { ownerReferences: [{ name: owner.name, controller: true }] }),
-      },
-      writtenByController: latest?.manager === FIELD_MANAGER,
-    };
-  };
+  const slim = (o: ObjectMetadata): CatalogMetadataRef =>
+    catalogMetadataRef(o.metadata as CatalogMetadataMeta, FIELD_MANAGER);
   return {
     list: async (opts, signal) => {
       const page = await meta.list(opts, signal);

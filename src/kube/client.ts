@@ -1,12 +1,14 @@
-// The one connection to the apiserver. client-node is used only to load the kubeconfig (or the
-// in-cluster config) and to apply its credentials; requests go through one shared keep-alive
-// https.Agent, because client-node opens a new TLS connection per request by default and a
-// catalog sync makes tens of thousands of requests.
-import { KubeConfig } from '@kubernetes/client-node';
+// The one connection to the apiserver. The kubeconfig (or in-cluster config) is read by
+// kubeconfig.ts; requests go through one shared keep-alive https.Agent, because client-node
+// opens a new TLS connection per request by default and a catalog sync makes tens of thousands
+// of requests.
 import http from 'node:http';
 import https from 'node:https';
 import { setTimeout as delay } from 'node:timers/promises';
+import { clientNodeCredentials } from './delegated-auth.js';
 import { KubeApiError, isNetworkError } from './errors.js';
+import type { ClientCredentials, ClusterConnection, KubeconfigEnv } from './kubeconfig.js';
+import { loadConnection, machineKubeconfigEnv } from './kubeconfig.js';
 
 export interface KubeClientOptions {
   /** Path of a kubeconfig; default: $KUBECONFIG, ~/.kube/config, else in-cluster. */
@@ -17,6 +19,8 @@ export interface KubeClientOptions {
   attempts?: number;
   /** Called once per HTTP request made (for metrics: verb, resource, status). */
   onRequest?: (verb: string, resource: string, status: number) => void;
+  /** The machine the kubeconfig is read from (tests); default: this process's. */
+  env?: KubeconfigEnv;
 }
 
 export interface RequestOptions {
@@ -31,32 +35,25 @@ export interface RequestOptions {
   resource: string;
 }
 
-interface Auth {
-  ca?: string | Buffer | Array<string | Buffer>;
-  cert?: string | Buffer;
-  key?: string | Buffer;
-  headers: Record<string, string>;
-  rejectUnauthorized?: boolean;
-}
-
 /** Credentials are re-read this often, so rotated in-cluster tokens are picked up. */
 const AUTH_REFRESH_MS = 60_000;
 
 export class KubeClient {
   readonly server: URL;
-  private readonly config: KubeConfig;
+  private readonly connection: ClusterConnection;
   private readonly agent: https.Agent | http.Agent;
   private readonly attempts: number;
   private readonly onRequest: NonNullable<KubeClientOptions['onRequest']>;
-  private auth?: { value: Promise<Auth>; at: number };
+  private auth?: { value: Promise<ClientCredentials>; at: number };
 
   constructor(opts: KubeClientOptions = {}) {
-    this.config = new KubeConfig();
-    if (opts.kubeconfig) this.config.loadFromFile(opts.kubeconfig);
-    else this.config.loadFromDefault();
-    const cluster = this.config.getCurrentCluster();
-    if (!cluster) throw new Error('kubeconfig has no current cluster');
-    this.server = new URL(cluster.server);
+    const delegate = clientNodeCredentials(opts.kubeconfig);
+    this.connection = loadConnection(
+      opts.kubeconfig,
+      opts.env ?? machineKubeconfigEnv(),
+      (_, ctx) => delegate(ctx),
+    );
+    this.server = this.connection.server;
     const agentOpts = { keepAlive: true, maxSockets: opts.maxSockets ?? 32, maxFreeSockets: 32 };
     this.agent =
       this.server.protocol === 'https:' ? new https.Agent(agentOpts) : new http.Agent(agentOpts);
@@ -66,34 +63,17 @@ export class KubeClient {
 
   /** The namespace of the kubeconfig's current context (for a controller run out of cluster). */
   get contextNamespace(): string | undefined {
-    const ctx = this.config.getContextObject(this.config.getCurrentContext());
-    return ctx?.namespace;
+    return this.connection.namespace;
   }
 
   close(): void {
     this.agent.destroy();
   }
 
-  private credentials(): Promise<Auth> {
+  private credentials(): Promise<ClientCredentials> {
     const now = Date.now();
     if (!this.auth || now - this.auth.at > AUTH_REFRESH_MS) {
-      const value = (async () => {
-        const opts: https.RequestOptions = {};
-        await this.config.applyToHTTPSOptions(opts);
-        const headers: Record<string, string> = {};
-        for (const [k, v] of Object.entries(opts.headers ?? {})) {
-          if (typeof v === 'string') headers[k] = v;
-        }
-        return {
-          ...(opts.ca !== undefined && { ca: opts.ca as Auth['ca'] }),
-          ...(opts.cert !== undefined && { cert: opts.cert as Auth['cert'] }),
-          ...(opts.key !== undefined && { key: opts.key as Auth['key'] }),
-          ...(opts.rejectUnauthorized !== undefined && {
-            rejectUnauthorized: opts.rejectUnauthorized,
-          }),
-          headers,
-        };
-      })();
+      const value = this.connection.credentials();
       this.auth = { value, at: now };
       value.catch(() => (this.auth = undefined));
     }
@@ -133,12 +113,13 @@ export class KubeClient {
           method: opts.method ?? 'GET',
           agent: this.agent,
           headers,
-          ...(auth.ca !== undefined && { ca: auth.ca }),
+          ...(this.connection.ca !== undefined && { ca: this.connection.ca }),
+          ...(this.connection.servername !== undefined && {
+            servername: this.connection.servername,
+          }),
+          rejectUnauthorized: this.connection.rejectUnauthorized,
           ...(auth.cert !== undefined && { cert: auth.cert }),
           ...(auth.key !== undefined && { key: auth.key }),
-          ...(auth.rejectUnauthorized !== undefined && {
-            rejectUnauthorized: auth.rejectUnauthorized,
-          }),
           ...(opts.signal && { signal: opts.signal }),
         },
         resolve,

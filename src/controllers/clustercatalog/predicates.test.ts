@@ -1,7 +1,12 @@
 import { expect } from 'chai';
 import type { ClusterCatalog } from '../../api/v1/index.js';
-import type { CatalogMetadataRef } from './predicates.js';
-import { catalogMetadataChanged, catalogNeedsReconcile, owningCatalog } from './predicates.js';
+import type { CatalogMetadataMeta } from './predicates.js';
+import {
+  catalogMetadataChanged,
+  catalogMetadataRef,
+  catalogNeedsReconcile,
+  owningCatalog,
+} from './predicates.js';
 
 const base: ClusterCatalog = {
   apiVersion: 'olm.operatorframework.io/v1',
@@ -41,40 +46,58 @@ describe('catalogNeedsReconcile', () => {
 });
 
 describe('drift watch mapping', () => {
-  const obj: CatalogMetadataRef = {
-    metadata: {
-      name: 'ops-x',
-      generation: 1,
-      labels: { catalog: 'ops' },
-      annotations: { 'olm.operatorframework.io/content-hash': 'sha256:a' },
-      ownerReferences: [{ name: 'ops-owner', controller: true }],
-    },
+  const meta: CatalogMetadataMeta = {
+    name: 'ops-x',
+    resourceVersion: '7',
+    generation: 1,
+    labels: { catalog: 'ops', schema: 'olm.package' },
+    annotations: { 'olm.operatorframework.io/content-hash': 'sha256:a', note: 'x' },
+    ownerReferences: [{ name: 'ops-owner', controller: true }],
+    managedFields: [
+      { manager: 'catalogd-ts', time: '2026-01-01T00:00:00Z' },
+      { manager: 'kubectl-edit', time: '2026-01-01T00:00:05Z' },
+    ],
   };
+  const ref = (m: Partial<CatalogMetadataMeta>) =>
+    catalogMetadataRef({ ...meta, ...m }, 'catalogd-ts');
+  const obj = ref({});
+
+  it('keeps only the name, owner, a fingerprint and who wrote last', () => {
+    expect(Object.keys(obj).sort()).to.deep.equal([
+      'catalog',
+      'fingerprint',
+      'metadata',
+      'writtenByController',
+    ]);
+    expect(obj.metadata).to.deep.equal({ name: 'ops-x', resourceVersion: '7' });
+    expect(obj.fingerprint).to.have.length(22);
+    expect(obj.writtenByController).to.equal(false);
+    expect(
+      ref({ managedFields: [{ manager: 'catalogd-ts', time: 'z' }] }).writtenByController,
+    ).to.equal(true);
+  });
 
   it('maps an object to its controller owner, else to its catalog label (an orphan)', () => {
     expect(owningCatalog(obj)).to.equal('ops-owner');
-    expect(owningCatalog({ metadata: { name: 'x', labels: { catalog: 'ops' } } })).to.equal('ops');
-    expect(owningCatalog({ metadata: { name: 'x' } })).to.equal(undefined);
+    expect(owningCatalog(ref({ ownerReferences: [] }))).to.equal('ops');
+    expect(owningCatalog(catalogMetadataRef({ name: 'x' }, 'catalogd-ts'))).to.equal(undefined);
   });
 
-  it('reacts to spec, label and content-hash changes, not to other annotations', () => {
-    const edit = (m: Partial<CatalogMetadataRef['metadata']>) => ({
-      metadata: { ...obj.metadata, ...m },
-    });
-    expect(catalogMetadataChanged(obj, edit({ generation: 2 }))).to.equal(true);
+  it('reacts to spec, label, content-hash and owner changes, not to other annotations', () => {
+    expect(catalogMetadataChanged(obj, ref({ generation: 2 }))).to.equal(true);
     expect(
-      catalogMetadataChanged(obj, edit({ labels: { catalog: 'ops', package: 'x' } })),
+      catalogMetadataChanged(obj, ref({ labels: { catalog: 'ops', schema: 'olm.channel' } })),
     ).to.equal(true);
-    expect(catalogMetadataChanged(obj, edit({ annotations: {} }))).to.equal(true);
-    expect(catalogMetadataChanged(obj, edit({ name: 'ops-x' }))).to.equal(false);
+    expect(catalogMetadataChanged(obj, ref({ annotations: {} }))).to.equal(true);
+    expect(catalogMetadataChanged(obj, ref({ ownerReferences: [] }))).to.equal(true);
+    expect(
+      catalogMetadataChanged(obj, ref({ annotations: { ...meta.annotations, note: 'y' } })),
+    ).to.equal(false);
+    expect(catalogMetadataChanged(obj, ref({ resourceVersion: '8' }))).to.equal(false);
   });
 
   it('ignores the controller’s own writes', () => {
-    const ours = {
-      ...obj,
-      metadata: { ...obj.metadata, generation: 2 },
-      writtenByController: true,
-    };
+    const ours = ref({ generation: 2, managedFields: [{ manager: 'catalogd-ts', time: 'z' }] });
     expect(catalogMetadataChanged(obj, ours)).to.equal(false);
   });
 });

@@ -3,6 +3,7 @@
 // no-op reconcile after every sync. What matters: the spec (generation), deletion,
 // annotations (a user's request to resync now), and the metadata the controller keeps (the
 // metadata.name label, the finalizer).
+import { createHash } from 'node:crypto';
 import type { ClusterCatalog } from '../../api/v1/index.js';
 import { ANNOTATION_CONTENT_HASH, LABEL_CATALOG, LABEL_METADATA_NAME } from '../../api/v1/index.js';
 
@@ -19,26 +20,68 @@ export function catalogNeedsReconcile(old: ClusterCatalog, obj: ClusterCatalog):
   );
 }
 
-/** The slice of a CatalogMetadata the drift watch keeps (metadata only). */
-export interface CatalogMetadataRef {
-  metadata: {
-    name: string;
-    generation?: number;
-    labels?: Record<string, string>;
-    annotations?: Record<string, string>;
-    ownerReferences?: Array<{ name: string; controller?: boolean }>;
-  };
-  /** The latest write was the controller's own (its field manager): not drift. */
-  writtenByController?: boolean;
+/** The metadata of a CatalogMetadata as the apiserver's metadata-only watch returns it. */
+export interface CatalogMetadataMeta {
+  name: string;
+  resourceVersion?: string;
+  generation?: number;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  ownerReferences?: Array<{ name: string; controller?: boolean }>;
+  managedFields?: Array<{ manager?: string; time?: string }>;
 }
 
 /**
- * The catalog an object belongs to: its controller owner, else its catalog label (an orphan;
- * the label is the catalog name itself for names that are valid label values).
+ * What the drift watch keeps of a CatalogMetadata, one per object of every catalog (tens of
+ * thousands): a few short strings, about 200 bytes each, instead of the object's metadata
+ * (about 730 bytes even without managedFields), so the store grows little with the catalog.
  */
+export interface CatalogMetadataRef {
+  metadata: { name: string; resourceVersion?: string };
+  /** Its controller owner, else its catalog label (an orphan). */
+  catalog?: string;
+  /** A digest of what an edit by hand changes: generation, labels, content-hash annotation. */
+  fingerprint: string;
+  /** The latest write was the controller's own (its field manager): not drift. */
+  writtenByController: boolean;
+}
+
+/** The ref of an object; `fieldManager` is the controller's, to tell its writes from others'. */
+export function catalogMetadataRef(
+  meta: CatalogMetadataMeta,
+  fieldManager: string,
+): CatalogMetadataRef {
+  const owner = meta.ownerReferences?.find((r) => r.controller);
+  const catalog = owner?.name ?? meta.labels?.[LABEL_CATALOG];
+  const labels = Object.entries(meta.labels ?? {})
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([k, v]) => `${k}=${v}`);
+  const fingerprint = createHash('sha256')
+    .update(
+      [meta.generation ?? '', meta.annotations?.[ANNOTATION_CONTENT_HASH] ?? '', ...labels].join(
+        '\n',
+      ),
+    )
+    .digest('base64url')
+    .slice(0, 22);
+  const latest = (meta.managedFields ?? []).reduce<{ manager?: string; time?: string } | undefined>(
+    (a, b) => (a === undefined || (b.time ?? '') > (a.time ?? '') ? b : a),
+    undefined,
+  );
+  return {
+    metadata: {
+      name: meta.name,
+      ...(meta.resourceVersion !== undefined && { resourceVersion: meta.resourceVersion }),
+    },
+    ...(catalog !== undefined && { catalog }),
+    fingerprint,
+    writtenByController: latest?.manager === fieldManager,
+  };
+}
+
+/** The catalog an object belongs to (the label is the catalog name for valid label values). */
 export function owningCatalog(obj: CatalogMetadataRef): string | undefined {
-  const owner = obj.metadata.ownerReferences?.find((r) => r.controller);
-  return owner?.name ?? obj.metadata.labels?.[LABEL_CATALOG];
+  return obj.catalog;
 }
 
 /**
@@ -48,12 +91,5 @@ export function owningCatalog(obj: CatalogMetadataRef): string | undefined {
  */
 export function catalogMetadataChanged(old: CatalogMetadataRef, obj: CatalogMetadataRef): boolean {
   if (obj.writtenByController) return false;
-  const a = old.metadata;
-  const b = obj.metadata;
-  return (
-    a.generation !== b.generation ||
-    JSON.stringify(a.labels ?? {}) !== JSON.stringify(b.labels ?? {}) ||
-    a.annotations?.[ANNOTATION_CONTENT_HASH] !== b.annotations?.[ANNOTATION_CONTENT_HASH] ||
-    owningCatalog(old) !== owningCatalog(obj)
-  );
+  return old.fingerprint !== obj.fingerprint || old.catalog !== obj.catalog;
 }
