@@ -2,7 +2,13 @@
 // paginated lists; creates and conditional updates and deletes that resolve the races a
 // level-triggered controller meets (an object created meanwhile, a stale resourceVersion).
 import type { CatalogMetadata } from '../api/v1/index.js';
-import { CATALOG_METADATA_PLURAL, GROUP, LABEL_CATALOG, VERSION } from '../api/v1/index.js';
+import {
+  ANNOTATION_CONTENT_HASH,
+  CATALOG_METADATA_PLURAL,
+  GROUP,
+  LABEL_CATALOG,
+  VERSION,
+} from '../api/v1/index.js';
 import type {
   CatalogMetadataMeta,
   CatalogMetadataRef,
@@ -11,6 +17,7 @@ import { catalogMetadataRef } from '../controllers/clustercatalog/predicates.js'
 import type { ListWatch } from '../controllers/runtime/index.js';
 import { labelValue } from '../fbc/index.js';
 import type { CatalogMetadataWriter, ExistingObject } from '../sync/index.js';
+import { objectFingerprint } from '../sync/index.js';
 import type { KubeClient } from './client.js';
 import { isAlreadyExists, isConflict, isNotFound } from './errors.js';
 import type { ObjectMetadata } from './resource.js';
@@ -38,8 +45,10 @@ export function toExisting(o: ObjectMetadata): ExistingObject {
     name: o.metadata.name,
     uid: o.metadata.uid ?? '',
     resourceVersion: o.metadata.resourceVersion ?? '',
-    labels: o.metadata.labels ?? {},
-    annotations: o.metadata.annotations ?? {},
+    fingerprint: objectFingerprint(
+      o.metadata.annotations?.[ANNOTATION_CONTENT_HASH],
+      o.metadata.labels,
+    ),
     ...(owner && { ownerUid: owner.uid }),
     deleting: o.metadata.deletionTimestamp !== undefined,
     specEditedByOthers: specEditedByOthers(o),

@@ -13,8 +13,8 @@ import {
   readCatalog,
   toCatalogMetadata,
 } from '../fbc/index.js';
-import type { DesiredObject, ExistingObject, SyncPlan } from './plan.js';
-import { planSync } from './plan.js';
+import type { ExistingObject, Fingerprint, SyncPlan } from './plan.js';
+import { objectFingerprint, planSync } from './plan.js';
 
 /** Access to CatalogMetadata objects; the entry point wires it to the apiserver. */
 export interface CatalogMetadataWriter {
@@ -37,7 +37,8 @@ export interface SyncTarget {
 }
 
 export interface ScanResult {
-  desired: Map<string, DesiredObject>;
+  /** Object name → objectFingerprint. */
+  desired: Map<string, Fingerprint>;
   contentHash: string;
   blobs: number;
   /** Objects that will carry contentOmitted instead of content. */
@@ -102,7 +103,7 @@ export function validateObject(obj: CatalogMetadata, maxObjectBytes: number): st
 
 /** Pass 1: parse and validate the whole catalog, keeping only name → fingerprint. */
 export async function scanCatalog(target: SyncTarget, signal?: AbortSignal): Promise<ScanResult> {
-  const desired = new Map<string, DesiredObject>();
+  const desired = new Map<string, Fingerprint>();
   const hasher = new CatalogHasher();
   let omitted = 0;
   let bytes = 0;
@@ -115,7 +116,7 @@ export async function scanCatalog(target: SyncTarget, signal?: AbortSignal): Pro
       // Names are injective over identities and identities are unique (src/fbc), so this is a bug.
       throw new Error(`two blobs map to the object name ${obj.metadata.name}`);
     }
-    desired.set(obj.metadata.name, { hash: blob.hash, labels: obj.metadata.labels ?? {} });
+    desired.set(obj.metadata.name, objectFingerprint(blob.hash, obj.metadata.labels));
     hasher.add(blob.hash);
     if (obj.spec.contentOmitted) omitted++;
     bytes += blob.bytes;

@@ -1,22 +1,37 @@
 import { expect } from 'chai';
-import { ANNOTATION_CONTENT_HASH } from '../api/v1/index.js';
-import { planSync, planWrites } from './plan.js';
-import type { DesiredObject, ExistingObject } from './plan.js';
+import { objectFingerprint, planSync, planWrites } from './plan.js';
+import type { ExistingObject } from './plan.js';
 
 const owner = 'uid-owner';
-const want = (hash: string, labels: Record<string, string> = { catalog: 'c' }): DesiredObject => ({
-  hash,
-  labels,
-});
-const have = (name: string, hash: string, over: Partial<ExistingObject> = {}): ExistingObject => ({
-  name,
-  uid: `uid-${name}`,
-  resourceVersion: `rv-${name}`,
-  labels: { catalog: 'c' },
-  annotations: { [ANNOTATION_CONTENT_HASH]: hash },
-  ownerUid: owner,
-  deleting: false,
-  ...over,
+const want = (hash: string, labels: Record<string, string> = { catalog: 'c' }) =>
+  objectFingerprint(hash, labels);
+const have = (
+  name: string,
+  hash: string,
+  over: Partial<ExistingObject> & { labels?: Record<string, string> } = {},
+): ExistingObject => {
+  const { labels = { catalog: 'c' }, ...rest } = over;
+  return {
+    name,
+    uid: `uid-${name}`,
+    resourceVersion: `rv-${name}`,
+    fingerprint: objectFingerprint(hash, labels),
+    ownerUid: owner,
+    deleting: false,
+    ...rest,
+  };
+};
+
+describe('objectFingerprint', () => {
+  it('is short, ignores label order and changes with the hash or any label', () => {
+    const f = objectFingerprint('sha256:a', { catalog: 'c', package: 'p' });
+    expect(f).to.match(/^[A-Za-z0-9_-]{22}$/);
+    expect(objectFingerprint('sha256:a', { package: 'p', catalog: 'c' })).to.equal(f);
+    expect(objectFingerprint('sha256:b', { catalog: 'c', package: 'p' })).to.not.equal(f);
+    expect(objectFingerprint('sha256:a', { catalog: 'c', package: 'q' })).to.not.equal(f);
+    expect(objectFingerprint('sha256:a', { catalog: 'c' })).to.not.equal(f);
+    expect(objectFingerprint('sha256:a', { catalog: 'c', 'package=p': '' })).to.not.equal(f);
+  });
 });
 
 describe('planSync', () => {

@@ -66,6 +66,7 @@ describe('drift watch mapping', () => {
     expect(Object.keys(obj).sort()).to.deep.equal([
       'catalog',
       'fingerprint',
+      'generation',
       'metadata',
       'writtenByController',
     ]);

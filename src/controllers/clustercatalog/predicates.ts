@@ -3,9 +3,9 @@
 // no-op reconcile after every sync. What matters: the spec (generation), deletion,
 // annotations (a user's request to resync now), and the metadata the controller keeps (the
 // metadata.name label, the finalizer).
-import { createHash } from 'node:crypto';
 import type { ClusterCatalog } from '../../api/v1/index.js';
 import { ANNOTATION_CONTENT_HASH, LABEL_CATALOG, LABEL_METADATA_NAME } from '../../api/v1/index.js';
+import { objectFingerprint } from '../../sync/index.js';
 
 export function catalogNeedsReconcile(old: ClusterCatalog, obj: ClusterCatalog): boolean {
   const a = old.metadata;
@@ -40,7 +40,9 @@ export interface CatalogMetadataRef {
   metadata: { name: string; resourceVersion?: string };
   /** Its controller owner, else its catalog label (an orphan). */
   catalog?: string;
-  /** A digest of what an edit by hand changes: generation, labels, content-hash annotation. */
+  /** Changes with the spec (an edit by hand of the content). */
+  generation?: number;
+  /** objectFingerprint of labels and content-hash annotation (src/sync). */
   fingerprint: string;
   /** The latest write was the controller's own (its field manager): not drift. */
   writtenByController: boolean;
@@ -53,17 +55,6 @@ export function catalogMetadataRef(
 ): CatalogMetadataRef {
   const owner = meta.ownerReferences?.find((r) => r.controller);
   const catalog = owner?.name ?? meta.labels?.[LABEL_CATALOG];
-  const labels = Object.entries(meta.labels ?? {})
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([k, v]) => `${k}=${v}`);
-  const fingerprint = createHash('sha256')
-    .update(
-      [meta.generation ?? '', meta.annotations?.[ANNOTATION_CONTENT_HASH] ?? '', ...labels].join(
-        '\n',
-      ),
-    )
-    .digest('base64url')
-    .slice(0, 22);
   const latest = (meta.managedFields ?? []).reduce<{ manager?: string; time?: string } | undefined>(
     (a, b) => (a === undefined || (b.time ?? '') > (a.time ?? '') ? b : a),
     undefined,
@@ -74,7 +65,8 @@ export function catalogMetadataRef(
       ...(meta.resourceVersion !== undefined && { resourceVersion: meta.resourceVersion }),
     },
     ...(catalog !== undefined && { catalog }),
-    fingerprint,
+    ...(meta.generation !== undefined && { generation: meta.generation }),
+    fingerprint: objectFingerprint(meta.annotations?.[ANNOTATION_CONTENT_HASH], meta.labels),
     writtenByController: latest?.manager === fieldManager,
   };
 }
@@ -91,5 +83,9 @@ export function owningCatalog(obj: CatalogMetadataRef): string | undefined {
  */
 export function catalogMetadataChanged(old: CatalogMetadataRef, obj: CatalogMetadataRef): boolean {
   if (obj.writtenByController) return false;
-  return old.fingerprint !== obj.fingerprint || old.catalog !== obj.catalog;
+  return (
+    old.generation !== obj.generation ||
+    old.fingerprint !== obj.fingerprint ||
+    old.catalog !== obj.catalog
+  );
 }
