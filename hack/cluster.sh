@@ -6,6 +6,8 @@
 #   hack/cluster.sh up       start (idempotent: reuses a healthy running cluster), wait healthy
 #   hack/cluster.sh down     stop what `up` started, by PID, and remove its state
 #   hack/cluster.sh status   exit 0 when everything `up` started is running and healthy
+#   hack/cluster.sh stop|start kube-apiserver|registry
+#                            stop one component, or start it again on the same port (fault tests)
 #
 # Writes under .local/ (or $CATALOGD_LOCAL): kubeconfig, env (KUBECONFIG=..., REGISTRY=host:port),
 # cluster/ (certs, etcd data, registry storage, pids), logs/.
@@ -118,6 +120,34 @@ ensure_registry_binary() {
   }
 }
 
+start_apiserver() { # start_apiserver <bin dir>: on the ports of ports.env; waits until ready
+  local bins=$1
+  local pki="$state/pki"
+  # shellcheck disable=SC1091
+  source "$state/ports.env"
+  start kube-apiserver "$bins/kube-apiserver" \
+    --etcd-servers "http://127.0.0.1:$ETCD_PORT" \
+    --bind-address 127.0.0.1 --advertise-address 127.0.0.1 --secure-port "$APISERVER_PORT" \
+    --cert-dir "$state/apiserver-certs" \
+    --tls-cert-file "$pki/apiserver.crt" --tls-private-key-file "$pki/apiserver.key" \
+    --client-ca-file "$pki/ca.crt" \
+    --service-account-key-file "$pki/sa.pub" --service-account-signing-key-file "$pki/sa.key" \
+    --service-account-issuer https://kubernetes.default.svc \
+    --service-cluster-ip-range 10.0.0.0/24 \
+    --authorization-mode RBAC --allow-privileged=true \
+    --disable-admission-plugins ServiceAccount \
+    ${APISERVER_EXTRA_ARGS:-}
+  wait_for kube-apiserver 120 curl -fsS --cacert "$pki/ca.crt" --cert "$pki/admin.crt" --key "$pki/admin.key" \
+    "https://127.0.0.1:$APISERVER_PORT/readyz"
+}
+
+start_registry() { # start_registry: on the port of ports.env, config written by up; waits until ready
+  # shellcheck disable=SC1091
+  source "$state/ports.env"
+  start registry docker-registry serve "$state/registry.yml"
+  wait_for registry 30 curl -fsS "http://127.0.0.1:$REGISTRY_PORT/v2/"
+}
+
 up() {
   if healthy; then log "already running (KUBECONFIG=$local_dir/kubeconfig)"; return; fi
   down_quietly
@@ -138,22 +168,9 @@ up() {
     --listen-metrics-urls "" --log-level warn ${ETCD_EXTRA_ARGS:-}
   wait_for etcd 60 curl -fsS "http://127.0.0.1:$ETCD_PORT/health"
 
-  local pki="$state/pki"
-  start kube-apiserver "$bins/kube-apiserver" \
-    --etcd-servers "http://127.0.0.1:$ETCD_PORT" \
-    --bind-address 127.0.0.1 --advertise-address 127.0.0.1 --secure-port "$APISERVER_PORT" \
-    --cert-dir "$state/apiserver-certs" \
-    --tls-cert-file "$pki/apiserver.crt" --tls-private-key-file "$pki/apiserver.key" \
-    --client-ca-file "$pki/ca.crt" \
-    --service-account-key-file "$pki/sa.pub" --service-account-signing-key-file "$pki/sa.key" \
-    --service-account-issuer https://kubernetes.default.svc \
-    --service-cluster-ip-range 10.0.0.0/24 \
-    --authorization-mode RBAC --allow-privileged=true \
-    --disable-admission-plugins ServiceAccount \
-    ${APISERVER_EXTRA_ARGS:-}
-  wait_for kube-apiserver 120 curl -fsS --cacert "$pki/ca.crt" --cert "$pki/admin.crt" --key "$pki/admin.key" \
-    "https://127.0.0.1:$APISERVER_PORT/readyz"
+  start_apiserver "$bins"
 
+  local pki="$state/pki"
   write_kubeconfig "$state/controller-manager.kubeconfig" controller-manager
   # The client rate is raised from 20 QPS: deleting a 10k-object catalog would otherwise keep the
   # garbage collector busy for minutes, and every later test waits behind it.
@@ -176,8 +193,7 @@ storage:
 http:
   addr: 127.0.0.1:$REGISTRY_PORT
 YAML
-  start registry docker-registry serve "$state/registry.yml"
-  wait_for registry 30 curl -fsS "http://127.0.0.1:$REGISTRY_PORT/v2/"
+  start_registry
 
   write_kubeconfig "$local_dir/kubeconfig" admin
   export KUBECONFIG="$local_dir/kubeconfig"
@@ -209,5 +225,13 @@ case "${1:-}" in
   up) up ;;
   down) down_quietly; log "down" ;;
   status) healthy ;;
-  *) echo "usage: $0 up|down|status" >&2; exit 2 ;;
+  # Fault injection for tests: stop or start one component of a running cluster, by its PID.
+  stop) [ -n "${2:-}" ] || die "usage: $0 stop kube-apiserver|registry"; stop_pid "$2" ;;
+  start)
+    case "${2:-}" in
+      kube-apiserver) pid_alive kube-apiserver || start_apiserver "$(grep '^KUBE_BIN_DIR=' "$local_dir/env" | cut -d= -f2-)" ;;
+      registry) pid_alive registry || start_registry ;;
+      *) die "usage: $0 start kube-apiserver|registry" ;;
+    esac ;;
+  *) echo "usage: $0 up|down|status|stop NAME|start NAME" >&2; exit 2 ;;
 esac

@@ -1,5 +1,6 @@
 // `catalogd controller`: the entry point, and the one place where the parts are wired together.
 import path from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
 import { Counter, Gauge } from 'prom-client';
@@ -295,24 +296,34 @@ export async function main(args: string[]): Promise<number> {
   const replicatorRun = replicator.run(signal);
   let work: Promise<void>;
   if (flags['leader-elect']) {
-    const elector = new LeaderElector({
-      leaseName: flags['leader-election-id'],
-      identity,
-      client: leaseClient(client, namespace),
-      onStartedLeading: (leading) => {
-        log.info({ identity }, 'became leader');
-        return controller.run(leading);
-      },
-      onStoppedLeading: () => log.info({ identity }, 'stopped leading'),
-      onNewLeader: (leader) => log.info({ leader }, 'leader is'),
-      onError: (err, during) => log.warn({ err, during }, 'leader election'),
-    });
-    runtimeMetrics.watchLeadership('catalogd-ts', elector);
+    // A replica that loses the lease (e.g. it could not renew while the apiserver was down)
+    // campaigns again with a new elector, as a standby: it must not sit out leaderless.
+    let elector: LeaderElector | undefined;
     healthz.add('leader-election', () => {
-      const err = elector.check(20_000);
+      const err = elector?.check(20_000);
       if (err) throw err;
     });
-    work = elector.run(signal);
+    work = (async () => {
+      while (!signal.aborted) {
+        elector = new LeaderElector({
+          leaseName: flags['leader-election-id'],
+          identity,
+          client: leaseClient(client, namespace),
+          onStartedLeading: (leading) => {
+            log.info({ identity }, 'became leader');
+            return controller.run(leading);
+          },
+          onStoppedLeading: () => log.info({ identity }, 'stopped leading'),
+          onNewLeader: (leader) => log.info({ leader }, 'leader is'),
+          onError: (err, during) => log.warn({ err, during }, 'leader election'),
+        });
+        runtimeMetrics.watchLeadership('catalogd-ts', elector);
+        await elector.run(signal);
+        if (signal.aborted) break;
+        log.warn({ identity }, 'lost leadership; campaigning again');
+        await delay(2000, undefined, { signal }).catch(() => undefined);
+      }
+    })();
   } else {
     work = controller.run(signal);
   }

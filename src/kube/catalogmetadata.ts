@@ -76,25 +76,32 @@ export function catalogMetadataWriter(client: KubeClient, pageSize = 500): Catal
     },
     async create(obj, signal) {
       try {
-        await full.create(obj, signal);
+        await full.createQuietly(obj, signal);
       } catch (err) {
         // An object of that name exists without our catalog label (not listed): take it over.
         if (!isAlreadyExists(err)) throw err;
         const rv = await currentVersion(obj.metadata.name, signal);
-        await full.update({ ...obj, metadata: { ...obj.metadata, resourceVersion: rv } }, signal);
+        await full.updateQuietly(
+          { ...obj, metadata: { ...obj.metadata, resourceVersion: rv } },
+          signal,
+        );
       }
     },
     async update(obj, signal) {
       try {
-        await full.update(obj, signal);
+        await full.updateQuietly(obj, signal);
       } catch (err) {
         // Changed since we listed it (a hand edit): the desired object wins; retry once on
         // the current version, or create it if it was deleted meanwhile.
         if (!isConflict(err) && !isNotFound(err)) throw err;
         const rv = await currentVersion(obj.metadata.name, signal);
         const { resourceVersion: _drop, ...metadata } = obj.metadata;
-        if (rv === undefined) await full.create({ ...obj, metadata }, signal);
-        else await full.update({ ...obj, metadata: { ...metadata, resourceVersion: rv } }, signal);
+        if (rv === undefined) await full.createQuietly({ ...obj, metadata }, signal);
+        else
+          await full.updateQuietly(
+            { ...obj, metadata: { ...metadata, resourceVersion: rv } },
+            signal,
+          );
       }
     },
     async delete(name, uid, signal) {

@@ -30,6 +30,11 @@ export interface RequestOptions {
   contentType?: string;
   accept?: string;
   signal?: AbortSignal;
+  /**
+   * Drain a successful response without reading it (resolves undefined). A write's response
+   * echoes the whole object; parsing tens of thousands of them is garbage the sync never uses.
+   */
+  discardResponse?: boolean;
   /** The verb and resource said in errors and metrics, e.g. 'create', 'catalogmetadata'. */
   verb: string;
   resource: string;
@@ -139,8 +144,13 @@ export class KubeClient {
       let retryAfterMs = Math.min(200 * 2 ** (attempt - 1), 5000);
       try {
         const res = await this.open(path, opts, body);
-        const text = await readBody(res);
         const status = res.statusCode ?? 0;
+        if (opts.discardResponse && status >= 200 && status < 300) {
+          await drain(res);
+          this.onRequest(opts.verb, opts.resource, status);
+          return undefined as T;
+        }
+        const text = await readBody(res);
         this.onRequest(opts.verb, opts.resource, status);
         if (status >= 200 && status < 300) return (text ? JSON.parse(text) : undefined) as T;
         const err = apiError(status, text, opts.verb, opts.resource);
@@ -195,6 +205,10 @@ export class KubeClient {
       throw err;
     }
   }
+}
+
+async function drain(res: http.IncomingMessage): Promise<void> {
+  for await (const _ of res);
 }
 
 async function readBody(res: http.IncomingMessage): Promise<string> {

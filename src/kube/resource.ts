@@ -8,7 +8,7 @@ import type {
   WatchOptions,
 } from '../controllers/runtime/index.js';
 import { ResourceExpiredError } from '../controllers/runtime/index.js';
-import type { KubeClient } from './client.js';
+import type { KubeClient, RequestOptions } from './client.js';
 import { KubeApiError } from './errors.js';
 
 export interface ResourceType {
@@ -187,26 +187,53 @@ export class Resource<T extends { metadata?: { name?: string } }> {
   }
 
   create(obj: T, signal?: AbortSignal): Promise<T> {
-    return this.client.request<T>(this.path(), {
+    return this.client.request<T>(this.path(), this.createOptions(obj, signal));
+  }
+
+  /** create without reading the response (a sync's bulk writes). */
+  async createQuietly(obj: T, signal?: AbortSignal): Promise<void> {
+    await this.client.request(this.path(), {
+      ...this.createOptions(obj, signal),
+      discardResponse: true,
+    });
+  }
+
+  private createOptions(obj: T, signal?: AbortSignal): RequestOptions {
+    return {
       method: 'POST',
       query: { fieldManager: FIELD_MANAGER },
       verb: 'create',
       resource: this.type.plural,
       body: obj,
       ...(signal && { signal }),
-    });
+    };
   }
 
   /** PUT; the object's metadata.resourceVersion, when set, makes it conditional. */
   update(obj: T, signal?: AbortSignal): Promise<T> {
-    return this.client.request<T>(this.path(obj.metadata?.name ?? ''), {
+    return this.client.request<T>(
+      this.path(obj.metadata?.name ?? ''),
+      this.updateOptions(obj, signal),
+    );
+  }
+
+  /** update without reading the response. */
+  async updateQuietly(obj: T, signal?: AbortSignal): Promise<void> {
+    await this.client.request(this.path(obj.metadata?.name ?? ''), {
+      ...this.updateOptions(obj, signal),
+      discardResponse: true,
+    });
+  }
+
+  private updateOptions(obj: T, signal?: AbortSignal): RequestOptions {
+    return {
       method: 'PUT',
       query: { fieldManager: FIELD_MANAGER },
       verb: 'update',
       resource: this.type.plural,
       body: obj,
       ...(signal && { signal }),
-    });
+    };
   }
 
   /** PUT of the status subresource. */
@@ -242,6 +269,7 @@ export class Resource<T extends { metadata?: { name?: string } }> {
   ): Promise<void> {
     await this.client.request(this.path(name), {
       method: 'DELETE',
+      discardResponse: true,
       verb: 'delete',
       resource: this.type.plural,
       body: {
