@@ -90,6 +90,25 @@ describe('fbc/objects: toCatalogMetadata', () => {
       bytes: b.bytes,
       url: 'https://h/catalogs/ops/api/v1/metas?name=etcd.v1',
     });
+    expect(big.metadata.annotations?.['olm.operatorframework.io/content-omitted']).to.equal(
+      'max-object-bytes',
+    );
+    expect(small.metadata.annotations).to.not.have.property(
+      'olm.operatorframework.io/content-omitted',
+    );
+  });
+
+  it('omits the content whatever its size when the apiserver refused the object', () => {
+    const o = toCatalogMetadata(b, {
+      maxObjectBytes: 1 << 20,
+      contentUrl: () => 'u',
+      omitContent: 'apiserver-limit',
+    });
+    expect(o.spec.content).to.equal(undefined);
+    expect(o.spec.contentOmitted).to.deep.equal({ bytes: b.bytes, url: 'u' });
+    expect(o.metadata.annotations?.['olm.operatorframework.io/content-omitted']).to.equal(
+      'apiserver-limit',
+    );
   });
 
   it('needs a contentUrl to omit content', () => {

@@ -2,6 +2,7 @@
 // `catalogd render` both use it, so what render prints is what the controller writes.
 import {
   ANNOTATION_CONTENT_HASH,
+  ANNOTATION_CONTENT_OMITTED,
   API_VERSION,
   CATALOG_METADATA_KIND,
   LABEL_CATALOG,
@@ -9,8 +10,14 @@ import {
   LABEL_PACKAGE,
   LABEL_PACKAGE_OR_NAME,
   LABEL_SCHEMA,
+  OMITTED_MAX_OBJECT_BYTES,
 } from '../api/v1/index.js';
-import type { CatalogMetadata, CatalogMetadataSpec, OwnerReference } from '../api/v1/index.js';
+import type {
+  CatalogMetadata,
+  CatalogMetadataSpec,
+  OwnerReference,
+  OMITTED_APISERVER_LIMIT,
+} from '../api/v1/index.js';
 import type { Blob } from './catalog.js';
 import { labelValue, objectName } from './identity.js';
 import type { BlobIdentity } from './identity.js';
@@ -24,6 +31,8 @@ export interface ToCatalogMetadataOptions {
   maxObjectBytes?: number;
   /** URL of the blob on the HTTP endpoint; required for blobs that exceed maxObjectBytes. */
   contentUrl?: (blob: Blob) => string;
+  /** Omit the content whatever its size: the apiserver refused the whole object as too large. */
+  omitContent?: typeof OMITTED_APISERVER_LIMIT;
 }
 
 /** The labels of a blob's object; values encoded by labelValue. No label for an absent package or name. */
@@ -61,19 +70,20 @@ export function toCatalogMetadata(
     spec,
   };
   if (opts.ownerReference) obj.metadata.ownerReferences = [{ ...opts.ownerReference }];
-  if (opts.maxObjectBytes !== undefined) {
+  let omit: string | undefined = opts.omitContent;
+  if (omit === undefined && opts.maxObjectBytes !== undefined) {
     // The object is the blob plus small metadata: its size is the canonical blob's size plus
     // the size of the object without content.
     const withoutContent = { ...obj, spec: { ...spec, content: {} } };
     const size = blob.bytes + Buffer.byteLength(JSON.stringify(withoutContent)) - 2;
-    if (size > opts.maxObjectBytes) {
-      if (!opts.contentUrl)
-        throw new Error(
-          `object ${obj.metadata.name} is ${size} bytes, over maxObjectBytes ${opts.maxObjectBytes}, and no contentUrl was given`,
-        );
-      delete spec.content;
-      spec.contentOmitted = { bytes: blob.bytes, url: opts.contentUrl(blob) };
-    }
+    if (size > opts.maxObjectBytes) omit = OMITTED_MAX_OBJECT_BYTES;
+  }
+  if (omit !== undefined) {
+    if (!opts.contentUrl)
+      throw new Error(`object ${obj.metadata.name}: content omitted, and no contentUrl was given`);
+    delete spec.content;
+    spec.contentOmitted = { bytes: blob.bytes, url: opts.contentUrl(blob) };
+    obj.metadata.annotations = { ...obj.metadata.annotations, [ANNOTATION_CONTENT_OMITTED]: omit };
   }
   return obj;
 }

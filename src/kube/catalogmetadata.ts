@@ -3,7 +3,7 @@
 // level-triggered controller meets (an object created meanwhile, a stale resourceVersion).
 import type { CatalogMetadata } from '../api/v1/index.js';
 import {
-  ANNOTATION_CONTENT_HASH,
+  ANNOTATION_CONTENT_OMITTED,
   CATALOG_METADATA_PLURAL,
   GROUP,
   LABEL_CATALOG,
@@ -17,9 +17,9 @@ import { catalogMetadataRef } from '../controllers/clustercatalog/predicates.js'
 import type { ListWatch } from '../controllers/runtime/index.js';
 import { labelValue } from '../fbc/index.js';
 import type { CatalogMetadataWriter, ExistingObject } from '../sync/index.js';
-import { objectFingerprint } from '../sync/index.js';
+import { metadataFingerprint, ObjectTooLargeError } from '../sync/index.js';
 import type { KubeClient } from './client.js';
-import { isAlreadyExists, isConflict, isNotFound } from './errors.js';
+import { isAlreadyExists, isConflict, isNotFound, isTooLarge } from './errors.js';
 import type { ObjectMetadata } from './resource.js';
 import { FIELD_MANAGER, Resource } from './resource.js';
 
@@ -45,14 +45,21 @@ export function toExisting(o: ObjectMetadata): ExistingObject {
     name: o.metadata.name,
     uid: o.metadata.uid ?? '',
     resourceVersion: o.metadata.resourceVersion ?? '',
-    fingerprint: objectFingerprint(
-      o.metadata.annotations?.[ANNOTATION_CONTENT_HASH],
-      o.metadata.labels,
-    ),
+    fingerprint: metadataFingerprint(o.metadata),
+    omitted: o.metadata.annotations?.[ANNOTATION_CONTENT_OMITTED] !== undefined,
     ...(owner && { ownerUid: owner.uid }),
     deleting: o.metadata.deletionTimestamp !== undefined,
     specEditedByOthers: specEditedByOthers(o),
   };
+}
+
+/** Runs a write, turning the apiserver's "too large" refusals into ObjectTooLargeError. */
+async function tooLargeAsTyped(name: string, write: () => Promise<void>): Promise<void> {
+  try {
+    await write();
+  } catch (err) {
+    throw isTooLarge(err) ? new ObjectTooLargeError(name, err) : err;
+  }
 }
 
 export function catalogMetadataWriter(client: KubeClient, pageSize = 500): CatalogMetadataWriter {
@@ -75,34 +82,38 @@ export function catalogMetadataWriter(client: KubeClient, pageSize = 500): Catal
       }
     },
     async create(obj, signal) {
-      try {
-        await full.createQuietly(obj, signal);
-      } catch (err) {
-        // An object of that name exists without our catalog label (not listed): take it over.
-        if (!isAlreadyExists(err)) throw err;
-        const rv = await currentVersion(obj.metadata.name, signal);
-        await full.updateQuietly(
-          { ...obj, metadata: { ...obj.metadata, resourceVersion: rv } },
-          signal,
-        );
-      }
-    },
-    async update(obj, signal) {
-      try {
-        await full.updateQuietly(obj, signal);
-      } catch (err) {
-        // Changed since we listed it (a hand edit): the desired object wins; retry once on
-        // the current version, or create it if it was deleted meanwhile.
-        if (!isConflict(err) && !isNotFound(err)) throw err;
-        const rv = await currentVersion(obj.metadata.name, signal);
-        const { resourceVersion: _drop, ...metadata } = obj.metadata;
-        if (rv === undefined) await full.createQuietly({ ...obj, metadata }, signal);
-        else
+      await tooLargeAsTyped(obj.metadata.name, async () => {
+        try {
+          await full.createQuietly(obj, signal);
+        } catch (err) {
+          // An object of that name exists without our catalog label (not listed): take it over.
+          if (!isAlreadyExists(err)) throw err;
+          const rv = await currentVersion(obj.metadata.name, signal);
           await full.updateQuietly(
-            { ...obj, metadata: { ...metadata, resourceVersion: rv } },
+            { ...obj, metadata: { ...obj.metadata, resourceVersion: rv } },
             signal,
           );
-      }
+        }
+      });
+    },
+    async update(obj, signal) {
+      await tooLargeAsTyped(obj.metadata.name, async () => {
+        try {
+          await full.updateQuietly(obj, signal);
+        } catch (err) {
+          // Changed since we listed it (a hand edit): the desired object wins; retry once on
+          // the current version, or create it if it was deleted meanwhile.
+          if (!isConflict(err) && !isNotFound(err)) throw err;
+          const rv = await currentVersion(obj.metadata.name, signal);
+          const { resourceVersion: _drop, ...metadata } = obj.metadata;
+          if (rv === undefined) await full.createQuietly({ ...obj, metadata }, signal);
+          else
+            await full.updateQuietly(
+              { ...obj, metadata: { ...metadata, resourceVersion: rv } },
+              signal,
+            );
+        }
+      });
     },
     async delete(name, uid, signal) {
       try {

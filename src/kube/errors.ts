@@ -21,7 +21,20 @@ export class KubeApiError extends Error {
 
   /** 429 and 5xx are transient: the apiserver asks us to come back later. */
   get retryable(): boolean {
-    return this.status === 429 || this.status >= 500;
+    return (this.status === 429 || this.status >= 500) && !this.tooLarge;
+  }
+
+  /**
+   * The request was refused for its size, which no retry changes: 413 from the apiserver's
+   * body limit (3 MiB), or a 500 relaying etcd's request limit (1.5 MiB: "etcdserver: request
+   * is too large") or the gRPC message limit to etcd (2 MiB: "ResourceExhausted").
+   */
+  get tooLarge(): boolean {
+    return (
+      this.status === 413 ||
+      (this.status === 500 &&
+        /request is too large|ResourceExhausted|message larger than max/.test(this.message))
+    );
   }
 }
 
@@ -35,6 +48,7 @@ export const isConflict = (err: unknown): boolean =>
 export const isAlreadyExists = (err: unknown): boolean =>
   apiStatus(err) === 409 && (err as KubeApiError).reason === 'AlreadyExists';
 export const isGone = (err: unknown): boolean => apiStatus(err) === 410;
+export const isTooLarge = (err: unknown): boolean => err instanceof KubeApiError && err.tooLarge;
 /** Admission webhooks and policies, validation: the object itself is refused. */
 export const isInvalid = (err: unknown): boolean => {
   const s = apiStatus(err);

@@ -4,7 +4,7 @@
 //   apply  after planning against a metadata-only list, parse again and write only the objects
 //          the plan names, a bounded number at a time.
 import type { CatalogMetadata, OwnerReference } from '../api/v1/index.js';
-import { API_VERSION } from '../api/v1/index.js';
+import { API_VERSION, OMITTED_APISERVER_LIMIT } from '../api/v1/index.js';
 import type { Blob } from '../fbc/index.js';
 import {
   CatalogHasher,
@@ -14,7 +14,7 @@ import {
   toCatalogMetadata,
 } from '../fbc/index.js';
 import type { ExistingObject, Fingerprint, SyncPlan } from './plan.js';
-import { objectFingerprint, planSync } from './plan.js';
+import { metadataFingerprint, planSync } from './plan.js';
 
 /** Access to CatalogMetadata objects; the entry point wires it to the apiserver. */
 export interface CatalogMetadataWriter {
@@ -41,7 +41,7 @@ export interface ScanResult {
   desired: Map<string, Fingerprint>;
   contentHash: string;
   blobs: number;
-  /** Objects that will carry contentOmitted instead of content. */
+  /** Objects that --max-object-bytes makes carry contentOmitted instead of content. */
   omitted: number;
   /** Bytes of canonical blob content. */
   bytes: number;
@@ -52,6 +52,21 @@ export interface SyncResult extends ScanResult {
   updated: number;
   deleted: number;
   unchanged: number;
+}
+
+/**
+ * The apiserver refused an object whole because of its size (etcd's request limit, the
+ * apiserver's body limit). The writer throws it so the engine can write the object again
+ * with its content omitted.
+ */
+export class ObjectTooLargeError extends Error {
+  constructor(
+    readonly object: string,
+    cause: unknown,
+  ) {
+    super(`CatalogMetadata ${object} is too large for the apiserver`, { cause });
+    this.name = 'ObjectTooLargeError';
+  }
 }
 
 /** A write the apiserver refused; names the object so the status can say which. */
@@ -77,11 +92,16 @@ export function ownerReference(catalog: { name: string; uid: string }): OwnerRef
   };
 }
 
-function buildObject(blob: Blob, target: SyncTarget): CatalogMetadata {
+function buildObject(
+  blob: Blob,
+  target: SyncTarget,
+  omitContent?: typeof OMITTED_APISERVER_LIMIT,
+): CatalogMetadata {
   return toCatalogMetadata(blob, {
     ownerReference: ownerReference(target.catalog),
     maxObjectBytes: target.maxObjectBytes,
     contentUrl: target.contentUrl,
+    ...(omitContent && { omitContent }),
   });
 }
 
@@ -116,7 +136,7 @@ export async function scanCatalog(target: SyncTarget, signal?: AbortSignal): Pro
       // Names are injective over identities and identities are unique (src/fbc), so this is a bug.
       throw new Error(`two blobs map to the object name ${obj.metadata.name}`);
     }
-    desired.set(obj.metadata.name, objectFingerprint(blob.hash, obj.metadata.labels));
+    desired.set(obj.metadata.name, metadataFingerprint(obj.metadata));
     hasher.add(blob.hash);
     if (obj.spec.contentOmitted) omitted++;
     bytes += blob.bytes;
@@ -144,6 +164,11 @@ async function runBounded(tasks: AsyncIterable<() => Promise<void>>, limit: numb
   if (failure) throw failure.err;
 }
 
+export interface ApplyResult {
+  /** Objects written with contentOmitted (by --max-object-bytes or the apiserver's limit). */
+  omitted: number;
+}
+
 export interface ApplyOptions {
   concurrency: number;
   signal?: AbortSignal;
@@ -151,16 +176,43 @@ export interface ApplyOptions {
   onProgress?: (done: number, total: number) => void;
 }
 
-/** Pass 2: perform the plan, re-reading only the blobs it writes. */
+/**
+ * Pass 2: perform the plan, re-reading only the blobs it writes. An object the apiserver
+ * refuses as too large is written again with its content omitted (OMITTED_APISERVER_LIMIT):
+ * nothing is lost, its content stays on the HTTP server.
+ */
 export async function applyPlan(
   target: SyncTarget,
   plan: SyncPlan,
   writer: CatalogMetadataWriter,
   opts: ApplyOptions,
-): Promise<void> {
+): Promise<ApplyResult> {
   const total = plan.create.length + plan.update.length + plan.delete.length;
   let done = 0;
+  let omitted = 0;
   const progress = () => opts.onProgress?.(++done, total);
+  const write = async (
+    verb: 'create' | 'update',
+    blob: Blob,
+    obj: CatalogMetadata,
+  ): Promise<void> => {
+    const send = (o: CatalogMetadata) =>
+      verb === 'create' ? writer.create(o, signal) : writer.update(o, signal);
+    try {
+      try {
+        await send(obj);
+      } catch (err) {
+        if (!(err instanceof ObjectTooLargeError) || obj.spec.contentOmitted) throw err;
+        obj = buildObject(blob, target, OMITTED_APISERVER_LIMIT);
+        if (verb === 'update') obj.metadata.resourceVersion = toUpdate.get(obj.metadata.name);
+        await send(obj);
+      }
+    } catch (err) {
+      throw new SyncWriteError(verb, obj.metadata.name, err);
+    }
+    if (obj.spec.contentOmitted) omitted++;
+    progress();
+  };
   const toCreate = new Set(plan.create);
   const toUpdate = new Map(plan.update.map((u) => [u.name, u.resourceVersion]));
   const { signal } = opts;
@@ -171,16 +223,10 @@ export async function applyPlan(
         const obj = buildObject(blob, target);
         const name = obj.metadata.name;
         if (toCreate.has(name)) {
-          yield () =>
-            writer.create(obj, signal).then(progress, (err: unknown) => {
-              throw new SyncWriteError('create', name, err);
-            });
+          yield () => write('create', blob, obj);
         } else if (toUpdate.has(name)) {
           obj.metadata.resourceVersion = toUpdate.get(name);
-          yield () =>
-            writer.update(obj, signal).then(progress, (err: unknown) => {
-              throw new SyncWriteError('update', name, err);
-            });
+          yield () => write('update', blob, obj);
         }
       }
     }
@@ -193,6 +239,7 @@ export async function applyPlan(
     }
   }
   await runBounded(tasks(), Math.max(1, opts.concurrency));
+  return { omitted };
 }
 
 /** Lists the catalog's existing objects (metadata only) and plans against a scan. */
@@ -221,6 +268,7 @@ export async function deleteAll(
     update: [],
     delete: existing.map((o) => ({ name: o.name, uid: o.uid })),
     unchanged: 0,
+    unchangedOmitted: 0,
   };
   await applyPlan(
     { catalog: { name: catalog, uid: '' }, dir: '', maxObjectBytes: 0, contentUrl: () => '' },

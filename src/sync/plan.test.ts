@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { objectFingerprint, planSync, planWrites } from './plan.js';
+import { metadataFingerprint, objectFingerprint, planSync, planWrites } from './plan.js';
 import type { ExistingObject } from './plan.js';
 
 const owner = 'uid-owner';
@@ -34,6 +34,22 @@ describe('objectFingerprint', () => {
   });
 });
 
+describe('metadataFingerprint', () => {
+  const meta = (omitted?: string) => ({
+    labels: { catalog: 'c' },
+    annotations: {
+      'olm.operatorframework.io/content-hash': 'sha256:a',
+      ...(omitted && { 'olm.operatorframework.io/content-omitted': omitted }),
+    },
+  });
+
+  it('tells content omitted by --max-object-bytes apart, not content the apiserver refused', () => {
+    expect(metadataFingerprint(meta())).to.equal(objectFingerprint('sha256:a', { catalog: 'c' }));
+    expect(metadataFingerprint(meta('max-object-bytes'))).to.not.equal(metadataFingerprint(meta()));
+    expect(metadataFingerprint(meta('apiserver-limit'))).to.equal(metadataFingerprint(meta()));
+  });
+});
+
 describe('planSync', () => {
   it('writes nothing when every object is up to date', () => {
     const plan = planSync(
@@ -64,6 +80,17 @@ describe('planSync', () => {
     expect(plan.update).to.deep.equal([{ name: 'changed', resourceVersion: 'rv-changed' }]);
     expect(plan.delete).to.deep.equal([{ name: 'gone', uid: 'uid-gone' }]);
     expect(plan.unchanged).to.equal(1);
+    expect(plan.unchangedOmitted).to.equal(0);
+  });
+
+  it('counts unchanged objects that carry contentOmitted', () => {
+    const plan = planSync(
+      new Map([['a', want('h1')]]),
+      [have('a', 'h1', { omitted: true })],
+      owner,
+    );
+    expect(plan.unchanged).to.equal(1);
+    expect(plan.unchangedOmitted).to.equal(1);
   });
 
   it('restores labels edited by hand', () => {

@@ -1,6 +1,11 @@
 // Pure planning of a sync: compare what the catalog should have (object name → fingerprint)
 // with what exists (metadata only) and decide the fewest writes. Holds no content.
 import { createHash } from 'node:crypto';
+import {
+  ANNOTATION_CONTENT_HASH,
+  ANNOTATION_CONTENT_OMITTED,
+  OMITTED_MAX_OBJECT_BYTES,
+} from '../api/v1/index.js';
 
 /**
  * What an object is reduced to while planning: a 22-character digest of its content hash
@@ -13,10 +18,29 @@ export type Fingerprint = string;
 export function objectFingerprint(
   contentHash: string | undefined,
   labels: Record<string, string> | undefined,
+  omittedByFlag = false,
 ): Fingerprint {
   const h = createHash('sha256').update(contentHash ?? '');
   for (const k of Object.keys(labels ?? {}).sort()) h.update(`\n${k}=${labels?.[k]}`);
+  if (omittedByFlag) h.update(`\n\n${OMITTED_MAX_OBJECT_BYTES}`);
   return h.digest('base64url').slice(0, 22);
+}
+
+/**
+ * The fingerprint of an object's metadata, desired or listed. Whether --max-object-bytes omits
+ * the content is part of it, so changing the flag rewrites the objects it concerns. An object
+ * the apiserver refused whole (OMITTED_APISERVER_LIMIT) counts as one with content: the
+ * desired object always has content then, and rewriting it would only be refused again.
+ */
+export function metadataFingerprint(meta: {
+  labels?: Record<string, string> | undefined;
+  annotations?: Record<string, string> | undefined;
+}): Fingerprint {
+  return objectFingerprint(
+    meta.annotations?.[ANNOTATION_CONTENT_HASH],
+    meta.labels,
+    meta.annotations?.[ANNOTATION_CONTENT_OMITTED] === OMITTED_MAX_OBJECT_BYTES,
+  );
 }
 
 /** An existing CatalogMetadata, as listed metadata-only. */
@@ -24,8 +48,10 @@ export interface ExistingObject {
   name: string;
   uid: string;
   resourceVersion: string;
-  /** objectFingerprint of its content-hash annotation and labels. */
+  /** metadataFingerprint of its annotations and labels. */
   fingerprint: Fingerprint;
+  /** It carries spec.contentOmitted (the content-omitted annotation is set). */
+  omitted?: boolean;
   /** UID of the controller owner reference, if any. */
   ownerUid?: string;
   deleting: boolean;
@@ -40,6 +66,8 @@ export interface SyncPlan {
   /** Objects to delete, with the uid that makes the delete conditional. */
   delete: Array<{ name: string; uid: string }>;
   unchanged: number;
+  /** Unchanged objects that carry contentOmitted. */
+  unchangedOmitted: number;
 }
 
 /** True when the existing object already is what the desired one would write. */
@@ -62,7 +90,7 @@ export function planSync(
   existing: Iterable<ExistingObject>,
   ownerUid: string,
 ): SyncPlan {
-  const plan: SyncPlan = { create: [], update: [], delete: [], unchanged: 0 };
+  const plan: SyncPlan = { create: [], update: [], delete: [], unchanged: 0, unchangedOmitted: 0 };
   const seen = new Set<string>();
   for (const have of existing) {
     seen.add(have.name);
@@ -71,6 +99,7 @@ export function planSync(
       if (!have.deleting) plan.delete.push({ name: have.name, uid: have.uid });
     } else if (isUpToDate(want, have, ownerUid)) {
       plan.unchanged++;
+      if (have.omitted) plan.unchangedOmitted++;
     } else {
       plan.update.push({ name: have.name, resourceVersion: have.resourceVersion });
     }

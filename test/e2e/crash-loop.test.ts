@@ -5,7 +5,7 @@
 //
 // The two revisions share most objects, as real catalog updates do: v2 changes every blob of a
 // fifth of the packages (updates), drops a twentieth of them (deletes) and adds a blob to
-// another twentieth (creates), about 2,500 writes per flip.
+// another twentieth (creates): about 2,000 writes per flip.
 import { expect } from 'chai';
 import { cp, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';

@@ -21,6 +21,14 @@ export const LABEL_PACKAGE_OR_NAME = 'packageOrName';
 
 /** sha256 of the canonical blob, `sha256:<hex>`; the sync compares it to skip unchanged objects. */
 export const ANNOTATION_CONTENT_HASH = 'olm.operatorframework.io/content-hash';
+/**
+ * Set on objects that carry spec.contentOmitted, saying why: the object would pass the
+ * controller's --max-object-bytes, or the apiserver refused it whole as too large (etcd's
+ * request limit, below a raised --max-object-bytes).
+ */
+export const ANNOTATION_CONTENT_OMITTED = 'olm.operatorframework.io/content-omitted';
+export const OMITTED_MAX_OBJECT_BYTES = 'max-object-bytes';
+export const OMITTED_APISERVER_LIMIT = 'apiserver-limit';
 
 export const CatalogRefSchema = Type.Object(
   {

@@ -4,8 +4,8 @@
 // annotations (a user's request to resync now), and the metadata the controller keeps (the
 // metadata.name label, the finalizer).
 import type { ClusterCatalog } from '../../api/v1/index.js';
-import { ANNOTATION_CONTENT_HASH, LABEL_CATALOG, LABEL_METADATA_NAME } from '../../api/v1/index.js';
-import { objectFingerprint } from '../../sync/index.js';
+import { LABEL_CATALOG, LABEL_METADATA_NAME } from '../../api/v1/index.js';
+import { metadataFingerprint } from '../../sync/index.js';
 
 export function catalogNeedsReconcile(old: ClusterCatalog, obj: ClusterCatalog): boolean {
   const a = old.metadata;
@@ -42,7 +42,7 @@ export interface CatalogMetadataRef {
   catalog?: string;
   /** Changes with the spec (an edit by hand of the content). */
   generation?: number;
-  /** objectFingerprint of labels and content-hash annotation (src/sync). */
+  /** metadataFingerprint of labels and annotations (src/sync). */
   fingerprint: string;
   /** The latest write was the controller's own (its field manager): not drift. */
   writtenByController: boolean;
@@ -66,7 +66,7 @@ export function catalogMetadataRef(
     },
     ...(catalog !== undefined && { catalog }),
     ...(meta.generation !== undefined && { generation: meta.generation }),
-    fingerprint: objectFingerprint(meta.annotations?.[ANNOTATION_CONTENT_HASH], meta.labels),
+    fingerprint: metadataFingerprint(meta),
     writtenByController: latest?.manager === fieldManager,
   };
 }

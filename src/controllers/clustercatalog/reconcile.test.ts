@@ -40,7 +40,12 @@ interface World {
 }
 
 function world(
-  opts: { plan?: Partial<SyncPlan>; pullError?: unknown; scanError?: unknown } = {},
+  opts: {
+    plan?: Partial<SyncPlan>;
+    pullError?: unknown;
+    scanError?: unknown;
+    appliedOmitted?: number;
+  } = {},
 ): World {
   const calls: string[] = [];
   const statusWrites: ClusterCatalogStatus[] = [];
@@ -51,7 +56,14 @@ function world(
     omitted: 0,
     bytes: 100,
   };
-  const plan: SyncPlan = { create: [], update: [], delete: [], unchanged: 7, ...opts.plan };
+  const plan: SyncPlan = {
+    create: [],
+    update: [],
+    delete: [],
+    unchanged: 7,
+    unchangedOmitted: 0,
+    ...opts.plan,
+  };
   const puller: Puller = {
     resolve: async () => {
       calls.push('resolve');
@@ -74,6 +86,7 @@ function world(
       calls.push('apply');
       const total = p.create.length + p.update.length + p.delete.length;
       for (let i = 1; i <= total; i++) onProgress(i, total);
+      return { omitted: opts.appliedOmitted ?? 0 };
     },
     deleteAll: async () => {
       calls.push('deleteAll');
@@ -142,6 +155,23 @@ describe('reconcileCatalog', () => {
     expect(w.statusWrites).to.deep.equal([]);
     expect(again.events).to.deep.equal([]);
     expect(again.status).to.deep.equal(first.status);
+  });
+
+  it('counts the objects that carry contentOmitted, unchanged and written', async () => {
+    const w = world({
+      plan: { create: ['a'], unchanged: 6, unchangedOmitted: 2 },
+      appliedOmitted: 1,
+    });
+    const out = await reconcileCatalog(catalog(), w.deps);
+    expect(cond(out.status, 'Progressing')?.message).to.equal(
+      `synced 7 objects of content ${HASH}; 3 too large for the apiserver carry contentOmitted (content on the HTTP server)`,
+    );
+    // Later, nothing to write: the same count from the plan alone, so no status change.
+    const again = await reconcileCatalog(
+      catalog({}, out.status),
+      world({ plan: { unchanged: 7, unchangedOmitted: 3 } }).deps,
+    );
+    expect(again.status).to.deep.equal(out.status);
   });
 
   it('does not poll a digest reference', async () => {
@@ -240,6 +270,7 @@ describe('reconcileCatalog', () => {
         if (t.dir === '/cache/new' || rollbackFails) {
           throw new Error('create CatalogMetadata ops-bundle-x: denied by policy');
         }
+        return { omitted: 0 };
       };
       return { w, applied };
     }

@@ -18,7 +18,7 @@ import {
   isDigestRef,
   setCondition,
 } from '../../api/v1/index.js';
-import type { ScanResult, SyncPlan, SyncTarget } from '../../sync/index.js';
+import type { ApplyResult, ScanResult, SyncPlan, SyncTarget } from '../../sync/index.js';
 import { planWrites } from '../../sync/index.js';
 import { classifyError, errorChain } from './errors.js';
 
@@ -39,7 +39,7 @@ export interface Syncer {
     plan: SyncPlan,
     onProgress: (done: number, total: number) => void,
     signal?: AbortSignal,
-  ): Promise<void>;
+  ): Promise<ApplyResult>;
   /** Deletes every object of the catalog; returns how many. */
   deleteAll(catalog: string, signal?: AbortSignal): Promise<number>;
 }
@@ -111,12 +111,13 @@ function conditionsWith(
   return conditions;
 }
 
-function describeSync(scan: ScanResult): string {
-  const omitted =
-    scan.omitted > 0
-      ? `; ${scan.omitted} over --max-object-bytes carry contentOmitted (content on the HTTP server)`
+/** `omitted`: the catalog's objects that carry contentOmitted after the sync. */
+function describeSync(scan: ScanResult, omitted: number): string {
+  const note =
+    omitted > 0
+      ? `; ${omitted} too large for the apiserver carry contentOmitted (content on the HTTP server)`
       : '';
-  return `${scan.blobs} objects of content ${scan.contentHash}${omitted}`;
+  return `${scan.blobs} objects of content ${scan.contentHash}${note}`;
 }
 
 export async function reconcileCatalog(
@@ -186,6 +187,7 @@ export async function reconcileCatalog(
     const scan = await deps.syncer.scan(target, signal);
     const plan = await deps.syncer.plan(scan, target, signal);
     const writes = planWrites(plan);
+    let omitted = plan.unchangedOmitted;
 
     if (writes > 0) {
       // The journal: while syncingTo is set, the catalog's objects may be a mix of revisions.
@@ -204,7 +206,7 @@ export async function reconcileCatalog(
       await deps.status.write(status);
       writing = true;
       let pending = Promise.resolve();
-      await deps.syncer.apply(
+      const applied = await deps.syncer.apply(
         target,
         plan,
         (done, total) => {
@@ -227,6 +229,7 @@ export async function reconcileCatalog(
       );
       await pending;
       writing = false;
+      omitted += applied.omitted;
       events.push({
         type: 'Normal',
         reason: EVENT_SYNCED,
@@ -260,7 +263,7 @@ export async function reconcileCatalog(
           type: TYPE_PROGRESSING,
           status: 'True',
           reason: REASON_SUCCEEDED,
-          message: `synced ${describeSync(scan)}`,
+          message: `synced ${describeSync(scan, omitted)}`,
         },
       ),
     };
