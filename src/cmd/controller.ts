@@ -11,6 +11,7 @@ import type { Syncer } from '../controllers/clustercatalog/reconcile.js';
 import { digestToEvict } from '../controllers/clustercatalog/image-cache.js';
 import type { CatalogMetadataRef } from '../controllers/clustercatalog/predicates.js';
 import {
+  catalogMetadataAdded,
   catalogMetadataChanged,
   catalogNeedsReconcile,
   owningCatalog,
@@ -244,7 +245,7 @@ export async function main(args: string[]): Promise<number> {
     watches: [
       watch(informer, (c) => c.metadata.name, catalogNeedsReconcile),
       // Drift: a hand edit or deletion of one of a catalog's objects reconciles that catalog.
-      watch(metadataRefs, owningCatalog, catalogMetadataChanged),
+      watch(metadataRefs, owningCatalog, catalogMetadataChanged, catalogMetadataAdded),
     ],
     concurrency: workers,
     // A failed sync writes (forward, then the rollback): retrying it every few milliseconds, as

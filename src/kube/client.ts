@@ -207,14 +207,23 @@ export class KubeClient {
   }
 }
 
-async function drain(res: http.IncomingMessage): Promise<void> {
-  for await (const _ of res);
+// Event listeners rather than `for await`: an async iterator per response costs measurable CPU
+// over the tens of thousands of requests of a sync.
+function drain(res: http.IncomingMessage): Promise<void> {
+  return new Promise((resolve, reject) => {
+    res.once('end', resolve);
+    res.once('error', reject);
+    res.resume();
+  });
 }
 
-async function readBody(res: http.IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const c of res) chunks.push(c as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
+function readBody(res: http.IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    res.on('data', (c: Buffer) => chunks.push(c));
+    res.once('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    res.once('error', reject);
+  });
 }
 
 function apiError(status: number, text: string, verb: string, resource: string): KubeApiError {

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import type { ClusterCatalog } from '../../api/v1/index.js';
 import type { CatalogMetadataMeta } from './predicates.js';
 import {
+  catalogMetadataAdded,
   catalogMetadataChanged,
   catalogMetadataRef,
   catalogNeedsReconcile,
@@ -95,6 +96,13 @@ describe('drift watch mapping', () => {
       catalogMetadataChanged(obj, ref({ annotations: { ...meta.annotations, note: 'y' } })),
     ).to.equal(false);
     expect(catalogMetadataChanged(obj, ref({ resourceVersion: '8' }))).to.equal(false);
+  });
+
+  it('ignores objects the controller created, not others', () => {
+    expect(catalogMetadataAdded(obj)).to.equal(true);
+    expect(
+      catalogMetadataAdded(ref({ managedFields: [{ manager: 'catalogd-ts', time: 'z' }] })),
+    ).to.equal(false);
   });
 
   it('ignores the controller’s own writes', () => {

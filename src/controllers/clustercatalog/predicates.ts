@@ -77,6 +77,15 @@ export function owningCatalog(obj: CatalogMetadataRef): string | undefined {
 }
 
 /**
+ * An object the controller did not create itself: someone else's object with a catalog's
+ * labels (an orphan to remove, or an object to take over). Its own creations during a sync
+ * would otherwise queue a second, no-op reconcile of the catalog right after every sync.
+ */
+export function catalogMetadataAdded(obj: CatalogMetadataRef): boolean {
+  return !obj.writtenByController;
+}
+
+/**
  * A change by someone else that may be drift: spec (generation), labels or the content-hash
  * annotation. The controller's own writes are not: reacting to them would bypass the retry
  * backoff of a failed sync (its rollback writes) and add a reconcile after every sync.

@@ -96,6 +96,7 @@ function world(
   const content: ContentPublisher = {
     baseUrl: (c) => `http://content.example/catalogs/${c}`,
     blobUrl: () => 'http://content.example/blob',
+    prepare: async () => void calls.push('prepare'),
     publish: async () => void calls.push('publish'),
     remove: async () => void calls.push('remove'),
   };
@@ -136,7 +137,8 @@ describe('reconcileCatalog', () => {
     expect(cond(out.status, 'Progressing')).to.include({ status: 'True', reason: 'Succeeded' });
     expect(out.requeueAfterMs).to.equal(10 * 60_000 * 1.05);
     expect(out.events.map((e) => e.reason)).to.deep.equal(['Synced']);
-    // The HTTP content is published after the objects are written.
+    // The HTTP content is stored before the objects are written, and served after them.
+    expect(w.calls.indexOf('prepare')).to.be.lessThan(w.calls.indexOf('apply'));
     expect(w.calls.indexOf('publish')).to.be.greaterThan(w.calls.indexOf('apply'));
   });
 

@@ -50,6 +50,11 @@ export interface ContentPublisher {
   baseUrl(catalog: string): string;
   /** URL of one blob, for objects whose content is omitted. */
   blobUrl(catalog: string, blob: { schema: string; package?: string; name?: string }): string;
+  /**
+   * Stores the content for serving without serving it yet (idempotent): done before the
+   * objects are written, so the publish after them only switches revisions.
+   */
+  prepare(catalog: string, contentHash: string, dir: string): Promise<void>;
   publish(catalog: string, contentHash: string, dir: string, lastModified: Date): Promise<void>;
   remove(catalog: string): Promise<void>;
 }
@@ -188,6 +193,9 @@ export async function reconcileCatalog(
     const plan = await deps.syncer.plan(scan, target, signal);
     const writes = planWrites(plan);
     let omitted = plan.unchangedOmitted;
+    // The HTTP revision is built from the catalog before any object is written: a failure to
+    // store it (a full disk) then costs no writes and no rollback.
+    await deps.content.prepare(name, scan.contentHash, pulled.configsDir);
 
     if (writes > 0) {
       // The journal: while syncingTo is set, the catalog's objects may be a mix of revisions.

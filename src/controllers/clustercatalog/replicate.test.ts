@@ -27,6 +27,7 @@ function replica(served?: string) {
     served: () => served,
     baseUrl: () => '',
     blobUrl: () => '',
+    prepare: async () => void calls.push('prepare'),
     publish: async (c, h, dir, lm) =>
       void calls.push(`publish ${c} ${h} ${dir} ${lm.toISOString()}`),
     remove: async (c) => void calls.push(`remove ${c}`),

@@ -182,6 +182,26 @@ describe('Informer', () => {
     await running;
   });
 
+  it('drops additions and updates its predicates reject, never deletions', async () => {
+    const { lw, informer, keys, ac } = setup();
+    informer.subscribe(
+      byCatalogLabel,
+      (k) => keys.push(k),
+      (_old, obj) => obj.metadata.labels?.['mine'] !== 'yes',
+      (obj) => obj.metadata.labels?.['mine'] !== 'yes',
+    );
+    const running = informer.run(ac.signal);
+    await informer.waitForSync();
+    await settle();
+    lw.upsert('ours', { catalog: 'one', mine: 'yes' }); // added by us: dropped
+    lw.upsert('theirs', { catalog: 'two' }); // added by others
+    lw.upsert('ours', { catalog: 'one', mine: 'yes', v: '2' }); // updated by us: dropped
+    lw.remove('ours'); // deleted: always
+    expect(keys).to.deep.equal(['two', 'one']);
+    ac.abort();
+    await running;
+  });
+
   it('resumes a watch that ended from the last resourceVersion, without relisting', async () => {
     const { clock, lw, informer, ac } = setup();
     const running = informer.run(ac.signal);

@@ -124,12 +124,17 @@ export interface InformerOptions<T> {
 
 /** Whether an update matters to a subscriber (controller-runtime's update predicates). */
 export type UpdatePredicate<T> = (old: T, obj: T) => boolean;
+/** Whether an added object matters to a subscriber (controller-runtime's create predicates). */
+export type AddPredicate<T> = (obj: T) => boolean;
 
 interface Subscription<T> {
   map: KeyMapper<T>;
   enqueue: (key: string) => void;
   updated?: UpdatePredicate<T>;
+  added?: AddPredicate<T>;
 }
+
+type Change = 'added' | 'updated' | 'deleted';
 
 // A watch that delivers nothing and ends sooner than this is treated as a failure, so an
 // apiserver that closes watches at once does not cause a hot re-watch loop.
@@ -238,10 +243,16 @@ export class Informer<T = ObjectWithMeta> implements Store<T> {
     map: KeyMapper<T>,
     enqueue: (key: string) => void,
     updated?: UpdatePredicate<T>,
+    added?: AddPredicate<T>,
   ): () => void {
-    const sub: Subscription<T> = { map, enqueue, ...(updated && { updated }) };
+    const sub: Subscription<T> = {
+      map,
+      enqueue,
+      ...(updated && { updated }),
+      ...(added && { added }),
+    };
     this.#subscriptions.push(sub);
-    for (const obj of this.#items.values()) this.#notify([sub], obj);
+    for (const obj of this.#items.values()) this.#notify([sub], 'added', obj);
     return () => {
       this.#subscriptions = this.#subscriptions.filter((s) => s !== sub);
     };
@@ -372,11 +383,12 @@ export class Informer<T = ObjectWithMeta> implements Store<T> {
     const old = this.#items.get(key);
     if (type === 'DELETED') {
       this.#items.delete(key);
-      this.#notify(this.#subscriptions, old ?? obj, old === undefined ? undefined : obj);
+      this.#notify(this.#subscriptions, 'deleted', old ?? obj, old === undefined ? undefined : obj);
       return;
     }
     this.#items.set(key, obj);
-    this.#notify(this.#subscriptions, obj, old, old !== undefined);
+    if (old === undefined) this.#notify(this.#subscriptions, 'added', obj);
+    else this.#notify(this.#subscriptions, 'updated', obj, old);
   }
 
   /** Swaps in a complete list, notifying only for objects added, changed or gone. */
@@ -387,22 +399,26 @@ export class Informer<T = ObjectWithMeta> implements Store<T> {
     this.#items = next;
     for (const [key, obj] of next) {
       const old = previous.get(key);
-      if (old === undefined) this.#notify(this.#subscriptions, obj);
+      if (old === undefined) this.#notify(this.#subscriptions, 'added', obj);
       else if (
         this.#versionOf(old) === undefined ||
         this.#versionOf(old) !== this.#versionOf(obj)
       ) {
-        this.#notify(this.#subscriptions, obj, old, true);
+        this.#notify(this.#subscriptions, 'updated', obj, old);
       }
     }
     for (const [key, old] of previous) {
-      if (!next.has(key)) this.#notify(this.#subscriptions, old);
+      if (!next.has(key)) this.#notify(this.#subscriptions, 'deleted', old);
     }
   }
 
-  #notify(subs: Array<Subscription<T>>, obj: T, other?: T, update = false): void {
+  /** `other`: the previous object of an update, or the last event's object of a delete. */
+  #notify(subs: Array<Subscription<T>>, change: Change, obj: T, other?: T): void {
     for (const sub of subs) {
-      if (update && other !== undefined && sub.updated && !sub.updated(other, obj)) continue;
+      if (change === 'updated' && other !== undefined && sub.updated && !sub.updated(other, obj)) {
+        continue;
+      }
+      if (change === 'added' && sub.added && !sub.added(obj)) continue;
       const keys = new Set<string>();
       collect(keys, sub.map(obj));
       if (other !== undefined) collect(keys, sub.map(other));
