@@ -42,6 +42,7 @@ import {
   pullSecretSource,
 } from '../kube/index.js';
 import { ImagePuller, pullerOptionsFromFlags, registerSourceMetrics } from '../source/index.js';
+import type { CatalogMetadataWriter } from '../sync/index.js';
 import { applyPlan, deleteAll, planAgainstCluster, scanCatalog } from '../sync/index.js';
 import { contentPublisher } from './content.js';
 
@@ -141,20 +142,15 @@ export async function main(args: string[]): Promise<number> {
   });
   const writesTotal = new Counter({
     name: 'catalogd_catalogmetadata_writes_total',
-    help: 'CatalogMetadata writes by verb (create, update, delete).',
-    labelNames: ['verb'] as const,
+    help: 'Successful CatalogMetadata writes by catalog and verb (create, update, delete).',
+    labelNames: ['catalog', 'verb'] as const,
     registers: [registry],
   });
 
   const client = new KubeClient({
     ...(flags.kubeconfig && { kubeconfig: flags.kubeconfig }),
     maxSockets: writeConcurrency + 8,
-    onRequest: (verb, resource, code) => {
-      apiRequests.inc({ verb, resource, code: String(code) });
-      if (resource === 'catalogmetadata' && code >= 200 && code < 300) {
-        if (verb === 'create' || verb === 'update' || verb === 'delete') writesTotal.inc({ verb });
-      }
-    },
+    onRequest: (verb, resource, code) => apiRequests.inc({ verb, resource, code: String(code) }),
   });
   const namespace =
     flags['leader-election-namespace'] ??
@@ -180,17 +176,37 @@ export async function main(args: string[]): Promise<number> {
   registerSourceMetrics(registry, puller.counters);
 
   const writer = catalogMetadataWriter(client);
+  // Writes are counted per catalog: on a cluster with several catalogs, which one causes writes
+  // is the question (and a catalog's orphans, removed here, count as that catalog's).
+  const countedWriter = (catalog: string): CatalogMetadataWriter => ({
+    listExisting: (c, signal) => writer.listExisting(c, signal),
+    create: async (obj, signal) => {
+      await writer.create(obj, signal);
+      writesTotal.inc({ catalog, verb: 'create' });
+    },
+    update: async (obj, signal) => {
+      await writer.update(obj, signal);
+      writesTotal.inc({ catalog, verb: 'update' });
+    },
+    delete: async (name, uid, signal) => {
+      await writer.delete(name, uid, signal);
+      writesTotal.inc({ catalog, verb: 'delete' });
+    },
+  });
   const syncer: Syncer = {
     scan: (target, signal) => scanCatalog(target, signal),
     plan: (scan, target, signal) => planAgainstCluster(scan, target, writer, signal),
     apply: (target, plan, onProgress, signal) =>
-      applyPlan(target, plan, writer, {
+      applyPlan(target, plan, countedWriter(target.catalog.name), {
         concurrency: writeConcurrency,
         onProgress,
         ...(signal && { signal }),
       }),
     deleteAll: (catalog, signal) =>
-      deleteAll(catalog, writer, { concurrency: writeConcurrency, ...(signal && { signal }) }),
+      deleteAll(catalog, countedWriter(catalog), {
+        concurrency: writeConcurrency,
+        ...(signal && { signal }),
+      }),
   };
 
   const serverUrl =
