@@ -31,10 +31,8 @@ export async function contentPublisher(opts: {
       return `${base(catalog)}/api/v1/metas?${q.toString()}`;
     },
     // Built once per content: the same content under a new digest reuses the revision.
-    prepare: async (catalog, contentHash, dir) => {
-      if (!(await store.hasRevision(catalog, contentHash)))
-        await store.buildRevision(catalog, contentHash, readCatalog(dir, { catalog }));
-    },
+    prepare: (catalog, contentHash, dir) =>
+      store.ensureBuilt(catalog, contentHash, () => readCatalog(dir, { catalog })),
     publish: (catalog, contentHash, dir, lastModified) =>
       store.ensureServed(catalog, contentHash, lastModified, () => readCatalog(dir, { catalog })),
     remove: (catalog) => store.remove(catalog),

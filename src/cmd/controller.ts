@@ -178,21 +178,18 @@ export async function main(args: string[]): Promise<number> {
   const writer = catalogMetadataWriter(client);
   // Writes are counted per catalog: on a cluster with several catalogs, which one causes writes
   // is the question (and a catalog's orphans, removed here, count as that catalog's).
-  const countedWriter = (catalog: string): CatalogMetadataWriter => ({
-    listExisting: (c, signal) => writer.listExisting(c, signal),
-    create: async (obj, signal) => {
-      await writer.create(obj, signal);
-      writesTotal.inc({ catalog, verb: 'create' });
-    },
-    update: async (obj, signal) => {
-      await writer.update(obj, signal);
-      writesTotal.inc({ catalog, verb: 'update' });
-    },
-    delete: async (name, uid, signal) => {
-      await writer.delete(name, uid, signal);
-      writesTotal.inc({ catalog, verb: 'delete' });
-    },
-  });
+  const countedWriter = (catalog: string): CatalogMetadataWriter => {
+    const counted = async (verb: string, write: Promise<void>) => {
+      await write;
+      writesTotal.inc({ catalog, verb });
+    };
+    return {
+      listExisting: (c, signal) => writer.listExisting(c, signal),
+      create: (obj, signal) => counted('create', writer.create(obj, signal)),
+      update: (obj, signal) => counted('update', writer.update(obj, signal)),
+      delete: (name, uid, signal) => counted('delete', writer.delete(name, uid, signal)),
+    };
+  };
   const syncer: Syncer = {
     scan: (target, signal) => scanCatalog(target, signal),
     plan: (scan, target, signal) => planAgainstCluster(scan, target, writer, signal),

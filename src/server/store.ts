@@ -132,8 +132,7 @@ export class ContentStore {
   ): Promise<void> {
     if (this.served.get(catalog)?.revision.contentHash === contentHash)
       return this.activate(catalog, contentHash, lastModified);
-    if (!(await this.hasRevision(catalog, contentHash)))
-      await this.buildRevision(catalog, contentHash, blobs());
+    await this.ensureBuilt(catalog, contentHash, blobs);
     try {
       await this.activate(catalog, contentHash, lastModified);
     } catch {
@@ -143,6 +142,16 @@ export class ContentStore {
       await this.buildRevision(catalog, contentHash, blobs());
       await this.activate(catalog, contentHash, lastModified);
     }
+  }
+
+  /** Builds a revision unless it is complete on disk already; does not serve it. */
+  async ensureBuilt(
+    catalog: string,
+    contentHash: string,
+    blobs: () => AsyncIterable<ContentBlob>,
+  ): Promise<void> {
+    if (!(await this.hasRevision(catalog, contentHash)))
+      await this.buildRevision(catalog, contentHash, blobs());
   }
 
   /** Whether a complete revision is on disk (served or not). */
