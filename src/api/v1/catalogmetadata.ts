@@ -1,9 +1,12 @@
-// CatalogMetadata: one cluster-scoped object per FBC blob (SPEC §2.2). The schema below is the
-// source of truth: the CRD is generated from it and the spec types derive from it.
-import { Type } from '@sinclair/typebox';
+// CatalogMetadata: one cluster-scoped object per FBC blob (SPEC §2.2). The spec types derive from
+// the schema in catalogmetadata.schema.ts, the source of truth the CRD is generated from.
 import type { Static } from '@sinclair/typebox';
+import type {
+  CatalogMetadataSpecSchema,
+  CatalogRefSchema,
+  ContentOmittedSchema,
+} from './catalogmetadata.schema.js';
 import type { API_VERSION } from './group.js';
-import { FreeFormObject } from './schema.js';
 
 export const CATALOG_METADATA_KIND = 'CatalogMetadata';
 export const CATALOG_METADATA_LIST_KIND = 'CatalogMetadataList';
@@ -29,75 +32,6 @@ export const ANNOTATION_CONTENT_HASH = 'olm.operatorframework.io/content-hash';
 export const ANNOTATION_CONTENT_OMITTED = 'olm.operatorframework.io/content-omitted';
 export const OMITTED_MAX_OBJECT_BYTES = 'max-object-bytes';
 export const OMITTED_APISERVER_LIMIT = 'apiserver-limit';
-
-export const CatalogRefSchema = Type.Object(
-  {
-    name: Type.String({
-      description: 'name is the name of the ClusterCatalog the blob belongs to.',
-      minLength: 1,
-      maxLength: 253,
-    }),
-  },
-  { description: 'catalog names the ClusterCatalog that owns this object.' },
-);
-
-export const ContentOmittedSchema = Type.Object(
-  {
-    bytes: Type.Integer({
-      description:
-        'bytes is the size of the canonical (sorted keys, compact) JSON form of the blob.',
-      format: 'int64',
-      minimum: 0,
-    }),
-    url: Type.String({
-      description:
-        'url is where the blob is served over HTTP (the /api/v1/metas endpoint of the catalog).',
-      minLength: 1,
-    }),
-  },
-  {
-    description:
-      "contentOmitted is set instead of content when the object would exceed the controller's --max-object-bytes: the blob is then only served over HTTP.",
-  },
-);
-
-export const CatalogMetadataSpecSchema = Type.Object(
-  {
-    catalog: CatalogRefSchema,
-    schema: Type.String({
-      description:
-        'schema is the blob\'s "schema" field, e.g. olm.package, olm.channel, olm.bundle.',
-      minLength: 1,
-    }),
-    package: Type.Optional(
-      Type.String({
-        description: 'package is the blob\'s "package" field, when it has one (exact value).',
-      }),
-    ),
-    name: Type.Optional(
-      Type.String({
-        description: 'name is the blob\'s "name" field, when it has one (exact value).',
-      }),
-    ),
-    content: Type.Optional(
-      FreeFormObject({
-        description:
-          'content is the FBC blob, as a JSON object. Absent when contentOmitted is set.',
-      }),
-    ),
-    contentOmitted: Type.Optional(ContentOmittedSchema),
-  },
-  {
-    description:
-      'spec is the identity of the blob (catalog, schema, package, name) and its content.',
-    'x-kubernetes-validations': [
-      {
-        rule: 'has(self.content) != has(self.contentOmitted)',
-        message: 'exactly one of content and contentOmitted must be set',
-      },
-    ],
-  },
-);
 
 export type CatalogRef = Static<typeof CatalogRefSchema>;
 export type ContentOmitted = Static<typeof ContentOmittedSchema>;

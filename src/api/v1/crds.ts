@@ -1,4 +1,5 @@
 // The two CustomResourceDefinitions, built from the schemas (pure; hack/gen-crds.ts writes them).
+// Not re-exported by index.ts: it loads TypeBox, which the controller does not need at run time.
 import type { TSchema } from '@sinclair/typebox';
 import {
   CATALOG_METADATA_DESCRIPTION,
@@ -7,8 +8,8 @@ import {
   CATALOG_METADATA_PLURAL,
   CATALOG_METADATA_SHORT_NAMES,
   CATALOG_METADATA_SINGULAR,
-  CatalogMetadataSpecSchema,
 } from './catalogmetadata.js';
+import { CatalogMetadataSpecSchema } from './catalogmetadata.schema.js';
 import {
   CLUSTER_CATALOG_DESCRIPTION,
   CLUSTER_CATALOG_KIND,
@@ -16,9 +17,8 @@ import {
   CLUSTER_CATALOG_PLURAL,
   CLUSTER_CATALOG_SHORT_NAMES,
   CLUSTER_CATALOG_SINGULAR,
-  ClusterCatalogSpecSchema,
-  ClusterCatalogStatusSchema,
 } from './clustercatalog.js';
+import { ClusterCatalogSpecSchema, ClusterCatalogStatusSchema } from './clustercatalog.schema.js';
 import { TYPE_SERVING } from './conditions.js';
 import { GROUP, VERSION } from './group.js';
 import { toOpenAPI } from './schema.js';

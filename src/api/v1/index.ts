@@ -3,5 +3,4 @@ export * from './catalogmetadata.js';
 export * from './clustercatalog.js';
 export * from './conditions.js';
 export * from './imageref.js';
-export * from './crds.js';
 export * from './metadatalabel.js';
