@@ -133,6 +133,32 @@ function procStatus(pid: number): { rss: number; hwm: number } | undefined {
   }
 }
 
+/** CPU seconds (user + system) a process has used: /proc/<pid>/stat, in clock ticks of 1/100 s. */
+function procCpuSeconds(pid: number): number {
+  try {
+    // The fields after the command name, which is in parentheses and may hold spaces.
+    const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(f[11]) + Number(f[12])) / 100;
+  } catch {
+    return 0;
+  }
+}
+
+/** CPU seconds of etcd, kube-apiserver and kube-controller-manager together (their pid files). */
+function controlPlaneCpuSeconds(): number {
+  let sum = 0;
+  for (const c of ['etcd', 'kube-apiserver', 'kube-controller-manager']) {
+    try {
+      sum += procCpuSeconds(
+        Number(readFileSync(path.join(LOCAL, 'cluster', 'pids', `${c}.pid`), 'utf8')),
+      );
+    } catch {
+      // not started by hack/cluster.sh (BENCH_REUSE_CLUSTER with another set-up): not counted
+    }
+  }
+  return sum;
+}
+
 /** Controllers started and not yet stopped: stopped on the way out, whatever failed. */
 const running = new Set<Controller>();
 
@@ -211,14 +237,30 @@ async function startController(kubeconfig: string, logDir: string): Promise<Cont
   return c;
 }
 
-/** Samples VmRSS every 100 ms; peak() includes VmHWM at the time of the call. */
+/**
+ * Samples VmRSS every 100 ms; peak() includes VmHWM at the time of the call. Also keeps the
+ * process's CPU seconds at each sample, so the CPU of a phase can be read afterwards.
+ */
 function rssSampler(pid: number) {
   let peak = 0;
+  type Sample = [at: number, controller: number, controlPlane: number];
+  const sample = (): Sample => [performance.now(), procCpuSeconds(pid), controlPlaneCpuSeconds()];
+  const cpu: Sample[] = [sample()];
   const timer = setInterval(() => {
     const s = procStatus(pid);
     if (s) peak = Math.max(peak, s.rss);
+    cpu.push(sample());
   }, 100);
   return {
+    /**
+     * CPU seconds used by the controller and by the control plane from the last sample at or
+     * before `from` to the first at or after `to`.
+     */
+    cpuBetween(from: number, to: number): { controller: number; controlPlane: number } {
+      const start = [...cpu].reverse().find(([at]) => at <= from) ?? cpu[0]!;
+      const end = cpu.find(([at]) => at >= to) ?? sample();
+      return { controller: end[1] - start[1], controlPlane: end[2] - start[2] };
+    },
     stop(): { sampledPeak: number; hwm: number } {
       clearInterval(timer);
       const hwm = procStatus(pid)?.hwm ?? 0;
@@ -462,6 +504,17 @@ interface ColdResult {
   kubectlApplyWritesPerSecond: number | null;
   kubectlApplySeconds: number | null;
   ratioToRaw: number;
+  /** The controller's CPU (user + system) from creation to Succeeded, and in the write phase. */
+  controllerCpuSeconds: number;
+  controllerWriteCpuSeconds: number;
+  /** controllerWriteCpuSeconds per object written, in ms. */
+  controllerCpuMsPerWrite: number;
+  /** The raw client's CPU per object POSTed, in ms, by concurrency (the bench process). */
+  rawClientCpuMsPerWrite: Record<string, number>;
+  /** etcd + kube-apiserver + kube-controller-manager CPU per object, in ms: controller's write phase. */
+  controlPlaneCpuMsPerWrite: number;
+  /** The same during the raw client's POSTs, by concurrency. */
+  rawControlPlaneCpuMsPerWrite: Record<string, number>;
   ratioToKubectlApply: number | null;
   peakRssBytes: number;
   vmHwmBytes: number;
@@ -563,10 +616,13 @@ async function main(): Promise<void> {
       await api.json('POST', CC, catalogObject(name, ref));
       const tDone = await watch.until((s) => succeeded(s), 900_000);
       const rss = sampler.stop();
+      const controllerCpuSeconds = sampler.cpuBetween(t0, tDone).controller;
       const load: Record<string, number> = { controller: round(os.loadavg()[0]!) };
       const seconds = (tDone - t0) / 1000;
       const writingAt = watch.writingAt ?? t0;
       const writeSeconds = (tDone - writingAt) / 1000;
+      const writeCpu = sampler.cpuBetween(writingAt, tDone);
+      const controllerWriteCpuSeconds = writeCpu.controller;
       const writes = await controller.metric('catalogd_catalogmetadata_writes_total');
       const heap = {
         usedBytes: await controller.metric('nodejs_heap_size_used_bytes'),
@@ -605,10 +661,23 @@ async function main(): Promise<void> {
 
       // (a) raw limit, (b) kubectl apply --server-side, each into a fresh catalog name.
       const rawByConcurrency: Record<string, number> = {};
+      const rawClientCpuMsPerWrite: Record<string, number> = {};
+      const rawControlPlaneCpuMsPerWrite: Record<string, number> = {};
       for (const conc of CONCURRENCY) {
         const cat = `bench-raw-${sizeMB}mb-c${conc}`;
         const bodies = render(dir, cat, path.join(work, `render-${cat}.json`));
+        const cpu0 = process.cpuUsage();
+        const plane0 = controlPlaneCpuSeconds();
         const s = await rawPosts(api, bodies, conc);
+        const cpu = process.cpuUsage(cpu0);
+        rawControlPlaneCpuMsPerWrite[String(conc)] = round(
+          ((controlPlaneCpuSeconds() - plane0) * 1000) / bodies.length,
+          3,
+        );
+        rawClientCpuMsPerWrite[String(conc)] = round(
+          (cpu.user + cpu.system) / 1000 / bodies.length,
+          3,
+        );
         rawByConcurrency[String(conc)] = round(bodies.length / s, 1);
         load[`raw${conc}`] = round(os.loadavg()[0]!);
         log(
@@ -650,6 +719,12 @@ async function main(): Promise<void> {
         kubectlApplyWritesPerSecond: kubectlRate === null ? null : round(kubectlRate, 1),
         kubectlApplySeconds: kubectlSeconds === null ? null : round(kubectlSeconds),
         ratioToRaw: round(writesPerSecond / raw, 3),
+        controllerCpuSeconds: round(controllerCpuSeconds),
+        controllerWriteCpuSeconds: round(controllerWriteCpuSeconds),
+        controllerCpuMsPerWrite: round((controllerWriteCpuSeconds * 1000) / objectCount, 3),
+        rawClientCpuMsPerWrite,
+        controlPlaneCpuMsPerWrite: round((writeCpu.controlPlane * 1000) / objectCount, 3),
+        rawControlPlaneCpuMsPerWrite,
         ratioToKubectlApply: kubectlRate === null ? null : round(writesPerSecond / kubectlRate, 2),
         peakRssBytes: Math.max(rss.sampledPeak, rss.hwm),
         vmHwmBytes: rss.hwm,
@@ -924,6 +999,23 @@ function markdown(r: Record<string, unknown>): string {
   for (const c of cold) {
     lines.push(
       `| ${mb(c.catalogBytes)} MB | ${c.blobs} | ${c.seconds} (${c.pullSeconds} / ${c.parseSeconds} / ${c.prepareSeconds} / ${c.writeSeconds}) | ${c.writesPerSecond} | ${c.rawWritesPerSecond} (${Object.values(c.rawByConcurrency).join(' / ')}) | ${c.ratioToRaw} | ${c.kubectlApplyWritesPerSecond ?? 'n/a'} | ${c.ratioToKubectlApply ?? 'n/a'} | ${mb(c.peakRssBytes)} (${mb(c.idleRssBytes)}) | ${mb(c.etcdBytesAdded)} MB | ${c.etcdBytesPerContentByte} |`,
+    );
+  }
+  if (cold.some((c) => c.controllerCpuMsPerWrite !== undefined)) {
+    const levels = Object.keys(cold[0]?.rawClientCpuMsPerWrite ?? {}).join('/');
+    const vals = (x: Record<string, number> | undefined) => Object.values(x ?? {}).join(' / ');
+    lines.push(
+      '',
+      '| catalog | controller CPU ms per write (write phase) | raw client CPU ms per write (c=' +
+        levels +
+        ') | control plane CPU ms per write: controller | control plane CPU ms per write: raw (c=' +
+        levels +
+        ') |',
+      '|---|---|---|---|---|',
+      ...cold.map(
+        (c) =>
+          `| ${mb(c.catalogBytes)} MB | ${c.controllerCpuMsPerWrite} | ${vals(c.rawClientCpuMsPerWrite)} | ${c.controlPlaneCpuMsPerWrite ?? 'n/a'} | ${vals(c.rawControlPlaneCpuMsPerWrite)} |`,
+      ),
     );
   }
   const g = (k: string) =>
