@@ -17,6 +17,13 @@ import {
   TAG_OR_DIGEST_REF_RULES,
 } from './imageref.js';
 import { StringEnum, Timestamp } from './schema.js';
+import type { CelRule } from './schema.js';
+
+/** A source (desired or resolved) has image exactly when its type is Image. */
+const IMAGE_IFF_TYPE_IMAGE: CelRule = {
+  rule: `has(self.type) && self.type == 'Image' ? has(self.image) : !has(self.image)`,
+  message: 'image is required when source type is Image, and forbidden otherwise',
+};
 
 export const ImageSourceSchema = Type.Object(
   {
@@ -52,12 +59,7 @@ export const CatalogSourceSchema = Type.Object(
   {
     description:
       'source is the required location of the catalog content, in the File-Based Catalog (FBC) format. Example: {type: Image, image: {ref: quay.io/operatorhubio/catalog:latest}}.',
-    'x-kubernetes-validations': [
-      {
-        rule: `has(self.type) && self.type == 'Image' ? has(self.image) : !has(self.image)`,
-        message: 'image is required when source type is Image, and forbidden otherwise',
-      },
-    ],
+    'x-kubernetes-validations': [IMAGE_IFF_TYPE_IMAGE],
   },
 );
 
@@ -112,12 +114,7 @@ export const ResolvedCatalogSourceSchema = Type.Object(
   {
     description:
       'resolvedSource is the source that is being served, resolved to an immutable reference.',
-    'x-kubernetes-validations': [
-      {
-        rule: `has(self.type) && self.type == 'Image' ? has(self.image) : !has(self.image)`,
-        message: 'image is required when source type is Image, and forbidden otherwise',
-      },
-    ],
+    'x-kubernetes-validations': [IMAGE_IFF_TYPE_IMAGE],
   },
 );
 

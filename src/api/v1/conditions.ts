@@ -1,5 +1,6 @@
-// Status conditions of a ClusterCatalog: the metav1.Condition schema, the condition types and
-// reasons the controller reports (upstream's), and pure helpers to read and set them.
+// Status conditions of a ClusterCatalog: the metav1.Condition type (its schema is in
+// conditions.schema.ts), the condition types and reasons the controller reports (upstream's),
+// and pure helpers to read and set them.
 import type { Static } from '@sinclair/typebox';
 import type { ConditionSchema } from './conditions.schema.js';
 
