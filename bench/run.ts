@@ -144,19 +144,20 @@ function procCpuSeconds(pid: number): number {
   }
 }
 
-/** CPU seconds of etcd, kube-apiserver and kube-controller-manager together (their pid files). */
+/**
+ * PIDs of etcd, kube-apiserver and kube-controller-manager, from hack/cluster.sh's pid files;
+ * read once (the cluster is up before the first sample and stays up). A component without a pid
+ * file (BENCH_REUSE_CLUSTER with another set-up) is not counted.
+ */
+let controlPlanePids: number[] | undefined;
+
+/** CPU seconds of etcd, kube-apiserver and kube-controller-manager together. */
 function controlPlaneCpuSeconds(): number {
-  let sum = 0;
-  for (const c of ['etcd', 'kube-apiserver', 'kube-controller-manager']) {
-    try {
-      sum += procCpuSeconds(
-        Number(readFileSync(path.join(LOCAL, 'cluster', 'pids', `${c}.pid`), 'utf8')),
-      );
-    } catch {
-      // not started by hack/cluster.sh (BENCH_REUSE_CLUSTER with another set-up): not counted
-    }
-  }
-  return sum;
+  controlPlanePids ??= ['etcd', 'kube-apiserver', 'kube-controller-manager'].flatMap((c) => {
+    const file = path.join(LOCAL, 'cluster', 'pids', `${c}.pid`);
+    return existsSync(file) ? [Number(readFileSync(file, 'utf8'))] : [];
+  });
+  return controlPlanePids.reduce((sum, pid) => sum + procCpuSeconds(pid), 0);
 }
 
 /** Controllers started and not yet stopped: stopped on the way out, whatever failed. */
@@ -238,10 +239,10 @@ async function startController(kubeconfig: string, logDir: string): Promise<Cont
 }
 
 /**
- * Samples VmRSS every 100 ms; peak() includes VmHWM at the time of the call. Also keeps the
- * process's CPU seconds at each sample, so the CPU of a phase can be read afterwards.
+ * Samples the controller's VmRSS every 100 ms (stop() adds VmHWM at the time of the call), and
+ * its and the control plane's CPU seconds, so that the CPU of a phase can be read afterwards.
  */
-function rssSampler(pid: number) {
+function processSampler(pid: number) {
   let peak = 0;
   type Sample = [at: number, controller: number, controlPlane: number];
   const sample = (): Sample => [performance.now(), procCpuSeconds(pid), controlPlaneCpuSeconds()];
@@ -257,7 +258,7 @@ function rssSampler(pid: number) {
      * before `from` to the first at or after `to`.
      */
     cpuBetween(from: number, to: number): { controller: number; controlPlane: number } {
-      const start = [...cpu].reverse().find(([at]) => at <= from) ?? cpu[0]!;
+      const start = cpu.findLast(([at]) => at <= from) ?? cpu[0]!;
       const end = cpu.find(([at]) => at >= to) ?? sample();
       return { controller: end[1] - start[1], controlPlane: end[2] - start[2] };
     },
@@ -609,7 +610,7 @@ async function main(): Promise<void> {
       const before = await etcd.status();
       const controller = await startController(kubeconfig, logDir);
       const idleRssBytes = procStatus(controller.pid)?.rss ?? 0;
-      const sampler = rssSampler(controller.pid);
+      const sampler = processSampler(controller.pid);
       const watch = catalogWatch(api, name);
       await delay(300); // the watch is open before the create
       const t0 = performance.now();
