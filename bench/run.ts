@@ -16,7 +16,14 @@
 // markers in bench/README.md, and prints the table.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { createWriteStream, existsSync, openSync, closeSync, readFileSync } from 'node:fs';
+import {
+  createWriteStream,
+  existsSync,
+  openSync,
+  closeSync,
+  readFileSync,
+  writeFileSync,
+} from 'node:fs';
 import { appendFile, cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -144,20 +151,86 @@ function procCpuSeconds(pid: number): number {
   }
 }
 
+/** The control plane's processes, by their hack/cluster.sh pid file names. */
+const COMPONENTS = ['etcd', 'kube-apiserver', 'kube-controller-manager'] as const;
+type Component = (typeof COMPONENTS)[number];
+/** CPU seconds by control-plane process. */
+type PlaneCpu = Record<Component, number>;
+
 /**
  * PIDs of etcd, kube-apiserver and kube-controller-manager, from hack/cluster.sh's pid files;
  * read once (the cluster is up before the first sample and stays up). A component without a pid
- * file (BENCH_REUSE_CLUSTER with another set-up) is not counted.
+ * file (BENCH_REUSE_CLUSTER with another set-up) counts 0.
  */
-let controlPlanePids: number[] | undefined;
+let controlPlanePids: Partial<Record<Component, number>> | undefined;
 
-/** CPU seconds of etcd, kube-apiserver and kube-controller-manager together. */
-function controlPlaneCpuSeconds(): number {
-  controlPlanePids ??= ['etcd', 'kube-apiserver', 'kube-controller-manager'].flatMap((c) => {
-    const file = path.join(LOCAL, 'cluster', 'pids', `${c}.pid`);
-    return existsSync(file) ? [Number(readFileSync(file, 'utf8'))] : [];
-  });
-  return controlPlanePids.reduce((sum, pid) => sum + procCpuSeconds(pid), 0);
+/** CPU seconds used so far by each control-plane process. */
+function controlPlaneCpu(): PlaneCpu {
+  controlPlanePids ??= Object.fromEntries(
+    COMPONENTS.flatMap((c) => {
+      const file = path.join(LOCAL, 'cluster', 'pids', `${c}.pid`);
+      return existsSync(file) ? [[c, Number(readFileSync(file, 'utf8'))]] : [];
+    }),
+  );
+  const pids = controlPlanePids;
+  return Object.fromEntries(
+    COMPONENTS.map((c) => [c, pids[c] === undefined ? 0 : procCpuSeconds(pids[c])]),
+  ) as PlaneCpu;
+}
+
+const planeTotal = (c: PlaneCpu): number => COMPONENTS.reduce((sum, k) => sum + c[k], 0);
+
+function planeDelta(from: PlaneCpu, to: PlaneCpu): PlaneCpu {
+  return Object.fromEntries(COMPONENTS.map((c) => [c, to[c] - from[c]])) as PlaneCpu;
+}
+
+/** Control-plane CPU per object, in ms, in total and by process. */
+function planeMsPerWrite(cpu: PlaneCpu, objects: number): PlaneMsPerWrite {
+  const ms = (x: number) => round((x * 1000) / objects, 3);
+  return {
+    total: ms(planeTotal(cpu)),
+    etcd: ms(cpu.etcd),
+    apiserver: ms(cpu['kube-apiserver']),
+    controllerManager: ms(cpu['kube-controller-manager']),
+  };
+}
+
+interface PlaneMsPerWrite {
+  total: number;
+  etcd: number;
+  apiserver: number;
+  controllerManager: number;
+}
+
+/** A control plane using less than this share of one core counts as quiet. */
+const QUIET_CPU_SHARE = 0.1;
+
+/**
+ * Waits until the control plane is quiet (two 1-second windows in a row under QUIET_CPU_SHARE
+ * of a core, at most 120 s), so that a measured phase does not pay for the work the previous
+ * one left behind: the garbage collector and the apiserver's watchers still digesting a
+ * deletecollection of thousands of objects, etcd's compaction. Returns what it saw.
+ */
+async function waitForQuietControlPlane(): Promise<QuietWait> {
+  const t0 = performance.now();
+  let quietWindows = 0;
+  let last = 0;
+  while (quietWindows < 2 && performance.now() - t0 < 120_000) {
+    const before = planeTotal(controlPlaneCpu());
+    await delay(1000);
+    last = planeTotal(controlPlaneCpu()) - before;
+    quietWindows = last < QUIET_CPU_SHARE ? quietWindows + 1 : 0;
+  }
+  return {
+    waitedSeconds: round((performance.now() - t0) / 1000, 1),
+    lastWindowCpuShare: round(last, 3),
+  };
+}
+
+interface QuietWait {
+  waitedSeconds: number;
+  /** Control-plane CPU seconds in the last 1-second window (0.1 = 10 % of a core). */
+  lastWindowCpuShare: number;
 }
 
 /** Controllers started and not yet stopped: stopped on the way out, whatever failed. */
@@ -244,8 +317,8 @@ async function startController(kubeconfig: string, logDir: string): Promise<Cont
  */
 function processSampler(pid: number) {
   let peak = 0;
-  type Sample = [at: number, controller: number, controlPlane: number];
-  const sample = (): Sample => [performance.now(), procCpuSeconds(pid), controlPlaneCpuSeconds()];
+  type Sample = [at: number, controller: number, controlPlane: PlaneCpu];
+  const sample = (): Sample => [performance.now(), procCpuSeconds(pid), controlPlaneCpu()];
   const cpu: Sample[] = [sample()];
   const timer = setInterval(() => {
     const s = procStatus(pid);
@@ -257,10 +330,10 @@ function processSampler(pid: number) {
      * CPU seconds used by the controller and by the control plane from the last sample at or
      * before `from` to the first at or after `to`.
      */
-    cpuBetween(from: number, to: number): { controller: number; controlPlane: number } {
+    cpuBetween(from: number, to: number): { controller: number; controlPlane: PlaneCpu } {
       const start = cpu.findLast(([at]) => at <= from) ?? cpu[0]!;
       const end = cpu.find(([at]) => at >= to) ?? sample();
-      return { controller: end[1] - start[1], controlPlane: end[2] - start[2] };
+      return { controller: end[1] - start[1], controlPlane: planeDelta(start[2], end[2]) };
     },
     stop(): { sampledPeak: number; hwm: number } {
       clearInterval(timer);
@@ -279,6 +352,19 @@ function catalogObject(name: string, ref: string) {
     metadata: { name },
     spec: { source: { type: 'Image', image: { ref } } },
   };
+}
+
+/**
+ * A ClusterCatalog for a baseline's objects to be owned by, as the controller's are. No
+ * controller runs during the baselines, so nothing reconciles it.
+ */
+async function ownerCatalog(
+  api: Api,
+  name: string,
+  ref: string,
+): Promise<{ name: string; uid: string }> {
+  const o = await api.json<{ metadata: { uid: string } }>('POST', CC, catalogObject(name, ref));
+  return { name, uid: o.metadata.uid };
 }
 
 interface CatalogState {
@@ -396,8 +482,17 @@ async function deleteCatalog(api: Api, name: string): Promise<void> {
   await deleteObjects(api, name); // faster than waiting for the garbage collector
 }
 
-/** `catalogd render DIR --catalog NAME -o json` → the List's items, each pre-serialized. */
-function render(dir: string, catalog: string, outFile: string): Buffer[] {
+/**
+ * `catalogd render DIR --catalog NAME -o json` → the List's items, each pre-serialized, with the
+ * owner reference the controller sets (to `owner`, a ClusterCatalog of that name), so the
+ * baselines write the same objects as the controller. `outFile` is rewritten with them.
+ */
+function render(
+  dir: string,
+  catalog: string,
+  owner: { name: string; uid: string },
+  outFile: string,
+): Buffer[] {
   const fd = openSync(outFile, 'w');
   try {
     const r = spawnSync(
@@ -417,7 +512,21 @@ function render(dir: string, catalog: string, outFile: string): Buffer[] {
   } finally {
     closeSync(fd);
   }
-  const list = JSON.parse(readFileSync(outFile, 'utf8')) as { items: unknown[] };
+  const list = JSON.parse(readFileSync(outFile, 'utf8')) as {
+    items: Array<{ metadata: Record<string, unknown> }>;
+  };
+  const ownerReferences = [
+    {
+      apiVersion: `${GROUP}/${VERSION}`,
+      kind: 'ClusterCatalog',
+      name: owner.name,
+      uid: owner.uid,
+      controller: true,
+      blockOwnerDeletion: true,
+    },
+  ];
+  for (const o of list.items) o.metadata.ownerReferences = ownerReferences;
+  writeFileSync(outFile, JSON.stringify(list));
   return list.items.map((o) => Buffer.from(JSON.stringify(o)));
 }
 
@@ -516,6 +625,12 @@ interface ColdResult {
   controlPlaneCpuMsPerWrite: number;
   /** The same during the raw client's POSTs, by concurrency. */
   rawControlPlaneCpuMsPerWrite: Record<string, number>;
+  /** controlPlaneCpuMsPerWrite in total and by process (etcd, apiserver, controllerManager). */
+  controlPlaneCpuMsPerWriteByProcess: PlaneMsPerWrite;
+  /** rawControlPlaneCpuMsPerWrite by process, by concurrency. */
+  rawControlPlaneCpuMsPerWriteByProcess: Record<string, PlaneMsPerWrite>;
+  /** The wait for a quiet control plane before each measured phase (controller, rawN, kubectl). */
+  quietBefore: Record<string, QuietWait>;
   ratioToKubectlApply: number | null;
   peakRssBytes: number;
   vmHwmBytes: number;
@@ -610,6 +725,7 @@ async function main(): Promise<void> {
       const before = await etcd.status();
       const controller = await startController(kubeconfig, logDir);
       const idleRssBytes = procStatus(controller.pid)?.rss ?? 0;
+      const quiet: Record<string, QuietWait> = { controller: await waitForQuietControlPlane() };
       const sampler = processSampler(controller.pid);
       const watch = catalogWatch(api, name);
       await delay(300); // the watch is open before the create
@@ -634,11 +750,12 @@ async function main(): Promise<void> {
       const listed = await countObjects(api, name);
       if (listed !== objectCount || writes !== objectCount)
         throw new Error(`objectCount ${objectCount}, listed ${listed}, writes ${writes}`);
+      const ourPlane = planeMsPerWrite(writeCpu.controlPlane, objectCount);
       if (!reuse) await etcd.compactDefrag();
       const after = await etcd.status();
       log(
         `cold sync: ${objectCount} objects in ${seconds.toFixed(1)} s (write phase ${writeSeconds.toFixed(1)} s), ` +
-          `peak RSS ${(Math.max(rss.sampledPeak, rss.hwm) / MB).toFixed(1)} MB`,
+          `peak RSS ${(Math.max(rss.sampledPeak, rss.hwm) / MB).toFixed(1)} MB, control plane ${JSON.stringify(ourPlane)} ms/object`,
       );
 
       if (sizeMB === largest) {
@@ -664,17 +781,19 @@ async function main(): Promise<void> {
       const rawByConcurrency: Record<string, number> = {};
       const rawClientCpuMsPerWrite: Record<string, number> = {};
       const rawControlPlaneCpuMsPerWrite: Record<string, number> = {};
+      const rawControlPlaneByProcess: Record<string, PlaneMsPerWrite> = {};
       for (const conc of CONCURRENCY) {
         const cat = `bench-raw-${sizeMB}mb-c${conc}`;
-        const bodies = render(dir, cat, path.join(work, `render-${cat}.json`));
+        const owner = await ownerCatalog(api, cat, ref);
+        const bodies = render(dir, cat, owner, path.join(work, `render-${cat}.json`));
+        quiet[`raw${conc}`] = await waitForQuietControlPlane();
         const cpu0 = process.cpuUsage();
-        const plane0 = controlPlaneCpuSeconds();
+        const plane0 = controlPlaneCpu();
         const s = await rawPosts(api, bodies, conc);
         const cpu = process.cpuUsage(cpu0);
-        rawControlPlaneCpuMsPerWrite[String(conc)] = round(
-          ((controlPlaneCpuSeconds() - plane0) * 1000) / bodies.length,
-          3,
-        );
+        const plane = planeMsPerWrite(planeDelta(plane0, controlPlaneCpu()), bodies.length);
+        rawControlPlaneCpuMsPerWrite[String(conc)] = plane.total;
+        rawControlPlaneByProcess[String(conc)] = plane;
         rawClientCpuMsPerWrite[String(conc)] = round(
           (cpu.user + cpu.system) / 1000 / bodies.length,
           3,
@@ -682,20 +801,21 @@ async function main(): Promise<void> {
         rawByConcurrency[String(conc)] = round(bodies.length / s, 1);
         load[`raw${conc}`] = round(os.loadavg()[0]!);
         log(
-          `raw POST c=${conc}: ${bodies.length} in ${s.toFixed(1)} s = ${rawByConcurrency[String(conc)]}/s`,
+          `raw POST c=${conc}: ${bodies.length} in ${s.toFixed(1)} s = ${rawByConcurrency[String(conc)]}/s, control plane ${JSON.stringify(plane)} ms/object`,
         );
-        await deleteObjects(api, cat);
+        await deleteCatalog(api, cat);
         await rm(path.join(work, `render-${cat}.json`), { force: true });
       }
       let kubectlSeconds: number | null = null;
       if (process.env.BENCH_SKIP_KUBECTL !== '1') {
         const cat = `bench-ssa-${sizeMB}mb`;
         const file = path.join(work, `render-${cat}.json`);
-        render(dir, cat, file);
+        render(dir, cat, await ownerCatalog(api, cat, ref), file);
+        quiet.kubectl = await waitForQuietControlPlane();
         kubectlSeconds = kubectlApply(file);
         load.kubectl = round(os.loadavg()[0]!);
         log(`kubectl apply --server-side: ${objectCount} in ${kubectlSeconds.toFixed(1)} s`);
-        await deleteObjects(api, cat);
+        await deleteCatalog(api, cat);
         await rm(file, { force: true });
       }
       const raw = Math.max(...Object.values(rawByConcurrency));
@@ -724,8 +844,11 @@ async function main(): Promise<void> {
         controllerWriteCpuSeconds: round(controllerWriteCpuSeconds),
         controllerCpuMsPerWrite: round((controllerWriteCpuSeconds * 1000) / objectCount, 3),
         rawClientCpuMsPerWrite,
-        controlPlaneCpuMsPerWrite: round((writeCpu.controlPlane * 1000) / objectCount, 3),
+        controlPlaneCpuMsPerWrite: ourPlane.total,
         rawControlPlaneCpuMsPerWrite,
+        controlPlaneCpuMsPerWriteByProcess: ourPlane,
+        rawControlPlaneCpuMsPerWriteByProcess: rawControlPlaneByProcess,
+        quietBefore: quiet,
         ratioToKubectlApply: kubectlRate === null ? null : round(writesPerSecond / kubectlRate, 2),
         peakRssBytes: Math.max(rss.sampledPeak, rss.hwm),
         vmHwmBytes: rss.hwm,
