@@ -1,4 +1,6 @@
 // `catalogd controller`: the entry point, and the one place where the parts are wired together.
+import { mkdir, rm } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
@@ -43,7 +45,7 @@ import {
 } from '../kube/index.js';
 import { ImagePuller, pullerOptionsFromFlags, registerSourceMetrics } from '../source/index.js';
 import type { CatalogMetadataWriter } from '../sync/index.js';
-import { applyPlan, deleteAll, planAgainstCluster, scanCatalog } from '../sync/index.js';
+import { applyPlan, deleteAll, planCatalogSync } from '../sync/index.js';
 import { contentPublisher } from './content.js';
 
 export const controllerFlags = {
@@ -177,6 +179,12 @@ export async function main(args: string[]): Promise<number> {
   });
   registerSourceMetrics(registry, puller.counters);
 
+  // The writes a sync has planned, spooled between its two passes (src/sync/spool.ts). A spool
+  // left by a killed process is of no use: start empty. Per host name, so that replicas sharing
+  // a cache volume never remove each other's.
+  const spoolDir = path.join(cacheDir, 'sync', os.hostname());
+  await rm(spoolDir, { recursive: true, force: true });
+  await mkdir(spoolDir, { recursive: true });
   const writer = catalogMetadataWriter(client);
   // Writes are counted per catalog: on a cluster with several catalogs, which one causes writes
   // is the question (and a catalog's orphans, removed here, count as that catalog's).
@@ -193,10 +201,9 @@ export async function main(args: string[]): Promise<number> {
     };
   };
   const syncer: Syncer = {
-    scan: (target, signal) => scanCatalog(target, signal),
-    plan: (scan, target, signal) => planAgainstCluster(scan, target, writer, signal),
-    apply: (target, plan, onProgress, signal) =>
-      applyPlan(target, plan, countedWriter(target.catalog.name), {
+    plan: (target, signal) => planCatalogSync(target, writer, spoolDir, signal),
+    apply: (planned, onProgress, signal) =>
+      applyPlan(planned, countedWriter(planned.target.catalog.name), {
         concurrency: writeConcurrency,
         onProgress,
         ...(signal && { signal }),

@@ -4,7 +4,7 @@ import { blobHash, canonicalize } from './canonical.js';
 import type { Blob } from './catalog.js';
 import { objectName } from './identity.js';
 import type { BlobIdentity } from './identity.js';
-import { catalogMetadataLabels, toCatalogMetadata } from './objects.js';
+import { catalogMetadataLabels, serializeCatalogMetadata, toCatalogMetadata } from './objects.js';
 
 function blob(content: Record<string, unknown>, identity: BlobIdentity): Blob {
   const canonical = canonicalize(content);
@@ -118,5 +118,32 @@ describe('fbc/objects: toCatalogMetadata', () => {
   it('does not share the owner reference object', () => {
     const o = toCatalogMetadata(b, { ownerReference: owner });
     expect(o.metadata.ownerReferences![0]).not.to.equal(owner);
+  });
+});
+
+describe('fbc/objects: serializeCatalogMetadata', () => {
+  const id = { catalog: 'ops', schema: 'olm.bundle', package: 'etcd', name: 'etcd.v1' };
+  // Keys out of order and nested, so the canonical form differs from JSON.stringify's text.
+  const content = {
+    schema: 'olm.bundle',
+    package: 'etcd',
+    name: 'etcd.v1',
+    z: [1, { b: 'é\n', a: null }],
+    a: 1.5,
+  };
+  const b = blob(content, id);
+
+  it('is the object as JSON, with the canonical content spliced in', () => {
+    const o = toCatalogMetadata(b, { ownerReference: owner });
+    o.metadata.resourceVersion = '42';
+    const text = serializeCatalogMetadata(o, b.canonical);
+    expect(JSON.parse(text)).to.deep.equal(o);
+    expect(text).to.include(`"content":${b.canonical}}}`);
+    expect(text).to.not.include('\n');
+  });
+
+  it('is plain JSON when the content is omitted', () => {
+    const o = toCatalogMetadata(b, { maxObjectBytes: 10, contentUrl: () => 'u' });
+    expect(serializeCatalogMetadata(o, b.canonical)).to.equal(JSON.stringify(o));
   });
 });

@@ -81,9 +81,48 @@ export function toCatalogMetadata(
   if (omit !== undefined) {
     if (!opts.contentUrl)
       throw new Error(`object ${obj.metadata.name}: content omitted, and no contentUrl was given`);
-    delete spec.content;
-    spec.contentOmitted = { bytes: blob.bytes, url: opts.contentUrl(blob) };
-    obj.metadata.annotations = { ...obj.metadata.annotations, [ANNOTATION_CONTENT_OMITTED]: omit };
+    return withContentOmitted(obj, omit, { bytes: blob.bytes, url: opts.contentUrl(blob) });
   }
   return obj;
+}
+
+/**
+ * The object with spec.content replaced by spec.contentOmitted (`bytes`: the canonical blob's
+ * size, `url`: where the HTTP server has it) and the content-omitted annotation saying why.
+ */
+export function withContentOmitted(
+  obj: CatalogMetadata,
+  reason: string,
+  omitted: { bytes: number; url: string },
+): CatalogMetadata {
+  const { content: _content, ...spec } = obj.spec;
+  return {
+    ...obj,
+    metadata: {
+      ...obj.metadata,
+      annotations: { ...obj.metadata.annotations, [ANNOTATION_CONTENT_OMITTED]: reason },
+    },
+    spec: { ...spec, contentOmitted: omitted },
+  };
+}
+
+/**
+ * The object as JSON, with `canonical` (the canonical form of spec.content, which it must be)
+ * spliced in as the content rather than serializing the content again: a sync sends tens of
+ * megabytes of content, and its canonical form is already at hand. Equal, as JSON, to
+ * JSON.stringify(obj); only the content's key order may differ (canonical keys are sorted).
+ */
+export function serializeCatalogMetadata(obj: CatalogMetadata, canonical: string): string {
+  const { content, ...spec } = obj.spec;
+  if (content === undefined) return JSON.stringify(obj);
+  // Members in a fixed order with spec last, so the text ends with spec's closing brace and
+  // the object's: `…}}`. spec always has members (catalog, schema), so a comma goes before
+  // the content.
+  const head = JSON.stringify({
+    apiVersion: obj.apiVersion,
+    kind: obj.kind,
+    metadata: obj.metadata,
+    spec,
+  });
+  return `${head.slice(0, -2)},"content":${canonical}}}`;
 }

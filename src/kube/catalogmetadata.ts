@@ -16,7 +16,7 @@ import type {
 import { catalogMetadataRef } from '../controllers/clustercatalog/predicates.js';
 import type { ListWatch } from '../controllers/runtime/index.js';
 import { labelValue } from '../fbc/index.js';
-import type { CatalogMetadataWriter, ExistingObject } from '../sync/index.js';
+import type { CatalogMetadataWriter, ExistingObject, ObjectWrite } from '../sync/index.js';
 import { metadataFingerprint, ObjectTooLargeError } from '../sync/index.js';
 import type { KubeClient } from './client.js';
 import { isAlreadyExists, isConflict, isNotFound, isTooLarge } from './errors.js';
@@ -53,6 +53,11 @@ export function toExisting(o: ObjectMetadata): ExistingObject {
   };
 }
 
+/** The object of a write (its body), for the rare write that must change it. */
+function parse(obj: ObjectWrite): CatalogMetadata {
+  return JSON.parse(obj.body.toString('utf8')) as CatalogMetadata;
+}
+
 /** Runs a write, turning the apiserver's "too large" refusals into ObjectTooLargeError. */
 async function tooLargeAsTyped(name: string, write: () => Promise<void>): Promise<void> {
   try {
@@ -82,34 +87,36 @@ export function catalogMetadataWriter(client: KubeClient, pageSize = 500): Catal
       }
     },
     async create(obj, signal) {
-      await tooLargeAsTyped(obj.metadata.name, async () => {
+      await tooLargeAsTyped(obj.name, async () => {
         try {
-          await full.createQuietly(obj, signal);
+          await full.createSerializedQuietly(obj.body, signal);
         } catch (err) {
           // An object of that name exists without our catalog label (not listed): take it over.
           if (!isAlreadyExists(err)) throw err;
-          const rv = await currentVersion(obj.metadata.name, signal);
+          const rv = await currentVersion(obj.name, signal);
+          const o = parse(obj);
           await full.updateQuietly(
-            { ...obj, metadata: { ...obj.metadata, resourceVersion: rv } },
+            { ...o, metadata: { ...o.metadata, resourceVersion: rv } },
             signal,
           );
         }
       });
     },
     async update(obj, signal) {
-      await tooLargeAsTyped(obj.metadata.name, async () => {
+      await tooLargeAsTyped(obj.name, async () => {
         try {
-          await full.updateQuietly(obj, signal);
+          await full.updateSerializedQuietly(obj.name, obj.body, signal);
         } catch (err) {
           // Changed since we listed it (a hand edit): the desired object wins; retry once on
           // the current version, or create it if it was deleted meanwhile.
           if (!isConflict(err) && !isNotFound(err)) throw err;
-          const rv = await currentVersion(obj.metadata.name, signal);
-          const { resourceVersion: _drop, ...metadata } = obj.metadata;
-          if (rv === undefined) await full.createQuietly({ ...obj, metadata }, signal);
+          const rv = await currentVersion(obj.name, signal);
+          const o = parse(obj);
+          const { resourceVersion: _drop, ...metadata } = o.metadata;
+          if (rv === undefined) await full.createQuietly({ ...o, metadata }, signal);
           else
             await full.updateQuietly(
-              { ...obj, metadata: { ...metadata, resourceVersion: rv } },
+              { ...o, metadata: { ...metadata, resourceVersion: rv } },
               signal,
             );
         }

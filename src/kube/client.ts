@@ -26,6 +26,7 @@ export interface KubeClientOptions {
 export interface RequestOptions {
   method?: string;
   query?: Record<string, string | number | boolean | undefined>;
+  /** A Buffer or string is sent as is; anything else as JSON. */
   body?: unknown;
   contentType?: string;
   accept?: string;
@@ -139,7 +140,9 @@ export class KubeClient {
     const body =
       opts.body === undefined
         ? undefined
-        : Buffer.from(typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body));
+        : Buffer.isBuffer(opts.body)
+          ? opts.body
+          : Buffer.from(typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body));
     for (let attempt = 1; ; attempt++) {
       let retryAfterMs = Math.min(200 * 2 ** (attempt - 1), 5000);
       try {

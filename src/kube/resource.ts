@@ -198,7 +198,15 @@ export class Resource<T extends { metadata?: { name?: string } }> {
     });
   }
 
-  private createOptions(obj: T, signal?: AbortSignal): RequestOptions {
+  /** createQuietly of an object already serialized as JSON: the body is sent as is. */
+  async createSerializedQuietly(json: Buffer | string, signal?: AbortSignal): Promise<void> {
+    await this.client.request(this.path(), {
+      ...this.createOptions(json, signal),
+      discardResponse: true,
+    });
+  }
+
+  private createOptions(obj: T | Buffer | string, signal?: AbortSignal): RequestOptions {
     return {
       method: 'POST',
       query: { fieldManager: FIELD_MANAGER },
@@ -225,7 +233,19 @@ export class Resource<T extends { metadata?: { name?: string } }> {
     });
   }
 
-  private updateOptions(obj: T, signal?: AbortSignal): RequestOptions {
+  /** updateQuietly of an object already serialized as JSON: the body is sent as is. */
+  async updateSerializedQuietly(
+    name: string,
+    json: Buffer | string,
+    signal?: AbortSignal,
+  ): Promise<void> {
+    await this.client.request(this.path(name), {
+      ...this.updateOptions(json, signal),
+      discardResponse: true,
+    });
+  }
+
+  private updateOptions(obj: T | Buffer | string, signal?: AbortSignal): RequestOptions {
     return {
       method: 'PUT',
       query: { fieldManager: FIELD_MANAGER },

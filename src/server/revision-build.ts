@@ -8,7 +8,7 @@ import { open, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
-import { BufferedFileWriter, readExactly } from './file-writer.js';
+import { BufferedFileWriter, readExactly } from '../util/file-io.js';
 import { ByteColumn, Column } from './columns.js';
 import { contentHashHex } from './http-cache.js';
 import {

@@ -5,7 +5,7 @@ import { open, readFile } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
-import { readExactly } from './file-writer.js';
+import { readExactly } from '../util/file-io.js';
 import type { MetasQuery } from './query.js';
 import { intersectRanges, pushRange, rangeCount, seqsWithin } from './ranges.js';
 import type { SeqRanges } from './ranges.js';

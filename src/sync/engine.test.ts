@@ -1,8 +1,18 @@
 import { expect } from 'chai';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import type { CatalogMetadata } from '../api/v1/index.js';
-import type { CatalogMetadataWriter, SyncTarget } from './engine.js';
-import { applyPlan, ObjectTooLargeError, scanCatalog, SyncWriteError } from './engine.js';
+import type { CatalogMetadataWriter, ObjectWrite, SyncTarget } from './engine.js';
+import {
+  applyPlan,
+  ObjectTooLargeError,
+  planCatalogSync,
+  scanCatalog,
+  SyncWriteError,
+} from './engine.js';
+import type { ExistingObject } from './plan.js';
 import { planSync } from './plan.js';
 
 const sample = path.resolve(import.meta.dirname, '..', '..', 'examples', 'catalog');
@@ -13,53 +23,142 @@ const target: SyncTarget = {
   contentUrl: (b) => `http://content/catalogs/ops/api/v1/metas?name=${b.name ?? ''}`,
 };
 
-/** A writer that keeps what it is sent, and refuses some objects whole as too large. */
-function recordingWriter(tooLarge: (o: CatalogMetadata) => boolean) {
-  const written: CatalogMetadata[] = [];
+const parse = (o: ObjectWrite) => JSON.parse(o.body.toString()) as CatalogMetadata;
+
+/** A writer that lists `existing`, keeps what it is sent, and refuses some objects as too large. */
+function recordingWriter(
+  tooLarge: (o: CatalogMetadata) => boolean = () => false,
+  existing: ExistingObject[] = [],
+) {
+  const written: Array<{ verb: string; obj: CatalogMetadata }> = [];
   const writer: CatalogMetadataWriter = {
-    async *listExisting() {},
-    async create(o) {
+    async *listExisting() {
+      yield* existing;
+    },
+    async create(w) {
+      const o = parse(w);
+      expect(o.metadata.name).to.equal(w.name);
       if (tooLarge(o)) throw new ObjectTooLargeError(o.metadata.name, new Error('etcd'));
-      written.push(o);
+      written.push({ verb: 'create', obj: o });
     },
-    async update(o) {
-      written.push(o);
+    async update(w) {
+      written.push({ verb: 'update', obj: parse(w) });
     },
-    async delete() {},
+    async delete(name) {
+      written.push({ verb: 'delete', obj: { metadata: { name } } as CatalogMetadata });
+    },
   };
   return { writer, written };
 }
 
-describe('applyPlan', () => {
-  it('writes an object the apiserver refuses as too large again, with its content omitted', async () => {
-    const scan = await scanCatalog(target);
-    const plan = planSync(scan.desired, [], 'uid-ops');
-    const refused = (o: CatalogMetadata) =>
-      o.spec.name === 'utility-operator.v0.1.0' && o.spec.content !== undefined;
-    const { writer, written } = recordingWriter(refused);
-    const result = await applyPlan(target, plan, writer, { concurrency: 2 });
-    expect(written).to.have.length(scan.blobs);
-    expect(result.omitted).to.equal(1);
-    const big = written.find((o) => o.spec.name === 'utility-operator.v0.1.0');
-    expect(big?.spec.content).to.equal(undefined);
-    expect(big?.spec.contentOmitted?.url).to.equal(
-      'http://content/catalogs/ops/api/v1/metas?name=utility-operator.v0.1.0',
-    );
-    expect(big?.metadata.annotations?.['olm.operatorframework.io/content-omitted']).to.equal(
-      'apiserver-limit',
-    );
-    expect(written.filter((o) => o.spec.content === undefined)).to.have.length(1);
+describe('sync engine', () => {
+  let spoolDir: string;
+  beforeEach(async () => {
+    spoolDir = await mkdtemp(path.join(os.tmpdir(), 'catalogd-sync-test-'));
+  });
+  afterEach(async () => {
+    await rm(spoolDir, { recursive: true, force: true });
   });
 
-  it('fails naming the object when even the object without content is refused', async () => {
-    const scan = await scanCatalog(target);
-    const plan = planSync(scan.desired, [], 'uid-ops');
-    const { writer } = recordingWriter((o) => o.spec.name === 'utility-operator.v0.1.0');
-    const err = await applyPlan(target, plan, writer, { concurrency: 1 }).then(
-      () => undefined,
-      (e: unknown) => e,
-    );
-    expect(err).to.be.instanceOf(SyncWriteError);
-    expect((err as SyncWriteError).object).to.match(/utility-operator\.v0\.1\.0/);
+  describe('planCatalogSync', () => {
+    it('spools every object of a cold sync, in catalog order, as the scan built it', async () => {
+      const { writer } = recordingWriter();
+      const planned = await planCatalogSync(target, writer, spoolDir);
+      const scan = await scanCatalog(target);
+      expect(planned.plan).to.deep.equal(planSync(scan.desired, [], 'uid-ops'));
+      const spooled = [];
+      for await (const w of planned.writes!.read()) spooled.push(w);
+      expect(spooled.map((w) => w.verb)).to.deep.equal(spooled.map(() => 'create'));
+      expect(new Set(spooled.map((w) => w.name))).to.deep.equal(new Set(scan.desired.keys()));
+      for (const w of spooled)
+        expect(parse(w).metadata.ownerReferences?.[0]?.uid).to.equal('uid-ops');
+      await planned.dispose();
+      expect(await readdir(spoolDir)).to.deep.equal([]);
+    });
+
+    it('spools only what differs; an update carries the listed resourceVersion', async () => {
+      const scan = await scanCatalog(target);
+      const [same, changed] = [...scan.desired.keys()];
+      const existing: ExistingObject[] = [
+        {
+          name: same!,
+          uid: 'u1',
+          resourceVersion: '7',
+          fingerprint: scan.desired.get(same!)!,
+          ownerUid: 'uid-ops',
+          deleting: false,
+        },
+        {
+          name: changed!,
+          uid: 'u2',
+          resourceVersion: '8',
+          fingerprint: 'stale',
+          ownerUid: 'uid-ops',
+          deleting: false,
+        },
+        { name: 'gone', uid: 'u3', resourceVersion: '9', fingerprint: 'x', deleting: false },
+      ];
+      const { writer, written } = recordingWriter(undefined, existing);
+      const planned = await planCatalogSync(target, writer, spoolDir);
+      expect(planned.plan.update).to.deep.equal([{ name: changed, resourceVersion: '8' }]);
+      expect(planned.plan.delete).to.deep.equal([{ name: 'gone', uid: 'u3' }]);
+      expect(planned.writes!.count).to.equal(scan.blobs - 1);
+      await applyPlan(planned, writer, { concurrency: 3 });
+      await planned.dispose();
+      const updates = written.filter((w) => w.verb === 'update');
+      expect(
+        updates.map((w) => [w.obj.metadata.name, w.obj.metadata.resourceVersion]),
+      ).to.deep.equal([[changed, '8']]);
+      expect(written.map((w) => w.obj.metadata.name)).to.not.include(same);
+      expect(written.at(-1)).to.deep.include({ verb: 'delete' });
+      expect(written.filter((w) => w.verb === 'create')).to.have.length(scan.blobs - 2);
+    });
+
+    it('writes nothing to disk that outlives a failed scan', async () => {
+      const { writer } = recordingWriter();
+      const bad = { ...target, dir: path.join(spoolDir, 'missing') };
+      const err = await planCatalogSync(bad, writer, spoolDir).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(err).to.be.instanceOf(Error);
+      expect(await readdir(spoolDir)).to.deep.equal([]);
+    });
+  });
+
+  describe('applyPlan', () => {
+    it('writes an object the apiserver refuses as too large again, with its content omitted', async () => {
+      const refused = (o: CatalogMetadata) =>
+        o.spec.name === 'utility-operator.v0.1.0' && o.spec.content !== undefined;
+      const { writer, written } = recordingWriter(refused);
+      const planned = await planCatalogSync(target, writer, spoolDir);
+      const result = await applyPlan(planned, writer, { concurrency: 2 });
+      await planned.dispose();
+      expect(written).to.have.length(planned.scan.blobs);
+      expect(result.omitted).to.equal(1);
+      const big = written.find((w) => w.obj.spec.name === 'utility-operator.v0.1.0')?.obj;
+      expect(big?.spec.content).to.equal(undefined);
+      expect(big?.spec.contentOmitted?.url).to.equal(
+        'http://content/catalogs/ops/api/v1/metas?name=utility-operator.v0.1.0',
+      );
+      expect(big?.spec.contentOmitted?.bytes).to.be.greaterThan(100);
+      expect(big?.metadata.annotations?.['olm.operatorframework.io/content-omitted']).to.equal(
+        'apiserver-limit',
+      );
+      expect(written.filter((w) => w.obj.spec.content === undefined)).to.have.length(1);
+    });
+
+    it('fails naming the object when even the object without content is refused', async () => {
+      const { writer } = recordingWriter((o) => o.spec.name === 'utility-operator.v0.1.0');
+      const planned = await planCatalogSync(target, writer, spoolDir);
+      const err = await applyPlan(planned, writer, { concurrency: 1 }).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      await planned.dispose();
+      expect(existsSync(planned.writes!.file)).to.equal(false);
+      expect(err).to.be.instanceOf(SyncWriteError);
+      expect((err as SyncWriteError).object).to.match(/utility-operator\.v0\.1\.0/);
+    });
   });
 });

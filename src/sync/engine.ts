@@ -1,30 +1,46 @@
 // The sync engine: make a catalog's CatalogMetadata objects match an unpacked catalog with the
-// fewest writes. Two passes over the catalog on disk keep memory bounded whatever its size:
-//   scan   parse every blob, build and validate its object, keep name → fingerprint only;
-//   apply  after planning against a metadata-only list, parse again and write only the objects
-//          the plan names, a bounded number at a time.
+// fewest writes. Two passes keep memory bounded whatever the catalog's size:
+//   plan   list the catalog's objects (metadata only), then parse every blob, build and
+//          validate its object, keep name → fingerprint only, and spool the request body of
+//          each object that differs from what exists (spool.ts);
+//   apply  send the spooled bodies, a bounded number at a time, then the deletes.
+// Nothing is written before the whole catalog has been validated.
 import type { CatalogMetadata, OwnerReference } from '../api/v1/index.js';
 import { API_VERSION, OMITTED_APISERVER_LIMIT } from '../api/v1/index.js';
 import type { Blob } from '../fbc/index.js';
 import {
   CatalogHasher,
+  canonicalize,
   isDNS1123Subdomain,
   isValidLabelValue,
   readCatalog,
+  serializeCatalogMetadata,
   toCatalogMetadata,
+  withContentOmitted,
 } from '../fbc/index.js';
 import type { ExistingObject, Fingerprint, SyncPlan } from './plan.js';
-import { metadataFingerprint, planSync } from './plan.js';
+import { isUpToDate, metadataFingerprint, planSync } from './plan.js';
+import type { SpooledWrite } from './spool.js';
+import { WriteSpool } from './spool.js';
+
+/** An object to write, as its request body (JSON); parsed only when a write needs its fields. */
+export interface ObjectWrite {
+  name: string;
+  body: Buffer | string;
+}
 
 /** Access to CatalogMetadata objects; the entry point wires it to the apiserver. */
 export interface CatalogMetadataWriter {
   /** Objects labelled as this catalog's, metadata only, paginated. */
   listExisting(catalog: string, signal?: AbortSignal): AsyncIterable<ExistingObject>;
-  create(obj: CatalogMetadata, signal?: AbortSignal): Promise<void>;
-  /** Replace; metadata.resourceVersion is set and makes it conditional. */
-  update(obj: CatalogMetadata, signal?: AbortSignal): Promise<void>;
+  create(obj: ObjectWrite, signal?: AbortSignal): Promise<void>;
+  /** Replace; the body's metadata.resourceVersion is set and makes it conditional. */
+  update(obj: ObjectWrite, signal?: AbortSignal): Promise<void>;
   delete(name: string, uid: string, signal?: AbortSignal): Promise<void>;
 }
+
+/** The blob fields an HTTP URL of a blob is made of. */
+export type BlobRef = Pick<Blob, 'schema' | 'package' | 'name'>;
 
 export interface SyncTarget {
   /** The owning ClusterCatalog. */
@@ -33,7 +49,7 @@ export interface SyncTarget {
   dir: string;
   maxObjectBytes: number;
   /** The HTTP URL of a blob, for objects whose content is omitted. */
-  contentUrl: (blob: Blob) => string;
+  contentUrl: (blob: BlobRef) => string;
 }
 
 export interface ScanResult {
@@ -92,16 +108,11 @@ export function ownerReference(catalog: { name: string; uid: string }): OwnerRef
   };
 }
 
-function buildObject(
-  blob: Blob,
-  target: SyncTarget,
-  omitContent?: typeof OMITTED_APISERVER_LIMIT,
-): CatalogMetadata {
+function buildObject(blob: Blob, target: SyncTarget): CatalogMetadata {
   return toCatalogMetadata(blob, {
     ownerReference: ownerReference(target.catalog),
     maxObjectBytes: target.maxObjectBytes,
     contentUrl: target.contentUrl,
-    ...(omitContent && { omitContent }),
   });
 }
 
@@ -121,8 +132,19 @@ export function validateObject(obj: CatalogMetadata, maxObjectBytes: number): st
   return undefined;
 }
 
-/** Pass 1: parse and validate the whole catalog, keeping only name → fingerprint. */
-export async function scanCatalog(target: SyncTarget, signal?: AbortSignal): Promise<ScanResult> {
+/** Called by scanCatalog for every object, after it is validated. */
+export type ObjectVisitor = (
+  obj: CatalogMetadata,
+  blob: Blob,
+  fingerprint: Fingerprint,
+) => Promise<void> | void;
+
+/** Parses and validates the whole catalog, keeping only name → fingerprint. */
+export async function scanCatalog(
+  target: SyncTarget,
+  signal?: AbortSignal,
+  visit?: ObjectVisitor,
+): Promise<ScanResult> {
   const desired = new Map<string, Fingerprint>();
   const hasher = new CatalogHasher();
   let omitted = 0;
@@ -136,12 +158,67 @@ export async function scanCatalog(target: SyncTarget, signal?: AbortSignal): Pro
       // Names are injective over identities and identities are unique (src/fbc), so this is a bug.
       throw new Error(`two blobs map to the object name ${obj.metadata.name}`);
     }
-    desired.set(obj.metadata.name, metadataFingerprint(obj.metadata));
+    const fingerprint = metadataFingerprint(obj.metadata);
+    desired.set(obj.metadata.name, fingerprint);
     hasher.add(blob.hash);
     if (obj.spec.contentOmitted) omitted++;
     bytes += blob.bytes;
+    await visit?.(obj, blob, fingerprint);
   }
   return { desired, contentHash: hasher.digest(), blobs: desired.size, omitted, bytes };
+}
+
+/** A planned sync: what the catalog holds, the writes that make the cluster match it. */
+export interface PlannedSync {
+  target: SyncTarget;
+  scan: ScanResult;
+  plan: SyncPlan;
+  /** The request bodies of the plan's creates and updates, in catalog order; none: no spool. */
+  writes?: WriteSpool;
+  /** Removes the spool. Call it whether or not the plan was applied. */
+  dispose(): Promise<void>;
+}
+
+/**
+ * Pass 1: lists the catalog's objects (metadata only), scans the catalog, plans, and spools the
+ * body of every object the plan creates or updates into a file in `spoolDir`.
+ */
+export async function planCatalogSync(
+  target: SyncTarget,
+  writer: CatalogMetadataWriter,
+  spoolDir: string,
+  signal?: AbortSignal,
+): Promise<PlannedSync> {
+  const existing = new Map<string, ExistingObject>();
+  for await (const o of writer.listExisting(target.catalog.name, signal)) existing.set(o.name, o);
+  const spool = await WriteSpool.create(spoolDir);
+  try {
+    const owner = target.catalog.uid;
+    // The same decision as planSync's, made per object while its body is at hand.
+    const scan = await scanCatalog(target, signal, async (obj, blob, fingerprint) => {
+      const have = existing.get(obj.metadata.name);
+      if (have && isUpToDate(fingerprint, have, owner)) return;
+      if (have) obj.metadata.resourceVersion = have.resourceVersion;
+      const body = serializeCatalogMetadata(obj, blob.canonical);
+      await spool.add(
+        have ? 'update' : 'create',
+        obj.metadata.name,
+        !!obj.spec.contentOmitted,
+        body,
+      );
+    });
+    await spool.finish();
+    const plan = planSync(scan.desired, existing.values(), owner);
+    if (spool.count !== plan.create.length + plan.update.length) {
+      throw new Error(
+        `spooled ${spool.count} writes, the plan has ${plan.create.length + plan.update.length}`,
+      );
+    }
+    return { target, scan, plan, writes: spool, dispose: () => spool.dispose() };
+  } catch (err) {
+    await spool.dispose();
+    throw err;
+  }
 }
 
 /** Runs tasks with at most `limit` in flight; stops starting new ones after the first failure. */
@@ -177,58 +254,44 @@ export interface ApplyOptions {
 }
 
 /**
- * Pass 2: perform the plan, re-reading only the blobs it writes. An object the apiserver
- * refuses as too large is written again with its content omitted (OMITTED_APISERVER_LIMIT):
- * nothing is lost, its content stays on the HTTP server.
+ * Pass 2: performs the plan: the spooled creates and updates, then the deletes. An object the
+ * apiserver refuses as too large is written again with its content omitted
+ * (OMITTED_APISERVER_LIMIT): nothing is lost, its content stays on the HTTP server.
  */
 export async function applyPlan(
-  target: SyncTarget,
-  plan: SyncPlan,
+  planned: Pick<PlannedSync, 'target' | 'plan' | 'writes'>,
   writer: CatalogMetadataWriter,
   opts: ApplyOptions,
 ): Promise<ApplyResult> {
+  const { target, plan } = planned;
   const total = plan.create.length + plan.update.length + plan.delete.length;
   let done = 0;
   let omitted = 0;
   const progress = () => opts.onProgress?.(++done, total);
-  const write = async (
-    verb: 'create' | 'update',
-    blob: Blob,
-    obj: CatalogMetadata,
-  ): Promise<void> => {
-    const send = (o: CatalogMetadata) =>
-      verb === 'create' ? writer.create(o, signal) : writer.update(o, signal);
+  const { signal } = opts;
+  const send = (verb: SpooledWrite['verb'], o: ObjectWrite) =>
+    verb === 'create' ? writer.create(o, signal) : writer.update(o, signal);
+  const write = async (w: SpooledWrite): Promise<void> => {
+    let isOmitted = w.omitted;
     try {
       try {
-        await send(obj);
+        await send(w.verb, w);
       } catch (err) {
-        if (!(err instanceof ObjectTooLargeError) || obj.spec.contentOmitted) throw err;
-        obj = buildObject(blob, target, OMITTED_APISERVER_LIMIT);
-        if (verb === 'update') obj.metadata.resourceVersion = toUpdate.get(obj.metadata.name);
-        await send(obj);
+        if (!(err instanceof ObjectTooLargeError) || w.omitted) throw err;
+        await send(w.verb, { name: w.name, body: JSON.stringify(omittedByApiserver(w, target)) });
+        isOmitted = true;
       }
     } catch (err) {
-      throw new SyncWriteError(verb, obj.metadata.name, err);
+      throw new SyncWriteError(w.verb, w.name, err);
     }
-    if (obj.spec.contentOmitted) omitted++;
+    if (isOmitted) omitted++;
     progress();
   };
-  const toCreate = new Set(plan.create);
-  const toUpdate = new Map(plan.update.map((u) => [u.name, u.resourceVersion]));
-  const { signal } = opts;
 
   async function* tasks(): AsyncGenerator<() => Promise<void>> {
-    if (toCreate.size + toUpdate.size > 0) {
-      for await (const blob of readCatalog(target.dir, { catalog: target.catalog.name })) {
-        const obj = buildObject(blob, target);
-        const name = obj.metadata.name;
-        if (toCreate.has(name)) {
-          yield () => write('create', blob, obj);
-        } else if (toUpdate.has(name)) {
-          obj.metadata.resourceVersion = toUpdate.get(name);
-          yield () => write('update', blob, obj);
-        }
-      }
+    if (plan.create.length + plan.update.length > 0) {
+      if (!planned.writes) throw new Error('the plan has creates or updates but no spooled writes');
+      for await (const w of planned.writes.read()) yield () => write(w);
     }
     // Deletes last: until the new objects exist, clients still see the old ones.
     for (const d of plan.delete) {
@@ -242,16 +305,18 @@ export async function applyPlan(
   return { omitted };
 }
 
-/** Lists the catalog's existing objects (metadata only) and plans against a scan. */
-export async function planAgainstCluster(
-  scan: ScanResult,
-  target: SyncTarget,
-  writer: CatalogMetadataWriter,
-  signal?: AbortSignal,
-): Promise<SyncPlan> {
-  const existing: ExistingObject[] = [];
-  for await (const o of writer.listExisting(target.catalog.name, signal)) existing.push(o);
-  return planSync(scan.desired, existing, target.catalog.uid);
+/** A spooled object rebuilt with its content omitted, for the apiserver's size limit. */
+function omittedByApiserver(w: SpooledWrite, target: SyncTarget): CatalogMetadata {
+  const obj = JSON.parse(w.body.toString('utf8')) as CatalogMetadata;
+  const { schema, package: pkg, name } = obj.spec;
+  return withContentOmitted(obj, OMITTED_APISERVER_LIMIT, {
+    bytes: Buffer.byteLength(canonicalize(obj.spec.content ?? {})),
+    url: target.contentUrl({
+      schema,
+      ...(pkg !== undefined && { package: pkg }),
+      ...(name !== undefined && { name }),
+    }),
+  });
 }
 
 /** Deletes every object of the catalog (availabilityMode Unavailable). */
@@ -270,11 +335,12 @@ export async function deleteAll(
     unchanged: 0,
     unchangedOmitted: 0,
   };
-  await applyPlan(
-    { catalog: { name: catalog, uid: '' }, dir: '', maxObjectBytes: 0, contentUrl: () => '' },
-    plan,
-    writer,
-    opts,
-  );
+  const target = {
+    catalog: { name: catalog, uid: '' },
+    dir: '',
+    maxObjectBytes: 0,
+    contentUrl: () => '',
+  };
+  await applyPlan({ target, plan }, writer, opts);
   return existing.length;
 }

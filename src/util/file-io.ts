@@ -1,4 +1,4 @@
-// Sequential writes to a file through a fixed buffer: few syscalls, bounded memory.
+// Sequential file I/O with few syscalls and bounded memory: a buffered writer and exact reads.
 import type { FileHandle } from 'node:fs/promises';
 
 export class BufferedFileWriter {

@@ -76,13 +76,12 @@ function world(
     },
   };
   const syncer: Syncer = {
-    scan: async () => {
+    plan: async (target) => {
       calls.push('scan');
       if (opts.scanError) throw opts.scanError;
-      return scan;
+      return { target, scan, plan, dispose: async () => void calls.push('dispose') };
     },
-    plan: async () => plan,
-    apply: async (_t, p, onProgress) => {
+    apply: async ({ plan: p }, onProgress) => {
       calls.push('apply');
       const total = p.create.length + p.update.length + p.delete.length;
       for (let i = 1; i <= total; i++) onProgress(i, total);
@@ -262,14 +261,16 @@ describe('reconcileCatalog', () => {
         configsDir: ref === PREV_REF ? '/cache/prev' : '/cache/new',
         cached: true,
       });
-      const scanNew = w.deps.syncer.scan;
-      w.deps.syncer.scan = async (t, sig) =>
-        t.dir === '/cache/prev'
-          ? { desired: new Map(), contentHash: PREV_HASH, blobs: 3, omitted: 0, bytes: 1 }
-          : scanNew(t, sig);
-      w.deps.syncer.apply = async (t) => {
-        applied.push(t.dir);
-        if (t.dir === '/cache/new' || rollbackFails) {
+      const planNew = w.deps.syncer.plan;
+      w.deps.syncer.plan = async (t, sig) => {
+        const planned = await planNew(t, sig);
+        if (t.dir !== '/cache/prev') return planned;
+        const scan = { desired: new Map(), contentHash: PREV_HASH, blobs: 3, omitted: 0, bytes: 1 };
+        return { ...planned, scan };
+      };
+      w.deps.syncer.apply = async ({ target }) => {
+        applied.push(target.dir);
+        if (target.dir === '/cache/new' || rollbackFails) {
           throw new Error('create CatalogMetadata ops-bundle-x: denied by policy');
         }
         return { omitted: 0 };
@@ -281,6 +282,10 @@ describe('reconcileCatalog', () => {
       const { w, applied } = failingWorld();
       const out = await reconcileCatalog(catalog({}, prevStatus), w.deps);
       expect(applied).to.deep.equal(['/cache/new', '/cache/prev']);
+      expect(
+        w.calls.filter((c) => c === 'dispose'),
+        'both plans disposed',
+      ).to.have.length(2);
       expect(w.statusWrites[0]?.syncingTo).to.equal(HASH);
       expect(out.status.syncingTo).to.equal(undefined);
       expect(out.status.contentHash).to.equal(PREV_HASH);

@@ -18,7 +18,7 @@ import {
   isDigestRef,
   setCondition,
 } from '../../api/v1/index.js';
-import type { ApplyResult, ScanResult, SyncPlan, SyncTarget } from '../../sync/index.js';
+import type { ApplyResult, PlannedSync, ScanResult, SyncTarget } from '../../sync/index.js';
 import { planWrites } from '../../sync/index.js';
 import { classifyError, errorChain } from './errors.js';
 
@@ -32,11 +32,13 @@ export interface Puller {
 
 /** What the reconciler needs from the sync engine (src/sync over the apiserver). */
 export interface Syncer {
-  scan(target: SyncTarget, signal?: AbortSignal): Promise<ScanResult>;
-  plan(scan: ScanResult, target: SyncTarget, signal?: AbortSignal): Promise<SyncPlan>;
+  /**
+   * Lists the catalog's objects, scans the catalog (every object built and validated) and plans
+   * the writes. The result holds files until disposed.
+   */
+  plan(target: SyncTarget, signal?: AbortSignal): Promise<PlannedSync>;
   apply(
-    target: SyncTarget,
-    plan: SyncPlan,
+    planned: PlannedSync,
     onProgress: (done: number, total: number) => void,
     signal?: AbortSignal,
   ): Promise<ApplyResult>;
@@ -179,6 +181,7 @@ export async function reconcileCatalog(
   const ref = catalog.spec.source.image?.ref ?? '';
   let status: ClusterCatalogStatus = { ...prev, observedGeneration: generation };
   let writing = false;
+  let planned: PlannedSync | undefined;
   try {
     const digest = await deps.puller.resolve(ref);
     const repo = ref.replace(/@.*$/, '').replace(/:[^/:]+$/, '');
@@ -189,8 +192,8 @@ export async function reconcileCatalog(
       maxObjectBytes: deps.maxObjectBytes,
       contentUrl: (blob) => deps.content.blobUrl(name, blob),
     };
-    const scan = await deps.syncer.scan(target, signal);
-    const plan = await deps.syncer.plan(scan, target, signal);
+    planned = await deps.syncer.plan(target, signal);
+    const { scan, plan } = planned;
     const writes = planWrites(plan);
     let omitted = plan.unchangedOmitted;
     // The HTTP revision is built from the catalog before any object is written: a failure to
@@ -215,8 +218,7 @@ export async function reconcileCatalog(
       writing = true;
       let pending = Promise.resolve();
       const applied = await deps.syncer.apply(
-        target,
-        plan,
+        planned,
         (done, total) => {
           const t = now().getTime();
           if (t - lastProgress < progressEvery || done === total) return;
@@ -331,6 +333,8 @@ export async function reconcileCatalog(
     };
     events.push({ type: 'Warning', reason: EVENT_SYNC_FAILED, message });
     return { status, events, error: { terminal, message, cause: err } };
+  } finally {
+    await planned?.dispose();
   }
 }
 
@@ -358,10 +362,13 @@ async function rollBack(
     maxObjectBytes: deps.maxObjectBytes,
     contentUrl: (blob) => deps.content.blobUrl(name, blob),
   };
-  const scan = await deps.syncer.scan(target, signal);
-  if (scan.contentHash !== prev.contentHash) {
-    throw new Error(`previous image ${prevRef} no longer has content ${prev.contentHash}`);
+  const planned = await deps.syncer.plan(target, signal);
+  try {
+    if (planned.scan.contentHash !== prev.contentHash) {
+      throw new Error(`previous image ${prevRef} no longer has content ${prev.contentHash}`);
+    }
+    await deps.syncer.apply(planned, () => {}, signal);
+  } finally {
+    await planned.dispose();
   }
-  const plan = await deps.syncer.plan(scan, target, signal);
-  await deps.syncer.apply(target, plan, () => {}, signal);
 }

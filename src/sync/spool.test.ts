@@ -1,0 +1,75 @@
+import { expect } from 'chai';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { SpooledWrite } from './spool.js';
+import { WriteSpool } from './spool.js';
+
+async function readAll(spool: WriteSpool): Promise<SpooledWrite[]> {
+  const out: SpooledWrite[] = [];
+  for await (const w of spool.read()) out.push({ ...w, body: Buffer.from(w.body) });
+  return out;
+}
+
+describe('sync/spool: WriteSpool', () => {
+  let dir: string;
+  beforeEach(async () => {
+    dir = await mkdtemp(path.join(os.tmpdir(), 'catalogd-spool-test-'));
+  });
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('reads back what was added, in order, across read chunks and multi-byte text', async () => {
+    const spool = await WriteSpool.create(dir);
+    // Bodies around and above the 1 MiB read chunk, so records straddle chunk boundaries.
+    const bodies = [
+      JSON.stringify({ a: 'é'.repeat(10) }),
+      JSON.stringify({ big: 'x'.repeat((1 << 20) - 7) }),
+      JSON.stringify({ n: 1 }),
+      JSON.stringify({ huge: 'ü'.repeat(1 << 20) }),
+      '{}',
+    ];
+    for (const [i, body] of bodies.entries())
+      await spool.add(i % 2 ? 'update' : 'create', `obj-${i}.x`, i === 2, body);
+    await spool.finish();
+    expect(spool.count).to.equal(bodies.length);
+    const read = await readAll(spool);
+    expect(read.map((w) => [w.verb, w.name, w.omitted, w.body.toString('utf8')])).to.deep.equal(
+      bodies.map((b, i) => [i % 2 ? 'update' : 'create', `obj-${i}.x`, i === 2, b]),
+    );
+    await spool.dispose();
+    expect(existsSync(spool.file)).to.equal(false);
+  });
+
+  it('is empty when nothing was added', async () => {
+    const spool = await WriteSpool.create(dir);
+    await spool.finish();
+    expect(await readAll(spool)).to.deep.equal([]);
+    await spool.dispose();
+  });
+
+  it('refuses what would break its record format, and reading before finish', async () => {
+    const spool = await WriteSpool.create(dir);
+    await spool.add('create', 'a', false, '{}').then(() => undefined);
+    const errors = await Promise.all([
+      spool.add('create', 'a b', false, '{}').catch((e: Error) => e.message),
+      spool.add('create', 'a', false, '{"x":\n1}').catch((e: Error) => e.message),
+      readAll(spool).catch((e: Error) => e.message),
+    ]);
+    expect(errors[0]).to.match(/has a space/);
+    expect(errors[1]).to.match(/holds a newline/);
+    expect(errors[2]).to.match(/still open/);
+    await spool.dispose();
+  });
+
+  it('reports a spool file cut short (a partial last record)', async () => {
+    const spool = await WriteSpool.create(dir);
+    await spool.finish();
+    await writeFile(spool.file, 'create 0 a {}\ncreate 0 b {"x"');
+    const err = await readAll(spool).catch((e: Error) => e.message);
+    expect(err).to.match(/partial record/);
+    await spool.dispose();
+  });
+});
