@@ -3,7 +3,7 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
-import { mkdtemp, mkdir, rm } from 'node:fs/promises';
+import { mkdtemp, mkdir, readFile, rm } from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -42,9 +42,26 @@ export interface StartControllerOptions {
   leaseId?: string;
 }
 
+/**
+ * Starts a controller on free ports. A port found free can be taken by another process (an
+ * outgoing connection's ephemeral port) before the controller listens on it: a start that fails
+ * with EADDRINUSE is tried again on new ports.
+ */
 export async function startController(
   opts: StartControllerOptions = {},
 ): Promise<RunningController> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnFreePorts(opts);
+    } catch (err) {
+      if (!(err instanceof PortTakenError) || attempt >= 3) throw err;
+    }
+  }
+}
+
+class PortTakenError extends Error {}
+
+async function startOnFreePorts(opts: StartControllerOptions): Promise<RunningController> {
   const [metricsPort, healthPort, serverPort] = [
     await freePort(),
     await freePort(),
@@ -115,6 +132,9 @@ export async function startController(
     { timeoutMs: 60_000, what: `the controller to be ready (log: ${logFile})` },
   ).catch(async (err: unknown) => {
     await running.stop('SIGKILL');
+    const log = await readFile(logFile, 'utf8').catch(() => '');
+    if (log.includes('EADDRINUSE'))
+      throw new PortTakenError(`a port was taken: ${logFile}`, { cause: err });
     throw err;
   });
   return running;
