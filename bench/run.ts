@@ -45,9 +45,16 @@ const LOCAL = reuse
   ? path.resolve(process.env.CATALOGD_LOCAL ?? path.join(ROOT, '.local'))
   : path.join(ROOT, '.local', 'bench');
 const SIZES = (process.env.BENCH_SIZES ?? '5,30,50').split(',').map(Number);
-const CONCURRENCY = (process.env.BENCH_CONCURRENCY ?? '8,16,32').split(',').map(Number);
+/**
+ * Raw-client levels: a number is a concurrency; with a `w` suffix (`32w`) the level runs with a
+ * metadata-only watch of CatalogMetadata open, like the controller's drift watch, and is
+ * reported but not counted in the raw limit.
+ */
+const CONCURRENCY = (process.env.BENCH_CONCURRENCY ?? '8,16,32').split(',');
 const CM = `/apis/${GROUP}/${VERSION}/${CATALOG_METADATA_PLURAL}`;
 const CC = `/apis/${GROUP}/${VERSION}/clustercatalogs`;
+/** What the controller's drift watch asks for. */
+const METADATA_ONLY = 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1';
 const MB = 1048576;
 /** Results file base name; only `latest` updates bench/README.md. */
 const OUT = process.env.BENCH_OUT ?? 'latest';
@@ -531,10 +538,15 @@ function render(
 }
 
 /** (a) The raw limit: POST every object at `concurrency`, keep-alive, nothing else. */
-async function rawPosts(api: Api, bodies: Buffer[], concurrency: number): Promise<number> {
+async function rawPosts(
+  api: Api,
+  bodies: Buffer[],
+  concurrency: number,
+): Promise<{ seconds: number; meanInFlight: number }> {
   const client = api.withSockets(concurrency);
   // Warm the connections so TLS handshakes are not timed (the controller's are warm too).
   await Promise.all(Array.from({ length: concurrency }, () => client.request('GET', '/version')));
+  const served0 = await apiserverPostSeconds(api);
   const t0 = performance.now();
   await pool(bodies, concurrency, async (b) => {
     const r = await client.request('POST', CM, b);
@@ -544,7 +556,27 @@ async function rawPosts(api: Api, bodies: Buffer[], concurrency: number): Promis
   });
   const s = (performance.now() - t0) / 1000;
   client.close();
-  return s;
+  return { seconds: s, meanInFlight: round(((await apiserverPostSeconds(api)) - served0) / s, 1) };
+}
+
+/**
+ * Seconds the apiserver has spent serving CatalogMetadata POSTs so far (the sum of its request
+ * duration histogram). Its increase over a phase ÷ the phase's length = the mean number of
+ * POSTs in flight at the apiserver: the concurrency the client really kept up.
+ */
+async function apiserverPostSeconds(api: Api): Promise<number> {
+  const r = await api.request('GET', '/metrics');
+  if (r.status !== 200) return NaN;
+  let sum = 0;
+  for (const line of r.body.split('\n')) {
+    if (
+      line.startsWith('apiserver_request_duration_seconds_sum{') &&
+      line.includes('verb="POST"') &&
+      line.includes(`resource="${CATALOG_METADATA_PLURAL}"`)
+    )
+      sum += Number(line.slice(line.lastIndexOf(' ') + 1));
+  }
+  return sum;
 }
 
 /** (b) kubectl apply --server-side of the render output. */
@@ -629,6 +661,13 @@ interface ColdResult {
   controlPlaneCpuMsPerWriteByProcess: PlaneMsPerWrite;
   /** rawControlPlaneCpuMsPerWrite by process, by concurrency. */
   rawControlPlaneCpuMsPerWriteByProcess: Record<string, PlaneMsPerWrite>;
+  /**
+   * CatalogMetadata POSTs in flight at the apiserver, on average over the write phase (from its
+   * request duration histogram): the concurrency the controller really kept up.
+   */
+  meanPostsInFlight: number;
+  /** The same for the raw client, by concurrency. */
+  rawMeanPostsInFlight: Record<string, number>;
   /** The wait for a quiet control plane before each measured phase (controller, rawN, kubectl). */
   quietBefore: Record<string, QuietWait>;
   ratioToKubectlApply: number | null;
@@ -729,6 +768,7 @@ async function main(): Promise<void> {
       const sampler = processSampler(controller.pid);
       const watch = catalogWatch(api, name);
       await delay(300); // the watch is open before the create
+      const served0 = await apiserverPostSeconds(api);
       const t0 = performance.now();
       await api.json('POST', CC, catalogObject(name, ref));
       const tDone = await watch.until((s) => succeeded(s), 900_000);
@@ -751,6 +791,11 @@ async function main(): Promise<void> {
       if (listed !== objectCount || writes !== objectCount)
         throw new Error(`objectCount ${objectCount}, listed ${listed}, writes ${writes}`);
       const ourPlane = planeMsPerWrite(writeCpu.controlPlane, objectCount);
+      // All of the sync's CatalogMetadata POSTs are in its write phase.
+      const meanPostsInFlight = round(
+        ((await apiserverPostSeconds(api)) - served0) / writeSeconds,
+        1,
+      );
       if (!reuse) await etcd.compactDefrag();
       const after = await etcd.status();
       log(
@@ -782,26 +827,29 @@ async function main(): Promise<void> {
       const rawClientCpuMsPerWrite: Record<string, number> = {};
       const rawControlPlaneCpuMsPerWrite: Record<string, number> = {};
       const rawControlPlaneByProcess: Record<string, PlaneMsPerWrite> = {};
-      for (const conc of CONCURRENCY) {
-        const cat = `bench-raw-${sizeMB}mb-c${conc}`;
+      const rawMeanPostsInFlight: Record<string, number> = {};
+      for (const level of CONCURRENCY) {
+        const conc = parseInt(level, 10);
+        const withWatch = level.endsWith('w');
+        const cat = `bench-raw-${sizeMB}mb-c${level}`;
         const owner = await ownerCatalog(api, cat, ref);
         const bodies = render(dir, cat, owner, path.join(work, `render-${cat}.json`));
-        quiet[`raw${conc}`] = await waitForQuietControlPlane();
+        quiet[`raw${level}`] = await waitForQuietControlPlane();
         const cpu0 = process.cpuUsage();
         const plane0 = controlPlaneCpu();
-        const s = await rawPosts(api, bodies, conc);
+        const watcher = withWatch ? api.watch(CM, () => undefined, METADATA_ONLY) : undefined;
+        const { seconds: s, meanInFlight } = await rawPosts(api, bodies, conc);
+        watcher?.stop();
+        rawMeanPostsInFlight[level] = meanInFlight;
         const cpu = process.cpuUsage(cpu0);
         const plane = planeMsPerWrite(planeDelta(plane0, controlPlaneCpu()), bodies.length);
-        rawControlPlaneCpuMsPerWrite[String(conc)] = plane.total;
-        rawControlPlaneByProcess[String(conc)] = plane;
-        rawClientCpuMsPerWrite[String(conc)] = round(
-          (cpu.user + cpu.system) / 1000 / bodies.length,
-          3,
-        );
-        rawByConcurrency[String(conc)] = round(bodies.length / s, 1);
-        load[`raw${conc}`] = round(os.loadavg()[0]!);
+        rawControlPlaneCpuMsPerWrite[level] = plane.total;
+        rawControlPlaneByProcess[level] = plane;
+        rawClientCpuMsPerWrite[level] = round((cpu.user + cpu.system) / 1000 / bodies.length, 3);
+        rawByConcurrency[level] = round(bodies.length / s, 1);
+        load[`raw${level}`] = round(os.loadavg()[0]!);
         log(
-          `raw POST c=${conc}: ${bodies.length} in ${s.toFixed(1)} s = ${rawByConcurrency[String(conc)]}/s, control plane ${JSON.stringify(plane)} ms/object`,
+          `raw POST c=${level}: ${bodies.length} in ${s.toFixed(1)} s = ${rawByConcurrency[level]}/s, control plane ${JSON.stringify(plane)} ms/object`,
         );
         await deleteCatalog(api, cat);
         await rm(path.join(work, `render-${cat}.json`), { force: true });
@@ -818,7 +866,11 @@ async function main(): Promise<void> {
         await deleteCatalog(api, cat);
         await rm(file, { force: true });
       }
-      const raw = Math.max(...Object.values(rawByConcurrency));
+      const raw = Math.max(
+        ...Object.entries(rawByConcurrency)
+          .filter(([level]) => !level.endsWith('w'))
+          .map(([, rate]) => rate),
+      );
       const writesPerSecond = objectCount / writeSeconds;
       const kubectlRate = kubectlSeconds === null ? null : objectCount / kubectlSeconds;
       const etcdBytesAdded = after.dbSize - before.dbSize;
@@ -849,6 +901,8 @@ async function main(): Promise<void> {
         controlPlaneCpuMsPerWriteByProcess: ourPlane,
         rawControlPlaneCpuMsPerWriteByProcess: rawControlPlaneByProcess,
         quietBefore: quiet,
+        meanPostsInFlight,
+        rawMeanPostsInFlight,
         ratioToKubectlApply: kubectlRate === null ? null : round(writesPerSecond / kubectlRate, 2),
         peakRssBytes: Math.max(rss.sampledPeak, rss.hwm),
         vmHwmBytes: rss.hwm,

@@ -147,7 +147,11 @@ export class Api {
   }
 
   /** Streams watch events of `path` (a list URL; watch=1 is added) until stop() is called. */
-  watch(path: string, onEvent: (e: WatchEvent, at: number) => void): { stop(): void } {
+  watch(
+    path: string,
+    onEvent: (e: WatchEvent, at: number) => void,
+    accept?: string,
+  ): { stop(): void } {
     const url = new URL(path, this.server);
     url.searchParams.set('watch', '1');
     url.searchParams.set('allowWatchBookmarks', 'false');
@@ -155,7 +159,10 @@ export class Api {
       ...this.tls,
       method: 'GET',
       agent: false,
-      headers: { ...(this.tls.headers as Record<string, string> | undefined) },
+      headers: {
+        ...(this.tls.headers as Record<string, string> | undefined),
+        ...(accept !== undefined && { Accept: accept }),
+      },
     });
     req.on('response', (res) => {
       let buf = '';
