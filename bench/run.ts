@@ -56,6 +56,8 @@ const CC = `/apis/${GROUP}/${VERSION}/clustercatalogs`;
 /** What the controller's drift watch asks for. */
 const METADATA_ONLY = 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1';
 const MB = 1048576;
+/** Cold syncs per size (each into a fresh catalog name, by a fresh controller). */
+const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? '2'));
 /** Results file base name; only `latest` updates bench/README.md. */
 const OUT = process.env.BENCH_OUT ?? 'latest';
 
@@ -668,6 +670,8 @@ interface ColdResult {
   meanPostsInFlight: number;
   /** The same for the raw client, by concurrency. */
   rawMeanPostsInFlight: Record<string, number>;
+  /** writesPerSecond of each cold-sync round (BENCH_ROUNDS); the best is writesPerSecond. */
+  roundWritesPerSecond: number[];
   /** The wait for a quiet control plane before each measured phase (controller, rawN, kubectl). */
   quietBefore: Record<string, QuietWait>;
   ratioToKubectlApply: number | null;
@@ -758,69 +762,119 @@ async function main(): Promise<void> {
         `library phases: pull ${pullSeconds.toFixed(2)} s, parse ${parseSeconds.toFixed(2)} s (${scan.blobs} blobs)`,
       );
 
-      // Cold sync by the real controller.
-      const name = `bench-${sizeMB}mb`;
-      if (!reuse) await etcd.compactDefrag();
-      const before = await etcd.status();
-      const controller = await startController(kubeconfig, logDir);
-      const idleRssBytes = procStatus(controller.pid)?.rss ?? 0;
-      const quiet: Record<string, QuietWait> = { controller: await waitForQuietControlPlane() };
-      const sampler = processSampler(controller.pid);
-      const watch = catalogWatch(api, name);
-      await delay(300); // the watch is open before the create
-      const served0 = await apiserverPostSeconds(api);
-      const t0 = performance.now();
-      await api.json('POST', CC, catalogObject(name, ref));
-      const tDone = await watch.until((s) => succeeded(s), 900_000);
-      const rss = sampler.stop();
-      const controllerCpuSeconds = sampler.cpuBetween(t0, tDone).controller;
-      const load: Record<string, number> = { controller: round(os.loadavg()[0]!) };
-      const seconds = (tDone - t0) / 1000;
-      const writingAt = watch.writingAt ?? t0;
-      const writeSeconds = (tDone - writingAt) / 1000;
-      const writeCpu = sampler.cpuBetween(writingAt, tDone);
-      const controllerWriteCpuSeconds = writeCpu.controller;
-      const writes = await controller.metric('catalogd_catalogmetadata_writes_total');
-      const heap = {
-        usedBytes: await controller.metric('nodejs_heap_size_used_bytes'),
-        totalBytes: await controller.metric('nodejs_heap_size_total_bytes'),
-        externalBytes: await controller.metric('nodejs_external_memory_bytes'),
-      };
-      const objectCount = watch.state?.objectCount ?? 0;
-      const listed = await countObjects(api, name);
-      if (listed !== objectCount || writes !== objectCount)
-        throw new Error(`objectCount ${objectCount}, listed ${listed}, writes ${writes}`);
-      const ourPlane = planeMsPerWrite(writeCpu.controlPlane, objectCount);
-      // All of the sync's CatalogMetadata POSTs are in its write phase.
-      const meanPostsInFlight = round(
-        ((await apiserverPostSeconds(api)) - served0) / writeSeconds,
-        1,
-      );
-      if (!reuse) await etcd.compactDefrag();
-      const after = await etcd.status();
-      log(
-        `cold sync: ${objectCount} objects in ${seconds.toFixed(1)} s (write phase ${writeSeconds.toFixed(1)} s), ` +
-          `peak RSS ${(Math.max(rss.sampledPeak, rss.hwm) / MB).toFixed(1)} MB, control plane ${JSON.stringify(ourPlane)} ms/object`,
-      );
-
-      if (sizeMB === largest) {
-        const copy = path.join(work, `fbc-${sizeMB}-changed`);
-        await cp(dir, copy, { recursive: true });
-        results.noop = await noopAndIncremental(
-          api,
-          controller,
-          watch,
-          name,
-          copy,
-          registry,
-          results,
+      // Cold syncs by the real controller, ROUNDS of them into fresh catalog names; the fastest
+      // write phase is reported (the raw limit is the best of its levels too), peak RSS is the
+      // highest of all rounds.
+      const coldRound = async (roundNo: number) => {
+        const name = `bench-${sizeMB}mb-${roundNo}`;
+        if (!reuse) await etcd.compactDefrag();
+        const before = await etcd.status();
+        const controller = await startController(kubeconfig, logDir);
+        const idleRssBytes = procStatus(controller.pid)?.rss ?? 0;
+        const quiet: Record<string, QuietWait> = { controller: await waitForQuietControlPlane() };
+        const sampler = processSampler(controller.pid);
+        const watch = catalogWatch(api, name);
+        await delay(300); // the watch is open before the create
+        const served0 = await apiserverPostSeconds(api);
+        const t0 = performance.now();
+        await api.json('POST', CC, catalogObject(name, ref));
+        const tDone = await watch.until((s) => succeeded(s), 900_000);
+        const rss = sampler.stop();
+        const controllerCpuSeconds = sampler.cpuBetween(t0, tDone).controller;
+        const load: Record<string, number> = { controller: round(os.loadavg()[0]!) };
+        const seconds = (tDone - t0) / 1000;
+        const writingAt = watch.writingAt ?? t0;
+        const writeSeconds = (tDone - writingAt) / 1000;
+        const writeCpu = sampler.cpuBetween(writingAt, tDone);
+        const controllerWriteCpuSeconds = writeCpu.controller;
+        const writes = await controller.metric('catalogd_catalogmetadata_writes_total');
+        const heap = {
+          usedBytes: await controller.metric('nodejs_heap_size_used_bytes'),
+          totalBytes: await controller.metric('nodejs_heap_size_total_bytes'),
+          externalBytes: await controller.metric('nodejs_external_memory_bytes'),
+        };
+        const objectCount = watch.state?.objectCount ?? 0;
+        const listed = await countObjects(api, name);
+        if (listed !== objectCount || writes !== objectCount)
+          throw new Error(`objectCount ${objectCount}, listed ${listed}, writes ${writes}`);
+        const ourPlane = planeMsPerWrite(writeCpu.controlPlane, objectCount);
+        // All of the sync's CatalogMetadata POSTs are in its write phase.
+        const meanPostsInFlight = round(
+          ((await apiserverPostSeconds(api)) - served0) / writeSeconds,
+          1,
         );
-        await rm(copy, { recursive: true, force: true });
-        await writeResults(results, started);
-      }
-      watch.stop();
-      await deleteCatalog(api, name);
-      await controller.stop();
+        if (!reuse) await etcd.compactDefrag();
+        const after = await etcd.status();
+        log(
+          `cold sync (round ${roundNo}): ${objectCount} objects in ${seconds.toFixed(1)} s (write phase ${writeSeconds.toFixed(1)} s), ` +
+            `peak RSS ${(Math.max(rss.sampledPeak, rss.hwm) / MB).toFixed(1)} MB, control plane ${JSON.stringify(ourPlane)} ms/object`,
+        );
+
+        if (sizeMB === largest && roundNo === ROUNDS) {
+          const copy = path.join(work, `fbc-${sizeMB}-changed`);
+          await cp(dir, copy, { recursive: true });
+          results.noop = await noopAndIncremental(
+            api,
+            controller,
+            watch,
+            name,
+            copy,
+            registry,
+            results,
+          );
+          await rm(copy, { recursive: true, force: true });
+          await writeResults(results, started);
+        }
+        watch.stop();
+        await deleteCatalog(api, name);
+        await controller.stop();
+        return {
+          before,
+          after,
+          idleRssBytes,
+          quiet,
+          rss,
+          controllerCpuSeconds,
+          load,
+          seconds,
+          writingAt,
+          t0,
+          writeSeconds,
+          controllerWriteCpuSeconds,
+          writes,
+          heap,
+          objectCount,
+          ourPlane,
+          meanPostsInFlight,
+        };
+      };
+      const rounds: Array<Awaited<ReturnType<typeof coldRound>>> = [];
+      for (let n = 1; n <= ROUNDS; n++) rounds.push(await coldRound(n));
+      const rate = (r: (typeof rounds)[number]) => r.objectCount / r.writeSeconds;
+      const best = rounds.reduce((a, b) => (rate(b) > rate(a) ? b : a));
+      const {
+        before,
+        after,
+        idleRssBytes,
+        quiet,
+        controllerCpuSeconds,
+        load,
+        seconds,
+        writingAt,
+        t0,
+        writeSeconds,
+        controllerWriteCpuSeconds,
+        writes,
+        heap,
+        objectCount,
+        ourPlane,
+        meanPostsInFlight,
+      } = best;
+      const rss = {
+        sampledPeak: Math.max(...rounds.map((r) => r.rss.sampledPeak)),
+        hwm: Math.max(...rounds.map((r) => r.rss.hwm)),
+      };
+      const roundWritesPerSecond = rounds.map((r) => round(rate(r), 1));
 
       // (a) raw limit, (b) kubectl apply --server-side, each into a fresh catalog name.
       const rawByConcurrency: Record<string, number> = {};
@@ -901,6 +955,7 @@ async function main(): Promise<void> {
         controlPlaneCpuMsPerWriteByProcess: ourPlane,
         rawControlPlaneCpuMsPerWriteByProcess: rawControlPlaneByProcess,
         quietBefore: quiet,
+        roundWritesPerSecond,
         meanPostsInFlight,
         rawMeanPostsInFlight,
         ratioToKubectlApply: kubectlRate === null ? null : round(writesPerSecond / kubectlRate, 2),
