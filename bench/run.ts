@@ -837,8 +837,7 @@ async function main(): Promise<void> {
           controllerCpuSeconds,
           load,
           seconds,
-          writingAt,
-          t0,
+          prepareSeconds: (writingAt - t0) / 1000,
           writeSeconds,
           controllerWriteCpuSeconds,
           writes,
@@ -852,24 +851,6 @@ async function main(): Promise<void> {
       for (let n = 1; n <= ROUNDS; n++) rounds.push(await coldRound(n));
       const rate = (r: (typeof rounds)[number]) => r.objectCount / r.writeSeconds;
       const best = rounds.reduce((a, b) => (rate(b) > rate(a) ? b : a));
-      const {
-        before,
-        after,
-        idleRssBytes,
-        quiet,
-        controllerCpuSeconds,
-        load,
-        seconds,
-        writingAt,
-        t0,
-        writeSeconds,
-        controllerWriteCpuSeconds,
-        writes,
-        heap,
-        objectCount,
-        ourPlane,
-        meanPostsInFlight,
-      } = best;
       const rss = {
         sampledPeak: Math.max(...rounds.map((r) => r.rss.sampledPeak)),
         hwm: Math.max(...rounds.map((r) => r.rss.hwm)),
@@ -888,7 +869,7 @@ async function main(): Promise<void> {
         const cat = `bench-raw-${sizeMB}mb-c${level}`;
         const owner = await ownerCatalog(api, cat, ref);
         const bodies = render(dir, cat, owner, path.join(work, `render-${cat}.json`));
-        quiet[`raw${level}`] = await waitForQuietControlPlane();
+        best.quiet[`raw${level}`] = await waitForQuietControlPlane();
         const cpu0 = process.cpuUsage();
         const plane0 = controlPlaneCpu();
         const watcher = withWatch ? api.watch(CM, () => undefined, METADATA_ONLY) : undefined;
@@ -901,7 +882,7 @@ async function main(): Promise<void> {
         rawControlPlaneByProcess[level] = plane;
         rawClientCpuMsPerWrite[level] = round((cpu.user + cpu.system) / 1000 / bodies.length, 3);
         rawByConcurrency[level] = round(bodies.length / s, 1);
-        load[`raw${level}`] = round(os.loadavg()[0]!);
+        best.load[`raw${level}`] = round(os.loadavg()[0]!);
         log(
           `raw POST c=${level}: ${bodies.length} in ${s.toFixed(1)} s = ${rawByConcurrency[level]}/s, control plane ${JSON.stringify(plane)} ms/object`,
         );
@@ -913,10 +894,10 @@ async function main(): Promise<void> {
         const cat = `bench-ssa-${sizeMB}mb`;
         const file = path.join(work, `render-${cat}.json`);
         render(dir, cat, await ownerCatalog(api, cat, ref), file);
-        quiet.kubectl = await waitForQuietControlPlane();
+        best.quiet.kubectl = await waitForQuietControlPlane();
         kubectlSeconds = kubectlApply(file);
-        load.kubectl = round(os.loadavg()[0]!);
-        log(`kubectl apply --server-side: ${objectCount} in ${kubectlSeconds.toFixed(1)} s`);
+        best.load.kubectl = round(os.loadavg()[0]!);
+        log(`kubectl apply --server-side: ${best.objectCount} in ${kubectlSeconds.toFixed(1)} s`);
         await deleteCatalog(api, cat);
         await rm(file, { force: true });
       }
@@ -925,46 +906,49 @@ async function main(): Promise<void> {
           .filter(([level]) => !level.endsWith('w'))
           .map(([, rate]) => rate),
       );
-      const writesPerSecond = objectCount / writeSeconds;
-      const kubectlRate = kubectlSeconds === null ? null : objectCount / kubectlSeconds;
-      const etcdBytesAdded = after.dbSize - before.dbSize;
+      const writesPerSecond = best.objectCount / best.writeSeconds;
+      const kubectlRate = kubectlSeconds === null ? null : best.objectCount / kubectlSeconds;
+      const etcdBytesAdded = best.after.dbSize - best.before.dbSize;
       cold.push({
         sizeMB,
         catalogBytes: gen.bytes,
-        blobs: objectCount,
-        seconds: round(seconds),
+        blobs: best.objectCount,
+        seconds: round(best.seconds),
         pullSeconds: round(pullSeconds),
         parseSeconds: round(parseSeconds),
-        prepareSeconds: round((writingAt - t0) / 1000),
-        writeSeconds: round(writeSeconds),
-        writes,
+        prepareSeconds: round(best.prepareSeconds),
+        writeSeconds: round(best.writeSeconds),
+        writes: best.writes,
         writesPerSecond: round(writesPerSecond, 1),
-        endToEndWritesPerSecond: round(objectCount / seconds, 1),
+        endToEndWritesPerSecond: round(best.objectCount / best.seconds, 1),
         rawWritesPerSecond: raw,
         rawByConcurrency,
-        loadAverage: load,
+        loadAverage: best.load,
         kubectlApplyWritesPerSecond: kubectlRate === null ? null : round(kubectlRate, 1),
         kubectlApplySeconds: kubectlSeconds === null ? null : round(kubectlSeconds),
         ratioToRaw: round(writesPerSecond / raw, 3),
-        controllerCpuSeconds: round(controllerCpuSeconds),
-        controllerWriteCpuSeconds: round(controllerWriteCpuSeconds),
-        controllerCpuMsPerWrite: round((controllerWriteCpuSeconds * 1000) / objectCount, 3),
+        controllerCpuSeconds: round(best.controllerCpuSeconds),
+        controllerWriteCpuSeconds: round(best.controllerWriteCpuSeconds),
+        controllerCpuMsPerWrite: round(
+          (best.controllerWriteCpuSeconds * 1000) / best.objectCount,
+          3,
+        ),
         rawClientCpuMsPerWrite,
-        controlPlaneCpuMsPerWrite: ourPlane.total,
+        controlPlaneCpuMsPerWrite: best.ourPlane.total,
         rawControlPlaneCpuMsPerWrite,
-        controlPlaneCpuMsPerWriteByProcess: ourPlane,
+        controlPlaneCpuMsPerWriteByProcess: best.ourPlane,
         rawControlPlaneCpuMsPerWriteByProcess: rawControlPlaneByProcess,
-        quietBefore: quiet,
+        quietBefore: best.quiet,
         roundWritesPerSecond,
-        meanPostsInFlight,
+        meanPostsInFlight: best.meanPostsInFlight,
         rawMeanPostsInFlight,
         ratioToKubectlApply: kubectlRate === null ? null : round(writesPerSecond / kubectlRate, 2),
         peakRssBytes: Math.max(rss.sampledPeak, rss.hwm),
         vmHwmBytes: rss.hwm,
-        idleRssBytes,
-        heapAfterSync: heap,
-        etcdBytesBefore: before.dbSize,
-        etcdBytesAfter: after.dbSize,
+        idleRssBytes: best.idleRssBytes,
+        heapAfterSync: best.heap,
+        etcdBytesBefore: best.before.dbSize,
+        etcdBytesAfter: best.after.dbSize,
         etcdBytesAdded,
         etcdBytesPerContentByte: round(etcdBytesAdded / gen.bytes, 2),
       });
