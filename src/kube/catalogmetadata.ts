@@ -89,13 +89,14 @@ export function catalogMetadataWriter(client: KubeClient, pageSize = 500): Catal
     async create(obj, signal) {
       await tooLargeAsTyped(obj.name, async () => {
         try {
-          await full.createSerializedQuietly(obj.body, signal);
+          await full.createQuietly(obj.body, signal);
         } catch (err) {
           // An object of that name exists without our catalog label (not listed): take it over.
           if (!isAlreadyExists(err)) throw err;
           const rv = await currentVersion(obj.name, signal);
           const o = parse(obj);
           await full.updateQuietly(
+            obj.name,
             { ...o, metadata: { ...o.metadata, resourceVersion: rv } },
             signal,
           );
@@ -105,7 +106,7 @@ export function catalogMetadataWriter(client: KubeClient, pageSize = 500): Catal
     async update(obj, signal) {
       await tooLargeAsTyped(obj.name, async () => {
         try {
-          await full.updateSerializedQuietly(obj.name, obj.body, signal);
+          await full.updateQuietly(obj.name, obj.body, signal);
         } catch (err) {
           // Changed since we listed it (a hand edit): the desired object wins; retry once on
           // the current version, or create it if it was deleted meanwhile.
@@ -116,6 +117,7 @@ export function catalogMetadataWriter(client: KubeClient, pageSize = 500): Catal
           if (rv === undefined) await full.createQuietly({ ...o, metadata }, signal);
           else
             await full.updateQuietly(
+              obj.name,
               { ...o, metadata: { ...metadata, resourceVersion: rv } },
               signal,
             );

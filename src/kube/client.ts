@@ -113,7 +113,6 @@ export class KubeClient {
     body: Buffer | undefined,
   ): Promise<http.IncomingMessage> {
     const auth = await this.credentials();
-
     const headers: Record<string, string> = {
       ...auth.headers,
       accept: opts.accept ?? 'application/json',

@@ -190,18 +190,13 @@ export class Resource<T extends { metadata?: { name?: string } }> {
     return this.client.request<T>(this.path(), this.createOptions(obj, signal));
   }
 
-  /** create without reading the response (a sync's bulk writes). */
-  async createQuietly(obj: T, signal?: AbortSignal): Promise<void> {
+  /**
+   * create without reading the response (a sync's bulk writes). An object already serialized as
+   * JSON (Buffer or string) is sent as is.
+   */
+  async createQuietly(obj: T | Buffer | string, signal?: AbortSignal): Promise<void> {
     await this.client.request(this.path(), {
       ...this.createOptions(obj, signal),
-      discardResponse: true,
-    });
-  }
-
-  /** createQuietly of an object already serialized as JSON: the body is sent as is. */
-  async createSerializedQuietly(json: Buffer | string, signal?: AbortSignal): Promise<void> {
-    await this.client.request(this.path(), {
-      ...this.createOptions(json, signal),
       discardResponse: true,
     });
   }
@@ -225,22 +220,13 @@ export class Resource<T extends { metadata?: { name?: string } }> {
     );
   }
 
-  /** update without reading the response. */
-  async updateQuietly(obj: T, signal?: AbortSignal): Promise<void> {
-    await this.client.request(this.path(obj.metadata?.name ?? ''), {
-      ...this.updateOptions(obj, signal),
-      discardResponse: true,
-    });
-  }
-
-  /** updateQuietly of an object already serialized as JSON: the body is sent as is. */
-  async updateSerializedQuietly(
-    name: string,
-    json: Buffer | string,
-    signal?: AbortSignal,
-  ): Promise<void> {
+  /**
+   * update of the named object without reading the response. An object already serialized as
+   * JSON (Buffer or string) is sent as is; its metadata.resourceVersion makes it conditional.
+   */
+  async updateQuietly(name: string, obj: T | Buffer | string, signal?: AbortSignal): Promise<void> {
     await this.client.request(this.path(name), {
-      ...this.updateOptions(json, signal),
+      ...this.updateOptions(obj, signal),
       discardResponse: true,
     });
   }
