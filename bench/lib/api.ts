@@ -9,6 +9,8 @@ import { load } from 'js-yaml';
 export interface Response {
   status: number;
   body: string;
+  /** The body as received (for binary responses such as pprof profiles). */
+  bytes: Buffer;
 }
 
 export interface WatchEvent {
@@ -123,9 +125,10 @@ export class Api {
         (res) => {
           const chunks: Buffer[] = [];
           res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('end', () =>
-            resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString() }),
-          );
+          res.on('end', () => {
+            const bytes = Buffer.concat(chunks);
+            resolve({ status: res.statusCode ?? 0, body: bytes.toString(), bytes });
+          });
           res.on('error', reject);
         },
       );
