@@ -6,8 +6,9 @@
 #   hack/cluster.sh up       start (idempotent: reuses a healthy running cluster), wait healthy
 #   hack/cluster.sh down     stop what `up` started, by PID, and remove its state
 #   hack/cluster.sh status   exit 0 when everything `up` started is running and healthy
-#   hack/cluster.sh stop|start kube-apiserver|registry
-#                            stop one component, or start it again on the same port (fault tests)
+#   hack/cluster.sh stop|start kube-apiserver|kube-controller-manager|registry
+#                            stop one component, or start it again on the same port (fault tests,
+#                            benchmarks)
 #
 # Writes under .local/ (or $CATALOGD_LOCAL): kubeconfig, env (KUBECONFIG=..., REGISTRY=host:port),
 # cluster/ (certs, etcd data, registry storage, pids), logs/.
@@ -141,6 +142,21 @@ start_apiserver() { # start_apiserver <bin dir>: on the ports of ports.env; wait
     "https://127.0.0.1:$APISERVER_PORT/readyz"
 }
 
+start_controller_manager() { # start_controller_manager <bin dir>: with the kubeconfig up wrote
+  local bins=$1
+  local pki="$state/pki"
+  # The client rate is raised from 20 QPS: deleting a 10k-object catalog would otherwise keep the
+  # garbage collector busy for minutes, and every later test waits behind it.
+  start kube-controller-manager "$bins/kube-controller-manager" \
+    --kubeconfig "$state/controller-manager.kubeconfig" \
+    --controllers garbagecollector,namespace,serviceaccount,serviceaccount-token \
+    --service-account-private-key-file "$pki/sa.key" --root-ca-file "$pki/ca.crt" \
+    --use-service-account-credentials=true --leader-elect=false \
+    --kube-api-qps 500 --kube-api-burst 1000 --concurrent-gc-syncs 50 \
+    --bind-address 127.0.0.1 --secure-port 0 \
+    ${CONTROLLER_MANAGER_EXTRA_ARGS:-}
+}
+
 start_registry() { # start_registry: on the port of ports.env, config written by up; waits until ready
   # shellcheck disable=SC1091
   source "$state/ports.env"
@@ -170,18 +186,8 @@ up() {
 
   start_apiserver "$bins"
 
-  local pki="$state/pki"
   write_kubeconfig "$state/controller-manager.kubeconfig" controller-manager
-  # The client rate is raised from 20 QPS: deleting a 10k-object catalog would otherwise keep the
-  # garbage collector busy for minutes, and every later test waits behind it.
-  start kube-controller-manager "$bins/kube-controller-manager" \
-    --kubeconfig "$state/controller-manager.kubeconfig" \
-    --controllers garbagecollector,namespace,serviceaccount,serviceaccount-token \
-    --service-account-private-key-file "$pki/sa.key" --root-ca-file "$pki/ca.crt" \
-    --use-service-account-credentials=true --leader-elect=false \
-    --kube-api-qps 500 --kube-api-burst 1000 --concurrent-gc-syncs 50 \
-    --bind-address 127.0.0.1 --secure-port 0 \
-    ${CONTROLLER_MANAGER_EXTRA_ARGS:-}
+  start_controller_manager "$bins"
 
   mkdir -p "$state/registry"
   cat > "$state/registry.yml" <<YAML
@@ -226,12 +232,14 @@ case "${1:-}" in
   down) down_quietly; log "down" ;;
   status) healthy ;;
   # Fault injection for tests: stop or start one component of a running cluster, by its PID.
-  stop) [ -n "${2:-}" ] || die "usage: $0 stop kube-apiserver|registry"; stop_pid "$2" ;;
+  stop) [ -n "${2:-}" ] || die "usage: $0 stop kube-apiserver|kube-controller-manager|registry"; stop_pid "$2" ;;
   start)
+    bins=$(grep '^KUBE_BIN_DIR=' "$local_dir/env" | cut -d= -f2-)
     case "${2:-}" in
-      kube-apiserver) pid_alive kube-apiserver || start_apiserver "$(grep '^KUBE_BIN_DIR=' "$local_dir/env" | cut -d= -f2-)" ;;
+      kube-apiserver) pid_alive kube-apiserver || start_apiserver "$bins" ;;
+      kube-controller-manager) pid_alive kube-controller-manager || start_controller_manager "$bins" ;;
       registry) pid_alive registry || start_registry ;;
-      *) die "usage: $0 start kube-apiserver|registry" ;;
+      *) die "usage: $0 start kube-apiserver|kube-controller-manager|registry" ;;
     esac ;;
   *) echo "usage: $0 up|down|status|stop NAME|start NAME" >&2; exit 2 ;;
 esac
