@@ -234,7 +234,7 @@ case "${1:-}" in
   # Fault injection for tests: stop or start one component of a running cluster, by its PID.
   stop) [ -n "${2:-}" ] || die "usage: $0 stop kube-apiserver|kube-controller-manager|registry"; stop_pid "$2" ;;
   start)
-    bins=$(grep '^KUBE_BIN_DIR=' "$local_dir/env" | cut -d= -f2-)
+    bins=$(grep '^KUBE_BIN_DIR=' "$local_dir/env" 2>/dev/null | cut -d= -f2- || true)
     case "${2:-}" in
       kube-apiserver) pid_alive kube-apiserver || start_apiserver "$bins" ;;
       kube-controller-manager) pid_alive kube-controller-manager || start_controller_manager "$bins" ;;
