@@ -67,17 +67,22 @@ const OUT = process.env.BENCH_OUT ?? 'latest';
 const PPROF_DIR = process.env.BENCH_PPROF ? path.resolve(process.env.BENCH_PPROF) : undefined;
 const PPROF_SECONDS = 10;
 
-/** The controller runs with the NODE_OPTIONS of the Deployment (config/manager), as deployed. */
-function deployedNodeOptions(): string {
-  if (process.env.BENCH_NODE_OPTIONS !== undefined) return process.env.BENCH_NODE_OPTIONS;
+/** The value of an env var of the Deployment's container (config/manager), or undefined. */
+function deployedEnv(name: string): string | undefined {
   try {
     const y = readFileSync(path.join(ROOT, 'config', 'manager', 'deployment.yaml'), 'utf8');
-    return /name: NODE_OPTIONS\s+value:\s*"?([^"\n]+)"?/.exec(y)?.[1]?.trim() ?? '';
+    return new RegExp(`name: ${name}\\s+value:\\s*"?([^"\\n]+)"?`).exec(y)?.[1]?.trim();
   } catch {
-    return '';
+    return undefined;
   }
 }
-const NODE_OPTIONS = deployedNodeOptions();
+
+/**
+ * The controller runs with the NODE_OPTIONS and MALLOC_ARENA_MAX of the Deployment, as deployed
+ * (BENCH_NODE_OPTIONS overrides the former).
+ */
+const NODE_OPTIONS = process.env.BENCH_NODE_OPTIONS ?? deployedEnv('NODE_OPTIONS') ?? '';
+const MALLOC_ARENA_MAX = deployedEnv('MALLOC_ARENA_MAX');
 
 /** The median (the mean of the two middle values for an even count). */
 function median(xs: readonly number[]): number {
@@ -341,7 +346,11 @@ async function startController(kubeconfig: string, logDir: string): Promise<Cont
     {
       cwd: ROOT,
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, NODE_OPTIONS },
+      env: {
+        ...process.env,
+        NODE_OPTIONS,
+        ...(MALLOC_ARENA_MAX !== undefined && { MALLOC_ARENA_MAX }),
+      },
     },
   );
   child.stdout?.pipe(out);
@@ -875,6 +884,7 @@ async function main(): Promise<void> {
       etcd: await etcd.version(),
       sharedCluster: reuse,
       controllerNodeOptions: NODE_OPTIONS,
+      controllerMallocArenaMax: MALLOC_ARENA_MAX ?? null,
     };
     results.machine = machine;
     log(`machine: ${JSON.stringify(machine)}`);
