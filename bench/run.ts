@@ -306,14 +306,22 @@ async function apiserverLiveHeap(api: Api): Promise<number> {
   return apiserverMetric(api, 'go_memstats_heap_alloc_bytes');
 }
 
-/** The sum of a kube-apiserver metric's samples (NaN when /metrics cannot be read). */
-async function apiserverMetric(api: Api, name: string): Promise<number> {
+/**
+ * The sum of a kube-apiserver metric's samples that carry all of `labels` (NaN when /metrics
+ * cannot be read).
+ */
+async function apiserverMetric(
+  api: Api,
+  name: string,
+  labels: Record<string, string> = {},
+): Promise<number> {
   const r = await api.request('GET', '/metrics');
   if (r.status !== 200) return NaN;
+  const wanted = Object.entries(labels).map(([k, v]) => `${k}="${v}"`);
   let sum = 0;
   for (const line of r.body.split('\n')) {
-    if (line.startsWith(`${name} `) || line.startsWith(`${name}{`))
-      sum += Number(line.slice(line.lastIndexOf(' ') + 1));
+    if (!line.startsWith(`${name} `) && !line.startsWith(`${name}{`)) continue;
+    if (wanted.every((l) => line.includes(l))) sum += Number(line.slice(line.lastIndexOf(' ') + 1));
   }
   return sum;
 }
@@ -712,19 +720,11 @@ async function apiserverProfile(api: Api, label: string): Promise<void> {
  * duration histogram). Its increase over a phase ÷ the phase's length = the mean number of
  * POSTs in flight at the apiserver: the concurrency the client really kept up.
  */
-async function apiserverPostSeconds(api: Api): Promise<number> {
-  const r = await api.request('GET', '/metrics');
-  if (r.status !== 200) return NaN;
-  let sum = 0;
-  for (const line of r.body.split('\n')) {
-    if (
-      line.startsWith('apiserver_request_duration_seconds_sum{') &&
-      line.includes('verb="POST"') &&
-      line.includes(`resource="${CATALOG_METADATA_PLURAL}"`)
-    )
-      sum += Number(line.slice(line.lastIndexOf(' ') + 1));
-  }
-  return sum;
+function apiserverPostSeconds(api: Api): Promise<number> {
+  return apiserverMetric(api, 'apiserver_request_duration_seconds_sum', {
+    verb: 'POST',
+    resource: CATALOG_METADATA_PLURAL,
+  });
 }
 
 /** (b) kubectl apply --server-side of the render output. */
@@ -960,6 +960,7 @@ async function main(): Promise<void> {
         const tDone = await watch.until((s) => succeeded(s), 900_000);
         await profile;
         const rss = sampler.stop();
+        const peakRssBytes = Math.max(rss.sampledPeak, rss.hwm);
         const controllerCpuSeconds = sampler.cpuBetween(t0, tDone).controller;
         const load: Record<string, number> = { controller: round(os.loadavg()[0]!) };
         const seconds = (tDone - t0) / 1000;
@@ -989,7 +990,7 @@ async function main(): Promise<void> {
         log(
           `cold sync (round ${roundNo}): ${objectCount} objects in ${seconds.toFixed(1)} s (write phase ${writeSeconds.toFixed(1)} s), ` +
             `apiserver heap before ${(quiet.controller!.apiserverHeapBytes / MB).toFixed(0)} MB, cpu probe ${quiet.controller!.cpuProbeOpsPerSecond}/s, ` +
-            `peak RSS ${(Math.max(rss.sampledPeak, rss.hwm) / MB).toFixed(1)} MB, control plane ${JSON.stringify(ourPlane)} ms/object`,
+            `peak RSS ${(peakRssBytes / MB).toFixed(1)} MB, control plane ${JSON.stringify(ourPlane)} ms/object`,
         );
 
         if (sizeMB === largest && roundNo === ROUNDS) {
@@ -1015,7 +1016,8 @@ async function main(): Promise<void> {
           after,
           idleRssBytes,
           quiet,
-          rss,
+          peakRssBytes,
+          vmHwmBytes: rss.hwm,
           controllerCpuSeconds,
           load,
           seconds,
@@ -1078,10 +1080,7 @@ async function main(): Promise<void> {
       }
       const rate = (r: (typeof rounds)[number]) => r.objectCount / r.writeSeconds;
       const mid = medianItem(rounds, rate);
-      const rss = {
-        sampledPeak: Math.max(...rounds.map((r) => r.rss.sampledPeak)),
-        hwm: Math.max(...rounds.map((r) => r.rss.hwm)),
-      };
+      const roundPeakRssBytes = rounds.map((r) => r.peakRssBytes);
       const roundWritesPerSecond = rounds.map((r) => round(rate(r), 1));
       const rawByConcurrency: Record<string, number> = {};
       const rawRoundWritesPerSecond: Record<string, number[]> = {};
@@ -1155,9 +1154,9 @@ async function main(): Promise<void> {
         meanPostsInFlight: mid.meanPostsInFlight,
         rawMeanPostsInFlight,
         ratioToKubectlApply: kubectlRate === null ? null : round(writesPerSecond / kubectlRate, 2),
-        peakRssBytes: Math.max(rss.sampledPeak, rss.hwm),
-        roundPeakRssBytes: rounds.map((r) => Math.max(r.rss.sampledPeak, r.rss.hwm)),
-        vmHwmBytes: rss.hwm,
+        peakRssBytes: Math.max(...roundPeakRssBytes),
+        roundPeakRssBytes,
+        vmHwmBytes: Math.max(...rounds.map((r) => r.vmHwmBytes)),
         idleRssBytes: mid.idleRssBytes,
         heapAfterSync: mid.heap,
         etcdBytesBefore: mid.before.dbSize,
