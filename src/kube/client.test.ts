@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { KubeClient } from './client.js';
+import { KubeClient, LineSplitter } from './client.js';
 import type { KubeconfigEnv } from './kubeconfig.js';
 
 /** A loopback HTTP server that answers `{}` and records the request lines it got. */
@@ -63,5 +63,80 @@ describe('kube/client: KubeClient', () => {
       client.close();
       srv.close();
     }
+  });
+
+  it('reads past a large response it discards, keeping its connection', async () => {
+    const ports = new Set<number>();
+    const big = JSON.stringify({ pad: 'x'.repeat(300_000) });
+    const server = http.createServer((req, res) => {
+      ports.add(req.socket.remotePort ?? 0);
+      req.resume();
+      req.on('end', () => res.writeHead(201, { 'content-type': 'application/json' }).end(big));
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const client = new KubeClient({
+      env: machineFor(`http://127.0.0.1:${(server.address() as AddressInfo).port}`),
+      maxSockets: 1,
+    });
+    try {
+      for (let i = 0; i < 3; i++) {
+        await client.request('/api/v1/things', {
+          method: 'POST',
+          verb: 'create',
+          resource: 'things',
+          body: '{}',
+          discardResponse: true,
+        });
+      }
+      expect(ports.size).to.equal(1);
+    } finally {
+      client.close();
+      server.close();
+    }
+  });
+
+  it('streams watch lines cut anywhere by the connection', async () => {
+    const events = ['{"type":"ADDED","object":{"n":"é1"}}', '{"type":"MODIFIED","object":{"n":2}}'];
+    const bytes = Buffer.from(`${events[0]}\r\n\n${events[1]}\n`);
+    const server = http.createServer((req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      // One byte at a time: every line, and the two bytes of "é", are cut by chunk boundaries.
+      let i = 0;
+      const next = (): void => {
+        if (i === bytes.length) return void res.end();
+        res.write(bytes.subarray(i, ++i), next);
+      };
+      next();
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const client = new KubeClient({
+      env: machineFor(`http://127.0.0.1:${(server.address() as AddressInfo).port}`),
+    });
+    const got: unknown[] = [];
+    try {
+      await client.watchLines('/api/v1/things', { verb: 'watch', resource: 'things' }, (l) =>
+        got.push(l),
+      );
+      expect(got).to.deep.equal(events.map((e) => JSON.parse(e)));
+    } finally {
+      client.close();
+      server.close();
+    }
+  });
+});
+
+describe('kube/client: LineSplitter', () => {
+  it('parses whole lines within and across chunks, skipping blank ones', () => {
+    const got: unknown[] = [];
+    const lines = new LineSplitter((l) => got.push(l));
+    lines.push(Buffer.from('{"a":1}\n{"b"'));
+    lines.push(Buffer.from(':2'));
+    lines.push(Buffer.from('}\n\n  \n{"c":3}\n{"d"'));
+    expect(got).to.deep.equal([{ a: 1 }, { b: 2 }, { c: 3 }]);
+  });
+
+  it('throws on a line that is not JSON', () => {
+    const lines = new LineSplitter(() => {});
+    expect(() => lines.push(Buffer.from('{"a":\n'))).to.throw(SyntaxError);
   });
 });

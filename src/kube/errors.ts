@@ -56,12 +56,22 @@ export const isInvalid = (err: unknown): boolean => {
 };
 
 /** Network-level failures (connection refused or reset, timeouts): worth retrying. */
+const NETWORK_ERROR_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  // undici's: the connection closed under a request, or the server stopped answering.
+  'UND_ERR_SOCKET',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+]);
+
 export function isNetworkError(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
-  return (
-    typeof code === 'string' &&
-    ['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EAI_AGAIN', 'UND_ERR_SOCKET'].includes(
-      code,
-    )
-  );
+  return typeof code === 'string' && NETWORK_ERROR_CODES.has(code);
 }
