@@ -1,11 +1,12 @@
 // The one connection to the apiserver. The kubeconfig (or in-cluster config) is read by
-// kubeconfig.ts; requests go through one undici Pool of keep-alive connections. A catalog sync
-// makes tens of thousands of requests: client-node opens a new TLS connection per request by
-// default, and undici spends about a fifth less CPU per request than node:https with a
-// keep-alive Agent (bench/README.md, "Controller CPU per write").
+// kubeconfig.ts; requests go through one shared keep-alive https.Agent, because client-node
+// opens a new TLS connection per request by default and a catalog sync makes tens of thousands
+// of requests. Not undici: it spent about 0.1 ms less CPU per write, but its HTTP/1.1 parser
+// (WebAssembly) added about 16 MB to the controller's RSS, and over HTTP/2 (its default) the
+// apiserver spent about 0.35 ms more per write (bench/README.md, stop 18).
+import http from 'node:http';
+import https from 'node:https';
 import { setTimeout as delay } from 'node:timers/promises';
-import { Pool } from 'undici';
-import type { Dispatcher } from 'undici';
 import { clientNodeCredentials } from './delegated-auth.js';
 import { KubeApiError, isNetworkError } from './errors.js';
 import type { ClientCredentials, ClusterConnection, KubeconfigEnv } from './kubeconfig.js';
@@ -45,25 +46,15 @@ export interface RequestOptions {
 /** Credentials are re-read this often, so rotated in-cluster tokens are picked up. */
 const AUTH_REFRESH_MS = 60_000;
 
-/** The response of a request, its body not read yet. */
-type Response = Dispatcher.ResponseData;
-
-/** The connections for one client certificate (none for token users). */
-interface Connections {
-  cert?: Buffer;
-  key?: Buffer;
-  pool: Pool;
-}
-
 export class KubeClient {
   readonly server: URL;
   private readonly basePath: string;
+  private readonly hostname: string;
   private readonly connection: ClusterConnection;
-  private readonly maxSockets: number;
+  private readonly agent: https.Agent | http.Agent;
   private readonly attempts: number;
   private readonly onRequest: NonNullable<KubeClientOptions['onRequest']>;
   private auth?: { value: Promise<ClientCredentials>; at: number };
-  private connections?: Connections;
 
   constructor(opts: KubeClientOptions = {}) {
     const delegate = clientNodeCredentials(opts.kubeconfig);
@@ -75,7 +66,11 @@ export class KubeClient {
     this.server = this.connection.server;
     // A server URL with a path (a proxy, Rancher) prefixes every API path.
     this.basePath = this.server.pathname.replace(/\/+$/, '');
-    this.maxSockets = opts.maxSockets ?? 32;
+    // An IPv6 literal without its brackets, as http.request wants it.
+    this.hostname = this.server.hostname.replace(/^\[(.*)\]$/, '$1');
+    const agentOpts = { keepAlive: true, maxSockets: opts.maxSockets ?? 32, maxFreeSockets: 32 };
+    this.agent =
+      this.server.protocol === 'https:' ? new https.Agent(agentOpts) : new http.Agent(agentOpts);
     this.attempts = opts.attempts ?? 5;
     this.onRequest = opts.onRequest ?? (() => {});
   }
@@ -86,9 +81,7 @@ export class KubeClient {
   }
 
   close(): void {
-    const pool = this.connections?.pool;
-    this.connections = undefined;
-    pool?.destroy().catch(() => {});
+    this.agent.destroy();
   }
 
   private credentials(): Promise<ClientCredentials> {
@@ -99,38 +92,6 @@ export class KubeClient {
       value.catch(() => (this.auth = undefined));
     }
     return this.auth.value;
-  }
-
-  /**
-   * The pool of connections for the user's client certificate. A certificate is part of the TLS
-   * handshake, so a rotated one (an exec plugin's) needs new connections: the old pool finishes
-   * its requests and closes.
-   */
-  private pool(auth: ClientCredentials): Pool {
-    const c = this.connections;
-    if (c && sameBytes(c.cert, auth.cert) && sameBytes(c.key, auth.key)) return c.pool;
-    const tls = this.server.protocol === 'https:';
-    const pool = new Pool(this.server.origin, {
-      connections: this.maxSockets,
-      ...(tls && {
-        connect: {
-          rejectUnauthorized: this.connection.rejectUnauthorized,
-          ...(this.connection.ca !== undefined && { ca: this.connection.ca }),
-          ...(this.connection.servername !== undefined && {
-            servername: this.connection.servername,
-          }),
-          ...(auth.cert !== undefined && { cert: auth.cert }),
-          ...(auth.key !== undefined && { key: auth.key }),
-        },
-      }),
-    });
-    c?.pool.close().catch(() => {});
-    this.connections = {
-      pool,
-      ...(auth.cert && { cert: auth.cert }),
-      ...(auth.key && { key: auth.key }),
-    };
-    return pool;
   }
 
   /**
@@ -147,30 +108,46 @@ export class KubeClient {
     return `${this.basePath}${path}${search}`;
   }
 
-  /**
-   * Sends a request and resolves with the response (any status); the body is not read.
-   * `stream`: a watch, whose body may be silent for minutes (no body timeout).
-   */
+  /** Opens a request and resolves with the response (any status); the body is not read. */
   private async open(
     path: string,
     opts: RequestOptions,
     body: Buffer | undefined,
-    stream = false,
-  ): Promise<Response> {
+  ): Promise<http.IncomingMessage> {
     const auth = await this.credentials();
     const headers: Record<string, string> = {
       ...auth.headers,
       accept: opts.accept ?? 'application/json',
       'user-agent': 'catalogd-ts',
     };
-    if (body) headers['content-type'] = opts.contentType ?? 'application/json';
-    return this.pool(auth).request({
-      path: this.requestPath(path, opts.query),
-      method: (opts.method ?? 'GET') as Dispatcher.HttpMethod,
-      headers,
-      body: body ?? null,
-      signal: opts.signal ?? null,
-      ...(stream && { bodyTimeout: 0 }),
+    if (body) {
+      headers['content-type'] = opts.contentType ?? 'application/json';
+      headers['content-length'] = String(body.length);
+    }
+    const lib = this.server.protocol === 'https:' ? https : http;
+    return new Promise((resolve, reject) => {
+      const req = lib.request(
+        {
+          protocol: this.server.protocol,
+          hostname: this.hostname,
+          port: this.server.port,
+          path: this.requestPath(path, opts.query),
+          method: opts.method ?? 'GET',
+          agent: this.agent,
+          headers,
+          ...(this.connection.ca !== undefined && { ca: this.connection.ca }),
+          ...(this.connection.servername !== undefined && {
+            servername: this.connection.servername,
+          }),
+          rejectUnauthorized: this.connection.rejectUnauthorized,
+          ...(auth.cert !== undefined && { cert: auth.cert }),
+          ...(auth.key !== undefined && { key: auth.key }),
+          ...(opts.signal && { signal: opts.signal }),
+        },
+        resolve,
+      );
+      req.on('error', reject);
+      req.end(body);
     });
   }
 
@@ -186,15 +163,13 @@ export class KubeClient {
       let retryAfterMs = Math.min(200 * 2 ** (attempt - 1), 5000);
       try {
         const res = await this.open(path, opts, body);
-        const status = res.statusCode;
+        const status = res.statusCode ?? 0;
         if (opts.discardResponse && status >= 200 && status < 300) {
-          // dump() destroys the connection past its limit (default 128 KiB); read it all instead,
-          // so that the connection is kept whatever the object's size.
-          await res.body.dump({ limit: Number.MAX_SAFE_INTEGER });
+          await drain(res);
           this.onRequest(opts.verb, opts.resource, status);
           return undefined as T;
         }
-        const text = await res.body.text();
+        const text = await readBody(res);
         this.onRequest(opts.verb, opts.resource, status);
         if (status >= 200 && status < 300) return (text ? JSON.parse(text) : undefined) as T;
         const err = apiError(status, text, opts.verb, opts.resource);
@@ -221,21 +196,21 @@ export class KubeClient {
     opts: RequestOptions,
     onLine: (line: unknown) => void,
   ): Promise<void> {
-    let res: Response;
+    let res: http.IncomingMessage;
     try {
-      res = await this.open(path, opts, undefined, true);
+      res = await this.open(path, opts, undefined);
     } catch (err) {
       if (opts.signal?.aborted) return;
       throw err;
     }
-    const status = res.statusCode;
+    const status = res.statusCode ?? 0;
     this.onRequest(opts.verb, opts.resource, status);
     if (status < 200 || status >= 300) {
-      throw apiError(status, await res.body.text(), opts.verb, opts.resource);
+      throw apiError(status, await readBody(res), opts.verb, opts.resource);
     }
     const lines = new LineSplitter(onLine);
     try {
-      for await (const chunk of res.body) lines.push(chunk as Buffer);
+      for await (const chunk of res) lines.push(chunk as Buffer);
     } catch (err) {
       if (opts.signal?.aborted) return;
       throw err;
@@ -276,8 +251,23 @@ export class LineSplitter {
 
 const NEWLINE = 0x0a;
 
-function sameBytes(a: Buffer | undefined, b: Buffer | undefined): boolean {
-  return a === b || (a !== undefined && b !== undefined && a.equals(b));
+// Event listeners rather than `for await`: an async iterator per response costs measurable CPU
+// over the tens of thousands of requests of a sync.
+function drain(res: http.IncomingMessage): Promise<void> {
+  return new Promise((resolve, reject) => {
+    res.once('end', resolve);
+    res.once('error', reject);
+    res.resume();
+  });
+}
+
+function readBody(res: http.IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    res.on('data', (c: Buffer) => chunks.push(c));
+    res.once('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    res.once('error', reject);
+  });
 }
 
 function apiError(status: number, text: string, verb: string, resource: string): KubeApiError {

@@ -64,11 +64,7 @@ const NETWORK_ERROR_CODES = new Set([
   'EAI_AGAIN',
   'EHOSTUNREACH',
   'ENETUNREACH',
-  // undici's: the connection closed under a request, or the server stopped answering.
   'UND_ERR_SOCKET',
-  'UND_ERR_CONNECT_TIMEOUT',
-  'UND_ERR_HEADERS_TIMEOUT',
-  'UND_ERR_BODY_TIMEOUT',
 ]);
 
 export function isNetworkError(err: unknown): boolean {
