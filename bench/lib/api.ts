@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import https from 'node:https';
 import path from 'node:path';
 import { load } from 'js-yaml';
+import { LineSplitter } from '../../src/util/json-lines.js';
 
 export interface Response {
   status: number;
@@ -168,16 +169,12 @@ export class Api {
       },
     });
     req.on('response', (res) => {
-      let buf = '';
+      // Every event of a chunk is stamped with the chunk's arrival.
+      let at = 0;
+      const lines = new LineSplitter((e) => onEvent(e as WatchEvent, at));
       res.on('data', (c: Buffer) => {
-        const at = performance.now();
-        buf += c.toString();
-        let nl: number;
-        while ((nl = buf.indexOf('\n')) >= 0) {
-          const line = buf.slice(0, nl).trim();
-          buf = buf.slice(nl + 1);
-          if (line) onEvent(JSON.parse(line) as WatchEvent, at);
-        }
+        at = performance.now();
+        lines.push(c);
       });
       res.on('error', () => undefined);
     });

@@ -7,6 +7,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { setTimeout as delay } from 'node:timers/promises';
+import { LineSplitter } from '../util/json-lines.js';
 import { clientNodeCredentials } from './delegated-auth.js';
 import { KubeApiError, isNetworkError } from './errors.js';
 import type { ClientCredentials, ClusterConnection, KubeconfigEnv } from './kubeconfig.js';
@@ -217,39 +218,6 @@ export class KubeClient {
     }
   }
 }
-
-/**
- * Splits a byte stream into JSON lines and parses each. Works on the chunks' bytes: a line is
- * decoded straight from its chunk, and only a line cut by a chunk boundary is copied (a watch
- * of every CatalogMetadata carries one event per write of a sync).
- */
-export class LineSplitter {
-  private carry: Buffer[] = [];
-
-  constructor(private readonly onLine: (line: unknown) => void) {}
-
-  push(chunk: Buffer): void {
-    let start = 0;
-    for (let nl = chunk.indexOf(NEWLINE); nl >= 0; nl = chunk.indexOf(NEWLINE, start)) {
-      if (this.carry.length > 0) {
-        this.carry.push(chunk.subarray(start, nl));
-        this.emit(Buffer.concat(this.carry).toString('utf8'));
-        this.carry = [];
-      } else {
-        this.emit(chunk.toString('utf8', start, nl));
-      }
-      start = nl + 1;
-    }
-    if (start < chunk.length) this.carry.push(chunk.subarray(start));
-  }
-
-  private emit(line: string): void {
-    // JSON.parse allows surrounding whitespace (a "\r" before the newline); a blank line is none.
-    if (line.trim() !== '') this.onLine(JSON.parse(line));
-  }
-}
-
-const NEWLINE = 0x0a;
 
 // Event listeners rather than `for await`: an async iterator per response costs measurable CPU
 // over the tens of thousands of requests of a sync.

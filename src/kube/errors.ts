@@ -55,7 +55,6 @@ export const isInvalid = (err: unknown): boolean => {
   return s === 422 || s === 400 || s === 403;
 };
 
-/** Network-level failures (connection refused or reset, timeouts): worth retrying. */
 const NETWORK_ERROR_CODES = new Set([
   'ECONNREFUSED',
   'ECONNRESET',
@@ -67,6 +66,7 @@ const NETWORK_ERROR_CODES = new Set([
   'UND_ERR_SOCKET',
 ]);
 
+/** Network-level failures (connection refused or reset, timeouts): worth retrying. */
 export function isNetworkError(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
   return typeof code === 'string' && NETWORK_ERROR_CODES.has(code);
