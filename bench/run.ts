@@ -32,6 +32,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import { loadAll } from 'js-yaml';
 import { format, resolveConfig } from 'prettier';
 import { CATALOG_METADATA_PLURAL, GROUP, VERSION } from '../src/api/v1/index.js';
 import { ImagePuller, pushCatalog } from '../src/source/index.js';
@@ -67,14 +68,25 @@ const OUT = process.env.BENCH_OUT ?? 'latest';
 const PPROF_DIR = process.env.BENCH_PPROF ? path.resolve(process.env.BENCH_PPROF) : undefined;
 const PPROF_SECONDS = 10;
 
-/** The value of an env var of the Deployment's container (config/manager), or undefined. */
+/**
+ * The value of an env var of the Deployment's container (config/manager), or undefined. The YAML
+ * is parsed, not matched: a pattern would keep the quotes of `value: '2'` in the value.
+ */
 function deployedEnv(name: string): string | undefined {
-  try {
-    const y = readFileSync(path.join(ROOT, 'config', 'manager', 'deployment.yaml'), 'utf8');
-    return new RegExp(`name: ${name}\\s+value:\\s*"?([^"\\n]+)"?`).exec(y)?.[1]?.trim();
-  } catch {
-    return undefined;
-  }
+  type Deployment = {
+    kind?: string;
+    spec?: {
+      template?: {
+        spec?: { containers?: Array<{ env?: Array<{ name: string; value?: string }> }> };
+      };
+    };
+  };
+  const file = path.join(ROOT, 'config', 'manager', 'deployment.yaml');
+  const docs = loadAll(readFileSync(file, 'utf8')) as Deployment[];
+  const containers = docs.find((d) => d?.kind === 'Deployment')?.spec?.template?.spec?.containers;
+  const env = (containers ?? []).flatMap((c) => c.env ?? []);
+  const value = env.find((e) => e.name === name)?.value;
+  return value === undefined ? undefined : String(value);
 }
 
 /**
