@@ -123,4 +123,60 @@ describe('kube/client: KubeClient', () => {
       server.close();
     }
   });
+
+  it('aborts every open request and watch under a signal, and none after', async () => {
+    let opened = 0;
+    const server = http.createServer((req, res) => {
+      req.resume();
+      if (req.url === '/api/v1/quick') return void res.writeHead(200).end('{}');
+      opened++;
+      // Never answers /slow; /watch sends one line and then holds the stream open.
+      if (req.url?.startsWith('/api/v1/watch')) res.writeHead(200).write('{"type":"ADDED"}\n');
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const client = new KubeClient({
+      env: machineFor(`http://127.0.0.1:${(server.address() as AddressInfo).port}`),
+    });
+    const abort = new AbortController();
+    const signal = abort.signal;
+    try {
+      // A finished request leaves nothing behind to abort.
+      await client.request('/api/v1/quick', { verb: 'get', resource: 'quick', signal });
+      const lines: unknown[] = [];
+      const watch = client.watchLines(
+        '/api/v1/watch',
+        { verb: 'watch', resource: 'w', signal },
+        (l) => lines.push(l),
+      );
+      const slow = client.request('/api/v1/slow', { verb: 'get', resource: 'slow', signal });
+      const slowResult = slow.then(
+        () => 'resolved',
+        (err: Error) => err.name,
+      );
+      const deadline = Date.now() + 5000;
+      while ((opened < 2 || lines.length < 1) && Date.now() < deadline) await tick(10);
+      expect(opened).to.equal(2);
+      abort.abort();
+      await watch; // resolves on abort
+      expect(await slowResult).to.equal('AbortError');
+      expect(lines).to.deep.equal([{ type: 'ADDED' }]);
+      // An aborted signal refuses new requests without sending them.
+      const late = await client
+        .request('/api/v1/slow', { verb: 'get', resource: 'slow', signal })
+        .then(
+          () => 'resolved',
+          (err: Error) => err.name,
+        );
+      expect(late).to.equal('AbortError');
+      expect(opened).to.equal(2);
+    } finally {
+      client.close();
+      server.closeAllConnections();
+      server.close();
+    }
+  });
 });
+
+function tick(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}

@@ -55,7 +55,12 @@ export class KubeClient {
   private readonly agent: https.Agent | http.Agent;
   private readonly attempts: number;
   private readonly onRequest: NonNullable<KubeClientOptions['onRequest']>;
-  private auth?: { value: Promise<ClientCredentials>; at: number };
+  /**
+   * TLS material as strings, converted once. The https.Agent names its connection pools by
+   * concatenating ca, cert and key on every request: Buffers there are decoded each time.
+   */
+  private readonly ca?: string;
+  private auth?: { value: Promise<RequestCredentials>; at: number };
 
   constructor(opts: KubeClientOptions = {}) {
     const delegate = clientNodeCredentials(opts.kubeconfig);
@@ -74,6 +79,7 @@ export class KubeClient {
       this.server.protocol === 'https:' ? new https.Agent(agentOpts) : new http.Agent(agentOpts);
     this.attempts = opts.attempts ?? 5;
     this.onRequest = opts.onRequest ?? (() => {});
+    if (this.connection.ca !== undefined) this.ca = this.connection.ca.toString('utf8');
   }
 
   /** The namespace of the kubeconfig's current context (for a controller run out of cluster). */
@@ -85,10 +91,10 @@ export class KubeClient {
     this.agent.destroy();
   }
 
-  private credentials(): Promise<ClientCredentials> {
+  private credentials(): Promise<RequestCredentials> {
     const now = Date.now();
     if (!this.auth || now - this.auth.at > AUTH_REFRESH_MS) {
-      const value = this.connection.credentials();
+      const value = this.connection.credentials().then(requestCredentials);
       this.auth = { value, at: now };
       value.catch(() => (this.auth = undefined));
     }
@@ -126,6 +132,8 @@ export class KubeClient {
       headers['content-length'] = String(body.length);
     }
     const lib = this.server.protocol === 'https:' ? https : http;
+    const signal = opts.signal;
+    if (signal?.aborted) throw abortError(signal);
     return new Promise((resolve, reject) => {
       const req = lib.request(
         {
@@ -136,18 +144,18 @@ export class KubeClient {
           method: opts.method ?? 'GET',
           agent: this.agent,
           headers,
-          ...(this.connection.ca !== undefined && { ca: this.connection.ca }),
+          ...(this.ca !== undefined && { ca: this.ca }),
           ...(this.connection.servername !== undefined && {
             servername: this.connection.servername,
           }),
           rejectUnauthorized: this.connection.rejectUnauthorized,
           ...(auth.cert !== undefined && { cert: auth.cert }),
           ...(auth.key !== undefined && { key: auth.key }),
-          ...(opts.signal && { signal: opts.signal }),
         },
         resolve,
       );
       req.on('error', reject);
+      if (signal) abortOnSignal(signal, req);
       req.end(body);
     });
   }
@@ -217,6 +225,53 @@ export class KubeClient {
       throw err;
     }
   }
+}
+
+interface RequestCredentials {
+  cert?: string;
+  key?: string;
+  headers: Record<string, string>;
+}
+
+function requestCredentials(c: ClientCredentials): RequestCredentials {
+  return {
+    headers: c.headers,
+    ...(c.cert !== undefined && { cert: c.cert.toString('utf8') }),
+    ...(c.key !== undefined && { key: c.key.toString('utf8') }),
+  };
+}
+
+/**
+ * The requests open under each signal. http.request's own `signal` option adds a listener to
+ * the signal per request, and a sync sends tens of thousands under one signal: adding and
+ * removing them showed in profiles. One listener per signal aborts them all instead.
+ */
+const openUnder = new WeakMap<AbortSignal, Set<http.ClientRequest>>();
+
+function abortOnSignal(signal: AbortSignal, req: http.ClientRequest): void {
+  let open = openUnder.get(signal);
+  if (!open) {
+    const requests = new Set<http.ClientRequest>();
+    open = requests;
+    openUnder.set(signal, requests);
+    signal.addEventListener(
+      'abort',
+      () => {
+        for (const r of requests) r.destroy(abortError(signal));
+        requests.clear();
+      },
+      { once: true },
+    );
+  }
+  open.add(req);
+  // 'close' comes after the response has been read too, so a watch stays abortable.
+  req.once('close', () => open.delete(req));
+}
+
+function abortError(signal: AbortSignal): Error {
+  const err = new Error('The operation was aborted', { cause: signal.reason });
+  err.name = 'AbortError';
+  return Object.assign(err, { code: 'ABORT_ERR' });
 }
 
 // Event listeners rather than `for await`: an async iterator per response costs measurable CPU
