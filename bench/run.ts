@@ -429,12 +429,22 @@ function processSampler(pid: number) {
   type Sample = [at: number, controller: number, controlPlane: PlaneCpu];
   const sample = (): Sample => [performance.now(), procCpuSeconds(pid), controlPlaneCpu()];
   const cpu: Sample[] = [sample()];
+  const rss: Array<[at: number, bytes: number]> = [];
   const timer = setInterval(() => {
     const s = procStatus(pid);
-    if (s) peak = Math.max(peak, s.rss);
+    if (s) {
+      peak = Math.max(peak, s.rss);
+      rss.push([performance.now(), s.rss]);
+    }
     cpu.push(sample());
   }, 100);
   return {
+    /** The highest sampled VmRSS from `from` (inclusive) to `to` (exclusive). */
+    peakBetween(from: number, to: number): number {
+      let p = 0;
+      for (const [at, bytes] of rss) if (at >= from && at < to) p = Math.max(p, bytes);
+      return p;
+    },
     /**
      * CPU seconds used by the controller and by the control plane from the last sample at or
      * before `from` to the first at or after `to`.
@@ -838,6 +848,9 @@ interface ColdResult {
   peakRssBytes: number;
   /** The peak RSS of each round (peakRssBytes is the highest). */
   roundPeakRssBytes?: number[];
+  /** Each round's highest sampled RSS before and after its first status with `syncingTo`. */
+  roundPeakRssPrepareBytes?: number[];
+  roundPeakRssWriteBytes?: number[];
   vmHwmBytes: number;
   idleRssBytes: number;
   heapAfterSync: { usedBytes: number; totalBytes: number; externalBytes: number };
@@ -973,6 +986,9 @@ async function main(): Promise<void> {
         await profile;
         const rss = sampler.stop();
         const peakRssBytes = Math.max(rss.sampledPeak, rss.hwm);
+        // Which phase the peak falls in says what to look at: pull/parse/spool, or writing.
+        const peakRssPrepareBytes = sampler.peakBetween(t0, watch.writingAt ?? tDone);
+        const peakRssWriteBytes = sampler.peakBetween(watch.writingAt ?? tDone, Infinity);
         const controllerCpuSeconds = sampler.cpuBetween(t0, tDone).controller;
         const load: Record<string, number> = { controller: round(os.loadavg()[0]!) };
         const seconds = (tDone - t0) / 1000;
@@ -1002,7 +1018,7 @@ async function main(): Promise<void> {
         log(
           `cold sync (round ${roundNo}): ${objectCount} objects in ${seconds.toFixed(1)} s (write phase ${writeSeconds.toFixed(1)} s), ` +
             `apiserver heap before ${(quiet.controller!.apiserverHeapBytes / MB).toFixed(0)} MB, cpu probe ${quiet.controller!.cpuProbeOpsPerSecond}/s, ` +
-            `peak RSS ${(peakRssBytes / MB).toFixed(1)} MB, control plane ${JSON.stringify(ourPlane)} ms/object`,
+            `peak RSS ${(peakRssBytes / MB).toFixed(1)} MB (prepare ${(peakRssPrepareBytes / MB).toFixed(1)}, write ${(peakRssWriteBytes / MB).toFixed(1)}), control plane ${JSON.stringify(ourPlane)} ms/object`,
         );
 
         if (sizeMB === largest && roundNo === ROUNDS) {
@@ -1029,6 +1045,8 @@ async function main(): Promise<void> {
           idleRssBytes,
           quiet,
           peakRssBytes,
+          peakRssPrepareBytes,
+          peakRssWriteBytes,
           vmHwmBytes: rss.hwm,
           controllerCpuSeconds,
           load,
@@ -1168,6 +1186,8 @@ async function main(): Promise<void> {
         ratioToKubectlApply: kubectlRate === null ? null : round(writesPerSecond / kubectlRate, 2),
         peakRssBytes: Math.max(...roundPeakRssBytes),
         roundPeakRssBytes,
+        roundPeakRssPrepareBytes: rounds.map((r) => r.peakRssPrepareBytes),
+        roundPeakRssWriteBytes: rounds.map((r) => r.peakRssWriteBytes),
         vmHwmBytes: Math.max(...rounds.map((r) => r.vmHwmBytes)),
         idleRssBytes: mid.idleRssBytes,
         heapAfterSync: mid.heap,
