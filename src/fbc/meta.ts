@@ -1,6 +1,7 @@
 // The meta keys of a blob (schema, package, name), read the way operator-registry's
 // declcfg.Meta.UnmarshalJSON reads them: case-insensitively, with top-level keys that differ
 // only in case rejected, and values that must be strings.
+import { detachString } from '../util/strings.js';
 
 export interface Meta {
   /** '' when absent (an error for the catalog, reported by the caller with the position). */
@@ -55,7 +56,8 @@ export function extractMeta(value: unknown): { meta: Meta } | { error: string } 
       return {
         error: `expected value for key ${JSON.stringify(key)} to be a string, got ${typeName(v)}`,
       };
-    meta[field] = v;
+    // Copied: the value is cut from the document text, and a blob's meta outlives it.
+    meta[field] = detachString(v);
   }
   return { meta };
 }
