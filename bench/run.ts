@@ -425,17 +425,13 @@ async function startController(kubeconfig: string, logDir: string): Promise<Cont
  * its and the control plane's CPU seconds, so that the CPU of a phase can be read afterwards.
  */
 function processSampler(pid: number) {
-  let peak = 0;
   type Sample = [at: number, controller: number, controlPlane: PlaneCpu];
   const sample = (): Sample => [performance.now(), procCpuSeconds(pid), controlPlaneCpu()];
   const cpu: Sample[] = [sample()];
   const rss: Array<[at: number, bytes: number]> = [];
   const timer = setInterval(() => {
     const s = procStatus(pid);
-    if (s) {
-      peak = Math.max(peak, s.rss);
-      rss.push([performance.now(), s.rss]);
-    }
+    if (s) rss.push([performance.now(), s.rss]);
     cpu.push(sample());
   }, 100);
   return {
@@ -457,7 +453,7 @@ function processSampler(pid: number) {
     stop(): { sampledPeak: number; hwm: number } {
       clearInterval(timer);
       const hwm = procStatus(pid)?.hwm ?? 0;
-      return { sampledPeak: peak, hwm };
+      return { sampledPeak: this.peakBetween(-Infinity, Infinity), hwm };
     },
   };
 }

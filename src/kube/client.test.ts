@@ -3,6 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { KubeClient } from './client.js';
 import type { KubeconfigEnv } from './kubeconfig.js';
+import { pollUntil } from '../../test/support/poll.js';
 
 /** A loopback HTTP server that answers `{}` and records the request lines it got. */
 async function recordingServer(): Promise<{ port: number; seen: string[]; close(): void }> {
@@ -153,9 +154,11 @@ describe('kube/client: KubeClient', () => {
         () => 'resolved',
         (err: Error) => err.name,
       );
-      const deadline = Date.now() + 5000;
-      while ((opened < 2 || lines.length < 1) && Date.now() < deadline) await tick(10);
-      expect(opened).to.equal(2);
+      await pollUntil(async () => opened === 2 && lines.length === 1, {
+        timeoutMs: 5000,
+        intervalMs: 10,
+        what: 'the watch and the slow request to be open',
+      });
       abort.abort();
       await watch; // resolves on abort
       expect(await slowResult).to.equal('AbortError');
@@ -176,7 +179,3 @@ describe('kube/client: KubeClient', () => {
     }
   });
 });
-
-function tick(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms));
-}
