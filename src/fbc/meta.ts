@@ -56,7 +56,8 @@ export function extractMeta(value: unknown): { meta: Meta } | { error: string } 
       return {
         error: `expected value for key ${JSON.stringify(key)} to be a string, got ${typeName(v)}`,
       };
-    // Copied: the value is cut from the document text, and a blob's meta outlives it.
+    // Copied: the YAML parser cuts scalars out of the document text, and a blob's meta outlives
+    // the document (every other scalar dies with it, so only these three are copied).
     meta[field] = detachString(v);
   }
   return { meta };

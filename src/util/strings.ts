@@ -1,6 +1,6 @@
 // V8 represents a substring of 13 or more characters as a slice that points into its parent
-// string, and the slice keeps the whole parent alive. The FBC parsers cut scalars out of the
-// document text, so a blob's name kept for the length of a sync (the HTTP revision's string
+// string, and the slice keeps the whole parent alive. The YAML parser (src/fbc) cuts scalars out
+// of the document text, so a blob's name kept for the length of a sync (the HTTP revision's string
 // table, the plan) would pin its whole document: about 10 MB of YAML text for a 50 MB catalog
 // (a heap snapshot, bench/README.md, stop 19).
 
