@@ -44,6 +44,16 @@ function watchEvents(catalog: string) {
     ],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
+  // If kubectl's watch ends, waits on it say so (with kubectl's stderr) instead of only timing out.
+  let stderr = '';
+  let exited: string | undefined;
+  child.stderr.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-2000)));
+  child.on('exit', (code, signal) => (exited = `code ${code}, signal ${signal}`));
+  const seen = (marker: string): boolean => {
+    if (events.some((e) => e.marker === marker)) return true;
+    if (exited) throw new Error(`kubectl watch exited (${exited}): ${stderr}`);
+    return false;
+  };
   // Our own annotations, each with a unique marker: their events are told apart by it.
   const markers = new Set<string>();
   const events: Array<{ type: string; name: string; marker?: string }> = [];
@@ -90,7 +100,7 @@ function watchEvents(catalog: string) {
         async () => {
           const m = await annotate(objectName);
           await new Promise((r) => setTimeout(r, 500));
-          return events.some((e) => e.marker === m) ? m : undefined;
+          return seen(m) ? m : undefined;
         },
         { timeoutMs: 30_000, what: 'the watch to be established', intervalMs: 0 },
       );
@@ -99,7 +109,7 @@ function watchEvents(catalog: string) {
     /** Annotates one object and waits for its event: every earlier event has then arrived. */
     async flush(objectName: string): Promise<Array<{ type: string; name: string }>> {
       const marker = await annotate(objectName);
-      await pollUntil(async () => events.some((e) => e.marker === marker), {
+      await pollUntil(async () => seen(marker), {
         timeoutMs: 30_000,
         what: 'the sentinel watch event',
       });
