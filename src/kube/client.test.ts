@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { KubeClient } from './client.js';
-import type { KubeconfigEnv } from './kubeconfig.js';
+import { machineFor } from '../../test/support/kube-env.js';
 import { pollUntil } from '../../test/support/poll.js';
 
 /** A loopback HTTP server that answers `{}` and records the request lines it got. */
@@ -18,23 +18,6 @@ async function recordingServer(): Promise<{ port: number; seen: string[]; close(
     port: (server.address() as AddressInfo).port,
     seen,
     close: () => server.close(),
-  };
-}
-
-function machineFor(server: string): KubeconfigEnv {
-  const config = `
-apiVersion: v1
-kind: Config
-current-context: c
-clusters: [{name: c, cluster: {server: "${server}"}}]
-contexts: [{name: c, context: {cluster: c, user: u}}]
-users: [{name: u, user: {token: t}}]
-`;
-  return {
-    env: { KUBECONFIG: '/kc' },
-    home: '/home/u',
-    readFile: (f) => (f === '/kc' ? Buffer.from(config) : undefined),
-    serviceAccountDir: '/sa',
   };
 }
 

@@ -60,6 +60,14 @@ const METADATA_LIST =
 const METADATA_ONE =
   'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json';
 
+/**
+ * Options of a write whose response is not read. It still asks for metadata only, so the
+ * apiserver encodes and sends the object's metadata, not the whole object: for the objects of a
+ * generated 30 MB catalog, 1.1 kB instead of 6.0 kB per response, and less client CPU per write
+ * (bench/README, stop 20). Error responses (Status) are unaffected.
+ */
+const QUIET = { discardResponse: true, accept: METADATA_ONE } as const;
+
 interface ListBody<T> {
   items?: T[];
   metadata?: { resourceVersion?: string; continue?: string };
@@ -197,7 +205,7 @@ export class Resource<T extends { metadata?: { name?: string } }> {
   async createQuietly(obj: T | Buffer | string, signal?: AbortSignal): Promise<void> {
     await this.client.request(this.path(), {
       ...this.createOptions(obj, signal),
-      discardResponse: true,
+      ...QUIET,
     });
   }
 
@@ -227,7 +235,7 @@ export class Resource<T extends { metadata?: { name?: string } }> {
   async updateQuietly(name: string, obj: T | Buffer | string, signal?: AbortSignal): Promise<void> {
     await this.client.request(this.path(name), {
       ...this.updateOptions(obj, signal),
-      discardResponse: true,
+      ...QUIET,
     });
   }
 
@@ -275,7 +283,7 @@ export class Resource<T extends { metadata?: { name?: string } }> {
   ): Promise<void> {
     await this.client.request(this.path(name), {
       method: 'DELETE',
-      discardResponse: true,
+      ...QUIET,
       verb: 'delete',
       resource: this.type.plural,
       body: {
