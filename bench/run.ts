@@ -50,14 +50,15 @@ const LOCAL = reuse
   : path.join(ROOT, '.local', 'bench');
 const SIZES = (process.env.BENCH_SIZES ?? '5,30,50').split(',').map(Number);
 /**
- * Raw-client levels: a number is a concurrency; with a `w` suffix (`32w`) the level runs with a
- * metadata-only watch of CatalogMetadata open, like the controller's drift watch, and is
- * reported but not counted in the raw limit.
+ * Raw-client levels: a number is a concurrency, optionally followed by flags; a level with flags
+ * is reported but not counted in the raw limit. `w` (`32w`): the level runs with a metadata-only
+ * watch of CatalogMetadata open, like the controller's drift watch. `m` (`32m`): each POST asks
+ * for a metadata-only response, as the controller's writes do.
  */
-const CONCURRENCY = (process.env.BENCH_CONCURRENCY ?? '8,16,32').split(',');
+const CONCURRENCY = (process.env.BENCH_CONCURRENCY ?? '8,16,32,32m').split(',');
 const CM = `/apis/${GROUP}/${VERSION}/${CATALOG_METADATA_PLURAL}`;
 const CC = `/apis/${GROUP}/${VERSION}/clustercatalogs`;
-/** What the controller's drift watch asks for. */
+/** What the controller's drift watch and its writes ask for. */
 const METADATA_ONLY = 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1';
 const MB = 1048576;
 /** Cold syncs per size (each into a fresh catalog name, by a fresh controller). */
@@ -700,6 +701,7 @@ async function rawPosts(
   api: Api,
   bodies: Buffer[],
   concurrency: number,
+  accept: string,
 ): Promise<{ seconds: number; meanInFlight: number }> {
   const client = api.withSockets(concurrency);
   // Warm the connections so TLS handshakes are not timed (the controller's are warm too).
@@ -707,7 +709,7 @@ async function rawPosts(
   const served0 = await apiserverPostSeconds(api);
   const t0 = performance.now();
   await pool(bodies, concurrency, async (b) => {
-    const r = await client.request('POST', CM, b);
+    const r = await client.request('POST', CM, b, 'application/json', accept);
     // 409: a POST retried after a reset connection had been applied (names are fresh).
     if (r.status !== 201 && r.status !== 409)
       throw new Error(`POST: ${r.status} ${r.body.slice(0, 300)}`);
@@ -812,6 +814,7 @@ interface ColdResult {
   kubectlApplyWritesPerSecond: number | null;
   kubectlApplySeconds: number | null;
   ratioToRaw: number;
+  ratioToRawByConcurrency: Record<string, number>;
   /** The controller's CPU (user + system) from creation to Succeeded, and in the write phase. */
   controllerCpuSeconds: number;
   controllerWriteCpuSeconds: number;
@@ -1061,7 +1064,8 @@ async function main(): Promise<void> {
       // (a) the raw limit: one POST run per concurrency level, into a fresh catalog name.
       const rawRound = async (level: string, roundNo: number) => {
         const conc = parseInt(level, 10);
-        const withWatch = level.endsWith('w');
+        const flags = level.replace(/^\d+/, '');
+        const withWatch = flags.includes('w');
         const cat = `bench-raw-${sizeMB}mb-c${level}-${roundNo}`;
         const owner = await ownerCatalog(api, cat, ref);
         const file = path.join(work, `render-${cat}.json`);
@@ -1074,7 +1078,12 @@ async function main(): Promise<void> {
         const profile = PPROF_DIR
           ? delay(1000).then(() => apiserverProfile(api, `raw-${sizeMB}mb-c${level}-r${roundNo}`))
           : undefined;
-        const { seconds, meanInFlight } = await rawPosts(api, bodies, conc);
+        const { seconds, meanInFlight } = await rawPosts(
+          api,
+          bodies,
+          conc,
+          flags.includes('m') ? METADATA_ONLY : 'application/json',
+        );
         watcher?.stop();
         const cpu = process.cpuUsage(cpu0);
         const plane = planeMsPerWrite(planeDelta(plane0, controlPlaneCpu()), bodies.length);
@@ -1142,7 +1151,7 @@ async function main(): Promise<void> {
       }
       const raw = Math.max(
         ...Object.entries(rawByConcurrency)
-          .filter(([level]) => !level.endsWith('w'))
+          .filter(([level]) => /^\d+$/.test(level))
           .map(([, rate]) => rate),
       );
       const writesPerSecond = median(rounds.map(rate));
@@ -1166,6 +1175,12 @@ async function main(): Promise<void> {
         kubectlApplyWritesPerSecond: kubectlRate === null ? null : round(kubectlRate, 1),
         kubectlApplySeconds: kubectlSeconds === null ? null : round(kubectlSeconds),
         ratioToRaw: round(writesPerSecond / raw, 3),
+        ratioToRawByConcurrency: Object.fromEntries(
+          Object.entries(rawByConcurrency).map(([level, r]) => [
+            level,
+            round(writesPerSecond / r, 3),
+          ]),
+        ),
         controllerCpuSeconds: round(mid.controllerCpuSeconds),
         controllerWriteCpuSeconds: round(mid.controllerWriteCpuSeconds),
         controllerCpuMsPerWrite: round((mid.controllerWriteCpuSeconds * 1000) / mid.objectCount, 3),
@@ -1431,7 +1446,12 @@ function targets(r: Record<string, unknown>) {
   const rssGrowth = r.rssGrowth as { ratio: number } | undefined;
   const g = (k: string) => r[k] as { writes: number; watchEvents: number } | undefined;
   return {
+    // SPEC §7 sets it for a realistic catalog: at least 10,000 blobs and 30 MB.
     writeRateAtLeast0_9xRaw: cold
+      .filter((c) => c.catalogBytes >= 30 * MB && c.blobs >= 10_000)
+      .every((c) => c.ratioToRaw >= 0.9),
+    // Stricter than the SPEC: every catalog of 30 MB or more, whatever its blob count.
+    writeRateAtLeast0_9xRawFrom30MB: cold
       .filter((c) => c.catalogBytes >= 30 * MB)
       .every((c) => c.ratioToRaw >= 0.9),
     fasterThanKubectlApply: cold.every(
@@ -1456,27 +1476,30 @@ function markdown(r: Record<string, unknown>): string {
   const cold = r.cold as ColdResult[];
   const m = r.machine as Record<string, unknown>;
   const mb = (b: number) => (b / MB).toFixed(1);
+  const levels = Object.keys(cold[0]?.rawByConcurrency ?? {});
+  // Levels with flags (`32m`, `32w`) are reported but not part of the raw limit.
+  const plainLevels = levels.filter((l) => /^\d+$/.test(l));
   const lines: string[] = [];
   lines.push(
     `Machine: ${String(m.cores)} cores (${String(m.cpuModel)}), ${mb(Number(m.memoryBytes))} MB RAM, Node ${String(m.node)}, Kubernetes ${String(m.kubernetes)}, kubectl ${String(m.kubectl)}, etcd ${String(m.etcd)}.`,
     '',
-    `| catalog | blobs | cold sync s (pull / parse / prepare / write) | our writes/s: median (each round) | raw limit writes/s: best median (c=${Object.keys(cold[0]?.rawByConcurrency ?? {}).join('/')}) | ours ÷ raw | kubectl SSA writes/s | ours ÷ kubectl | peak RSS MB (idle before) | etcd bytes added | etcd B per content B |`,
-    '|---|---|---|---|---|---|---|---|---|---|---|',
+    `| catalog | blobs | cold sync s (pull / parse / prepare / write) | our writes/s: median (each round) | raw limit writes/s: best median (c=${plainLevels.join('/')}) | ours ÷ raw | ours ÷ each raw level (c=${levels.join('/')}) | kubectl SSA writes/s | ours ÷ kubectl | peak RSS MB (idle before) | etcd bytes added | etcd B per content B |`,
+    '|---|---|---|---|---|---|---|---|---|---|---|---|',
   );
   for (const c of cold) {
     lines.push(
-      `| ${mb(c.catalogBytes)} MB | ${c.blobs} | ${c.seconds} (${c.pullSeconds} / ${c.parseSeconds} / ${c.prepareSeconds} / ${c.writeSeconds}) | ${c.writesPerSecond} (${(c.roundWritesPerSecond ?? []).join(' / ')}) | ${c.rawWritesPerSecond} (${Object.values(c.rawByConcurrency).join(' / ')}) | ${c.ratioToRaw} | ${c.kubectlApplyWritesPerSecond ?? 'n/a'} | ${c.ratioToKubectlApply ?? 'n/a'} | ${mb(c.peakRssBytes)} (${mb(c.idleRssBytes)}) | ${mb(c.etcdBytesAdded)} MB | ${c.etcdBytesPerContentByte} |`,
+      `| ${mb(c.catalogBytes)} MB | ${c.blobs} | ${c.seconds} (${c.pullSeconds} / ${c.parseSeconds} / ${c.prepareSeconds} / ${c.writeSeconds}) | ${c.writesPerSecond} (${(c.roundWritesPerSecond ?? []).join(' / ')}) | ${c.rawWritesPerSecond} (${plainLevels.map((l) => c.rawByConcurrency[l]).join(' / ')}) | ${c.ratioToRaw} | ${levels.map((l) => c.ratioToRawByConcurrency?.[l] ?? 'n/a').join(' / ')} | ${c.kubectlApplyWritesPerSecond ?? 'n/a'} | ${c.ratioToKubectlApply ?? 'n/a'} | ${mb(c.peakRssBytes)} (${mb(c.idleRssBytes)}) | ${mb(c.etcdBytesAdded)} MB | ${c.etcdBytesPerContentByte} |`,
     );
   }
   if (cold.some((c) => c.controllerCpuMsPerWrite !== undefined)) {
-    const levels = Object.keys(cold[0]?.rawClientCpuMsPerWrite ?? {}).join('/');
+    const cpuLevels = Object.keys(cold[0]?.rawClientCpuMsPerWrite ?? {}).join('/');
     const vals = (x: Record<string, number> | undefined) => Object.values(x ?? {}).join(' / ');
     lines.push(
       '',
       '| catalog | controller CPU ms per write (write phase) | raw client CPU ms per write (c=' +
-        levels +
+        cpuLevels +
         ') | control plane CPU ms per write: controller | control plane CPU ms per write: raw (c=' +
-        levels +
+        cpuLevels +
         ') |',
       '|---|---|---|---|---|',
       ...cold.map(

@@ -89,10 +89,11 @@ export class Api {
     path: string,
     body?: Buffer | string,
     contentType = 'application/json',
+    accept = 'application/json',
   ): Promise<Response> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.once(method, path, body, contentType);
+        return await this.once(method, path, body, contentType, accept);
       } catch (err) {
         const code = (err as NodeJS.ErrnoException).code;
         if (attempt >= 3 || (code !== 'ECONNRESET' && code !== 'EPIPE')) throw err;
@@ -105,6 +106,7 @@ export class Api {
     path: string,
     body: Buffer | string | undefined,
     contentType: string,
+    accept: string,
   ): Promise<Response> {
     const url = new URL(path, this.server);
     return new Promise((resolve, reject) => {
@@ -116,7 +118,7 @@ export class Api {
           agent: this.agent,
           headers: {
             ...(this.tls.headers as Record<string, string> | undefined),
-            Accept: 'application/json',
+            Accept: accept,
             ...(body !== undefined && {
               'Content-Type': contentType,
               'Content-Length': Buffer.byteLength(body),
