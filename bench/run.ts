@@ -7,7 +7,7 @@
 //   BENCH_REUSE_CLUSTER=1   use the running cluster of $CATALOGD_LOCAL (default .local) instead of
 //                           starting an own one under .local/bench (and stopping it at the end)
 //   BENCH_SIZES=5,30,50     catalog sizes in MB (generator, seed 1)
-//   BENCH_CONCURRENCY=8,16,32   raw-client concurrency levels
+//   BENCH_CONCURRENCY=8,16,32,32m   raw-client levels (`m`, `w` flags: see CONCURRENCY)
 //   BENCH_MERGE=a.json,b.json   no run: merge results of several runs into BENCH_OUT
 //   BENCH_OUT=NAME          write bench/results/NAME.{json,md} and leave README.md alone
 //   BENCH_SKIP_KUBECTL=1, BENCH_SKIP_PARSE=1, BENCH_SKIP_HTTP=1   skip those parts
@@ -56,6 +56,18 @@ const SIZES = (process.env.BENCH_SIZES ?? '5,30,50').split(',').map(Number);
  * for a metadata-only response, as the controller's writes do.
  */
 const CONCURRENCY = (process.env.BENCH_CONCURRENCY ?? '8,16,32,32m').split(',');
+
+/** A raw-client level (`32`, `32m`, `32w`) read: its concurrency and flags. */
+function rawLevel(level: string) {
+  const flags = level.replace(/^\d+/, '');
+  return {
+    concurrency: parseInt(level, 10),
+    /** No flags: part of the raw limit. */
+    plain: flags === '',
+    metadataResponses: flags.includes('m'),
+    withWatch: flags.includes('w'),
+  };
+}
 const CM = `/apis/${GROUP}/${VERSION}/${CATALOG_METADATA_PLURAL}`;
 const CC = `/apis/${GROUP}/${VERSION}/clustercatalogs`;
 /** What the controller's drift watch and its writes ask for. */
@@ -1063,9 +1075,7 @@ async function main(): Promise<void> {
       };
       // (a) the raw limit: one POST run per concurrency level, into a fresh catalog name.
       const rawRound = async (level: string, roundNo: number) => {
-        const conc = parseInt(level, 10);
-        const flags = level.replace(/^\d+/, '');
-        const withWatch = flags.includes('w');
+        const { concurrency: conc, withWatch, metadataResponses } = rawLevel(level);
         const cat = `bench-raw-${sizeMB}mb-c${level}-${roundNo}`;
         const owner = await ownerCatalog(api, cat, ref);
         const file = path.join(work, `render-${cat}.json`);
@@ -1082,7 +1092,7 @@ async function main(): Promise<void> {
           api,
           bodies,
           conc,
-          flags.includes('m') ? METADATA_ONLY : 'application/json',
+          metadataResponses ? METADATA_ONLY : 'application/json',
         );
         watcher?.stop();
         const cpu = process.cpuUsage(cpu0);
@@ -1151,7 +1161,7 @@ async function main(): Promise<void> {
       }
       const raw = Math.max(
         ...Object.entries(rawByConcurrency)
-          .filter(([level]) => /^\d+$/.test(level))
+          .filter(([level]) => rawLevel(level).plain)
           .map(([, rate]) => rate),
       );
       const writesPerSecond = median(rounds.map(rate));
@@ -1445,15 +1455,14 @@ function targets(r: Record<string, unknown>) {
   const big = cold[cold.length - 1];
   const rssGrowth = r.rssGrowth as { ratio: number } | undefined;
   const g = (k: string) => r[k] as { writes: number; watchEvents: number } | undefined;
+  /** The write-rate target, over the catalogs of 30 MB or more that `also` picks. */
+  const rateHolds = (also: (c: ColdResult) => boolean) =>
+    cold.filter((c) => c.catalogBytes >= 30 * MB && also(c)).every((c) => c.ratioToRaw >= 0.9);
   return {
     // SPEC §7 sets it for a realistic catalog: at least 10,000 blobs and 30 MB.
-    writeRateAtLeast0_9xRaw: cold
-      .filter((c) => c.catalogBytes >= 30 * MB && c.blobs >= 10_000)
-      .every((c) => c.ratioToRaw >= 0.9),
+    writeRateAtLeast0_9xRaw: rateHolds((c) => c.blobs >= 10_000),
     // Stricter than the SPEC: every catalog of 30 MB or more, whatever its blob count.
-    writeRateAtLeast0_9xRawFrom30MB: cold
-      .filter((c) => c.catalogBytes >= 30 * MB)
-      .every((c) => c.ratioToRaw >= 0.9),
+    writeRateAtLeast0_9xRawFrom30MB: rateHolds(() => true),
     fasterThanKubectlApply: cold.every(
       (c) => c.ratioToKubectlApply === null || c.ratioToKubectlApply > 1,
     ),
@@ -1477,8 +1486,7 @@ function markdown(r: Record<string, unknown>): string {
   const m = r.machine as Record<string, unknown>;
   const mb = (b: number) => (b / MB).toFixed(1);
   const levels = Object.keys(cold[0]?.rawByConcurrency ?? {});
-  // Levels with flags (`32m`, `32w`) are reported but not part of the raw limit.
-  const plainLevels = levels.filter((l) => /^\d+$/.test(l));
+  const plainLevels = levels.filter((l) => rawLevel(l).plain);
   const lines: string[] = [];
   lines.push(
     `Machine: ${String(m.cores)} cores (${String(m.cpuModel)}), ${mb(Number(m.memoryBytes))} MB RAM, Node ${String(m.node)}, Kubernetes ${String(m.kubernetes)}, kubectl ${String(m.kubectl)}, etcd ${String(m.etcd)}.`,
@@ -1488,7 +1496,7 @@ function markdown(r: Record<string, unknown>): string {
   );
   for (const c of cold) {
     lines.push(
-      `| ${mb(c.catalogBytes)} MB | ${c.blobs} | ${c.seconds} (${c.pullSeconds} / ${c.parseSeconds} / ${c.prepareSeconds} / ${c.writeSeconds}) | ${c.writesPerSecond} (${(c.roundWritesPerSecond ?? []).join(' / ')}) | ${c.rawWritesPerSecond} (${plainLevels.map((l) => c.rawByConcurrency[l]).join(' / ')}) | ${c.ratioToRaw} | ${levels.map((l) => c.ratioToRawByConcurrency?.[l] ?? 'n/a').join(' / ')} | ${c.kubectlApplyWritesPerSecond ?? 'n/a'} | ${c.ratioToKubectlApply ?? 'n/a'} | ${mb(c.peakRssBytes)} (${mb(c.idleRssBytes)}) | ${mb(c.etcdBytesAdded)} MB | ${c.etcdBytesPerContentByte} |`,
+      `| ${mb(c.catalogBytes)} MB | ${c.blobs} | ${c.seconds} (${c.pullSeconds} / ${c.parseSeconds} / ${c.prepareSeconds} / ${c.writeSeconds}) | ${c.writesPerSecond} (${(c.roundWritesPerSecond ?? []).join(' / ')}) | ${c.rawWritesPerSecond} (${plainLevels.map((l) => c.rawByConcurrency[l]).join(' / ')}) | ${c.ratioToRaw} | ${levels.map((l) => c.ratioToRawByConcurrency[l]).join(' / ')} | ${c.kubectlApplyWritesPerSecond ?? 'n/a'} | ${c.ratioToKubectlApply ?? 'n/a'} | ${mb(c.peakRssBytes)} (${mb(c.idleRssBytes)}) | ${mb(c.etcdBytesAdded)} MB | ${c.etcdBytesPerContentByte} |`,
     );
   }
   if (cold.some((c) => c.controllerCpuMsPerWrite !== undefined)) {

@@ -2,24 +2,8 @@ import { expect } from 'chai';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { KubeClient } from './client.js';
-import { machineFor } from '../../test/support/kube-env.js';
+import { machineFor, recordingServer } from '../../test/support/kube-env.js';
 import { pollUntil } from '../../test/support/poll.js';
-
-/** A loopback HTTP server that answers `{}` and records the request lines it got. */
-async function recordingServer(): Promise<{ port: number; seen: string[]; close(): void }> {
-  const seen: string[] = [];
-  const server = http.createServer((req, res) => {
-    seen.push(`${req.method} ${req.url}`);
-    req.resume();
-    req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'));
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return {
-    port: (server.address() as AddressInfo).port,
-    seen,
-    close: () => server.close(),
-  };
-}
 
 describe('kube/client: KubeClient', () => {
   it('puts the server URL path before API paths and encodes the query', async () => {

@@ -1,30 +1,14 @@
 import { expect } from 'chai';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { KubeClient } from './client.js';
-import { machineFor } from '../../test/support/kube-env.js';
+import { machineFor, recordingServer } from '../../test/support/kube-env.js';
 import { Resource } from './resource.js';
 
 const METADATA_ONLY =
   'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json';
 
-/** A loopback HTTP server that answers an object and records each request's Accept header. */
-async function acceptRecorder(): Promise<{ port: number; seen: string[]; close(): void }> {
-  const seen: string[] = [];
-  const server = http.createServer((req, res) => {
-    seen.push(`${req.method} ${req.headers.accept}`);
-    req.resume();
-    req.on('end', () =>
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{"metadata":{"name":"a"}}'),
-    );
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return { port: (server.address() as AddressInfo).port, seen, close: () => server.close() };
-}
-
 describe('kube/resource: Resource', () => {
   it('asks for metadata only on the writes whose response it does not read', async () => {
-    const srv = await acceptRecorder();
+    const srv = await recordingServer((req) => `${req.method} ${req.headers.accept}`);
     const client = new KubeClient({ env: machineFor(`http://127.0.0.1:${srv.port}`) });
     const things = new Resource<{ metadata: { name: string } }>(client, {
       group: 'g',

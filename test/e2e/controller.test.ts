@@ -44,6 +44,9 @@ function watchEvents(catalog: string) {
     ],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
+  // Our own annotations, each with a unique marker: their events are told apart by it.
+  const markers = new Set<string>();
+  const events: Array<{ type: string; name: string; marker?: string }> = [];
   // If kubectl's watch ends, waits on it say so (with kubectl's stderr) instead of only timing out.
   let stderr = '';
   let exited: string | undefined;
@@ -54,9 +57,6 @@ function watchEvents(catalog: string) {
     if (exited) throw new Error(`kubectl watch exited (${exited}): ${stderr}`);
     return false;
   };
-  // Our own annotations, each with a unique marker: their events are told apart by it.
-  const markers = new Set<string>();
-  const events: Array<{ type: string; name: string; marker?: string }> = [];
   let buf = '';
   child.stdout.on('data', (d: Buffer) => {
     buf += d.toString();
