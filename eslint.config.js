@@ -18,7 +18,18 @@ const TYPEBOX = {
 export default tseslint.config(
   { ignores: ['node_modules/', 'dist/', '.local/', 'bench/results/', 'hack/controlplane/'] },
   eslint.configs.recommended,
-  ...tseslint.configs.recommended,
+  ...tseslint.configs.recommendedTypeChecked,
+  {
+    // Type-aware rules read the types through the TypeScript project service (tsconfig.json).
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
+  },
+  {
+    // Plain JavaScript (this file, the mocha configs and reporter) is not part of the TS project.
+    files: ['**/*.js', '**/*.cjs', '**/*.mjs'],
+    ...tseslint.configs.disableTypeChecked,
+  },
   {
     files: ['**/*.ts'],
     rules: {
@@ -27,6 +38,9 @@ export default tseslint.config(
         { argsIgnorePattern: '^_', varsIgnorePattern: '^_' },
       ],
       '@typescript-eslint/consistent-type-imports': 'error',
+      // Off: here `async` without `await` is deliberate (fakes and interface methods that must
+      // return a Promise and reject, not throw synchronously, when they fail).
+      '@typescript-eslint/require-await': 'off',
       '@typescript-eslint/no-restricted-imports': ['error', { paths: [CLIENT_NODE, TYPEBOX] }],
     },
   },

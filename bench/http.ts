@@ -168,7 +168,7 @@ async function main(): Promise<void> {
         const q = kinds[i % kinds.length]!();
         const f = await get(
           agent,
-          `${base}/metas?${new URLSearchParams(q as Record<string, string>)}`,
+          `${base}/metas?${new URLSearchParams(q as Record<string, string>).toString()}`,
         );
         latencies.push(f.ms);
         metasBytes += f.bytes;

@@ -193,7 +193,7 @@ export async function buildCatalogLayer(dir: string, prefix = 'configs'): Promis
       if (!body) return void pack.entry({ ...common, ...h }, Buffer.alloc(0), done);
       const sink = pack.entry({ ...common, ...h }, done);
       body.on('error', reject);
-      body.pipe(sink as unknown as NodeJS.WritableStream);
+      body.pipe(sink);
     });
   try {
     await entry({ name: `${prefix}/`, type: 'directory', mode: 0o755 });

@@ -51,7 +51,7 @@ function bool(v: unknown, what: string): boolean {
 export function parseRegistriesConfig(text: string): RegistriesConfig {
   let doc: Record<string, unknown>;
   try {
-    doc = parseToml(text) as Record<string, unknown>;
+    doc = parseToml(text);
   } catch (err) {
     throw terminal('InvalidConfig', 'registries config: invalid TOML', err);
   }

@@ -288,10 +288,7 @@ export class RegistryClient {
           if ('error' in o) return { retry: true };
           if (!retryableStatus(o.value.status)) return { retry: false };
           drain(o.value);
-          const after = parseRetryAfter(
-            o.value.headers['retry-after'] as string | undefined,
-            this.clock.now(),
-          );
+          const after = parseRetryAfter(o.value.headers['retry-after'], this.clock.now());
           return { retry: true, ...(after !== undefined && { afterMs: after }) };
         },
       );

@@ -128,7 +128,7 @@ export class LayerApplier {
     if (d) stages.push(d);
     stages.push(this.byteCounter(what, count));
     const feeding = pipe(source, ...stages, extract).catch((err: unknown) => err);
-    let failure: unknown;
+    let failure: Error | undefined;
     try {
       for await (const entry of extract as AsyncIterable<TarEntry>) {
         try {
@@ -143,7 +143,7 @@ export class LayerApplier {
         }
       }
     } catch (err) {
-      failure = err;
+      failure = err instanceof Error ? err : new Error(String(err));
       extract.destroy();
       source.destroy();
     }

@@ -36,6 +36,14 @@ async function listTree(dir: string, rel = ''): Promise<Map<string, Buffer>> {
   return out;
 }
 
+/** The `name` of the arch.json blob that each per-architecture test layer carries. */
+async function archOf(configsDir: string): Promise<string> {
+  const blob = JSON.parse(await readFile(path.join(configsDir, 'arch.json'), 'utf8')) as {
+    name: string;
+  };
+  return blob.name;
+}
+
 async function writeCatalog(dir: string, pkg: string): Promise<void> {
   await mkdir(path.join(dir, pkg), { recursive: true });
   await writeFile(
@@ -172,13 +180,9 @@ describe('source e2e (shared registry)', function () {
       arches.map((a, i) => ({ platform: { os: 'linux', architecture: a }, layers: [layers[i]!] })),
     );
     const amd = await newPuller().pull(ref);
-    expect(
-      JSON.parse(await readFile(path.join(amd.configsDir, 'arch.json'), 'utf8')).name,
-    ).to.equal('amd64');
+    expect(await archOf(amd.configsDir)).to.equal('amd64');
     const arm = await newPuller({ platform: { os: 'linux', architecture: 'arm64' } }).pull(ref);
-    expect(
-      JSON.parse(await readFile(path.join(arm.configsDir, 'arch.json'), 'utf8')).name,
-    ).to.equal('arm64');
+    expect(await archOf(arm.configsDir)).to.equal('arm64');
     const err = await caught(
       newPuller({ platform: { os: 'linux', architecture: 'ppc64le' } }).pull(ref),
     );
@@ -203,9 +207,7 @@ describe('source e2e (shared registry)', function () {
     expect(await puller.resolve(ref)).to.equal(digest);
     const r = await puller.pull(ref);
     expect(r.digest).to.equal(digest);
-    expect(JSON.parse(await readFile(path.join(r.configsDir, 'arch.json'), 'utf8')).name).to.equal(
-      'arm64',
-    );
+    expect(await archOf(r.configsDir)).to.equal('arm64');
   });
 
   it('honours the configs label and reports a missing catalog directory (terminal for a digest)', async () => {
