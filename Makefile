@@ -35,7 +35,7 @@ fmt: deps ## Format the code with prettier.
 	$(WITH_NODE) npm run --silent fmt
 
 .PHONY: lint
-lint: deps ## Typecheck, lint (typescript-eslint) and check formatting.
+lint: deps ## Typecheck, lint (typescript-eslint, type-checked rules) and check formatting.
 	$(WITH_NODE) npm run --silent typecheck
 	$(WITH_NODE) npm run --silent lint
 	$(WITH_NODE) npm run --silent fmt:check
@@ -50,9 +50,10 @@ run: build controlplane ## Local cluster + registry (unless KUBECONFIG is set), 
 
 ##@ Tests
 .PHONY: test
-test: deps controlplane ## Install everything and run all tests: unit, then e2e against a local control plane.
+test: deps controlplane ## Install everything and run all checks: verify, unit tests, then e2e against a local control plane.
 	@rm -rf $(LOCAL)/test-results
 	@status=0; \
+	hack/record-check.sh verify $(MAKE) --no-print-directory verify || status=1; \
 	$(MAKE) --no-print-directory test-unit || status=1; \
 	$(MAKE) --no-print-directory test-e2e || status=1; \
 	exit $$status
