@@ -164,7 +164,7 @@ describe('deploy: config/ against the local apiserver', function () {
       manager = deploy.spec.template.spec.containers[0]!;
     });
 
-    it('renders namespace, CRDs, RBAC, Deployment and Service, all labelled', function () {
+    it('renders namespace, CRDs, RBAC, Deployment, Service and admission policy, all labelled', function () {
       const ids = objs.map((o) => `${o.kind}/${o.metadata.namespace ?? ''}/${o.metadata.name}`);
       expect(ids.sort()).to.deep.equal(
         [
@@ -178,6 +178,8 @@ describe('deploy: config/ against the local apiserver', function () {
           `RoleBinding/${NS}/catalogd-ts`,
           `Deployment/${NS}/catalogd-ts`,
           `Service/${NS}/catalogd-ts`,
+          'MutatingAdmissionPolicy//catalogd-ts-metadata-name-label',
+          'MutatingAdmissionPolicyBinding//catalogd-ts-metadata-name-label',
         ].sort(),
       );
       for (const o of objs) {
