@@ -3,6 +3,7 @@
 // can never be unpacked); a retryable one may go away by itself (network, 5xx, 429, auth server
 // down, credentials not yet present, a tag that does not exist yet). Messages are deterministic:
 // they name the image reference the user wrote, never ephemeral ports or temp paths.
+import { errorCode, findInChain, isTerminal, TerminalError } from '../util/errors.js';
 
 export type SourceErrorCode =
   | 'InvalidReference'
@@ -20,57 +21,47 @@ export type SourceErrorCode =
   | 'InvalidLayer'
   | 'LimitExceeded';
 
+/**
+ * A classified source error: its code says what went wrong. Whether it is terminal is not a
+ * property of this class: terminal ones are wrapped in a TerminalError (see terminal()), so
+ * that isTerminal(err) answers the same way for every layer.
+ */
 export class SourceError extends Error {
   override readonly name = 'SourceError';
   constructor(
     readonly code: SourceErrorCode,
     message: string,
-    readonly retryable: boolean,
     options?: { cause?: unknown },
   ) {
     super(message, options);
   }
-
-  /** The same error with another retry class (e.g. content errors of a tag ref are retryable). */
-  withRetryable(retryable: boolean): SourceError {
-    if (retryable === this.retryable) return this;
-    return new SourceError(this.code, this.message, retryable, { cause: this.cause });
-  }
 }
 
-export function terminal(code: SourceErrorCode, message: string, cause?: unknown): SourceError {
-  return new SourceError(code, message, false, cause === undefined ? undefined : { cause });
+/** A SourceError that only a spec change can fix: wrapped in TerminalError. */
+export function terminal(code: SourceErrorCode, message: string, cause?: unknown): TerminalError {
+  return TerminalError.wrap(
+    new SourceError(code, message, cause === undefined ? undefined : { cause }),
+  );
 }
 
+/** A SourceError that may go away by itself. */
 export function retryable(code: SourceErrorCode, message: string, cause?: unknown): SourceError {
-  return new SourceError(code, message, true, cause === undefined ? undefined : { cause });
+  return new SourceError(code, message, cause === undefined ? undefined : { cause });
 }
 
 /** The first SourceError in err's cause chain, if any. */
 export function findSourceError(err: unknown): SourceError | undefined {
-  for (let e: unknown = err, depth = 0; e && depth < 16; depth++) {
-    if (e instanceof SourceError) return e;
-    e = e instanceof Error ? e.cause : undefined;
-  }
-  return undefined;
+  return findInChain(err, SourceError);
 }
 
-/** Whether retrying later may succeed. Errors not classified by this layer count as retryable. */
+/** Whether retrying later may succeed (no TerminalError in err's cause chain). */
 export function isRetryable(err: unknown): boolean {
-  return findSourceError(err)?.retryable ?? true;
+  return !isTerminal(err);
 }
 
-/** Whether only a spec change can fix the error. */
-export function isTerminal(err: unknown): boolean {
-  return !isRetryable(err);
-}
+export { isTerminal };
 
 /** A short, deterministic name for a Node network error (ECONNREFUSED, ...), never its message. */
 export function networkErrorCode(err: unknown): string {
-  for (let e: unknown = err, depth = 0; e && depth < 8; depth++) {
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === 'string' && code) return code;
-    e = e instanceof Error ? e.cause : undefined;
-  }
-  return 'network error';
+  return errorCode(err) ?? 'network error';
 }

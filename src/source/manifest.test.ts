@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { isTerminal } from '../util/errors.js';
 import { findSourceError } from './errors.js';
 import {
   layerCompression,
@@ -59,17 +60,15 @@ describe('source/manifest', () => {
     expect(selectPlatform(index.manifests, parsePlatform('linux/arm/v6'), 'x').digest).to.equal(
       d('3'),
     );
-    const e = findSourceError(
-      (() => {
-        try {
-          selectPlatform(index.manifests, parsePlatform('linux/s390x'), 'x');
-        } catch (e) {
-          return e;
-        }
-      })(),
-    );
-    expect(e?.code).to.equal('NoMatchingPlatform');
-    expect(e?.retryable).to.equal(false);
+    const err = (() => {
+      try {
+        selectPlatform(index.manifests, parsePlatform('linux/s390x'), 'x');
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(findSourceError(err)?.code).to.equal('NoMatchingPlatform');
+    expect(isTerminal(err)).to.equal(true);
   });
 
   it('parses Docker v2 manifests, with or without mediaType in the body', () => {

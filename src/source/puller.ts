@@ -16,6 +16,7 @@ import {
   terminal,
   type SourceErrorCode,
 } from './errors.js';
+import { isTerminal, TerminalError } from '../util/errors.js';
 import { NodeHttpClient, type HttpClient } from './http.js';
 import { catalogDirFromConfig } from './labels.js';
 import {
@@ -188,24 +189,27 @@ export class ImagePuller implements Puller {
     op: (ep: Endpoint, what: string) => Promise<T>,
   ): Promise<{ value: T; ep: Endpoint }> {
     const eps = endpointsFor(this.registries, ref);
-    const failures: SourceError[] = [];
+    const failures: { err: unknown; source: SourceError }[] = [];
     let mirrorNo = 0;
     for (const ep of eps) {
       const what = ep.mirror ? `${input} (mirror ${++mirrorNo})` : input;
       try {
         return { value: await op(ep, what), ep };
       } catch (err) {
-        const se = findSourceError(err);
-        if (!se) throw err;
-        failures.push(se);
+        const source = findSourceError(err);
+        if (!source) throw err;
+        failures.push({ err, source });
       }
     }
     const last = failures.at(-1)!;
-    if (failures.length === 1) throw last;
-    const anyRetryable = failures.some((f) => f.retryable);
-    throw new SourceError(last.code, failures.map((f) => f.message).join('; '), anyRetryable, {
-      cause: last,
-    });
+    if (failures.length === 1) throw last.err;
+    // Terminal only if every endpoint said so: a mirror that is merely down may come back.
+    const joined = new SourceError(
+      last.source.code,
+      failures.map((f) => f.source.message).join('; '),
+      { cause: last.source },
+    );
+    throw failures.every((f) => isTerminal(f.err)) ? TerminalError.wrap(joined) : joined;
   }
 
   private async unpack(
@@ -302,10 +306,14 @@ export class ImagePuller implements Puller {
   }
 }
 
-/** Wraps err for the caller, adjusting the retry class: content errors of a tag are retryable. */
+/**
+ * Wraps err for the caller, adjusting whether it is terminal: content errors of a tag are not
+ * (the tag may be re-pushed), so they lose their TerminalError.
+ */
 function wrap(action: string, input: string, err: unknown, byDigest: boolean): Error {
   const se = findSourceError(err);
   if (!se) return new Error(`${action} ${input}`, { cause: err });
-  const adjusted = !byDigest && contentErrors.has(se.code) ? se.withRetryable(true) : se;
-  return new Error(`${action} ${input}: ${adjusted.message}`, { cause: adjusted });
+  const stillTerminal = isTerminal(err) && (byDigest || !contentErrors.has(se.code));
+  const cause = stillTerminal ? TerminalError.wrap(se) : se;
+  return new Error(`${action} ${input}: ${se.message}`, { cause });
 }

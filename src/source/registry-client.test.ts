@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { isTerminal } from '../util/errors.js';
 import { Readable } from 'node:stream';
 import { newCounters } from './counters.js';
 import { digestOf } from './digest.js';
@@ -127,7 +128,7 @@ describe('source/registry-client', () => {
     const err = await c.fetchManifest(ep, 'v1', 'manifest of x').catch((e: unknown) => e);
     const se = findSourceError(err);
     expect(se?.code).to.equal('Unavailable');
-    expect(se?.retryable).to.equal(true);
+    expect(isTerminal(err)).to.equal(false);
     expect(se?.message).to.equal('manifest of x: registry unreachable (ECONNREFUSED)');
     expect(http.log).to.have.length(3);
   });
@@ -174,16 +175,15 @@ describe('source/registry-client', () => {
       body: JSON.stringify({ errors: [{ code: 'MANIFEST_UNKNOWN' }] }),
     }));
     const c = new RegistryClient({ http, clock: fakeClock() });
-    const byTag = findSourceError(await c.fetchManifest(ep, 'v1', 'm').catch((e: unknown) => e));
-    expect(byTag).to.include({
+    const byTag = await c.fetchManifest(ep, 'v1', 'm').catch((e: unknown) => e);
+    expect(findSourceError(byTag)).to.include({
       code: 'NotFound',
-      retryable: true,
       message: 'm: registry returned HTTP 404 MANIFEST_UNKNOWN',
     });
-    const byDigest = findSourceError(
-      await c.fetchManifest(ep, digestOf('x'), 'm').catch((e: unknown) => e),
-    );
-    expect(byDigest).to.include({ code: 'NotFound', retryable: false });
+    expect(isTerminal(byTag)).to.equal(false);
+    const byDigest = await c.fetchManifest(ep, digestOf('x'), 'm').catch((e: unknown) => e);
+    expect(findSourceError(byDigest)).to.include({ code: 'NotFound' });
+    expect(isTerminal(byDigest)).to.equal(true);
   });
 
   it('verifies a manifest fetched by digest and the Docker-Content-Digest header', async () => {

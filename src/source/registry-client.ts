@@ -13,7 +13,7 @@ import {
 import { newCounters, type RequestKind, type SourceCounters } from './counters.js';
 import { digestOf, hashAlgorithm, VerifyingStream } from './digest.js';
 import type { Credentials } from './docker-config.js';
-import { networkErrorCode, retryable, SourceError, terminal } from './errors.js';
+import { findSourceError, networkErrorCode, retryable, terminal } from './errors.js';
 import {
   drain,
   readLimited,
@@ -102,7 +102,7 @@ export class RegistryClient {
     const bytes = await readLimited(res.body, this.maxManifestBytes, () =>
       retryable('LimitExceeded', `${what}: manifest larger than ${this.maxManifestBytes} bytes`),
     ).catch((err: unknown) => {
-      throw err instanceof SourceError
+      throw findSourceError(err)
         ? err
         : retryable('Unavailable', `${what}: ${networkErrorCode(err)}`, err);
     });
@@ -409,7 +409,7 @@ async function statusError(
   res: HttpResponse,
   what: string,
   notFoundIsTerminal: boolean,
-): Promise<SourceError> {
+): Promise<Error> {
   let code = '';
   try {
     const body = await readLimited(res.body, 64 * 1024, () => new Error('large'));
@@ -420,7 +420,8 @@ async function statusError(
     // no JSON error body
   }
   const msg = `${what}: registry returned HTTP ${res.status}${code}`;
-  if (res.status === 404) return new SourceError('NotFound', msg, !notFoundIsTerminal);
+  if (res.status === 404)
+    return notFoundIsTerminal ? terminal('NotFound', msg) : retryable('NotFound', msg);
   if (res.status === 401 || res.status === 403) return retryable('Unauthorized', msg);
   if (retryableStatus(res.status)) return retryable('Unavailable', msg);
   return retryable('BadResponse', msg);

@@ -10,7 +10,6 @@ import {
   LABEL_METADATA_NAME,
 } from '../../api/v1/index.js';
 import type { ReconcileResult } from '../runtime/index.js';
-import { TerminalError } from '../runtime/index.js';
 import type { CatalogEvent, ReconcileDeps, ReconcileOutcome } from './reconcile.js';
 import { reconcileCatalog } from './reconcile.js';
 import { statusPatch } from './status-patch.js';
@@ -105,11 +104,8 @@ export class ClusterCatalogController {
       await api.recordEvent(catalog, event).catch(() => {});
     }
     this.opts.onOutcome?.(name, outcome);
-    if (outcome.error) {
-      if (outcome.error.terminal)
-        throw new TerminalError(outcome.error.message, { cause: outcome.error.cause });
-      throw new Error(outcome.error.message, { cause: outcome.error.cause });
-    }
+    // The work queue retries unless a TerminalError is in the cause chain (isTerminal).
+    if (outcome.error) throw new Error(outcome.error.message, { cause: outcome.error.cause });
     return outcome.requeueAfterMs !== undefined
       ? { requeueAfter: outcome.requeueAfterMs }
       : undefined;

@@ -1,37 +1,36 @@
-// Maps a reconcile failure to its retry class and a deterministic message for status.
-// Terminal: only a spec change can fix it (Progressing=False/Blocked, no retry).
-// Otherwise: Progressing=True/Retrying and a retry with backoff.
+// Maps a reconcile failure to the Progressing condition, the one place that does.
+// Terminal (a TerminalError in the cause chain: only a spec change can fix it):
+// Progressing=False/Blocked, no retry. Otherwise: Progressing=True/Retrying and a retry with
+// backoff. Messages are deterministic: the messages of the cause chain, each said once.
+import { REASON_BLOCKED, REASON_RETRYING } from '../../api/v1/index.js';
 import { FbcError } from '../../fbc/index.js';
-import { findSourceError } from '../../source/index.js';
+import { errorChain, findInChain, isTerminal, TerminalError } from '../../util/errors.js';
 
-/** The messages of an error and its causes, joined as `outer: inner: …`, each said once. */
-export function errorChain(err: unknown): string {
-  const parts: string[] = [];
-  let e: unknown = err;
-  for (let depth = 0; e !== undefined && depth < 8; depth++) {
-    const msg = e instanceof Error ? e.message : String(e);
-    const last = parts[parts.length - 1];
-    if (msg && !(last !== undefined && last.includes(msg))) parts.push(msg);
-    e = e instanceof Error ? e.cause : undefined;
-  }
-  return parts.join(': ');
+export { errorChain };
+
+/** Longest Progressing message taken from an error chain. */
+const MAX_MESSAGE = 4096;
+
+export interface ProgressingFailure {
+  status: 'True' | 'False';
+  reason: typeof REASON_BLOCKED | typeof REASON_RETRYING;
+  message: string;
 }
 
-function findFbcError(err: unknown): FbcError | undefined {
-  for (let e: unknown = err, i = 0; e instanceof Error && i < 8; e = e.cause, i++) {
-    if (e instanceof FbcError) return e;
-  }
-  return undefined;
+/** The Progressing condition for a failed reconcile; `suffix` adds what the reconcile did after. */
+export function progressingFor(err: unknown, suffix = ''): ProgressingFailure {
+  const message = errorChain(err).slice(0, MAX_MESSAGE) + suffix;
+  return isTerminal(err)
+    ? { status: 'False', reason: REASON_BLOCKED, message }
+    : { status: 'True', reason: REASON_RETRYING, message };
 }
 
-export function classifyError(
-  err: unknown,
-  ctx: { digestRef: boolean },
-): { terminal: boolean; message: string } {
-  const message = errorChain(err).slice(0, 4096);
-  const source = findSourceError(err);
-  if (source) return { terminal: !source.retryable, message };
-  // The content of an image never changes under a digest; under a tag it may be re-pushed.
-  if (findFbcError(err)) return { terminal: ctx.digestRef, message };
-  return { terminal: false, message };
+/**
+ * err as the plan step reports it: a content error of the catalog (not an I/O error such as
+ * EMFILE or EIO, which may pass) repeats for ever under a digest, so it is terminal there; under
+ * a tag the image may be re-pushed.
+ */
+export function classifyPlanError(err: unknown, digestRef: boolean): unknown {
+  const fbc = findInChain(err, FbcError);
+  return digestRef && fbc?.retryClass === 'content' ? TerminalError.wrap(err) : err;
 }

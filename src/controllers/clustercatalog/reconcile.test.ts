@@ -5,6 +5,7 @@ import type { ClusterCatalog, ClusterCatalogStatus } from '../../api/v1/index.js
 import { FbcError } from '../../fbc/index.js';
 import { retryable, terminal } from '../../source/errors.js';
 import type { ScanResult, SyncPlan } from '../../sync/index.js';
+import { isTerminal } from '../../util/errors.js';
 import type { ContentPublisher, Puller, ReconcileDeps, Syncer } from './reconcile.js';
 import { reconcileCatalog } from './reconcile.js';
 
@@ -187,7 +188,7 @@ describe('reconcileCatalog', () => {
   it('is Blocked on a terminal source error, and not Serving when nothing was served', async () => {
     const w = world({ pullError: terminal('NotFound', 'manifest unknown') });
     const out = await reconcileCatalog(catalog(), w.deps);
-    expect(out.error?.terminal).to.equal(true);
+    expect(isTerminal(out.error?.cause)).to.equal(true);
     expect(cond(out.status, 'Progressing')).to.include({ status: 'False', reason: 'Blocked' });
     expect(cond(out.status, 'Serving')).to.include({ status: 'False', reason: 'Unavailable' });
     expect(out.events[0]).to.include({ type: 'Warning', reason: 'SyncFailed' });
@@ -197,7 +198,7 @@ describe('reconcileCatalog', () => {
     const ok = await reconcileCatalog(catalog(), world().deps);
     const w = world({ pullError: retryable('Unavailable', 'registry unreachable (ECONNREFUSED)') });
     const out = await reconcileCatalog(catalog({}, ok.status), w.deps);
-    expect(out.error?.terminal).to.equal(false);
+    expect(isTerminal(out.error?.cause)).to.equal(false);
     expect(cond(out.status, 'Progressing')).to.include({ status: 'True', reason: 'Retrying' });
     expect(cond(out.status, 'Serving')).to.include({ status: 'True', reason: 'Available' });
     expect(out.status.contentHash).to.equal(HASH);
@@ -206,14 +207,41 @@ describe('reconcileCatalog', () => {
   it('treats an FBC error as terminal for a digest reference and retryable for a tag', async () => {
     const bad = new FbcError('missing schema', { file: 'a.json' });
     const tag = await reconcileCatalog(catalog(), world({ scanError: bad }).deps);
-    expect(tag.error?.terminal).to.equal(false);
+    expect(isTerminal(tag.error?.cause)).to.equal(false);
     const ref = `registry.example/ops/catalog@${DIGEST}`;
     const digest = await reconcileCatalog(
       catalog({ source: { type: 'Image', image: { ref } } }),
       world({ scanError: bad }).deps,
     );
-    expect(digest.error?.terminal).to.equal(true);
+    expect(isTerminal(digest.error?.cause)).to.equal(true);
     expect(cond(digest.status, 'Progressing')?.message).to.contain('missing schema');
+  });
+
+  it('retries a transient read error (EMFILE, EIO) of a digest-pinned catalog', async () => {
+    const ref = `registry.example/ops/catalog@${DIGEST}`;
+    const spec = { source: { type: 'Image' as const, image: { ref } } };
+    const emfile = Object.assign(new Error('too many open files'), { code: 'EMFILE' });
+    const io = new FbcError('cannot read file', {
+      file: 'a.json',
+      retryClass: 'io',
+      cause: emfile,
+    });
+    const out = await reconcileCatalog(catalog(spec), world({ scanError: io }).deps);
+    expect(isTerminal(out.error?.cause)).to.equal(false);
+    expect(cond(out.status, 'Progressing')).to.include({
+      status: 'True',
+      reason: 'Retrying',
+      message: 'a.json: cannot read file: too many open files',
+    });
+    const content = new FbcError('missing schema', { file: 'a.json' });
+    const blocked = await reconcileCatalog(catalog(spec), world({ scanError: content }).deps);
+    expect(cond(blocked.status, 'Progressing')).to.include({
+      status: 'False',
+      reason: 'Blocked',
+      message: 'a.json: missing schema',
+    });
+    const tag = await reconcileCatalog(catalog(), world({ scanError: content }).deps);
+    expect(cond(tag.status, 'Progressing')).to.include({ status: 'True', reason: 'Retrying' });
   });
 
   it('removes content and objects when Unavailable', async () => {
@@ -289,7 +317,7 @@ describe('reconcileCatalog', () => {
       expect(w.statusWrites[0]?.syncingTo).to.equal(HASH);
       expect(out.status.syncingTo).to.equal(undefined);
       expect(out.status.contentHash).to.equal(PREV_HASH);
-      expect(out.error?.terminal).to.equal(false);
+      expect(isTerminal(out.error?.cause)).to.equal(false);
       expect(cond(out.status, 'Progressing')?.message).to.equal(
         `create CatalogMetadata ops-bundle-x: denied by policy; rolled back to ${PREV_HASH}`,
       );

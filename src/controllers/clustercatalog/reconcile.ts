@@ -6,7 +6,6 @@ import type { ClusterCatalog, ClusterCatalogStatus, Condition } from '../../api/
 import {
   AVAILABILITY_MODE_UNAVAILABLE,
   REASON_AVAILABLE,
-  REASON_BLOCKED,
   REASON_RETRYING,
   REASON_SUCCEEDED,
   REASON_UNAVAILABLE,
@@ -20,7 +19,7 @@ import {
 } from '../../api/v1/index.js';
 import type { ApplyResult, PlannedSync, ScanResult, SyncTarget } from '../../sync/index.js';
 import { planWrites } from '../../sync/index.js';
-import { classifyError, errorChain } from './errors.js';
+import { classifyPlanError, errorChain, progressingFor } from './errors.js';
 
 /** What the reconciler needs from the image source. */
 export interface Puller {
@@ -94,8 +93,11 @@ export interface ReconcileOutcome {
   events: CatalogEvent[];
   /** Look again after this long (poll interval), when set. */
   requeueAfterMs?: number;
-  /** Set when the reconcile failed: retry with backoff unless terminal. */
-  error?: { terminal: boolean; message: string; cause: unknown };
+  /**
+   * Set when the reconcile failed: `message` is status's, `cause` the error; whether to retry
+   * is isTerminal(cause).
+   */
+  error?: { message: string; cause: unknown };
 }
 
 export const EVENT_SYNCED = 'Synced';
@@ -192,7 +194,9 @@ export async function reconcileCatalog(
       maxObjectBytes: deps.maxObjectBytes,
       contentUrl: (blob) => deps.content.blobUrl(name, blob),
     };
-    planned = await deps.syncer.plan(target, signal);
+    planned = await deps.syncer.plan(target, signal).catch((err: unknown) => {
+      throw classifyPlanError(err, isDigestRef(ref));
+    });
     const { scan, plan } = planned;
     const writes = planWrites(plan);
     let omitted = plan.unchangedOmitted;
@@ -289,23 +293,22 @@ export async function reconcileCatalog(
     // Shutdown or lost leadership is not the catalog's failure: report nothing, and leave any
     // syncingTo journal for the next leader to finish.
     if (signal?.aborted) throw err;
-    const classified = classifyError(err, { digestRef: isDigestRef(ref) });
-    const { terminal } = classified;
-    let { message } = classified;
+    let suffix = '';
     if (writing) {
       // Atomic at rest: a failed write leaves a mix of revisions, so put the previous one back.
       try {
         await rollBack(catalog, prev, deps, signal);
         delete status.syncingTo;
-        message += prev.contentHash
+        suffix = prev.contentHash
           ? `; rolled back to ${prev.contentHash}`
           : '; rolled back (no previous content)';
       } catch (rollbackErr) {
         if (signal?.aborted) throw err;
         // The journal (syncingTo) stays: the next reconcile converges to one revision.
-        message += `; rollback failed: ${errorChain(rollbackErr)}`;
+        suffix = `; rollback failed: ${errorChain(rollbackErr)}`;
       }
     }
+    const progressing = progressingFor(err, suffix);
     const serving = status.contentHash !== undefined;
     status = {
       ...status,
@@ -323,16 +326,12 @@ export async function reconcileCatalog(
                 message: 'no catalog content is being served',
               },
             ]),
-        {
-          type: TYPE_PROGRESSING,
-          status: terminal ? ('False' as const) : ('True' as const),
-          reason: terminal ? REASON_BLOCKED : REASON_RETRYING,
-          message,
-        },
+        { type: TYPE_PROGRESSING, ...progressing },
       ),
     };
+    const { message } = progressing;
     events.push({ type: 'Warning', reason: EVENT_SYNC_FAILED, message });
-    return { status, events, error: { terminal, message, cause: err } };
+    return { status, events, error: { message, cause: err } };
   } finally {
     await planned?.dispose();
   }

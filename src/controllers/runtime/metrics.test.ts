@@ -25,29 +25,30 @@ describe('RuntimeMetrics', () => {
     obs.reconciled('a', 'success', 1500);
     obs.reconciled('a', 'error', 10, new Error('x'));
     obs.reconciled('a', 'error', 10, new TerminalError('bad spec'));
+    obs.reconciled('a', 'error', 10, new Error('wrapped', { cause: new TerminalError('bad') }));
     obs.reconciled('a', 'requeue_after', 10);
     const p = 'controller_runtime_reconcile_total{controller="clustercatalog",result=';
     expect(await sample(m, `${p}"success"}`)).to.equal(1);
-    expect(await sample(m, `${p}"error"}`)).to.equal(2);
+    expect(await sample(m, `${p}"error"}`)).to.equal(3);
     expect(await sample(m, `${p}"requeue_after"}`)).to.equal(1);
     expect(
       await sample(m, 'controller_runtime_reconcile_errors_total{controller="clustercatalog"}'),
-    ).to.equal(2);
+    ).to.equal(3);
     expect(
       await sample(
         m,
         'controller_runtime_terminal_reconcile_errors_total{controller="clustercatalog"}',
       ),
-    ).to.equal(1);
+    ).to.equal(2);
     expect(
       await sample(
         m,
         'controller_runtime_reconcile_time_seconds_count{controller="clustercatalog"}',
       ),
-    ).to.equal(4);
+    ).to.equal(5);
     expect(
       await sample(m, 'controller_runtime_reconcile_time_seconds_sum{controller="clustercatalog"}'),
-    ).to.be.closeTo(1.53, 1e-9);
+    ).to.be.closeTo(1.54, 1e-9);
   });
 
   it('reports work-queue depth, adds, retries and in-flight work', async () => {

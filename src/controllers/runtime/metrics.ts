@@ -7,7 +7,7 @@ import type { CounterConfiguration, GaugeConfiguration, HistogramConfiguration }
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { QueueMetricsSink, WorkQueue } from './queue.js';
 import type { ReconcileObserver, ReconcileOutcome } from './workers.js';
-import { TerminalError } from './workers.js';
+import { isTerminal } from '../../util/errors.js';
 
 export interface MetricsRegistryOptions {
   /** Process metrics (RSS, heap, event-loop lag, GC); default true. */
@@ -170,7 +170,7 @@ export class RuntimeMetrics {
         this.#reconcileTime.observe(labels, durationMs / 1000);
         if (outcome === 'error') {
           this.#reconcileErrors.inc(labels);
-          if (error instanceof TerminalError) this.#terminalErrors.inc(labels);
+          if (isTerminal(error)) this.#terminalErrors.inc(labels);
         }
       },
     };

@@ -99,6 +99,18 @@ describe('runWorkers', () => {
     await done;
   });
 
+  it('does not retry an error whose cause chain holds a TerminalError', async () => {
+    const { clock, queue, pending, ac, done } = setup(1);
+    queue.add('k');
+    await settle();
+    const cause = TerminalError.wrap(new Error('digest does not exist'));
+    pending[0]?.fail(new Error('sync failed', { cause }));
+    await settle();
+    expect(clock.pendingTimers()).to.equal(0);
+    ac.abort();
+    await done;
+  });
+
   it('on abort stops taking keys and resolves only after in-flight reconciles return', async () => {
     const { queue, pending, ac, done } = setup(2);
     queue.add('a');

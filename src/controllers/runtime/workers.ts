@@ -4,6 +4,7 @@
 import type { Clock } from './clock.js';
 import { realClock } from './clock.js';
 import type { WorkQueue } from './queue.js';
+import { isTerminal } from '../../util/errors.js';
 
 /** What a reconcile asks for next (controller-runtime's reconcile.Result). */
 export interface ReconcileResult {
@@ -19,16 +20,9 @@ export interface ReconcileResult {
  */
 export type Reconciler = (key: string, signal: AbortSignal) => Promise<ReconcileResult | void>;
 
-/**
- * An error that retrying cannot fix (only a change of the object can): it is reported,
- * and the key is not requeued. Any other error requeues the key with backoff.
- */
-export class TerminalError extends Error {
-  constructor(message: string, options?: ErrorOptions) {
-    super(message, options);
-    this.name = 'TerminalError';
-  }
-}
+// A TerminalError anywhere in a reconcile error's cause chain: the key is reported and not
+// requeued. Any other error requeues the key with backoff.
+export { isTerminal, TerminalError } from '../../util/errors.js';
 
 /** controller-runtime's reconcile_total result label values. */
 export type ReconcileOutcome = 'success' | 'error' | 'requeue' | 'requeue_after';
@@ -97,7 +91,7 @@ async function reconcileOne(
   try {
     result = await reconcile(key, signal);
   } catch (err) {
-    if (err instanceof TerminalError) queue.forget(key);
+    if (isTerminal(err)) queue.forget(key);
     else queue.addRateLimited(key);
     observer?.reconciled(key, 'error', clock.now() - started, err);
     return;
