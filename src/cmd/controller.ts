@@ -246,7 +246,8 @@ export async function main(args: string[]): Promise<number> {
     api: {
       patchMetadata: (name, metadata, resourceVersion) =>
         catalogs.mergePatch(name, { metadata: { ...metadata, resourceVersion } }),
-      patchStatus: (name, status) => catalogs.mergePatch(name, { status }, 'status'),
+      patchStatus: (name, status, resourceVersion) =>
+        catalogs.mergePatch(name, { metadata: { resourceVersion }, status }, 'status'),
       recordEvent: (catalog, e) => events.record(eventTarget(catalog), e.type, e.reason, e.message),
     },
     deps: { puller, syncer, content, clock: { now: () => new Date() }, maxObjectBytes },

@@ -22,8 +22,15 @@ export interface ClusterCatalogAPI {
     metadata: { labels?: Record<string, string>; finalizers?: string[] | null },
     resourceVersion: string,
   ): Promise<ClusterCatalog>;
-  /** Merge-patches the status subresource. */
-  patchStatus(name: string, status: Record<string, unknown>): Promise<ClusterCatalog>;
+  /**
+   * Merge-patches the status subresource, conditional on resourceVersion (the apiserver answers
+   * 409 Conflict if the object changed since); returns the new object.
+   */
+  patchStatus(
+    name: string,
+    status: Record<string, unknown>,
+    resourceVersion: string,
+  ): Promise<ClusterCatalog>;
   recordEvent(catalog: ClusterCatalog, event: CatalogEvent): Promise<void>;
 }
 
@@ -84,12 +91,26 @@ export class ClusterCatalogController {
       );
     }
 
-    // What is in the apiserver now, so that intermediate writes patch against it.
+    // What is in the apiserver now, so that intermediate writes patch against it. Every write
+    // is conditional on the resourceVersion the status was computed from (then the one the
+    // previous write returned): a patch computed from a lagging informer cache would leave a
+    // field set that must be cleared, so the apiserver refuses it (409) instead.
     let written: ClusterCatalogStatus | undefined = catalog.status;
+    let resourceVersion = catalog.metadata.resourceVersion ?? '';
+    // After a failed write the object's resourceVersion is unknown: write nothing more, and
+    // retry the whole reconcile (with backoff) from the informer cache once it caught up.
+    let failedWrite: { err: unknown } | undefined;
     const writeStatus = async (status: ClusterCatalogStatus) => {
+      if (failedWrite) throw failedWrite.err;
       const patch = statusPatch(written, status);
       if (!patch) return;
-      await api.patchStatus(name, patch);
+      try {
+        const updated = await api.patchStatus(name, patch, resourceVersion);
+        resourceVersion = updated.metadata.resourceVersion ?? resourceVersion;
+      } catch (err) {
+        failedWrite = { err };
+        throw err;
+      }
       written = structuredClone(status);
     };
 
@@ -98,6 +119,8 @@ export class ClusterCatalogController {
       { ...this.opts.deps, status: { write: writeStatus } },
       signal,
     );
+    // The status computed after a refused write may describe that refusal: never show it.
+    if (failedWrite) throw failedWrite.err;
     await writeStatus(outcome.status);
     for (const event of outcome.events) {
       // Events are best effort: a failure to record one must not fail the sync.

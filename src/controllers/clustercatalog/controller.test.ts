@@ -1,0 +1,131 @@
+import { expect } from 'chai';
+import type { ClusterCatalog, ClusterCatalogStatus } from '../../api/v1/index.js';
+import { isTerminal } from '../../util/errors.js';
+import type { ClusterCatalogAPI } from './controller.js';
+import { ClusterCatalogController } from './controller.js';
+import type { ReconcileDeps } from './reconcile.js';
+
+const DIGEST = `sha256:${'a'.repeat(64)}`;
+const OLD_HASH = `sha256:${'0'.repeat(64)}`;
+const HASH = `sha256:${'b'.repeat(64)}`;
+
+function catalogAt(resourceVersion: string, status: ClusterCatalogStatus): ClusterCatalog {
+  return {
+    apiVersion: 'olm.operatorframework.io/v1',
+    kind: 'ClusterCatalog',
+    metadata: {
+      name: 'ops',
+      uid: 'uid-1',
+      generation: 1,
+      resourceVersion,
+      labels: { 'olm.operatorframework.io/metadata.name': 'ops' },
+      finalizers: ['olm.operatorframework.io/delete-server-cache'],
+    },
+    spec: {
+      source: { type: 'Image', image: { ref: `registry.example/ops/catalog@${DIGEST}` } },
+      priority: 0,
+      availabilityMode: 'Available',
+    },
+    status,
+  };
+}
+
+/** An apiserver of one ClusterCatalog that enforces the resourceVersion precondition. */
+class FakeApiserver implements ClusterCatalogAPI {
+  preconditions: string[] = [];
+  constructor(public object: ClusterCatalog) {}
+
+  async patchMetadata(): Promise<ClusterCatalog> {
+    throw new Error('unexpected metadata patch');
+  }
+
+  async patchStatus(
+    _name: string,
+    patch: Record<string, unknown>,
+    resourceVersion: string,
+  ): Promise<ClusterCatalog> {
+    this.preconditions.push(resourceVersion);
+    if (resourceVersion !== this.object.metadata.resourceVersion) {
+      throw Object.assign(new Error('Operation cannot be fulfilled: object was modified'), {
+        statusCode: 409,
+      });
+    }
+    const status: Record<string, unknown> = { ...this.object.status };
+    for (const [k, v] of Object.entries(patch)) {
+      if (v === null) delete status[k];
+      else status[k] = v;
+    }
+    const rv = String(Number(resourceVersion) + 1);
+    this.object = {
+      ...this.object,
+      metadata: { ...this.object.metadata, resourceVersion: rv },
+      status: status,
+    };
+    return structuredClone(this.object);
+  }
+
+  async recordEvent(): Promise<void> {}
+}
+
+function deps(): Omit<ReconcileDeps, 'status'> {
+  return {
+    puller: {
+      resolve: async () => DIGEST,
+      pull: async (ref) => ({ ref, digest: DIGEST, configsDir: '/cache/configs', cached: true }),
+    },
+    syncer: {
+      plan: async (target) => ({
+        target,
+        scan: { desired: new Map(), contentHash: HASH, blobs: 1, omitted: 0, bytes: 1 },
+        plan: { create: ['a'], update: [], delete: [], unchanged: 0, unchangedOmitted: 0 },
+        dispose: async () => {},
+      }),
+      apply: async () => ({ omitted: 0 }),
+      deleteAll: async () => 0,
+    },
+    content: {
+      baseUrl: () => 'http://content.example/catalogs/ops',
+      blobUrl: () => 'http://content.example/blob',
+      prepare: async () => {},
+      publish: async () => {},
+      remove: async () => {},
+    },
+    clock: { now: () => new Date('2026-01-02T03:04:05Z') },
+    maxObjectBytes: 1 << 20,
+  };
+}
+
+describe('ClusterCatalogController status writes', () => {
+  it('patch status only against the resourceVersion read; a 409 retries, never shows', async () => {
+    // The apiserver has a sync journal (syncingTo) the lagging informer cache has not seen yet.
+    const server = new FakeApiserver(
+      catalogAt('5', { syncingTo: OLD_HASH, contentHash: OLD_HASH }),
+    );
+    let cache = catalogAt('4', { contentHash: OLD_HASH });
+    const controller = new ClusterCatalogController({
+      catalogs: { get: () => cache },
+      api: server,
+      deps: deps(),
+      cleanup: async () => {},
+      removeOrphans: async () => {},
+    });
+
+    const err = await controller.reconcile('ops', new AbortController().signal).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err, 'the stale write is refused and the reconcile retried').to.be.instanceOf(Error);
+    expect(isTerminal(err)).to.equal(false);
+    expect(server.preconditions).to.deep.equal(['4']);
+    expect(server.object.status?.syncingTo, 'nothing written from the stale cache').to.equal(
+      OLD_HASH,
+    );
+
+    cache = structuredClone(server.object); // the informer caught up
+    await controller.reconcile('ops', new AbortController().signal);
+    // The journal write, then the final one against the resourceVersion the first returned.
+    expect(server.preconditions.slice(1)).to.deep.equal(['5', '6']);
+    expect(server.object.status?.syncingTo).to.equal(undefined);
+    expect(server.object.status?.contentHash).to.equal(HASH);
+  });
+});
