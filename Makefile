@@ -45,8 +45,8 @@ verify: generate lint ## Regenerate generated files, fail on any diff, and lint.
 	@hack/verify-clean.sh crds config/crd hack/controlplane
 
 .PHONY: run
-run: build controlplane ## Local cluster + registry (unless KUBECONFIG is set), sample catalog, controller in the foreground.
-	hack/run.sh
+run: build controlplane ## Local cluster + registry (unless KUBECONFIG is set), sample catalog, controller in the foreground; ARGS="--flag value" passes flags.
+	hack/run.sh $(ARGS)
 
 ##@ Tests
 .PHONY: test

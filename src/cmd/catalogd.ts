@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // The `catalogd` command: dispatches to the subcommands listed in commands.ts.
 import { argv, exit, stderr, stdout } from 'node:process';
+import { CommandError } from './command-error.js';
 import { subcommands } from './commands.js';
 
 function usage(): string {
@@ -27,4 +28,16 @@ async function run(args: string[]): Promise<number> {
   return mod.main(rest);
 }
 
-exit(await run(argv.slice(2)));
+// A CommandError is the user's to fix: one line, no stack trace. Anything else is a bug and
+// keeps its stack.
+async function runReportingErrors(args: string[]): Promise<number> {
+  try {
+    return await run(args);
+  } catch (err) {
+    if (!(err instanceof CommandError)) throw err;
+    stderr.write(`catalogd: ${err.message}\n`);
+    return 1;
+  }
+}
+
+exit(await runReportingErrors(argv.slice(2)));

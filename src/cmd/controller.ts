@@ -46,7 +46,9 @@ import {
 import { ImagePuller, pullerOptionsFromFlags, registerSourceMetrics } from '../source/index.js';
 import type { CatalogMetadataWriter } from '../sync/index.js';
 import { applyPlan, deleteAll, planCatalogSync } from '../sync/index.js';
+import { CommandError, listening } from './command-error.js';
 import { contentPublisher } from './content.js';
+import { textLogDestination } from './log-text.js';
 
 export const controllerFlags = {
   kubeconfig: { type: 'string' },
@@ -68,6 +70,7 @@ export const controllerFlags = {
   'registries-conf': { type: 'string' },
   platform: { type: 'string', default: 'linux/amd64' },
   'log-level': { type: 'string', default: 'info' },
+  'log-format': { type: 'string', default: 'json' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -96,39 +99,64 @@ Reconciles ClusterCatalogs into CatalogMetadata objects and serves catalog conte
   --registries-conf FILE             mirrors and insecure registries ([[registry]] tables)
   --platform OS/ARCH                 platform picked from image indexes (default linux/amd64)
   --log-level LEVEL                  pino level (default info)
+  --log-format json|text             json: one pino JSON object per line (default); text: one
+                                     human-readable line per record, for a terminal
 
 Environment: POD_NAMESPACE and POD_SERVICE_ACCOUNT name the controller's namespace and
 ServiceAccount, whose imagePullSecrets are used for pulls.
 `;
 
-function hostPort(addr: string): { host: string; port: number } {
+function hostPort(flag: string, addr: string): { host: string; port: number } {
   const i = addr.lastIndexOf(':');
   const host = addr.slice(0, i) || '0.0.0.0';
   const port = Number(addr.slice(i + 1));
   if (i < 0 || !Number.isInteger(port) || port < 0 || port > 65535) {
-    throw new Error(`invalid address ${JSON.stringify(addr)}: want HOST:PORT or :PORT`);
+    throw new CommandError(
+      `--${flag}: invalid address ${JSON.stringify(addr)}: want HOST:PORT or :PORT`,
+    );
   }
   return { host, port };
 }
 
 function positiveInt(name: string, value: string): number {
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new Error(`--${name} must be a positive integer`);
+  if (!Number.isInteger(n) || n < 1) {
+    throw new CommandError(`--${name} must be a positive integer`);
+  }
   return n;
 }
 
+/** The flags, with a mistake in them (an unknown flag, a missing value) as a CommandError. */
+function parseFlags(args: string[]) {
+  try {
+    return parseArgs({ args, options: controllerFlags, allowNegative: true });
+  } catch (err) {
+    const code = (err as { code?: unknown }).code;
+    if (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS_')) {
+      throw new CommandError(`controller: ${(err as Error).message}`);
+    }
+    throw err;
+  }
+}
+
 export async function main(args: string[]): Promise<number> {
-  const { values: flags } = parseArgs({ args, options: controllerFlags, allowNegative: true });
+  const { values: flags } = parseFlags(args);
   if (flags.help) {
     process.stdout.write(usage);
     return 0;
   }
-  const log = pino({ level: flags['log-level'], base: { component: 'catalogd' } });
+  const logFormat = flags['log-format'];
+  if (logFormat !== 'json' && logFormat !== 'text') {
+    throw new CommandError(`--log-format must be json or text, not ${JSON.stringify(logFormat)}`);
+  }
+  const logOptions = { level: flags['log-level'], base: { component: 'catalogd' } };
+  const log =
+    logFormat === 'text' ? pino(logOptions, textLogDestination(process.stdout)) : pino(logOptions);
   const workers = positiveInt('workers', flags.workers);
   const writeConcurrency = positiveInt('write-concurrency', flags['write-concurrency']);
   const maxObjectBytes = positiveInt('max-object-bytes', flags['max-object-bytes']);
   const cacheDir = path.resolve(flags['cache-dir']);
-  const serverAddr = hostPort(flags['server-addr']);
+  const serverAddr = hostPort('server-addr', flags['server-addr']);
 
   const registry = createMetricsRegistry();
   const runtimeMetrics = new RuntimeMetrics(registry);
@@ -218,11 +246,9 @@ export async function main(args: string[]): Promise<number> {
   const serverUrl =
     flags['server-url'] ??
     `http://${serverAddr.host === '0.0.0.0' ? '127.0.0.1' : serverAddr.host}:${serverAddr.port}`;
-  const content = await contentPublisher({
-    dir: path.join(cacheDir, 'content'),
-    serverUrl,
-    listen: serverAddr,
-  });
+  const content = await listening('server-addr', flags['server-addr'], () =>
+    contentPublisher({ dir: path.join(cacheDir, 'content'), serverUrl, listen: serverAddr }),
+  );
 
   const catalogs = new Resource<ClusterCatalog>(client, {
     group: GROUP,
@@ -301,10 +327,14 @@ export async function main(args: string[]): Promise<number> {
   shutdown.installSignalHandlers();
   const { signal } = shutdown;
 
-  const metricsAddr = hostPort(flags['metrics-addr']);
-  const healthAddr = hostPort(flags['health-addr']);
-  const probes = await startProbeServer({ healthz, readyz, ...healthAddr });
-  const metricsServer = await startProbeServer({ metrics: registry, ...metricsAddr });
+  const metricsAddr = hostPort('metrics-addr', flags['metrics-addr']);
+  const healthAddr = hostPort('health-addr', flags['health-addr']);
+  const probes = await listening('health-addr', flags['health-addr'], () =>
+    startProbeServer({ healthz, readyz, ...healthAddr }),
+  );
+  const metricsServer = await listening('metrics-addr', flags['metrics-addr'], () =>
+    startProbeServer({ metrics: registry, ...metricsAddr }),
+  );
   shutdown.onShutdown('probe servers', async () => {
     await probes.close();
     await metricsServer.close();
