@@ -28,7 +28,7 @@ export {
   parseRegistriesConfig,
   type RegistriesConfig,
 } from './registries-conf.js';
-export { defaultRetryPolicy, realClock, type Clock, type RetryPolicy } from './retry.js';
+export { defaultRetryPolicy, type RetryClock, type RetryPolicy } from './retry.js';
 export { defaultUnpackLimits, type UnpackLimits } from './unpack.js';
 export {
   dockerConfigFromSecret,

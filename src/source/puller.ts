@@ -36,7 +36,7 @@ import {
   type RegistriesConfig,
 } from './registries-conf.js';
 import { RegistryClient, type FetchedManifest } from './registry-client.js';
-import type { Clock, RetryPolicy } from './retry.js';
+import type { RetryClock, RetryPolicy } from './retry.js';
 import {
   catalogDirComponents,
   defaultUnpackLimits,
@@ -73,7 +73,7 @@ export interface ImagePullerOptions {
   /** PEM CA bundle added to the system roots (ignored when `http` is given). */
   caBundle?: string | Buffer;
   http?: HttpClient;
-  clock?: Clock;
+  clock?: RetryClock;
   retry?: RetryPolicy;
   counters?: SourceCounters;
   maxConfigBytes?: number;

@@ -8,7 +8,7 @@ import type { HttpClient, HttpRequest, HttpResponse } from './http.js';
 import { MediaTypes } from './manifest.js';
 import type { Endpoint } from './registries-conf.js';
 import { RegistryClient } from './registry-client.js';
-import type { Clock } from './retry.js';
+import type { RetryClock } from './retry.js';
 
 type Handler = (
   req: HttpRequest,
@@ -33,7 +33,7 @@ function fakeHttp(handler: Handler): HttpClient & { log: HttpRequest[] } {
   };
 }
 
-function fakeClock(): Clock & { slept: number[] } {
+function fakeClock(): RetryClock & { slept: number[] } {
   const slept: number[] = [];
   let t = 1_000_000;
   return { slept, now: () => t, sleep: async (ms) => void slept.push((t += ms) && ms) };

@@ -13,6 +13,7 @@ import {
 import { newCounters, type RequestKind, type SourceCounters } from './counters.js';
 import { digestOf, hashAlgorithm, VerifyingStream } from './digest.js';
 import type { Credentials } from './docker-config.js';
+import { realClock } from '../util/clock.js';
 import { findSourceError, networkErrorCode, retryable, terminal } from './errors.js';
 import {
   drain,
@@ -26,9 +27,8 @@ import type { Endpoint } from './registries-conf.js';
 import {
   defaultRetryPolicy,
   parseRetryAfter,
-  realClock,
   withRetries,
-  type Clock,
+  type RetryClock,
   type RetryPolicy,
 } from './retry.js';
 
@@ -39,7 +39,7 @@ export type CredentialLookup = (
 
 export interface RegistryClientOptions {
   http: HttpClient;
-  clock?: Clock;
+  clock?: RetryClock;
   retry?: RetryPolicy;
   credentials?: CredentialLookup;
   counters?: SourceCounters;
@@ -72,7 +72,7 @@ const redirectStatus = (s: number) => s === 301 || s === 302 || s === 303 || s =
 export class RegistryClient {
   readonly counters: SourceCounters;
   private readonly http: HttpClient;
-  private readonly clock: Clock;
+  private readonly clock: RetryClock;
   private readonly retry: RetryPolicy;
   private readonly credentials: CredentialLookup;
   private readonly maxManifestBytes: number;

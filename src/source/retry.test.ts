@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import { backoffDelay, parseRetryAfter, withRetries, type Clock } from './retry.js';
+import { backoffDelay, parseRetryAfter, withRetries, type RetryClock } from './retry.js';
 
-function fakeClock(): Clock & { slept: number[] } {
+function fakeClock(): RetryClock & { slept: number[] } {
   const slept: number[] = [];
   let t = 0;
   return { slept, now: () => t, sleep: async (ms) => void slept.push((t += ms) && ms) };

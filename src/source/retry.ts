@@ -1,31 +1,15 @@
-// Retries with exponential backoff, on an injected clock so tests never sleep for real.
+// Retries with exponential backoff (src/util/backoff.ts), on an injected clock so tests never
+// sleep for real.
+import { backoffDelay, type RetryPolicy } from '../util/backoff.js';
+import type { Clock } from '../util/clock.js';
 
-export interface Clock {
-  now(): number;
-  sleep(ms: number): Promise<void>;
-}
+export { backoffDelay, type RetryPolicy };
 
-export const realClock: Clock = {
-  now: () => Date.now(),
-  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms).unref()),
-};
-
-export interface RetryPolicy {
-  /** Total attempts, ≥ 1. */
-  attempts: number;
-  baseDelayMs: number;
-  maxDelayMs: number;
-}
+/** What retrying needs of the one Clock (src/util/clock.ts): the time and a sleep. */
+export type RetryClock = Pick<Clock, 'now' | 'sleep'>;
 
 /** 4 attempts, 250 ms → 500 ms → 1 s: a stopped registry fails within ~2 s plus timeouts. */
 export const defaultRetryPolicy: RetryPolicy = { attempts: 4, baseDelayMs: 250, maxDelayMs: 5000 };
-
-/** Delay before attempt `attempt + 1` (attempt counts from 0), honouring a server's Retry-After. */
-export function backoffDelay(policy: RetryPolicy, attempt: number, retryAfterMs?: number): number {
-  const exp = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** attempt);
-  if (retryAfterMs === undefined || !Number.isFinite(retryAfterMs)) return exp;
-  return Math.min(policy.maxDelayMs, Math.max(exp, retryAfterMs));
-}
 
 /** Parses Retry-After (seconds or an HTTP date) into milliseconds from now. */
 export function parseRetryAfter(value: string | undefined, now: number): number | undefined {
@@ -43,7 +27,7 @@ export type RetryDecision = { retry: false } | { retry: true; afterMs?: number }
  */
 export async function withRetries<T>(
   policy: RetryPolicy,
-  clock: Clock,
+  clock: RetryClock,
   fn: (attempt: number) => Promise<T>,
   decide: (outcome: { value: T } | { error: unknown }) => RetryDecision,
 ): Promise<T> {

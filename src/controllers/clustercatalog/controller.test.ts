@@ -90,7 +90,7 @@ function deps(): Omit<ReconcileDeps, 'status'> {
       publish: async () => {},
       remove: async () => {},
     },
-    clock: { now: () => new Date('2026-01-02T03:04:05Z') },
+    clock: { date: () => new Date('2026-01-02T03:04:05Z') },
     maxObjectBytes: 1 << 20,
   };
 }

@@ -31,7 +31,7 @@ function catalog(
       ...over,
     },
     ...(status && { status }),
-  } as ClusterCatalog;
+  };
 }
 
 interface World {
@@ -43,8 +43,8 @@ interface World {
 function world(
   opts: {
     plan?: Partial<SyncPlan>;
-    pullError?: unknown;
-    scanError?: unknown;
+    pullError?: Error;
+    scanError?: Error;
     appliedOmitted?: number;
   } = {},
 ): World {
@@ -108,7 +108,7 @@ function world(
       syncer,
       content,
       status: { write: async (s) => void statusWrites.push(structuredClone(s)) },
-      clock: { now: () => NOW },
+      clock: { date: () => NOW },
       maxObjectBytes: 1 << 20,
       random: () => 0.5,
     },
@@ -152,7 +152,7 @@ describe('reconcileCatalog', () => {
   it('writes nothing, records no event and keeps lastUnpacked when nothing changed', async () => {
     const w = world();
     const first = await reconcileCatalog(catalog(), w.deps);
-    const later = { ...w.deps, clock: { now: () => new Date('2026-01-03T00:00:00Z') } };
+    const later = { ...w.deps, clock: { date: () => new Date('2026-01-03T00:00:00Z') } };
     const again = await reconcileCatalog(catalog({}, first.status), later);
     expect(w.statusWrites).to.deep.equal([]);
     expect(again.events).to.deep.equal([]);
@@ -289,7 +289,7 @@ describe('reconcileCatalog', () => {
         configsDir: ref === PREV_REF ? '/cache/prev' : '/cache/new',
         cached: true,
       });
-      const planNew = w.deps.syncer.plan;
+      const planNew = w.deps.syncer.plan.bind(w.deps.syncer);
       w.deps.syncer.plan = async (t, sig) => {
         const planned = await planNew(t, sig);
         if (t.dir !== '/cache/prev') return planned;

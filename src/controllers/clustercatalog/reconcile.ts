@@ -19,6 +19,7 @@ import {
 } from '../../api/v1/index.js';
 import type { ApplyResult, PlannedSync, ScanResult, SyncTarget } from '../../sync/index.js';
 import { planWrites } from '../../sync/index.js';
+import type { Clock } from '../../util/clock.js';
 import { classifyPlanError, errorChain, progressingFor } from './errors.js';
 
 /** What the reconciler needs from the image source. */
@@ -65,16 +66,13 @@ export interface StatusSink {
   write(status: ClusterCatalogStatus): Promise<void>;
 }
 
-export interface Clock {
-  now(): Date;
-}
-
 export interface ReconcileDeps {
   puller: Puller;
   syncer: Syncer;
   content: ContentPublisher;
   status: StatusSink;
-  clock: Clock;
+  /** The time of status conditions and lastUnpacked (of the one Clock, src/util/clock.ts). */
+  clock: Pick<Clock, 'date'>;
   maxObjectBytes: number;
   /** Least time between two progress messages in status. */
   progressIntervalMs?: number;
@@ -136,7 +134,7 @@ export async function reconcileCatalog(
 ): Promise<ReconcileOutcome> {
   const name = catalog.metadata.name;
   const generation = catalog.metadata.generation ?? 0;
-  const now = () => deps.clock.now();
+  const now = () => deps.clock.date();
   const prev: ClusterCatalogStatus = structuredClone(catalog.status ?? {});
   const events: CatalogEvent[] = [];
 
