@@ -45,8 +45,27 @@ export default tseslint.config(
     },
   },
   {
-    // The one adapter module allowed to import the Kubernetes client.
+    // The one adapter module allowed to import the Kubernetes client. A leaf: it imports nothing
+    // else of the project (the consumers own the interfaces it serves; src/kube/leaf.test.ts).
     files: ['src/kube/**/*.ts'],
+    ignores: ['src/kube/**/*.test.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          paths: [TYPEBOX],
+          patterns: [
+            {
+              group: ['../*'],
+              message: 'src/kube is a leaf transport: it imports nothing else of the project.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['src/kube/**/*.test.ts'],
     rules: { '@typescript-eslint/no-restricted-imports': ['error', { paths: [TYPEBOX] }] },
   },
   {

@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import https from 'node:https';
 import path from 'node:path';
 import { load } from 'js-yaml';
-import { LineSplitter } from '../../src/util/json-lines.js';
+import { LineSplitter } from '../../src/kube/json-lines.js';
 
 export interface Response {
   status: number;

@@ -29,26 +29,18 @@ import {
   RuntimeMetrics,
   createMetricsRegistry,
   defaultIdentity,
-  realClock,
   startProbeServer,
   syncedCheck,
   watch,
 } from '../controllers/runtime/index.js';
 import { DEFAULT_MAX_OBJECT_BYTES } from '../fbc/index.js';
-import {
-  KubeClient,
-  Resource,
-  catalogMetadataRefs,
-  catalogMetadataWriter,
-  eventRecorder,
-  leaseClient,
-  pullSecretSource,
-} from '../kube/index.js';
+import { KubeClient, Resource, eventRecorder, leaseClient } from '../kube/index.js';
 import { ImagePuller, pullerOptionsFromFlags, registerSourceMetrics } from '../source/index.js';
 import type { CatalogMetadataWriter } from '../sync/index.js';
 import { applyPlan, deleteAll, planCatalogSync } from '../sync/index.js';
 import { CommandError, listening } from './command-error.js';
 import { contentPublisher } from './content.js';
+import { catalogMetadataRefs, catalogMetadataWriter, pullSecretSource } from './kube-ports.js';
 import { textLogDestination } from './log-text.js';
 
 export const controllerFlags = {
@@ -277,7 +269,7 @@ export async function main(args: string[]): Promise<number> {
         catalogs.mergePatch(name, { metadata: { resourceVersion }, status }, 'status'),
       recordEvent: (catalog, e) => events.record(eventTarget(catalog), e.type, e.reason, e.message),
     },
-    deps: { puller, syncer, content, clock: realClock, maxObjectBytes },
+    deps: { puller, syncer, content, clock: { now: () => new Date() }, maxObjectBytes },
     cleanup: async (name) => {
       await content.remove(name);
       // The unpacked image goes too, unless another catalog still uses the same digest.

@@ -85,7 +85,7 @@ describe('kube/client: KubeClient', () => {
       await client.watchLines('/api/v1/things', { verb: 'watch', resource: 'things' }, (l) =>
         got.push(l),
       );
-      expect(got).to.deep.equal(events.map((e) => JSON.parse(e)));
+      expect(got).to.deep.equal(events.map((e) => JSON.parse(e) as unknown));
     } finally {
       client.close();
       server.close();
@@ -142,6 +142,30 @@ describe('kube/client: KubeClient', () => {
     } finally {
       client.close();
       server.closeAllConnections();
+      server.close();
+    }
+  });
+
+  it('retries 429 and 5xx after the injected delay, sleeping through the injected sleep', async () => {
+    const statuses = [503, 429, 200];
+    const server = http.createServer((req, res) => {
+      req.resume();
+      const status = statuses.shift() ?? 500;
+      res.writeHead(status, { 'content-type': 'application/json' }).end('{}');
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const slept: number[] = [];
+    const client = new KubeClient({
+      env: machineFor(`http://127.0.0.1:${(server.address() as AddressInfo).port}`),
+      retryDelayMs: (attempt) => attempt * 1000,
+      sleep: async (ms) => void slept.push(ms),
+    });
+    try {
+      await client.request('/api/v1/things', { verb: 'list', resource: 'things' });
+      expect(slept).to.deep.equal([1000, 2000]);
+      expect(statuses).to.deep.equal([]);
+    } finally {
+      client.close();
       server.close();
     }
   });

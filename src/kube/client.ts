@@ -7,7 +7,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { setTimeout as delay } from 'node:timers/promises';
-import { LineSplitter } from '../util/json-lines.js';
+import { LineSplitter } from './json-lines.js';
 import { clientNodeCredentials } from './delegated-auth.js';
 import { KubeApiError, isNetworkError } from './errors.js';
 import type { ClientCredentials, ClusterConnection, KubeconfigEnv } from './kubeconfig.js';
@@ -20,6 +20,14 @@ export interface KubeClientOptions {
   maxSockets?: number;
   /** Attempts for a request that fails with 429, 5xx or a network error (default 5). */
   attempts?: number;
+  /**
+   * The wait before retry `attempt` (1: the first retry) of a failed request, unless the
+   * apiserver's Retry-After says otherwise. Default: 200 ms doubling per attempt, at most 5 s.
+   * The controller wires its one backoff here.
+   */
+  retryDelayMs?: (attempt: number) => number;
+  /** Waits `ms` (rejecting if the signal aborts); tests drive time through it. */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** Called once per HTTP request made (for metrics: verb, resource, status). */
   onRequest?: (verb: string, resource: string, status: number) => void;
   /** The machine the kubeconfig is read from (tests); default: this process's. */
@@ -44,6 +52,13 @@ export interface RequestOptions {
   resource: string;
 }
 
+/** The default wait before retry `attempt`: 200 ms doubling, at most 5 s. */
+export const defaultRetryDelayMs = (attempt: number): number =>
+  Math.min(200 * 2 ** (attempt - 1), 5000);
+
+const sleepMs = (ms: number, signal?: AbortSignal): Promise<void> =>
+  delay(ms, undefined, signal ? { signal } : {});
+
 /** Credentials are re-read this often, so rotated in-cluster tokens are picked up. */
 const AUTH_REFRESH_MS = 60_000;
 
@@ -54,6 +69,8 @@ export class KubeClient {
   private readonly connection: ClusterConnection;
   private readonly agent: https.Agent | http.Agent;
   private readonly attempts: number;
+  private readonly retryDelayMs: (attempt: number) => number;
+  private readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   private readonly onRequest: NonNullable<KubeClientOptions['onRequest']>;
   /**
    * TLS material as strings, converted once. The https.Agent names its connection pools by
@@ -78,6 +95,8 @@ export class KubeClient {
     this.agent =
       this.server.protocol === 'https:' ? new https.Agent(agentOpts) : new http.Agent(agentOpts);
     this.attempts = opts.attempts ?? 5;
+    this.retryDelayMs = opts.retryDelayMs ?? defaultRetryDelayMs;
+    this.sleep = opts.sleep ?? sleepMs;
     this.onRequest = opts.onRequest ?? (() => {});
     if (this.connection.ca !== undefined) this.ca = this.connection.ca.toString('utf8');
   }
@@ -169,7 +188,7 @@ export class KubeClient {
           ? opts.body
           : Buffer.from(typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body));
     for (let attempt = 1; ; attempt++) {
-      let retryAfterMs = Math.min(200 * 2 ** (attempt - 1), 5000);
+      let retryAfterMs = this.retryDelayMs(attempt);
       try {
         const res = await this.open(path, opts, body);
         const status = res.statusCode ?? 0;
@@ -192,7 +211,7 @@ export class KubeClient {
         if (attempt >= this.attempts) throw err;
         this.onRequest(opts.verb, opts.resource, 0);
       }
-      await delay(retryAfterMs, undefined, opts.signal ? { signal: opts.signal } : {});
+      await this.sleep(retryAfterMs, opts.signal);
     }
   }
 

@@ -7,4 +7,3 @@ export * from './resource.js';
 export * from './lease.js';
 export * from './events.js';
 export * from './pull-secrets.js';
-export * from './catalogmetadata.js';

@@ -1,9 +1,29 @@
-// The controller runtime's LeaseClient over coordination.k8s.io/v1 Leases of one namespace.
-import type { Lease, LeaseClient, LeaseSpec } from '../controllers/runtime/index.js';
-import { LeaseConflictError } from '../controllers/runtime/index.js';
+// coordination.k8s.io/v1 Leases of one namespace, in the shape of the controller runtime's
+// LeaseClient port (src/controllers/runtime/leader.ts), which it satisfies structurally. A write
+// that loses the race fails with the apiserver's 409 (KubeApiError, code 409), which is what
+// the port asks for.
 import type { KubeClient } from './client.js';
-import { isNotFound, KubeApiError } from './errors.js';
+import { isNotFound } from './errors.js';
 import { Resource } from './resource.js';
+
+export interface LeaseSpec {
+  holderIdentity?: string;
+  leaseDurationSeconds?: number;
+  acquireTime?: string;
+  renewTime?: string;
+  leaseTransitions?: number;
+}
+
+export interface Lease {
+  resourceVersion: string;
+  spec: LeaseSpec;
+}
+
+export interface LeaseClient {
+  get(name: string, signal?: AbortSignal): Promise<Lease | null>;
+  create(name: string, spec: LeaseSpec, signal?: AbortSignal): Promise<Lease>;
+  update(name: string, lease: Lease, signal?: AbortSignal): Promise<Lease>;
+}
 
 interface LeaseObject {
   apiVersion?: string;
@@ -16,10 +36,6 @@ const toLease = (o: LeaseObject): Lease => ({
   resourceVersion: o.metadata.resourceVersion ?? '',
   spec: o.spec ?? {},
 });
-
-function conflictOr(err: unknown): unknown {
-  return err instanceof KubeApiError && err.status === 409 ? new LeaseConflictError() : err;
-}
 
 export function leaseClient(client: KubeClient, namespace: string): LeaseClient {
   const leases = new Resource<LeaseObject>(client, {
@@ -38,38 +54,13 @@ export function leaseClient(client: KubeClient, namespace: string): LeaseClient 
       }
     },
     async create(name, spec, signal) {
-      try {
-        return toLease(
-          await leases.create(
-            {
-              apiVersion: 'coordination.k8s.io/v1',
-              kind: 'Lease',
-              metadata: { name, namespace },
-              spec,
-            },
-            signal,
-          ),
-        );
-      } catch (err) {
-        throw conflictOr(err);
-      }
+      const lease = { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', spec };
+      return toLease(await leases.create({ ...lease, metadata: { name, namespace } }, signal));
     },
     async update(name, lease, signal) {
-      try {
-        return toLease(
-          await leases.update(
-            {
-              apiVersion: 'coordination.k8s.io/v1',
-              kind: 'Lease',
-              metadata: { name, namespace, resourceVersion: lease.resourceVersion },
-              spec: lease.spec,
-            },
-            signal,
-          ),
-        );
-      } catch (err) {
-        throw conflictOr(err);
-      }
+      const object = { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', spec: lease.spec };
+      const metadata = { name, namespace, resourceVersion: lease.resourceVersion };
+      return toLease(await leases.update({ ...object, metadata }, signal));
     },
   };
 }

@@ -1,8 +1,7 @@
 // Pull credentials for the image source: the global pull secret (--global-pull-secret) plus the
 // imagePullSecrets of the controller's own ServiceAccount, all of type
-// kubernetes.io/dockerconfigjson and read only from the controller's own namespace.
-import type { DockerConfigJSON, PullSecretSource } from '../source/index.js';
-import { parseDockerConfigJSON } from '../source/index.js';
+// kubernetes.io/dockerconfigjson and read only from the controller's own namespace. Returns each
+// secret's .dockerconfigjson text; src/source parses it (src/cmd wires the two).
 import type { KubeClient } from './client.js';
 import { isNotFound } from './errors.js';
 import { Resource } from './resource.js';
@@ -26,7 +25,18 @@ export interface PullSecretOptions {
   serviceAccount?: string;
 }
 
-export function pullSecretSource(client: KubeClient, opts: PullSecretOptions): PullSecretSource {
+/** One secret's `.dockerconfigjson`, decoded but not parsed. */
+export interface DockerConfigSecret {
+  /** "namespace/name", for errors. */
+  secret: string;
+  json: string;
+}
+
+export interface PullSecretReader {
+  dockerConfigSecrets(): Promise<DockerConfigSecret[]>;
+}
+
+export function pullSecretReader(client: KubeClient, opts: PullSecretOptions): PullSecretReader {
   const secretsIn = (ns: string) =>
     new Resource<SecretObject>(client, {
       group: '',
@@ -34,20 +44,20 @@ export function pullSecretSource(client: KubeClient, opts: PullSecretOptions): P
       plural: 'secrets',
       namespace: ns,
     });
-  async function read(ns: string, name: string): Promise<DockerConfigJSON | undefined> {
+  async function read(ns: string, name: string): Promise<DockerConfigSecret | undefined> {
     try {
       const s = await secretsIn(ns).get(name);
       const data = s.data?.['.dockerconfigjson'];
       if (s.type !== 'kubernetes.io/dockerconfigjson' || !data) return undefined;
-      return parseDockerConfigJSON(Buffer.from(data, 'base64').toString('utf8'));
+      return { secret: `${ns}/${name}`, json: Buffer.from(data, 'base64').toString('utf8') };
     } catch (err) {
       if (isNotFound(err)) return undefined; // a missing secret means anonymous, as kubelet does
       throw new Error(`read pull secret ${ns}/${name}`, { cause: err });
     }
   }
   return {
-    async dockerConfigs() {
-      const configs: DockerConfigJSON[] = [];
+    async dockerConfigSecrets() {
+      const configs: DockerConfigSecret[] = [];
       if (opts.globalSecret) {
         const [ns, name] = opts.globalSecret.split('/');
         if (ns && name) {

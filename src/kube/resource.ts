@@ -1,15 +1,41 @@
 // Typed access to one resource type over the shared KubeClient: paginated lists (full or
 // metadata-only), watches that satisfy the controller runtime's ListWatch contract, and CRUD.
-import type {
-  ListOptions,
-  ListPage,
-  ListWatch,
-  WatchEventType,
-  WatchOptions,
-} from '../controllers/runtime/index.js';
-import { ResourceExpiredError } from '../controllers/runtime/index.js';
 import type { KubeClient, RequestOptions } from './client.js';
 import { KubeApiError } from './errors.js';
+
+// The list and watch shapes below are the controller runtime's ListWatch contract
+// (src/controllers/runtime/informer.ts), which a Resource satisfies structurally: src/kube
+// imports nothing else of the project.
+export interface ListOptions {
+  resourceVersion?: string;
+  limit?: number;
+  continue?: string;
+  labelSelector?: string;
+}
+
+export interface ListPage<T> {
+  items: T[];
+  resourceVersion: string;
+  continue?: string;
+}
+
+export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK';
+
+export interface WatchOptions {
+  resourceVersion: string;
+  labelSelector?: string;
+  allowWatchBookmarks: boolean;
+  timeoutSeconds: number;
+}
+
+export interface ListWatch<T> {
+  list(opts: ListOptions, signal: AbortSignal): Promise<ListPage<T>>;
+  watch(
+    opts: WatchOptions,
+    onEvent: (type: WatchEventType, obj: T) => void,
+    signal: AbortSignal,
+  ): Promise<void>;
+}
 
 export interface ResourceType {
   group: string;
@@ -164,11 +190,13 @@ export class Resource<T extends { metadata?: { name?: string } }> {
       (line) => {
         const ev = line as WatchEvent<T>;
         if (ev.type === 'ERROR') {
-          if (ev.object.code === 410) throw new ResourceExpiredError(ev.object.message);
+          // A 410 Status (expired resourceVersion) becomes an error whose code is 410, which
+          // the runtime's isResourceExpired() recognizes.
           throw new KubeApiError(
             ev.object.code ?? 500,
-            ev.object.reason ?? '',
-            ev.object.message ?? 'watch error',
+            ev.object.reason ?? (ev.object.code === 410 ? 'Expired' : ''),
+            ev.object.message ??
+              (ev.object.code === 410 ? 'resource version expired' : 'watch error'),
             'watch',
             this.type.plural,
           );

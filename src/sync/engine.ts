@@ -19,7 +19,8 @@ import {
   withContentOmitted,
 } from '../fbc/index.js';
 import type { ExistingObject, Fingerprint, SyncPlan } from './plan.js';
-import { isUpToDate, metadataFingerprint, planSync } from './plan.js';
+import { isUpToDate } from './drift.js';
+import { metadataFingerprint, planSync } from './plan.js';
 import type { SpooledWrite } from './spool.js';
 import { WriteSpool } from './spool.js';
 

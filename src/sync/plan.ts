@@ -6,6 +6,7 @@ import {
   ANNOTATION_CONTENT_OMITTED,
   OMITTED_MAX_OBJECT_BYTES,
 } from '../api/v1/index.js';
+import { isUpToDate } from './drift.js';
 
 /**
  * What an object is reduced to while planning: a 22-character digest of its content hash
@@ -55,7 +56,7 @@ export interface ExistingObject {
   /** UID of the controller owner reference, if any. */
   ownerUid?: string;
   deleting: boolean;
-  /** Someone other than the controller changed the spec (a hand edit): restore it. */
+  /** Someone other than the controller changed the spec (a hand edit): see drift.ts. */
   specEditedByOthers?: boolean;
 }
 
@@ -68,16 +69,6 @@ export interface SyncPlan {
   unchanged: number;
   /** Unchanged objects that carry contentOmitted. */
   unchangedOmitted: number;
-}
-
-/** True when the existing object already is what the desired one would write. */
-export function isUpToDate(want: Fingerprint, have: ExistingObject, ownerUid: string): boolean {
-  return (
-    !have.deleting &&
-    !have.specEditedByOthers &&
-    have.ownerUid === ownerUid &&
-    have.fingerprint === want
-  );
 }
 
 /**

@@ -33,9 +33,10 @@ export interface Lease {
 }
 
 /**
- * Access to Leases of one namespace; src/kube/ implements it. create fails with
- * LeaseConflictError when the Lease exists (409), update when resourceVersion is not the
- * current one (409). Both return the stored Lease with its new resourceVersion.
+ * Access to Leases of one namespace; src/kube/ satisfies it structurally. create fails with an
+ * error whose code is 409 (LeaseConflictError, or the apiserver's error from src/kube) when the
+ * Lease exists, update when resourceVersion is not the current one. Both return the stored
+ * Lease with its new resourceVersion.
  */
 export interface LeaseClient {
   get(name: string, signal?: AbortSignal): Promise<Lease | null>;

@@ -1,45 +1,76 @@
-// The sync engine's CatalogMetadataWriter over the apiserver: metadata-only, label-selected,
-// paginated lists; creates and conditional updates and deletes that resolve the races a
-// level-triggered controller meets (an object created meanwhile, a stale resourceVersion).
+// The CatalogMetadataWriter over the apiserver, with the sync's policy for the races a
+// level-triggered controller meets: an object of that name created meanwhile (taken over), a
+// stale resourceVersion or an object deleted meanwhile (the desired object wins), a delete of
+// an object already gone (done). The transport is a port: src/kube's Resource satisfies it
+// structurally and src/cmd wires it.
 import type { CatalogMetadata } from '../api/v1/index.js';
-import {
-  ANNOTATION_CONTENT_OMITTED,
-  CATALOG_METADATA_PLURAL,
-  GROUP,
-  LABEL_CATALOG,
-  VERSION,
-} from '../api/v1/index.js';
-import type {
-  CatalogMetadataMeta,
-  CatalogMetadataRef,
-} from '../controllers/clustercatalog/predicates.js';
-import { catalogMetadataRef } from '../controllers/clustercatalog/predicates.js';
-import type { ListWatch } from '../controllers/runtime/index.js';
-import { labelValue } from '../fbc/index.js';
-import type { CatalogMetadataWriter, ExistingObject, ObjectWrite } from '../sync/index.js';
-import { metadataFingerprint, ObjectTooLargeError } from '../sync/index.js';
-import type { KubeClient } from './client.js';
-import { isAlreadyExists, isConflict, isNotFound, isTooLarge } from './errors.js';
-import type { ObjectMetadata } from './resource.js';
-import { FIELD_MANAGER, Resource } from './resource.js';
+import { ANNOTATION_CONTENT_OMITTED, LABEL_CATALOG, labelValue } from '../api/v1/index.js';
+import { isAlreadyExists, isConflict, isNotFound, isTooLarge } from './api-errors.js';
+import type { ManagedFieldsEntry } from './drift.js';
+import { specEditedByOthers } from './drift.js';
+import type { CatalogMetadataWriter, ObjectWrite } from './engine.js';
+import { ObjectTooLargeError } from './engine.js';
+import type { ExistingObject } from './plan.js';
+import { metadataFingerprint } from './plan.js';
 
-const type = { group: GROUP, version: VERSION, plural: CATALOG_METADATA_PLURAL };
+/** A CatalogMetadata as a metadata-only list returns it. */
+export interface ListedMetadata {
+  metadata: {
+    name: string;
+    uid?: string;
+    resourceVersion?: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+    ownerReferences?: Array<{ uid: string; controller?: boolean }>;
+    deletionTimestamp?: string;
+    managedFields?: ManagedFieldsEntry[];
+  };
+}
+
+/** Options of a write; `dryRun` asks the apiserver to admit the write without persisting it. */
+export interface WriteOptions {
+  dryRun?: boolean;
+}
+
+/** The CatalogMetadata requests the writer makes (src/kube's Resource<CatalogMetadata>). */
+export interface CatalogMetadataObjects {
+  get(name: string, signal?: AbortSignal): Promise<{ metadata: { resourceVersion?: string } }>;
+  createQuietly(
+    obj: CatalogMetadata | Buffer | string,
+    signal?: AbortSignal,
+    opts?: WriteOptions,
+  ): Promise<void>;
+  updateQuietly(
+    name: string,
+    obj: CatalogMetadata | Buffer | string,
+    signal?: AbortSignal,
+    opts?: WriteOptions,
+  ): Promise<void>;
+  delete(name: string, preconditions?: { uid?: string }, signal?: AbortSignal): Promise<void>;
+}
+
+/** Metadata-only, paginated lists (src/kube's metadata-only Resource). */
+export interface MetadataLister {
+  listAll(
+    labelSelector: string | undefined,
+    pageSize?: number,
+    signal?: AbortSignal,
+  ): AsyncIterable<ListedMetadata>;
+}
+
+export interface CatalogMetadataWriterOptions {
+  objects: CatalogMetadataObjects;
+  metadata: MetadataLister;
+  /** The field manager of the controller's writes: tells its own fields from hand edits. */
+  fieldManager: string;
+  pageSize?: number;
+}
 
 export function catalogMetadataSelector(catalog: string): string {
   return `${LABEL_CATALOG}=${labelValue(catalog)}`;
 }
 
-/**
- * Whether a field manager other than ours owns fields of spec: someone edited the content by
- * hand (kubectl edit, patch, apply). Our next write takes those fields back.
- */
-export function specEditedByOthers(o: ObjectMetadata): boolean {
-  return (o.metadata.managedFields ?? []).some(
-    (m) => m.manager !== FIELD_MANAGER && m.fieldsV1 !== undefined && 'f:spec' in m.fieldsV1,
-  );
-}
-
-export function toExisting(o: ObjectMetadata): ExistingObject {
+export function toExisting(o: ListedMetadata, fieldManager: string): ExistingObject {
   const owner = o.metadata.ownerReferences?.find((r) => r.controller);
   return {
     name: o.metadata.name,
@@ -49,7 +80,7 @@ export function toExisting(o: ObjectMetadata): ExistingObject {
     omitted: o.metadata.annotations?.[ANNOTATION_CONTENT_OMITTED] !== undefined,
     ...(owner && { ownerUid: owner.uid }),
     deleting: o.metadata.deletionTimestamp !== undefined,
-    specEditedByOthers: specEditedByOthers(o),
+    specEditedByOthers: specEditedByOthers(o.metadata.managedFields, fieldManager),
   };
 }
 
@@ -67,9 +98,8 @@ async function tooLargeAsTyped(name: string, write: () => Promise<void>): Promis
   }
 }
 
-export function catalogMetadataWriter(client: KubeClient, pageSize = 500): CatalogMetadataWriter {
-  const full = new Resource<CatalogMetadata>(client, type);
-  const meta = new Resource<ObjectMetadata>(client, type, true);
+export function catalogMetadataWriter(opts: CatalogMetadataWriterOptions): CatalogMetadataWriter {
+  const { objects: full, metadata: meta, fieldManager, pageSize = 500 } = opts;
 
   async function currentVersion(name: string, signal?: AbortSignal): Promise<string | undefined> {
     try {
@@ -83,7 +113,7 @@ export function catalogMetadataWriter(client: KubeClient, pageSize = 500): Catal
   const writer: CatalogMetadataWriter = {
     async *listExisting(catalog, signal) {
       for await (const o of meta.listAll(catalogMetadataSelector(catalog), pageSize, signal)) {
-        yield toExisting(o);
+        yield toExisting(o, fieldManager);
       }
     },
     async create(obj, signal) {
@@ -134,22 +164,4 @@ export function catalogMetadataWriter(client: KubeClient, pageSize = 500): Catal
     },
   };
   return writer;
-}
-
-/**
- * A metadata-only ListWatch of every CatalogMetadata, reduced to what maps an object to its
- * catalog and tells a hand edit (~150 bytes an object, never content, no managedFields), for
- * the drift watch.
- */
-export function catalogMetadataRefs(client: KubeClient): ListWatch<CatalogMetadataRef> {
-  const meta = new Resource<ObjectMetadata>(client, type, true).listWatch();
-  const slim = (o: ObjectMetadata): CatalogMetadataRef =>
-    catalogMetadataRef(o.metadata as CatalogMetadataMeta, FIELD_MANAGER);
-  return {
-    list: async (opts, signal) => {
-      const page = await meta.list(opts, signal);
-      return { ...page, items: page.items.map(slim) };
-    },
-    watch: (opts, onEvent, signal) => meta.watch(opts, (t, o) => onEvent(t, slim(o)), signal),
-  };
 }

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { LineSplitter } from './json-lines.js';
 
-describe('util/json-lines: LineSplitter', () => {
+describe('kube/json-lines: LineSplitter', () => {
   it('parses whole lines within and across chunks, skipping blank ones', () => {
     const got: unknown[] = [];
     const lines = new LineSplitter((l) => got.push(l));
