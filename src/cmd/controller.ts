@@ -29,6 +29,7 @@ import {
   RuntimeMetrics,
   createMetricsRegistry,
   defaultIdentity,
+  realClock,
   startProbeServer,
   syncedCheck,
   watch,
@@ -269,7 +270,7 @@ export async function main(args: string[]): Promise<number> {
         catalogs.mergePatch(name, { metadata: { resourceVersion }, status }, 'status'),
       recordEvent: (catalog, e) => events.record(eventTarget(catalog), e.type, e.reason, e.message),
     },
-    deps: { puller, syncer, content, clock: { now: () => new Date() }, maxObjectBytes },
+    deps: { puller, syncer, content, clock: realClock, maxObjectBytes },
     cleanup: async (name) => {
       await content.remove(name);
       // The unpacked image goes too, unless another catalog still uses the same digest.
