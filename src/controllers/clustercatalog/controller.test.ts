@@ -71,7 +71,13 @@ function deps(): Omit<ReconcileDeps, 'status'> {
   return {
     puller: {
       resolve: async () => DIGEST,
-      pull: async (ref) => ({ ref, digest: DIGEST, configsDir: '/cache/configs', cached: true }),
+      pull: async (ref) => ({
+        ref,
+        digest: DIGEST,
+        dir: '/cache',
+        configsDir: '/cache/configs',
+        cached: true,
+      }),
     },
     syncer: {
       plan: async (target) => ({

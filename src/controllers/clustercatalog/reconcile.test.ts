@@ -73,7 +73,7 @@ function world(
     },
     pull: async (ref) => {
       calls.push(`pull ${ref}`);
-      return { ref, digest: DIGEST, configsDir: '/cache/configs', cached: false };
+      return { ref, digest: DIGEST, dir: '/cache', configsDir: '/cache/configs', cached: false };
     },
   };
   const syncer: Syncer = {
@@ -286,6 +286,7 @@ describe('reconcileCatalog', () => {
       w.deps.puller.pull = async (ref) => ({
         ref,
         digest: '',
+        dir: '/cache',
         configsDir: ref === PREV_REF ? '/cache/prev' : '/cache/new',
         cached: true,
       });

@@ -17,18 +17,15 @@ import {
   isDigestRef,
   setCondition,
 } from '../../api/v1/index.js';
+import type { Puller } from '../../source/index.js';
 import type { ApplyResult, PlannedSync, ScanResult, SyncTarget } from '../../sync/index.js';
 import { planWrites } from '../../sync/index.js';
 import type { Clock } from '../../util/clock.js';
 import { classifyPlanError, errorChain, progressingFor } from './errors.js';
 
-/** What the reconciler needs from the image source. */
-export interface Puller {
-  /** The digest a reference points at now. */
-  resolve(ref: string): Promise<string>;
-  /** Pulls (or finds in the cache) an image; `ref` is `repo@digest`. */
-  pull(ref: string): Promise<{ ref: string; digest: string; configsDir: string; cached: boolean }>;
-}
+// What the reconciler needs from the image source is src/source's Puller itself (resolve a
+// reference to a digest, pull `repo@digest`): one name for one meaning.
+export type { Puller };
 
 /** What the reconciler needs from the sync engine (src/sync over the apiserver). */
 export interface Syncer {

@@ -18,7 +18,7 @@ function catalog(over: Partial<ClusterCatalog> = {}): ClusterCatalog {
       lastUnpacked: '2026-01-01T00:00:00Z',
     },
     ...over,
-  } as ClusterCatalog;
+  };
 }
 
 function replica(served?: string) {
@@ -35,7 +35,7 @@ function replica(served?: string) {
   const puller = {
     pull: async (ref: string) => (
       calls.push(`pull ${ref}`),
-      { ref, digest: '', configsDir: '/d', cached: true }
+      { ref, digest: '', dir: '/', configsDir: '/d', cached: true }
     ),
   };
   return { calls, deps: { content, puller } };
@@ -70,7 +70,7 @@ describe('replicateContent', () => {
       'ops',
       catalog({
         spec: { source: { type: 'Image', image: { ref: 'x:y' } }, availabilityMode: 'Unavailable' },
-      } as Partial<ClusterCatalog>),
+      }),
       r.deps,
     );
     expect(r.calls).to.deep.equal(['remove ops', 'remove ops']);
