@@ -39,6 +39,7 @@ import { KubeClient, Resource, eventRecorder, leaseClient } from '../kube/index.
 import { ImagePuller, pullerOptionsFromFlags, registerSourceMetrics } from '../source/index.js';
 import type { CatalogMetadataWriter } from '../sync/index.js';
 import { applyPlan, deleteAll, planCatalogSync } from '../sync/index.js';
+import { requestRetry } from '../util/backoff.js';
 import { CommandError, listening } from './command-error.js';
 import { contentPublisher } from './content.js';
 import { catalogMetadataRefs, catalogMetadataWriter, pullSecretSource } from './kube-ports.js';
@@ -176,6 +177,7 @@ export async function main(args: string[]): Promise<number> {
   const client = new KubeClient({
     ...(flags.kubeconfig && { kubeconfig: flags.kubeconfig }),
     maxSockets: writeConcurrency + 8,
+    retry: requestRetry(realClock),
     onRequest: (verb, resource, code) => apiRequests.inc({ verb, resource, code: String(code) }),
   });
   const namespace =

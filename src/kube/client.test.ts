@@ -151,18 +151,22 @@ describe('kube/client: KubeClient', () => {
     const server = http.createServer((req, res) => {
       req.resume();
       const status = statuses.shift() ?? 500;
-      res.writeHead(status, { 'content-type': 'application/json' }).end('{}');
+      // The 429 says when to come back: the injected retryDelay is given it.
+      const headers = status === 429 ? { 'retry-after': '7' } : {};
+      res.writeHead(status, { 'content-type': 'application/json', ...headers }).end('{}');
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     const slept: number[] = [];
     const client = new KubeClient({
       env: machineFor(`http://127.0.0.1:${(server.address() as AddressInfo).port}`),
-      retryDelayMs: (attempt) => attempt * 1000,
-      sleep: async (ms) => void slept.push(ms),
+      retry: {
+        retryDelay: (attempt, retryAfterMs) => retryAfterMs ?? attempt * 1000,
+        sleep: async (ms) => void slept.push(ms),
+      },
     });
     try {
       await client.request('/api/v1/things', { verb: 'list', resource: 'things' });
-      expect(slept).to.deep.equal([1000, 2000]);
+      expect(slept).to.deep.equal([1000, 7000]);
       expect(statuses).to.deep.equal([]);
     } finally {
       client.close();

@@ -21,13 +21,10 @@ export interface KubeClientOptions {
   /** Attempts for a request that fails with 429, 5xx or a network error (default 5). */
   attempts?: number;
   /**
-   * The wait before retry `attempt` (1: the first retry) of a failed request, unless the
-   * apiserver's Retry-After says otherwise. Default: 200 ms doubling per attempt, at most 5 s.
-   * The controller wires its one backoff here.
+   * How to wait between attempts (the controller wires its one backoff, src/util/backoff.ts's
+   * requestRetry; tests drive time through it). Default: defaultRequestRetry.
    */
-  retryDelayMs?: (attempt: number) => number;
-  /** Waits `ms` (rejecting if the signal aborts); tests drive time through it. */
-  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  retry?: RequestRetry;
   /** Called once per HTTP request made (for metrics: verb, resource, status). */
   onRequest?: (verb: string, resource: string, status: number) => void;
   /** The machine the kubeconfig is read from (tests); default: this process's. */
@@ -52,12 +49,23 @@ export interface RequestOptions {
   resource: string;
 }
 
-/** The default wait before retry `attempt`: 200 ms doubling, at most 5 s. */
-export const defaultRetryDelayMs = (attempt: number): number =>
-  Math.min(200 * 2 ** (attempt - 1), 5000);
+/**
+ * The waits between a request's attempts. `retryDelay(attempt, retryAfterMs)`: the wait after
+ * attempt `attempt` (from 1) failed, given the apiserver's Retry-After if it sent one.
+ */
+export interface RequestRetry {
+  retryDelay(attempt: number, retryAfterMs?: number): number;
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+}
 
-const sleepMs = (ms: number, signal?: AbortSignal): Promise<void> =>
-  delay(ms, undefined, signal ? { signal } : {});
+/** 200 ms doubling per attempt up to 5 s, or the apiserver's Retry-After; real time. */
+export const defaultRequestRetry: RequestRetry = {
+  retryDelay: (attempt, retryAfterMs) =>
+    retryAfterMs !== undefined && retryAfterMs > 0
+      ? retryAfterMs
+      : Math.min(200 * 2 ** (attempt - 1), 5000),
+  sleep: (ms, signal) => delay(ms, undefined, signal ? { signal } : {}),
+};
 
 /** Credentials are re-read this often, so rotated in-cluster tokens are picked up. */
 const AUTH_REFRESH_MS = 60_000;
@@ -69,8 +77,7 @@ export class KubeClient {
   private readonly connection: ClusterConnection;
   private readonly agent: https.Agent | http.Agent;
   private readonly attempts: number;
-  private readonly retryDelayMs: (attempt: number) => number;
-  private readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+  private readonly retry: RequestRetry;
   private readonly onRequest: NonNullable<KubeClientOptions['onRequest']>;
   /**
    * TLS material as strings, converted once. The https.Agent names its connection pools by
@@ -95,8 +102,7 @@ export class KubeClient {
     this.agent =
       this.server.protocol === 'https:' ? new https.Agent(agentOpts) : new http.Agent(agentOpts);
     this.attempts = opts.attempts ?? 5;
-    this.retryDelayMs = opts.retryDelayMs ?? defaultRetryDelayMs;
-    this.sleep = opts.sleep ?? sleepMs;
+    this.retry = opts.retry ?? defaultRequestRetry;
     this.onRequest = opts.onRequest ?? (() => {});
     if (this.connection.ca !== undefined) this.ca = this.connection.ca.toString('utf8');
   }
@@ -188,7 +194,7 @@ export class KubeClient {
           ? opts.body
           : Buffer.from(typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body));
     for (let attempt = 1; ; attempt++) {
-      let retryAfterMs = this.retryDelayMs(attempt);
+      let retryAfterMs: number | undefined;
       try {
         const res = await this.open(path, opts, body);
         const status = res.statusCode ?? 0;
@@ -211,7 +217,7 @@ export class KubeClient {
         if (attempt >= this.attempts) throw err;
         this.onRequest(opts.verb, opts.resource, 0);
       }
-      await this.sleep(retryAfterMs, opts.signal);
+      await this.retry.sleep(this.retry.retryDelay(attempt, retryAfterMs), opts.signal);
     }
   }
 
