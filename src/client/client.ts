@@ -10,8 +10,8 @@ import {
   TYPE_SERVING,
   VERSION,
   findCondition,
+  labelValue,
 } from '../api/v1/index.js';
-import { labelValue } from '../fbc/identity.js';
 import type { KubeClientOptions, ObjectMetadata } from '../kube/index.js';
 import { KubeClient, Resource, isNotFound } from '../kube/index.js';
 import type { AnyBlob } from './fbc-types.js';

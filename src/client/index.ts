@@ -6,5 +6,5 @@ export * from './query.js';
 export * from './fbc-types.js';
 export * from './graph.js';
 export * from './semver.js';
-export { labelValue, objectName, isValidLabelValue } from '../fbc/identity.js';
-export type { BlobIdentity } from '../fbc/identity.js';
+export { labelValue, objectName, isValidLabelValue } from '../api/v1/index.js';
+export type { BlobIdentity } from '../api/v1/index.js';

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { labelValue } from '../fbc/identity.js';
+import { labelValue } from '../api/v1/index.js';
 import { matchesQuery, metadataSelector } from './query.js';
 
 describe('client/query', () => {

@@ -7,9 +7,9 @@ import {
   LABEL_PACKAGE,
   LABEL_PACKAGE_OR_NAME,
   LABEL_SCHEMA,
+  labelValue,
 } from '../api/v1/index.js';
 import type { CatalogMetadataSpec } from '../api/v1/index.js';
-import { labelValue } from '../fbc/identity.js';
 
 export interface MetadataQuery {
   /** The ClusterCatalog; all catalogs when absent. */

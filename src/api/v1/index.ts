@@ -4,3 +4,4 @@ export * from './clustercatalog.js';
 export * from './conditions.js';
 export * from './imageref.js';
 export * from './metadatalabel.js';
+export * from './identity.js';
