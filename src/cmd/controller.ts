@@ -38,7 +38,7 @@ import { DEFAULT_MAX_OBJECT_BYTES } from '../fbc/index.js';
 import { KubeClient, Resource, eventRecorder, leaseClient } from '../kube/index.js';
 import { ImagePuller, pullerOptionsFromFlags, registerSourceMetrics } from '../source/index.js';
 import type { CatalogMetadataWriter } from '../sync/index.js';
-import { applyPlan, deleteAll, planCatalogSync } from '../sync/index.js';
+import { AdmissionRefusals, applyPlan, deleteAll, planCatalogSync } from '../sync/index.js';
 import { requestRetry } from '../util/backoff.js';
 import { CommandError, listening } from './command-error.js';
 import { contentPublisher } from './content.js';
@@ -173,6 +173,12 @@ export async function main(args: string[]): Promise<number> {
     labelNames: ['catalog', 'verb'] as const,
     registers: [registry],
   });
+  const dryRunWritesTotal = new Counter({
+    name: 'catalogd_catalogmetadata_dry_run_writes_total',
+    help: 'CatalogMetadata writes sent with server-side dry-run (checks of a revision admission refused), by catalog and verb.',
+    labelNames: ['catalog', 'verb'] as const,
+    registers: [registry],
+  });
 
   const client = new KubeClient({
     ...(flags.kubeconfig && { kubeconfig: flags.kubeconfig }),
@@ -222,13 +228,20 @@ export async function main(args: string[]): Promise<number> {
       create: (obj, signal) => counted('create', writer.create(obj, signal)),
       update: (obj, signal) => counted('update', writer.update(obj, signal)),
       delete: (name, uid, signal) => counted('delete', writer.delete(name, uid, signal)),
+      dryRun: async (verb, obj, signal) => {
+        dryRunWritesTotal.inc({ catalog, verb }); // sent, whatever admission answers
+        await writer.dryRun?.(verb, obj, signal);
+      },
     };
   };
+  // Revisions admission refused, per catalog: their next attempt checks with dry-run first.
+  const refusals = new AdmissionRefusals();
   const syncer: Syncer = {
     plan: (target, signal) => planCatalogSync(target, writer, spoolDir, signal),
     apply: (planned, onProgress, signal) =>
       applyPlan(planned, countedWriter(planned.target.catalog.name), {
         concurrency: writeConcurrency,
+        refusals,
         onProgress,
         ...(signal && { signal }),
       }),

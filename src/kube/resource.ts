@@ -94,6 +94,14 @@ const METADATA_ONE =
  */
 const QUIET = { discardResponse: true, accept: METADATA_ONE } as const;
 
+/** Options of a write. */
+export interface WriteOptions {
+  /** Server-side dry-run (`?dryRun=All`): admission and validation run, nothing is stored. */
+  dryRun?: boolean;
+}
+
+const dryRunQuery = (opts?: WriteOptions) => (opts?.dryRun ? { dryRun: 'All' } : {});
+
 interface ListBody<T> {
   items?: T[];
   metadata?: { resourceVersion?: string; continue?: string };
@@ -230,9 +238,15 @@ export class Resource<T extends { metadata?: { name?: string } }> {
    * create without reading the response (a sync's bulk writes). An object already serialized as
    * JSON (Buffer or string) is sent as is.
    */
-  async createQuietly(obj: T | Buffer | string, signal?: AbortSignal): Promise<void> {
+  async createQuietly(
+    obj: T | Buffer | string,
+    signal?: AbortSignal,
+    opts?: WriteOptions,
+  ): Promise<void> {
+    const options = this.createOptions(obj, signal);
     await this.client.request(this.path(), {
-      ...this.createOptions(obj, signal),
+      ...options,
+      query: { ...options.query, ...dryRunQuery(opts) },
       ...QUIET,
     });
   }
@@ -260,9 +274,16 @@ export class Resource<T extends { metadata?: { name?: string } }> {
    * update of the named object without reading the response. An object already serialized as
    * JSON (Buffer or string) is sent as is; its metadata.resourceVersion makes it conditional.
    */
-  async updateQuietly(name: string, obj: T | Buffer | string, signal?: AbortSignal): Promise<void> {
+  async updateQuietly(
+    name: string,
+    obj: T | Buffer | string,
+    signal?: AbortSignal,
+    opts?: WriteOptions,
+  ): Promise<void> {
+    const options = this.updateOptions(obj, signal);
     await this.client.request(this.path(name), {
-      ...this.updateOptions(obj, signal),
+      ...options,
+      query: { ...options.query, ...dryRunQuery(opts) },
       ...QUIET,
     });
   }

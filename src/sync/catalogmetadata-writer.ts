@@ -154,6 +154,10 @@ export function catalogMetadataWriter(opts: CatalogMetadataWriterOptions): Catal
         }
       });
     },
+    async dryRun(verb, obj, signal) {
+      if (verb === 'create') await full.createQuietly(obj.body, signal, { dryRun: true });
+      else await full.updateQuietly(obj.name, obj.body, signal, { dryRun: true });
+    },
     async delete(name, uid, signal) {
       try {
         await full.delete(name, { uid }, signal);

@@ -21,6 +21,8 @@ import {
 import type { ExistingObject, Fingerprint, SyncPlan } from './plan.js';
 import { isUpToDate } from './drift.js';
 import { metadataFingerprint, planSync } from './plan.js';
+import type { AdmissionRefusals } from './admission-refusals.js';
+import { checkRememberedRefusal } from './admission-refusals.js';
 import type { SpooledWrite } from './spool.js';
 import { WriteSpool } from './spool.js';
 
@@ -38,6 +40,11 @@ export interface CatalogMetadataWriter {
   /** Replace; the body's metadata.resourceVersion is set and makes it conditional. */
   update(obj: ObjectWrite, signal?: AbortSignal): Promise<void>;
   delete(name: string, uid: string, signal?: AbortSignal): Promise<void>;
+  /**
+   * The create or update with server-side dry-run: admission and validation run, nothing is
+   * stored. Rejects as the write would. Optional: without it, refusals are not pre-checked.
+   */
+  dryRun?(verb: 'create' | 'update', obj: ObjectWrite, signal?: AbortSignal): Promise<void>;
 }
 
 /** The blob fields an HTTP URL of a blob is made of. */
@@ -252,6 +259,11 @@ export interface ApplyOptions {
   signal?: AbortSignal;
   /** Called after each write with (done, total). */
   onProgress?: (done: number, total: number) => void;
+  /**
+   * Admission refusals remembered across attempts (admission-refusals.ts): a revision refused
+   * last time is checked with dry-run before anything is written.
+   */
+  refusals?: AdmissionRefusals;
 }
 
 /**
@@ -260,11 +272,27 @@ export interface ApplyOptions {
  * (OMITTED_APISERVER_LIMIT): nothing is lost, its content stays on the HTTP server.
  */
 export async function applyPlan(
-  planned: Pick<PlannedSync, 'target' | 'plan' | 'writes'>,
+  planned: Pick<PlannedSync, 'target' | 'plan' | 'writes'> & {
+    scan?: Pick<ScanResult, 'contentHash'>;
+  },
   writer: CatalogMetadataWriter,
   opts: ApplyOptions,
 ): Promise<ApplyResult> {
   const { target, plan } = planned;
+  const catalog = target.catalog.name;
+  const contentHash = planned.scan?.contentHash;
+  const { refusals } = opts;
+  if (refusals && contentHash !== undefined && planned.writes) {
+    await checkRememberedRefusal({
+      catalog,
+      contentHash,
+      writes: planned.writes,
+      writer,
+      refusals,
+      concurrency: opts.concurrency,
+      ...(opts.signal && { signal: opts.signal }),
+    });
+  }
   const total = plan.create.length + plan.update.length + plan.delete.length;
   let done = 0;
   let omitted = 0;
@@ -302,7 +330,13 @@ export async function applyPlan(
         });
     }
   }
-  await runBounded(tasks(), Math.max(1, opts.concurrency));
+  try {
+    await runBounded(tasks(), Math.max(1, opts.concurrency));
+  } catch (err) {
+    if (refusals && contentHash !== undefined) refusals.noteFailure(catalog, contentHash, err);
+    throw err;
+  }
+  if (refusals) refusals.forget(catalog);
   return { omitted };
 }
 

@@ -2,3 +2,4 @@ export * from './plan.js';
 export * from './engine.js';
 export * from './drift.js';
 export * from './catalogmetadata-writer.js';
+export * from './admission-refusals.js';
