@@ -22,7 +22,13 @@ export { CONFIGS_LABEL, DEFAULT_CONFIGS_DIR } from './labels.js';
 export { defaultPlatform, formatPlatform, parsePlatform, type Platform } from './manifest.js';
 export { ImagePuller, type ImagePullerOptions, type Puller, type PullResult } from './puller.js';
 export { pushCatalog, type PushOptions } from './pusher.js';
-export { isDigest, parseReference, formatReference, type ImageReference } from './reference.js';
+export {
+  isDigest,
+  parseReference,
+  formatReference,
+  withDigest,
+  type ImageReference,
+} from './reference.js';
 export {
   emptyRegistriesConfig,
   parseRegistriesConfig,

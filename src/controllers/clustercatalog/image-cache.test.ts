@@ -27,6 +27,12 @@ describe('digestToEvict', () => {
     );
   });
 
+  it('reads digests as references, not as text after an @', () => {
+    const tagged = `r/x:1@${D1}`;
+    expect(digestToEvict('a', [cat('a', 'r/x:1', tagged), cat('b', 'r/z:1')])).to.equal(D1);
+    expect(digestToEvict('a', [cat('a', 'r/x:1', 'r/x@not-a-digest')])).to.equal(undefined);
+  });
+
   it('has nothing to evict for a catalog that never synced', () => {
     expect(digestToEvict('a', [cat('a', 'r/x:1')])).to.equal(undefined);
   });

@@ -1,0 +1,83 @@
+// The inner reconcile's narrow interfaces to the world (ports): the image source, the sync
+// engine, the content server, the status sink and the clock. cmd wires the real ones; tests
+// wire small in-memory ones.
+import type { ClusterCatalogStatus } from '../../api/v1/index.js';
+import type { Puller } from '../../source/index.js';
+import type { ApplyResult, PlannedSync, SyncTarget } from '../../sync/index.js';
+import type { Clock } from '../../util/clock.js';
+
+// What the reconciler needs from the image source is src/source's Puller itself (resolve a
+// reference to a digest, pull `repo@digest`): one name for one meaning.
+export type { Puller };
+
+/** What the reconciler needs from the sync engine (src/sync over the apiserver). */
+export interface Syncer {
+  /**
+   * Lists the catalog's objects, scans the catalog (every object built and validated) and plans
+   * the writes. The result holds files until disposed.
+   */
+  plan(target: SyncTarget, signal?: AbortSignal): Promise<PlannedSync>;
+  apply(
+    planned: PlannedSync,
+    onProgress: (done: number, total: number) => void,
+    signal?: AbortSignal,
+  ): Promise<ApplyResult>;
+  /** Deletes every object of the catalog; returns how many. */
+  deleteAll(catalog: string, signal?: AbortSignal): Promise<number>;
+}
+
+/** Publishes a catalog's content on the HTTP server. */
+export interface ContentPublisher {
+  /** The base URL of a catalog's content (status.urls.base). */
+  baseUrl(catalog: string): string;
+  /** URL of one blob, for objects whose content is omitted. */
+  blobUrl(catalog: string, blob: { schema: string; package?: string; name?: string }): string;
+  /**
+   * Stores the content for serving without serving it yet (idempotent): done before the
+   * objects are written, so the publish after them only switches revisions.
+   */
+  prepare(catalog: string, contentHash: string, dir: string): Promise<void>;
+  publish(catalog: string, contentHash: string, dir: string, lastModified: Date): Promise<void>;
+  remove(catalog: string): Promise<void>;
+}
+
+/** Writes an intermediate status during a long reconcile (the sync journal, progress). */
+export interface StatusSink {
+  write(status: ClusterCatalogStatus): Promise<void>;
+}
+
+export interface ReconcileDeps {
+  puller: Puller;
+  syncer: Syncer;
+  content: ContentPublisher;
+  status: StatusSink;
+  /** The time of status conditions and lastUnpacked (of the one Clock, src/util/clock.ts). */
+  clock: Pick<Clock, 'date'>;
+  maxObjectBytes: number;
+  /** Least time between two progress messages in status. */
+  progressIntervalMs?: number;
+  /** Random source in [0,1) for poll jitter (injected for tests). */
+  random?: () => number;
+}
+
+export interface CatalogEvent {
+  type: 'Normal' | 'Warning';
+  reason: string;
+  message: string;
+}
+
+export interface ReconcileOutcome {
+  status: ClusterCatalogStatus;
+  events: CatalogEvent[];
+  /** Look again after this long (poll interval), when set. */
+  requeueAfterMs?: number;
+  /**
+   * Set when the reconcile failed: `message` is status's, `cause` the error; whether to retry
+   * is isTerminal(cause).
+   */
+  error?: { message: string; cause: unknown };
+}
+
+export const EVENT_SYNCED = 'Synced';
+export const EVENT_SYNC_FAILED = 'SyncFailed';
+export const EVENT_UNAVAILABLE = 'Unavailable';

@@ -1,0 +1,111 @@
+// The one place that sets ClusterCatalog conditions: every step reports what it did in the
+// reconcile state, and these functions map that state (or the error) to Serving/Progressing.
+import type { Condition } from '../../../api/v1/index.js';
+import {
+  REASON_AVAILABLE,
+  REASON_RETRYING,
+  REASON_SUCCEEDED,
+  REASON_UNAVAILABLE,
+  REASON_USER_SPECIFIED_UNAVAILABLE,
+  TYPE_PROGRESSING,
+  TYPE_SERVING,
+  setCondition,
+} from '../../../api/v1/index.js';
+import { progressingFor } from '../errors.js';
+import { EVENT_SYNC_FAILED } from '../ports.js';
+import type { ReconcileState } from './state.js';
+
+type ConditionUpdate = Omit<Condition, 'lastTransitionTime' | 'observedGeneration'>;
+
+function withConditions(state: ReconcileState, ...updates: ConditionUpdate[]): Condition[] {
+  let conditions = state.status.conditions ?? [];
+  const now = state.deps.clock.date();
+  for (const u of updates) {
+    const update = { ...u, observedGeneration: state.generation };
+    conditions = setCondition(conditions, update, now).conditions;
+  }
+  return conditions;
+}
+
+function setConditions(state: ReconcileState, ...updates: ConditionUpdate[]): void {
+  state.status = { ...state.status, conditions: withConditions(state, ...updates) };
+}
+
+/** Progressing while the write step writes objects (the journal and its progress). */
+export function markWriting(state: ReconcileState, done: number, total: number): void {
+  setConditions(state, {
+    type: TYPE_PROGRESSING,
+    status: 'True',
+    reason: REASON_RETRYING,
+    message: `writing ${done}/${total} objects`,
+  });
+}
+
+/** Serving nothing, as the user asked (availabilityMode Unavailable). */
+export function markUnavailable(state: ReconcileState): void {
+  setConditions(
+    state,
+    {
+      type: TYPE_SERVING,
+      status: 'False',
+      reason: REASON_USER_SPECIFIED_UNAVAILABLE,
+      message: 'availabilityMode is Unavailable: content and CatalogMetadata objects are removed',
+    },
+    {
+      type: TYPE_PROGRESSING,
+      status: 'True',
+      reason: REASON_SUCCEEDED,
+      message: 'catalog is unavailable as requested',
+    },
+  );
+}
+
+/** `omitted`: the catalog's objects that carry contentOmitted after the sync. */
+function describeSync(blobs: number, contentHash: string, omitted: number): string {
+  const note =
+    omitted > 0
+      ? `; ${omitted} too large for the apiserver carry contentOmitted (content on the HTTP server)`
+      : '';
+  return `${blobs} objects of content ${contentHash}${note}`;
+}
+
+/** Serving the synced revision. */
+export function markSynced(state: ReconcileState): void {
+  const { status } = state;
+  setConditions(
+    state,
+    {
+      type: TYPE_SERVING,
+      status: 'True',
+      reason: REASON_AVAILABLE,
+      message: 'serving the content of the resolved source',
+    },
+    {
+      type: TYPE_PROGRESSING,
+      status: 'True',
+      reason: REASON_SUCCEEDED,
+      message: `synced ${describeSync(status.objectCount ?? 0, status.contentHash ?? '', state.omitted)}`,
+    },
+  );
+}
+
+/**
+ * The failure: Progressing from the error (Blocked if terminal, else Retrying), Serving=False
+ * unless a previous revision is still served; a SyncFailed event. Returns status's message.
+ */
+export function markFailed(state: ReconcileState, err: unknown): string {
+  const progressing = progressingFor(err, state.failureNote);
+  const serving = state.status.contentHash !== undefined;
+  const notServing: ConditionUpdate = {
+    type: TYPE_SERVING,
+    status: 'False',
+    reason: REASON_UNAVAILABLE,
+    message: 'no catalog content is being served',
+  };
+  setConditions(state, ...(serving ? [] : [notServing]), {
+    type: TYPE_PROGRESSING,
+    ...progressing,
+  });
+  state.events.push({ type: 'Warning', reason: EVENT_SYNC_FAILED, message: progressing.message });
+  return progressing.message;
+}

@@ -1,0 +1,24 @@
+// The write step's undo: makes the catalog's objects exactly the previous revision again,
+// re-derived from the previous digest in status (an unpacked-image cache hit) and planned
+// against what is in the cluster now. With no previous revision, that is no objects at all.
+import type { ReconcileState } from './state.js';
+import { syncTarget } from './state.js';
+
+export async function rollBack(state: ReconcileState): Promise<void> {
+  const { deps, name, prev, signal } = state;
+  const prevRef = prev.resolvedSource?.image?.ref;
+  if (!prevRef || !prev.contentHash) {
+    await deps.syncer.deleteAll(name, signal);
+    return;
+  }
+  const pulled = await deps.puller.pull(prevRef);
+  const planned = await deps.syncer.plan(syncTarget(state, pulled.configsDir), signal);
+  try {
+    if (planned.scan.contentHash !== prev.contentHash) {
+      throw new Error(`previous image ${prevRef} no longer has content ${prev.contentHash}`);
+    }
+    await deps.syncer.apply(planned, () => {}, signal);
+  } finally {
+    await planned.dispose();
+  }
+}

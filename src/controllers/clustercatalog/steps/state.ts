@@ -1,0 +1,73 @@
+// The state the reconcile steps share, after Flux source-controller's sub-reconcilers: each
+// step reads what earlier steps found and adds its own part; only the summarize step turns the
+// state into conditions.
+import type { ClusterCatalog, ClusterCatalogStatus } from '../../../api/v1/index.js';
+import type { ImageReference, PullResult } from '../../../source/index.js';
+import type { PlannedSync, SyncTarget } from '../../../sync/index.js';
+import type { CatalogEvent, ReconcileDeps } from '../ports.js';
+
+export interface ReconcileState {
+  readonly catalog: ClusterCatalog;
+  readonly name: string;
+  readonly generation: number;
+  /** spec.source.image.ref as the user wrote it. */
+  readonly ref: string;
+  readonly deps: ReconcileDeps;
+  readonly signal: AbortSignal | undefined;
+  /** The status the reconcile started from. */
+  readonly prev: ClusterCatalogStatus;
+  /** The status being built; the steps set its fields, summarize its conditions. */
+  status: ClusterCatalogStatus;
+  events: CatalogEvent[];
+  /** The parsed reference (resolve step). */
+  image?: ImageReference;
+  /** The pulled image (resolve step). */
+  pulled?: PullResult;
+  /** The scanned catalog and planned writes (plan step); disposed when the reconcile ends. */
+  planned?: PlannedSync;
+  /** Objects that carry contentOmitted after the sync (plan and write steps). */
+  omitted: number;
+  /** What the write step did after a failed write (rolled back …), said after the error. */
+  failureNote: string;
+  /** Look again after this long (publish step: the poll interval). */
+  requeueAfterMs?: number;
+}
+
+export function newReconcileState(
+  catalog: ClusterCatalog,
+  deps: ReconcileDeps,
+  signal?: AbortSignal,
+): ReconcileState {
+  const prev = structuredClone(catalog.status ?? {});
+  const generation = catalog.metadata.generation ?? 0;
+  return {
+    catalog,
+    name: catalog.metadata.name,
+    generation,
+    ref: catalog.spec.source.image?.ref ?? '',
+    deps,
+    signal,
+    prev,
+    status: { ...prev, observedGeneration: generation },
+    events: [],
+    omitted: 0,
+    failureNote: '',
+  };
+}
+
+/** What the sync engine syncs for this catalog from an unpacked catalog directory. */
+export function syncTarget(state: ReconcileState, dir: string): SyncTarget {
+  const { name, deps } = state;
+  return {
+    catalog: { name, uid: state.catalog.metadata.uid ?? '' },
+    dir,
+    maxObjectBytes: deps.maxObjectBytes,
+    contentUrl: (blob) => deps.content.blobUrl(name, blob),
+  };
+}
+
+/** A step's precondition that an earlier step ran: a programming error if not. */
+export function required<T>(value: T | undefined, what: string): T {
+  if (value === undefined) throw new Error(`reconcile step order: ${what} is not known yet`);
+  return value;
+}

@@ -1,0 +1,228 @@
+// Each reconcile step alone, over a state built by hand: what it reads, what it adds.
+import { expect } from 'chai';
+import type { ClusterCatalog, ClusterCatalogStatus } from '../../../api/v1/index.js';
+import { FbcError } from '../../../fbc/index.js';
+import type { PlannedSync, SyncPlan } from '../../../sync/index.js';
+import { isTerminal } from '../../../util/errors.js';
+import type { ReconcileDeps } from '../ports.js';
+import { removeIfUnavailable } from './availability.js';
+import { planSync } from './plan.js';
+import { prepareContent } from './prepare.js';
+import { publishContent } from './publish.js';
+import { resolveAndPull } from './resolve.js';
+import type { ReconcileState } from './state.js';
+import { newReconcileState } from './state.js';
+import { summarize } from './summarize.js';
+import { writeObjects } from './write.js';
+
+const DIGEST = `sha256:${'a'.repeat(64)}`;
+const HASH = `sha256:${'b'.repeat(64)}`;
+const PREV_HASH = `sha256:${'e'.repeat(64)}`;
+const NOW = new Date('2026-01-02T03:04:05Z');
+
+function catalog(ref: string, over: Partial<ClusterCatalog['spec']> = {}): ClusterCatalog {
+  return {
+    apiVersion: 'olm.operatorframework.io/v1',
+    kind: 'ClusterCatalog',
+    metadata: { name: 'ops', uid: 'uid-1', generation: 2 },
+    spec: {
+      source: { type: 'Image', image: { ref, pollIntervalMinutes: 5 } },
+      priority: 0,
+      availabilityMode: 'Available',
+      ...over,
+    },
+  };
+}
+
+function planned(plan: Partial<SyncPlan> = {}): PlannedSync {
+  return {
+    target: {
+      catalog: { name: 'ops', uid: 'uid-1' },
+      dir: '/d',
+      maxObjectBytes: 1,
+      contentUrl: () => '',
+    },
+    scan: { desired: new Map(), contentHash: HASH, blobs: 3, omitted: 0, bytes: 1 },
+    plan: { create: [], update: [], delete: [], unchanged: 3, unchangedOmitted: 1, ...plan },
+    dispose: async () => {},
+  };
+}
+
+function fixture(ref = 'registry.example/ops/catalog:v1', over: Partial<ReconcileDeps> = {}) {
+  const calls: string[] = [];
+  const writes: ClusterCatalogStatus[] = [];
+  const deps: ReconcileDeps = {
+    puller: {
+      resolve: async (r) => {
+        calls.push(`resolve ${r}`);
+        return DIGEST;
+      },
+      pull: async (r) => {
+        calls.push(`pull ${r}`);
+        return { ref: r, digest: DIGEST, dir: '/c', configsDir: '/c/configs', cached: true };
+      },
+    },
+    syncer: {
+      plan: async () => planned(),
+      apply: async () => ({ omitted: 0 }),
+      deleteAll: async () => 2,
+    },
+    content: {
+      baseUrl: () => 'http://content.example/catalogs/ops',
+      blobUrl: () => '',
+      prepare: async (_c, hash, dir) => void calls.push(`prepare ${hash} ${dir}`),
+      publish: async (_c, hash) => void calls.push(`publish ${hash}`),
+      remove: async () => void calls.push('remove'),
+    },
+    status: { write: async (s) => void writes.push(structuredClone(s)) },
+    clock: { date: () => NOW },
+    maxObjectBytes: 1 << 20,
+    random: () => 0,
+    ...over,
+  };
+  const state = newReconcileState(catalog(ref), deps);
+  return { state, deps, calls, writes };
+}
+
+/** A state as the resolve step leaves it. */
+async function resolved(f: ReturnType<typeof fixture>): Promise<ReconcileState> {
+  await resolveAndPull(f.state);
+  return f.state;
+}
+
+describe('reconcile steps', () => {
+  it('availability: removes content and objects of an Unavailable catalog only', async () => {
+    const f = fixture();
+    expect(await removeIfUnavailable(f.state)).to.equal(false);
+    const g = fixture();
+    const state = newReconcileState(
+      {
+        ...catalog('r.example/x:1', { availabilityMode: 'Unavailable' }),
+        status: { contentHash: HASH },
+      },
+      g.deps,
+    );
+    expect(await removeIfUnavailable(state)).to.equal(true);
+    expect(g.calls).to.deep.equal(['remove']);
+    expect(state.status).to.deep.equal({ objectCount: 0, observedGeneration: 2 });
+    expect(state.events.map((e) => e.message)).to.deep.equal(['deleted 2 CatalogMetadata objects']);
+  });
+
+  it('resolve: pulls the resolved digest of the parsed reference', async () => {
+    const f = fixture('registry.example/ops/catalog:v1');
+    await resolveAndPull(f.state);
+    expect(f.calls).to.deep.equal([
+      'resolve registry.example/ops/catalog:v1',
+      `pull registry.example/ops/catalog@${DIGEST}`,
+    ]);
+    expect(f.state.image).to.include({ repository: 'ops/catalog', tag: 'v1' });
+    // Parsed by src/source/reference.ts, as the puller does: a port is not a tag, and a short
+    // Docker Hub name is normalized.
+    const g = fixture('localhost:5000/catalog:v1');
+    await resolveAndPull(g.state);
+    expect(g.calls[1]).to.equal(`pull localhost:5000/catalog@${DIGEST}`);
+    const h = fixture(`busybox:1@${DIGEST}`);
+    await resolveAndPull(h.state);
+    expect(h.calls[1]).to.equal(`pull docker.io/library/busybox@${DIGEST}`);
+  });
+
+  it('plan: a content error is terminal under a digest, an io error never is', async () => {
+    const content = new FbcError('missing schema', { file: 'a.json' });
+    const io = new FbcError('cannot read', { file: 'a.json', retryClass: 'io' });
+    const run = async (ref: string, err: Error) => {
+      const f = fixture(ref, {
+        syncer: { ...fixture().deps.syncer, plan: async () => Promise.reject(err) },
+      });
+      return planSync(await resolved(f)).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+    };
+    const digestRef = `registry.example/ops/catalog@${DIGEST}`;
+    expect(isTerminal(await run(digestRef, content))).to.equal(true);
+    expect(isTerminal(await run(digestRef, io))).to.equal(false);
+    expect(isTerminal(await run('registry.example/ops/catalog:v1', content))).to.equal(false);
+    const f = fixture();
+    await planSync(await resolved(f));
+    expect(f.state.planned?.scan.contentHash).to.equal(HASH);
+    expect(f.state.omitted).to.equal(1);
+  });
+
+  it('prepare: stores the planned revision from the pulled directory', async () => {
+    const f = fixture();
+    await planSync(await resolved(f));
+    await prepareContent(f.state);
+    expect(f.calls.at(-1)).to.equal(`prepare ${HASH} /c/configs`);
+  });
+
+  it('write: nothing to write, no journal', async () => {
+    const f = fixture();
+    await planSync(await resolved(f));
+    await writeObjects(f.state);
+    expect(f.writes).to.deep.equal([]);
+    expect(f.state.events).to.deep.equal([]);
+  });
+
+  it('write: journals syncingTo first, rolls back a failed write and notes it', async () => {
+    const applied: string[] = [];
+    const f = fixture('registry.example/ops/catalog:v1', {
+      syncer: {
+        plan: async (target) => ({ ...planned({ create: ['x'] }), target }),
+        apply: async () => {
+          applied.push('apply');
+          throw new Error('denied by policy');
+        },
+        deleteAll: async () => {
+          applied.push('deleteAll');
+          return 1;
+        },
+      },
+    });
+    await planSync(await resolved(f));
+    const err = await writeObjects(f.state).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect((err as Error).message).to.equal('denied by policy');
+    expect(f.writes[0]?.syncingTo).to.equal(HASH);
+    expect(applied).to.deep.equal(['apply', 'deleteAll']);
+    expect(f.state.status.syncingTo).to.equal(undefined);
+    expect(f.state.failureNote).to.equal('; rolled back (no previous content)');
+  });
+
+  it('publish: serves the revision, records what is served and polls a tag', async () => {
+    const f = fixture();
+    f.state.status = { ...f.state.status, syncingTo: PREV_HASH };
+    await planSync(await resolved(f));
+    await publishContent(f.state);
+    expect(f.calls.at(-1)).to.equal(`publish ${HASH}`);
+    expect(f.state.status).to.deep.include({
+      contentHash: HASH,
+      objectCount: 3,
+      lastUnpacked: '2026-01-02T03:04:05Z',
+    });
+    expect(f.state.status.syncingTo).to.equal(undefined);
+    expect(f.state.requeueAfterMs).to.equal(5 * 60_000);
+    const g = fixture(`registry.example/ops/catalog@${DIGEST}`);
+    await planSync(await resolved(g));
+    await publishContent(g.state);
+    expect(g.state.requeueAfterMs).to.equal(undefined);
+  });
+
+  it('summarize: the only step that sets conditions', async () => {
+    const f = fixture();
+    const failed = summarize(f.state, { kind: 'failed', err: new Error('registry unreachable') });
+    expect(failed.error?.message).to.equal('registry unreachable');
+    expect(failed.status.conditions?.map((c) => [c.type, c.status, c.reason])).to.deep.equal([
+      ['Serving', 'False', 'Unavailable'],
+      ['Progressing', 'True', 'Retrying'],
+    ]);
+    const g = fixture();
+    g.state.status = { ...g.state.status, contentHash: HASH, objectCount: 3 };
+    const synced = summarize(g.state, { kind: 'synced' });
+    expect(synced.status.conditions?.map((c) => [c.type, c.reason, c.message])).to.deep.equal([
+      ['Serving', 'Available', 'serving the content of the resolved source'],
+      ['Progressing', 'Succeeded', `synced 3 objects of content ${HASH}`],
+    ]);
+  });
+});

@@ -1,0 +1,30 @@
+// Step 7, finish: the outcome of the reconcile from its state, or from the error that stopped
+// it; conditions set here (through conditions.ts) and nowhere else.
+import type { ReconcileOutcome } from '../ports.js';
+import { markFailed, markSynced, markUnavailable } from './conditions.js';
+import type { ReconcileState } from './state.js';
+
+export type Ending =
+  { kind: 'unavailable' } | { kind: 'synced' } | { kind: 'failed'; err: unknown };
+
+export function summarize(state: ReconcileState, ending: Ending): ReconcileOutcome {
+  switch (ending.kind) {
+    case 'unavailable':
+      markUnavailable(state);
+      return { status: state.status, events: state.events };
+    case 'synced': {
+      markSynced(state);
+      const outcome: ReconcileOutcome = { status: state.status, events: state.events };
+      if (state.requeueAfterMs !== undefined) outcome.requeueAfterMs = state.requeueAfterMs;
+      return outcome;
+    }
+    case 'failed': {
+      const message = markFailed(state, ending.err);
+      return {
+        status: state.status,
+        events: state.events,
+        error: { message, cause: ending.err },
+      };
+    }
+  }
+}

@@ -1,0 +1,68 @@
+// Step 5, write with the sync journal: while status.syncingTo is set, the catalog's objects may
+// be a mix of revisions. The journal is written before the first object, progress while
+// writing, and a failed write is rolled back to the previous revision (atomic at rest).
+import { planWrites } from '../../../sync/index.js';
+import { errorChain } from '../errors.js';
+import { EVENT_SYNCED } from '../ports.js';
+import { markWriting } from './conditions.js';
+import { rollBack } from './rollback.js';
+import type { ReconcileState } from './state.js';
+import { required } from './state.js';
+
+/** Least time between two progress messages in status, by default. */
+const DEFAULT_PROGRESS_INTERVAL_MS = 3000;
+
+export async function writeObjects(state: ReconcileState): Promise<void> {
+  const planned = required(state.planned, 'the planned sync');
+  const { scan, plan } = planned;
+  const writes = planWrites(plan);
+  if (writes === 0) return;
+  const { deps, signal } = state;
+  const now = () => deps.clock.date().getTime();
+
+  state.status = { ...state.status, syncingTo: scan.contentHash };
+  markWriting(state, 0, writes);
+  await deps.status.write(state.status);
+
+  let lastProgress = now();
+  const progressEvery = deps.progressIntervalMs ?? DEFAULT_PROGRESS_INTERVAL_MS;
+  let pending = Promise.resolve();
+  const onProgress = (done: number, total: number) => {
+    const t = now();
+    if (t - lastProgress < progressEvery || done === total) return;
+    lastProgress = t;
+    markWriting(state, done, total);
+    const snapshot = state.status;
+    // Progress is best effort: a failed progress write must not fail the sync.
+    pending = pending.then(() => deps.status.write(snapshot)).catch(() => {});
+  };
+  try {
+    const applied = await deps.syncer.apply(planned, onProgress, signal);
+    await pending;
+    state.omitted += applied.omitted;
+  } catch (err) {
+    // Shutdown or lost leadership: leave the journal for the next leader to finish.
+    if (signal?.aborted) throw err;
+    await rollBackAfterFailedWrite(state);
+    throw err;
+  }
+  state.events.push({
+    type: 'Normal',
+    reason: EVENT_SYNCED,
+    message: `synced content ${scan.contentHash}: ${plan.create.length} created, ${plan.update.length} updated, ${plan.delete.length} deleted, ${plan.unchanged} unchanged`,
+  });
+}
+
+async function rollBackAfterFailedWrite(state: ReconcileState): Promise<void> {
+  const { prev } = state;
+  try {
+    await rollBack(state);
+    delete state.status.syncingTo;
+    state.failureNote = prev.contentHash
+      ? `; rolled back to ${prev.contentHash}`
+      : '; rolled back (no previous content)';
+  } catch (rollbackErr) {
+    // The journal (syncingTo) stays: the next reconcile converges to one revision.
+    if (!state.signal?.aborted) state.failureNote = `; rollback failed: ${errorChain(rollbackErr)}`;
+  }
+}
