@@ -66,12 +66,9 @@ export async function main(args: string[]): Promise<number> {
     stdout.write(`${pushed}\n`);
     return 0;
   } catch (err) {
-    const chain: string[] = [];
-    for (let e: unknown = err; e instanceof Error && chain.length < 4; e = e.cause)
-      chain.push(e.message);
-    stderr.write(
-      `catalogd push: ${chain[0] ?? String(err)}${isRetryable(err) ? ' (retryable)' : ''}\n`,
-    );
+    // The outermost message already names the cause (`push catalog image <ref>: …`).
+    const message = err instanceof Error ? err.message : String(err);
+    stderr.write(`catalogd push: ${message}${isRetryable(err) ? ' (retryable)' : ''}\n`);
     return 1;
   }
 }
