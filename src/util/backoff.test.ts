@@ -19,7 +19,8 @@ describe('util/backoff', () => {
     expect([1, 2, 3, 6, 9].map((a) => retry.retryDelay(a))).to.deep.equal([
       200, 400, 800, 5000, 5000,
     ]);
-    expect(retry.retryDelay(1, 1000), 'Retry-After is a floor').to.equal(1000);
+    expect(retry.retryDelay(1, 1000), 'Retry-After wins').to.equal(1000);
+    expect(retry.retryDelay(5, 1000), 'Retry-After wins').to.equal(1000);
     expect(retry.retryDelay(1, 0), 'an empty Retry-After is ignored').to.equal(200);
     let woke = false;
     const sleeping = retry.sleep(400).then(() => (woke = true));

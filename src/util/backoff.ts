@@ -94,18 +94,19 @@ export interface RequestRetry {
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
 }
 
+/**
+ * The apiserver client's waits: exponential by the policy, or the apiserver's Retry-After when
+ * it sent one (the apiserver's priority and fairness knows its load better than we do).
+ */
 export function requestRetry(
   clock: Pick<Clock, 'sleep'>,
   policy: Omit<RetryPolicy, 'attempts'> = apiserverRetryPolicy,
 ): RequestRetry {
-  const withAttempts: RetryPolicy = { ...policy, attempts: Number.POSITIVE_INFINITY };
   return {
     retryDelay: (attempt, retryAfterMs) =>
-      backoffDelay(
-        withAttempts,
-        attempt - 1,
-        retryAfterMs && retryAfterMs > 0 ? retryAfterMs : undefined,
-      ),
+      retryAfterMs !== undefined && retryAfterMs > 0
+        ? retryAfterMs
+        : exponentialDelay(policy.baseDelayMs, policy.maxDelayMs, attempt - 1),
     sleep: (ms, signal) => clock.sleep(ms, signal),
   };
 }
