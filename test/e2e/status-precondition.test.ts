@@ -1,0 +1,80 @@
+// The controller's status writes are merge patches of the status subresource that carry
+// metadata.resourceVersion (src/cmd/controller.ts, patchStatus): the apiserver must refuse one
+// computed from an older object with 409 Conflict, or a lagging informer cache could drop a
+// field that must be cleared. This checks that precondition against the real apiserver.
+import { expect } from 'chai';
+import type { ClusterCatalog } from '../../src/api/v1/index.js';
+import { CLUSTER_CATALOG_PLURAL, GROUP, VERSION } from '../../src/api/v1/index.js';
+import { KubeClient, Resource, isConflict } from '../../src/kube/index.js';
+import { uniqueName } from '../support/names.js';
+import { pollUntil } from '../support/poll.js';
+
+describe('status writes carry a resourceVersion precondition', () => {
+  let client: KubeClient;
+  let catalogs: Resource<ClusterCatalog>;
+  before(() => {
+    // KUBECONFIG is set by the e2e hooks, after this file is loaded.
+    client = new KubeClient({ kubeconfig: process.env.KUBECONFIG ?? '', maxSockets: 2 });
+    catalogs = new Resource<ClusterCatalog>(client, {
+      group: GROUP,
+      version: VERSION,
+      plural: CLUSTER_CATALOG_PLURAL,
+    });
+  });
+  const name = uniqueName('e2e-status-rv');
+
+  after(async () => {
+    await catalogs.delete(name).catch(() => {});
+    client.close();
+  });
+
+  it('a status patch against an older resourceVersion is refused with 409', async () => {
+    await catalogs.create({
+      apiVersion: `${GROUP}/${VERSION}`,
+      kind: 'ClusterCatalog',
+      metadata: { name },
+      spec: {
+        source: {
+          type: 'Image',
+          image: { ref: 'registry.invalid/e2e/never@sha256:' + '0'.repeat(64) },
+        },
+        priority: 0,
+        availabilityMode: 'Unavailable',
+      },
+    });
+    // A controller of another test may write this object too: retry until a patch against the
+    // resourceVersion just read goes through, which makes that resourceVersion stale.
+    const stale = await pollUntil(
+      async () => {
+        const current = await catalogs.get(name);
+        const rv = current.metadata.resourceVersion ?? '';
+        try {
+          await catalogs.mergePatch(
+            name,
+            {
+              metadata: { resourceVersion: rv },
+              status: { syncingTo: `sha256:${'1'.repeat(64)}` },
+            },
+            'status',
+          );
+          return rv;
+        } catch (err) {
+          if (isConflict(err)) return undefined;
+          throw err;
+        }
+      },
+      { timeoutMs: 30_000, what: 'a status patch against the resourceVersion read' },
+    );
+    const refused = await catalogs
+      .mergePatch(
+        name,
+        { metadata: { resourceVersion: stale }, status: { syncingTo: null } },
+        'status',
+      )
+      .then(
+        () => undefined,
+        (err: unknown) => err,
+      );
+    expect(isConflict(refused), String(refused)).to.equal(true);
+  });
+});
