@@ -14,7 +14,7 @@ const base: ClusterCatalog = {
   kind: 'ClusterCatalog',
   metadata: { name: 'ops', generation: 1, resourceVersion: '1' },
   spec: { source: { type: 'Image', image: { ref: 'r/x:y' } } },
-} as ClusterCatalog;
+};
 
 const with_ = (meta: Partial<ClusterCatalog['metadata']>, status?: ClusterCatalog['status']) =>
   ({

@@ -10,7 +10,7 @@ interface Obj {
 interface OpenWatch {
   onEvent: (type: WatchEventType, obj: Obj) => void;
   end: () => void;
-  fail: (err: unknown) => void;
+  fail: (err: Error) => void;
 }
 
 /**
@@ -61,7 +61,7 @@ class MemoryListWatch implements ListWatch<Obj> {
     for (const w of [...this.open]) w.end();
   }
 
-  failWatches(err: unknown): void {
+  failWatches(err: Error): void {
     for (const w of [...this.open]) w.fail(err);
   }
 
