@@ -88,6 +88,15 @@ describe('sync/admission-refusals: a revision admission keeps refusing', () => {
       object: refused,
     });
 
+    // The reconcile rolls back: a successful apply of the previous revision forgets nothing.
+    const rollback = { create: [], update: [], delete: [], unchanged: 0, unchangedOmitted: 0 };
+    const previous = { contentHash: 'sha256:previous' };
+    await applyPlan({ target, plan: rollback, scan: previous }, writer, {
+      concurrency: 1,
+      refusals,
+    });
+    expect(refusals.get('ops', first.hash)?.object).to.equal(refused);
+
     writes.length = 0;
     for (let i = 0; i < 5; i++) {
       const retry = await attempt(writer, refusals);
@@ -143,7 +152,11 @@ describe('sync/admission-refusals: a revision admission keeps refusing', () => {
       refusals.noteFailure('ops', 'sha256:a', write(status, 'Forbidden'));
       expect(refusals.get('ops', 'sha256:a')?.object, `${status}`).to.equal('x');
       expect(refusals.get('ops', 'sha256:b'), 'another revision').to.equal(undefined);
-      refusals.forget('ops');
+      refusals.forget('ops', 'sha256:b');
+      expect(refusals.get('ops', 'sha256:a'), 'forgetting another revision').not.to.equal(
+        undefined,
+      );
+      refusals.forget('ops', 'sha256:a');
     }
   });
 });

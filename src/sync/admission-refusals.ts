@@ -34,8 +34,12 @@ export class AdmissionRefusals {
     return r?.contentHash === contentHash ? r : undefined;
   }
 
-  forget(catalog: string): void {
-    this.#byCatalog.delete(catalog);
+  /**
+   * Forgets the refusal of this revision. Only of this one: a rollback to the previous revision
+   * succeeds right after the refusal, and must not make the next attempt write again.
+   */
+  forget(catalog: string, contentHash: string): void {
+    if (this.#byCatalog.get(catalog)?.contentHash === contentHash) this.#byCatalog.delete(catalog);
   }
 }
 
@@ -97,5 +101,5 @@ export async function checkRememberedRefusal(check: DryRunCheck): Promise<void> 
   }
   await Promise.all(inflight);
   if (failure) throw failure.err;
-  refusals.forget(catalog);
+  refusals.forget(catalog, contentHash);
 }

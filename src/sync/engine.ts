@@ -336,7 +336,7 @@ export async function applyPlan(
     if (refusals && contentHash !== undefined) refusals.noteFailure(catalog, contentHash, err);
     throw err;
   }
-  if (refusals) refusals.forget(catalog);
+  if (refusals && contentHash !== undefined) refusals.forget(catalog, contentHash);
   return { omitted };
 }
 

@@ -64,6 +64,20 @@ function policy(name: string, catalog: string): string {
   return JSON.stringify({ apiVersion: 'v1', kind: 'List', items });
 }
 
+/** Policies take effect asynchronously: waits until a matching object is refused. */
+async function waitUntilRefused(catalog: string): Promise<void> {
+  const probe = JSON.stringify({
+    apiVersion: 'olm.operatorframework.io/v1',
+    kind: 'CatalogMetadata',
+    metadata: { name: uniqueName('probe'), labels: { catalog, name: REFUSED_BUNDLE } },
+    spec: { catalog: { name: catalog }, schema: 'olm.bundle', content: {} },
+  });
+  await pollUntil(
+    async () => (await kubectl(['create', '--dry-run=server', '-f', '-'], probe)).code !== 0,
+    { timeoutMs: 30_000, what: 'the admission policy to take effect' },
+  );
+}
+
 describe('resilience e2e: a refused write rolls the catalog back to the previous revision', function () {
   this.timeout(300_000);
   let controller: RunningController;
@@ -90,17 +104,7 @@ describe('resilience e2e: a refused write rolls the catalog back to the previous
       const before = normalize(await listObjects(`catalog=${name}`), uid);
 
       await kubectlOk(['apply', '-f', '-'], policy(policyName, name));
-      // Policies take effect asynchronously: wait until a matching object is refused.
-      const probe = JSON.stringify({
-        apiVersion: 'olm.operatorframework.io/v1',
-        kind: 'CatalogMetadata',
-        metadata: { name: uniqueName('probe'), labels: { catalog: name, name: REFUSED_BUNDLE } },
-        spec: { catalog: { name }, schema: 'olm.bundle', content: {} },
-      });
-      await pollUntil(
-        async () => (await kubectl(['create', '--dry-run=server', '-f', '-'], probe)).code !== 0,
-        { timeoutMs: 30_000, what: 'the admission policy to take effect' },
-      );
+      await waitUntilRefused(name);
 
       await applyCatalog(name, v2Ref);
       const failed = await pollUntil(
@@ -131,6 +135,54 @@ describe('resilience e2e: a refused write rolls the catalog back to the previous
       const v2 = await waitSynced(name, v1.status?.contentHash);
       expect(v2.status?.objectCount).to.equal(10);
       expect((await listObjects(`catalog=${name},name=${REFUSED_BUNDLE}`)).items).to.have.length(1);
+    } finally {
+      await kubectl(['delete', '-f', '-', '--ignore-not-found'], policy(policyName, name));
+      await kubectl(['delete', 'clustercatalog', name, '--wait=false']);
+      await rm(v2Dir, { recursive: true, force: true });
+    }
+  });
+  it('retries of a revision admission keeps refusing check with dry-run and write nothing', async () => {
+    const name = uniqueName('refused');
+    const policyName = uniqueName('refuse-bundle');
+    const v1Ref = await push(sampleDir, `sample:${uniqueName('v1')}`);
+    const v2Dir = await writeSampleV2();
+    const writes = () =>
+      controller.metric('catalogd_catalogmetadata_writes_total', { catalog: name });
+    const dryRuns = () =>
+      controller.metric('catalogd_catalogmetadata_dry_run_writes_total', { catalog: name });
+    try {
+      const v2Ref = await push(v2Dir, `sample:${uniqueName('v2')}`);
+      await applyCatalog(name, v1Ref);
+      await waitSynced(name);
+      await kubectlOk(['apply', '-f', '-'], policy(policyName, name));
+      await waitUntilRefused(name);
+
+      await applyCatalog(name, v2Ref);
+      const failed = await pollUntil(
+        async () => {
+          const c = await getCatalog(name);
+          const p = condition(c, 'Progressing');
+          return p?.reason === 'Retrying' && !c.status?.syncingTo ? c : undefined;
+        },
+        { timeoutMs: 120_000, what: 'the refused sync to be rolled back' },
+      );
+      const message = condition(failed, 'Progressing')?.message ?? '';
+      expect(message).to.contain(`the e2e policy refuses ${REFUSED_BUNDLE}`);
+      const writesAfterFirst = await writes();
+      expect(await dryRuns(), 'the first attempt writes without a check').to.equal(0);
+
+      // Five retries (1 s backoff, doubling): each is one dry-run of the refused object.
+      await pollUntil(async () => (await dryRuns()) >= 5, {
+        timeoutMs: 120_000,
+        what: 'five retries of the refused revision',
+      });
+      expect(await writes(), 'writes over five retries').to.equal(writesAfterFirst);
+      const still = await getCatalog(name);
+      expect(condition(still, 'Progressing')?.message, 'the same message').to.equal(message);
+
+      await kubectlOk(['delete', '-f', '-'], policy(policyName, name));
+      const v2 = await waitSynced(name, failed.status?.contentHash);
+      expect(v2.status?.objectCount).to.equal(10);
     } finally {
       await kubectl(['delete', '-f', '-', '--ignore-not-found'], policy(policyName, name));
       await kubectl(['delete', 'clustercatalog', name, '--wait=false']);
