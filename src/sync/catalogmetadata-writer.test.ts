@@ -1,0 +1,120 @@
+import { expect } from 'chai';
+import type { CatalogMetadata } from '../api/v1/index.js';
+import type { CatalogMetadataObjects, ListedMetadata } from './catalogmetadata-writer.js';
+import { catalogMetadataWriter, toExisting } from './catalogmetadata-writer.js';
+import { ObjectTooLargeError } from './engine.js';
+
+const apiError = (status: number, reason: string, tooLarge = false) =>
+  Object.assign(new Error(reason), { status, reason, tooLarge });
+
+const body = (name: string, resourceVersion?: string) =>
+  JSON.stringify({
+    metadata: { name, ...(resourceVersion !== undefined && { resourceVersion }) },
+    spec: {},
+  });
+
+/** A fake of the apiserver's CatalogMetadata requests: answers from `fail`, records the rest. */
+function fakeObjects(fail: Array<(verb: string) => Error | undefined>, currentVersion?: string) {
+  const calls: string[] = [];
+  const next = (verb: string) => {
+    const err = fail.shift()?.(verb);
+    if (err) throw err;
+  };
+  const rv = (obj: CatalogMetadata | Buffer | string) =>
+    (typeof obj === 'string' || Buffer.isBuffer(obj)
+      ? (JSON.parse(obj.toString()) as CatalogMetadata)
+      : obj
+    ).metadata.resourceVersion ?? '-';
+  const objects: CatalogMetadataObjects = {
+    async get(name) {
+      calls.push(`get ${name}`);
+      if (currentVersion === undefined) throw apiError(404, 'NotFound');
+      return { metadata: { resourceVersion: currentVersion } };
+    },
+    async createQuietly(obj, _signal, opts) {
+      calls.push(`create rv=${rv(obj)}${opts?.dryRun ? ' dryRun' : ''}`);
+      next('create');
+    },
+    async updateQuietly(name, obj, _signal, opts) {
+      calls.push(`update ${name} rv=${rv(obj)}${opts?.dryRun ? ' dryRun' : ''}`);
+      next('update');
+    },
+    async delete(name, pre) {
+      calls.push(`delete ${name} uid=${pre?.uid}`);
+      next('delete');
+    },
+  };
+  return { objects, calls };
+}
+
+const writerOver = (objects: CatalogMetadataObjects) =>
+  catalogMetadataWriter({
+    objects,
+    metadata: { listAll: async function* () {} },
+    fieldManager: 'catalogd-ts',
+  });
+
+describe('sync/catalogmetadata-writer: the CatalogMetadata policy over the apiserver', () => {
+  it('takes over an object of that name that exists unlisted (AlreadyExists)', async () => {
+    const { objects, calls } = fakeObjects([() => apiError(409, 'AlreadyExists')], '7');
+    await writerOver(objects).create({ name: 'a', body: body('a') });
+    expect(calls).to.deep.equal(['create rv=-', 'get a', 'update a rv=7']);
+  });
+
+  it('an update refused as Conflict is retried once on the current version', async () => {
+    const { objects, calls } = fakeObjects([() => apiError(409, 'Conflict')], '9');
+    await writerOver(objects).update({ name: 'a', body: body('a', '3') });
+    expect(calls).to.deep.equal(['update a rv=3', 'get a', 'update a rv=9']);
+  });
+
+  it('an update of an object deleted meanwhile creates it, without a resourceVersion', async () => {
+    const { objects, calls } = fakeObjects([() => apiError(404, 'NotFound')]);
+    await writerOver(objects).update({ name: 'a', body: body('a', '3') });
+    expect(calls).to.deep.equal(['update a rv=3', 'get a', 'create rv=-']);
+  });
+
+  it('other refusals are the caller’s; size refusals become ObjectTooLargeError', async () => {
+    const refused = fakeObjects([() => apiError(422, 'Invalid')]);
+    const err = await writerOver(refused.objects)
+      .create({ name: 'a', body: body('a') })
+      .catch((e: unknown) => e);
+    expect((err as { status: number }).status).to.equal(422);
+    const large = fakeObjects([() => apiError(500, 'InternalError', true)]);
+    const tooLarge = await writerOver(large.objects)
+      .create({ name: 'a', body: body('a') })
+      .catch((e: unknown) => e);
+    expect(tooLarge).to.be.instanceOf(ObjectTooLargeError);
+  });
+
+  it('a delete of an object already gone is done; dry-runs ask for dryRun', async () => {
+    const { objects, calls } = fakeObjects([() => apiError(404, 'NotFound')]);
+    const writer = writerOver(objects);
+    await writer.delete('a', 'u1');
+    await writer.dryRun?.('create', { name: 'b', body: body('b') });
+    await writer.dryRun?.('update', { name: 'b', body: body('b', '4') });
+    expect(calls).to.deep.equal(['delete a uid=u1', 'create rv=- dryRun', 'update b rv=4 dryRun']);
+  });
+
+  it('a listed object: its owner, deletion, omission and whether others edited its spec', () => {
+    const listed: ListedMetadata = {
+      metadata: {
+        name: 'a',
+        uid: 'u',
+        resourceVersion: '5',
+        annotations: { 'olm.operatorframework.io/content-omitted': 'max-object-bytes' },
+        ownerReferences: [{ uid: 'owner', controller: true }],
+        managedFields: [{ manager: 'kubectl-edit', fieldsV1: { 'f:spec': {} } }],
+      },
+    };
+    const o = toExisting(listed, 'catalogd-ts');
+    expect(o).to.include({
+      name: 'a',
+      uid: 'u',
+      resourceVersion: '5',
+      ownerUid: 'owner',
+      deleting: false,
+      omitted: true,
+      specEditedByOthers: true,
+    });
+  });
+});
