@@ -1,14 +1,16 @@
-// coordination.k8s.io/v1 Leases of one namespace, in the shape of the controller runtime's
-// LeaseClient port (src/controllers/runtime/leader.ts), which it satisfies structurally. A write
-// that loses the race fails with the apiserver's 409 (KubeApiError, code 409), which is what
-// the port asks for.
+// coordination.k8s.io/v1 Leases of one namespace. The controller runtime's LeaseClient port
+// (src/controllers/runtime/leader.ts) is written in the Lease shapes below, and leaseClient()
+// satisfies it structurally. A write that loses the race fails with the apiserver's 409
+// (KubeApiError, code 409), which is what the port asks for.
 import type { KubeClient } from './client.js';
 import { isNotFound } from './errors.js';
 import { Resource } from './resource.js';
 
+/** coordination.k8s.io/v1 LeaseSpec fields used by leader election. */
 export interface LeaseSpec {
   holderIdentity?: string;
   leaseDurationSeconds?: number;
+  /** MicroTime, e.g. 2026-01-01T00:00:00.000000Z. */
   acquireTime?: string;
   renewTime?: string;
   leaseTransitions?: number;
@@ -19,12 +21,12 @@ export interface Lease {
   spec: LeaseSpec;
 }
 
-export interface LeaseClient {
+/** get, create and update of one namespace's Leases, each returning the stored Lease. */
+export interface Leases {
   get(name: string, signal?: AbortSignal): Promise<Lease | null>;
   create(name: string, spec: LeaseSpec, signal?: AbortSignal): Promise<Lease>;
   update(name: string, lease: Lease, signal?: AbortSignal): Promise<Lease>;
 }
-
 interface LeaseObject {
   apiVersion?: string;
   kind?: string;
@@ -37,7 +39,7 @@ const toLease = (o: LeaseObject): Lease => ({
   spec: o.spec ?? {},
 });
 
-export function leaseClient(client: KubeClient, namespace: string): LeaseClient {
+export function leaseClient(client: KubeClient, namespace: string): Leases {
   const leases = new Resource<LeaseObject>(client, {
     group: 'coordination.k8s.io',
     version: 'v1',

@@ -3,19 +3,24 @@
 import type { KubeClient, RequestOptions } from './client.js';
 import { KubeApiError } from './errors.js';
 
-// The list and watch shapes below are the controller runtime's ListWatch contract
-// (src/controllers/runtime/informer.ts), which a Resource satisfies structurally: src/kube
-// imports nothing else of the project.
+// The list and watch shapes of the apiserver's collection API. The controller runtime's
+// ListWatch port (src/controllers/runtime/informer.ts) is written in them, and a Resource
+// satisfies it structurally: src/kube imports nothing else of the project.
 export interface ListOptions {
+  /** Unset: a consistent (quorum) read, which is what a relist after 410 needs. */
   resourceVersion?: string;
+  /** Page size; the apiserver may return fewer items and a continue token. */
   limit?: number;
+  /** The token from the previous page. */
   continue?: string;
   labelSelector?: string;
 }
 
 export interface ListPage<T> {
   items: T[];
+  /** The collection's resourceVersion (from the first page when paginating). */
   resourceVersion: string;
+  /** Set when there are more pages. */
   continue?: string;
 }
 
@@ -25,16 +30,8 @@ export interface WatchOptions {
   resourceVersion: string;
   labelSelector?: string;
   allowWatchBookmarks: boolean;
+  /** Server-side watch timeout; randomized per watch so replicas do not re-watch together. */
   timeoutSeconds: number;
-}
-
-export interface ListWatch<T> {
-  list(opts: ListOptions, signal: AbortSignal): Promise<ListPage<T>>;
-  watch(
-    opts: WatchOptions,
-    onEvent: (type: WatchEventType, obj: T) => void,
-    signal: AbortSignal,
-  ): Promise<void>;
 }
 
 export interface ResourceType {
@@ -214,8 +211,8 @@ export class Resource<T extends { metadata?: { name?: string } }> {
     );
   }
 
-  /** This resource as the controller runtime's ListWatch. */
-  listWatch(): ListWatch<T> {
+  /** This resource's list and watch alone (the controller runtime's ListWatch port). */
+  listWatch(): Pick<Resource<T>, 'list' | 'watch'> {
     return {
       list: (opts, signal) => this.list(opts, signal),
       watch: (opts, onEvent, signal) => this.watch(opts, onEvent, signal),

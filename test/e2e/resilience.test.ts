@@ -7,6 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { readCatalog, toCatalogMetadata } from '../../src/fbc/index.js';
+import type { ClusterCatalog } from '../../src/api/v1/index.js';
 import {
   applyCatalog,
   installCrds,
@@ -78,6 +79,24 @@ async function waitUntilRefused(catalog: string): Promise<void> {
   );
 }
 
+/** The catalog once a failed sync is over: Progressing Retrying and no sync journal left. */
+async function waitRolledBack(
+  catalog: string,
+  what: string,
+  messageHas = '',
+): Promise<ClusterCatalog> {
+  return pollUntil(
+    async () => {
+      const c = await getCatalog(catalog);
+      const p = condition(c, 'Progressing');
+      return p?.reason === 'Retrying' && p.message.includes(messageHas) && !c.status?.syncingTo
+        ? c
+        : undefined;
+    },
+    { timeoutMs: 120_000, what },
+  );
+}
+
 describe('resilience e2e: a refused write rolls the catalog back to the previous revision', function () {
   this.timeout(300_000);
   let controller: RunningController;
@@ -107,18 +126,7 @@ describe('resilience e2e: a refused write rolls the catalog back to the previous
       await waitUntilRefused(name);
 
       await applyCatalog(name, v2Ref);
-      const failed = await pollUntil(
-        async () => {
-          const c = await getCatalog(name);
-          const p = condition(c, 'Progressing');
-          return p?.reason === 'Retrying' &&
-            p.message.includes('rolled back') &&
-            !c.status?.syncingTo
-            ? c
-            : undefined;
-        },
-        { timeoutMs: 120_000, what: 'the failed sync to be rolled back' },
-      );
+      const failed = await waitRolledBack(name, 'the failed sync to be rolled back', 'rolled back');
       const message = condition(failed, 'Progressing')?.message ?? '';
       expect(message).to.contain(`${name}-bundle-utility-operator-${REFUSED_BUNDLE}`);
       expect(message).to.contain(`the e2e policy refuses ${REFUSED_BUNDLE}`);
@@ -159,14 +167,7 @@ describe('resilience e2e: a refused write rolls the catalog back to the previous
       await waitUntilRefused(name);
 
       await applyCatalog(name, v2Ref);
-      const failed = await pollUntil(
-        async () => {
-          const c = await getCatalog(name);
-          const p = condition(c, 'Progressing');
-          return p?.reason === 'Retrying' && !c.status?.syncingTo ? c : undefined;
-        },
-        { timeoutMs: 120_000, what: 'the refused sync to be rolled back' },
-      );
+      const failed = await waitRolledBack(name, 'the refused sync to be rolled back');
       const message = condition(failed, 'Progressing')?.message ?? '';
       expect(message).to.contain(`the e2e policy refuses ${REFUSED_BUNDLE}`);
       const writesAfterFirst = await writes();

@@ -1,7 +1,7 @@
 // An informer: keeps a local store of a collection up to date from list + watch, and tells
 // subscribers which keys to reconcile (kube-rs's watcher → store → controller split, and
 // client-go's reflector). It talks to the apiserver only through the ListWatch interface
-// below; src/kube/ implements it over client-node.
+// below, which src/kube's Resource satisfies.
 //
 // Unlike client-node's informers, which stop on the first error, this one restarts
 // itself: a watch that ends is resumed from the last resourceVersion, a 410 Gone relists,
@@ -10,34 +10,10 @@ import type { Clock } from './clock.js';
 import { realClock } from './clock.js';
 import type { Random } from './backoff.js';
 import { ExponentialBackoff } from './backoff.js';
+import type { ListOptions, ListPage, WatchEventType, WatchOptions } from '../../kube/index.js';
 
-export interface ListOptions {
-  /** Unset: a consistent (quorum) read, which is what a relist after 410 needs. */
-  resourceVersion?: string;
-  /** Page size; the apiserver may return fewer items and a continue token. */
-  limit?: number;
-  /** The token from the previous page. */
-  continue?: string;
-  labelSelector?: string;
-}
-
-export interface ListPage<T> {
-  items: T[];
-  /** The collection's resourceVersion (from the first page when paginating). */
-  resourceVersion: string;
-  /** Set when there are more pages. */
-  continue?: string;
-}
-
-export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK';
-
-export interface WatchOptions {
-  resourceVersion: string;
-  labelSelector?: string;
-  allowWatchBookmarks: boolean;
-  /** Server-side watch timeout; randomized per watch so replicas do not re-watch together. */
-  timeoutSeconds: number;
-}
+// The apiserver's list and watch shapes are the transport's (src/kube); this port is ours.
+export type { ListOptions, ListPage, WatchEventType, WatchOptions } from '../../kube/index.js';
 
 /**
  * list and watch of one collection. The implementation must:

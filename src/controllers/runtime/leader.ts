@@ -16,21 +16,10 @@ import type { Clock } from './clock.js';
 import { realClock } from './clock.js';
 import type { Random } from './backoff.js';
 import { jitter } from './backoff.js';
+import type { Lease, LeaseSpec } from '../../kube/index.js';
 
-/** coordination.k8s.io/v1 LeaseSpec fields used by leader election. */
-export interface LeaseSpec {
-  holderIdentity?: string;
-  leaseDurationSeconds?: number;
-  /** MicroTime, e.g. 2026-01-01T00:00:00.000000Z. */
-  acquireTime?: string;
-  renewTime?: string;
-  leaseTransitions?: number;
-}
-
-export interface Lease {
-  resourceVersion: string;
-  spec: LeaseSpec;
-}
+// The Lease shapes are the transport's (src/kube); the LeaseClient port below is ours.
+export type { Lease, LeaseSpec } from '../../kube/index.js';
 
 /**
  * Access to Leases of one namespace; src/kube/ satisfies it structurally. create fails with an
