@@ -617,13 +617,19 @@ describe('deploy: Containerfile', function () {
     expect(d.spec.template.spec.securityContext?.runAsUser).to.equal(uid);
   });
 
-  it('ENTRYPOINT runs the package bin and CMD is the controller', function () {
+  it('ENTRYPOINT runs the entry point the package bin launches and CMD is the controller', function () {
     const entrypoint = JSON.parse(last(runtime, 'ENTRYPOINT') ?? 'null') as string[];
     const cmd = JSON.parse(last(runtime, 'CMD') ?? 'null') as string[];
-    expect(entrypoint).to.deep.equal(['node', pkg.bin.catalogd]);
+    // The bin is a launcher that checks the Node version (the image's Node is pinned, so the
+    // image runs the compiled entry point it launches directly).
+    const launcher = path.join(repoRoot, pkg.bin.catalogd ?? '');
+    const launched = /launch\('catalogd', '([^']+)'\)/.exec(readFileSync(launcher, 'utf8'))?.[1];
+    expect(launched, `the entry point ${pkg.bin.catalogd} launches`).to.be.a('string');
+    const entry = path.relative(repoRoot, path.resolve(path.dirname(launcher), launched ?? ''));
+    expect(entrypoint).to.deep.equal(['node', entry]);
     expect(cmd).to.deep.equal(['controller']);
-    // The bin is the compiled form of a source file that exists.
-    const src = pkg.bin.catalogd!.replace(/^dist\//, '').replace(/\.js$/, '.ts');
+    // The entry point is the compiled form of a source file that exists.
+    const src = entry.replace(/^dist\//, '').replace(/\.js$/, '.ts');
     expect(existsSync(path.join(repoRoot, src)), src).to.equal(true);
   });
 
