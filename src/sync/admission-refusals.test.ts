@@ -5,6 +5,7 @@ import path from 'node:path';
 import { AdmissionRefusals } from './admission-refusals.js';
 import type { CatalogMetadataWriter, ObjectWrite, SyncTarget } from './engine.js';
 import { applyPlan, planCatalogSync, SyncWriteError } from './engine.js';
+import { KubeApiError } from '../kube/index.js';
 
 const sample = path.resolve(import.meta.dirname, '..', '..', 'examples', 'catalog');
 const target: SyncTarget = {
@@ -16,10 +17,13 @@ const target: SyncTarget = {
 
 /** The apiserver's answer to a write a ValidatingAdmissionPolicy denies. */
 const denied = (name: string) =>
-  Object.assign(new Error(`create catalogmetadatas: ${name} is denied by policy no-x`), {
-    status: 422,
-    reason: 'Invalid',
-  });
+  new KubeApiError(
+    422,
+    'Invalid',
+    `${name} is denied by policy no-x`,
+    'create',
+    'catalogmetadatas',
+  );
 
 /** A writer on an empty cluster whose admission refuses the objects `refuse` names. */
 function admissionWriter(refuse: Set<string>) {
@@ -137,7 +141,7 @@ describe('sync/admission-refusals: a revision admission keeps refusing', () => {
   it('remembers only admission refusals, and only for the refused revision', () => {
     const refusals = new AdmissionRefusals();
     const write = (status: number, reason: string) =>
-      new SyncWriteError('update', 'x', Object.assign(new Error('no'), { status, reason }));
+      new SyncWriteError('update', 'x', new KubeApiError(status, reason, 'no', 'update', 'x'));
     for (const [status, reason] of [
       [409, 'Conflict'],
       [429, 'TooManyRequests'],

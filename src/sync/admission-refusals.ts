@@ -4,9 +4,9 @@
 // the first attempt after it refuses again); the next attempt for the same revision first asks
 // the apiserver with server-side dry-run (?dryRun=All: admission runs, nothing is stored) and
 // writes nothing while the refusal persists.
-import pLimit from 'p-limit';
-import { isAdmissionRefusal } from './api-errors.js';
+import { isInvalid as isAdmissionRefusal } from '../kube/index.js';
 import type { CatalogMetadataWriter } from './engine.js';
+import { runBounded } from './bounded.js';
 import { SyncWriteError } from './engine.js';
 import type { SpooledWrite, WriteSpool } from './spool.js';
 
@@ -76,30 +76,16 @@ export async function checkRememberedRefusal(check: DryRunCheck): Promise<void> 
       throw refusal;
     }
   };
+  const refusedObject = remembered.object;
   // The refused object first: while admission refuses it, one request is the whole check.
   for await (const w of writes.read()) {
-    if (w.name !== remembered.object) continue;
+    if (w.name !== refusedObject) continue;
     await tryWrite(w);
     break;
   }
-  const limit = pLimit(Math.max(1, check.concurrency));
-  const inflight = new Set<Promise<void>>();
-  let failure: { err: unknown } | undefined;
-  for await (const w of writes.read()) {
-    if (failure) break;
-    if (w.name === remembered.object) continue;
-    const p: Promise<void> = limit(() => (failure ? undefined : tryWrite(w))).then(
-      () => void inflight.delete(p),
-      (err: unknown) => {
-        inflight.delete(p);
-        failure ??= { err };
-      },
-    );
-    inflight.add(p);
-    // Back-pressure: bodies are read from the spool only a few rounds ahead of the requests.
-    if (inflight.size >= 4 * limit.concurrency) await Promise.race(inflight);
+  async function* others(): AsyncGenerator<() => Promise<void>> {
+    for await (const w of writes.read()) if (w.name !== refusedObject) yield () => tryWrite(w);
   }
-  await Promise.all(inflight);
-  if (failure) throw failure.err;
+  await runBounded(others(), check.concurrency);
   refusals.forget(catalog, contentHash);
 }

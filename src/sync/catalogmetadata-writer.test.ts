@@ -3,9 +3,11 @@ import type { CatalogMetadata } from '../api/v1/index.js';
 import type { CatalogMetadataObjects, ListedMetadata } from './catalogmetadata-writer.js';
 import { catalogMetadataWriter, toExisting } from './catalogmetadata-writer.js';
 import { ObjectTooLargeError } from './engine.js';
+import { KubeApiError } from '../kube/index.js';
 
-const apiError = (status: number, reason: string, tooLarge = false) =>
-  Object.assign(new Error(reason), { status, reason, tooLarge });
+/** The apiserver's error for a status and reason (413 is its refusal of a body's size). */
+const apiError = (status: number, reason: string) =>
+  new KubeApiError(status, reason, reason, 'write', 'catalogmetadatas');
 
 const body = (name: string, resourceVersion?: string) =>
   JSON.stringify({
@@ -79,7 +81,7 @@ describe('sync/catalogmetadata-writer: the CatalogMetadata policy over the apise
       .create({ name: 'a', body: body('a') })
       .catch((e: unknown) => e);
     expect((err as { status: number }).status).to.equal(422);
-    const large = fakeObjects([() => apiError(500, 'InternalError', true)]);
+    const large = fakeObjects([() => apiError(413, 'RequestEntityTooLarge')]);
     const tooLarge = await writerOver(large.objects)
       .create({ name: 'a', body: body('a') })
       .catch((e: unknown) => e);

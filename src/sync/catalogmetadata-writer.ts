@@ -5,7 +5,7 @@
 // structurally and src/cmd wires it.
 import type { CatalogMetadata } from '../api/v1/index.js';
 import { ANNOTATION_CONTENT_OMITTED, LABEL_CATALOG, labelValue } from '../api/v1/index.js';
-import { isAlreadyExists, isConflict, isNotFound, isTooLarge } from './api-errors.js';
+import { isAlreadyExists, isConflict, isNotFound, isTooLarge } from '../kube/index.js';
 import type { ManagedFieldsEntry } from './drift.js';
 import { specEditedByOthers } from './drift.js';
 import type { CatalogMetadataWriter, ObjectWrite } from './engine.js';

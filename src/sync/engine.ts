@@ -23,6 +23,7 @@ import { isUpToDate } from './drift.js';
 import { metadataFingerprint, planSync } from './plan.js';
 import type { AdmissionRefusals } from './admission-refusals.js';
 import { checkRememberedRefusal } from './admission-refusals.js';
+import { runBounded } from './bounded.js';
 import type { SpooledWrite } from './spool.js';
 import { WriteSpool } from './spool.js';
 
@@ -229,26 +230,6 @@ export async function planCatalogSync(
   }
 }
 
-/** Runs tasks with at most `limit` in flight; stops starting new ones after the first failure. */
-async function runBounded(tasks: AsyncIterable<() => Promise<void>>, limit: number): Promise<void> {
-  const inflight = new Set<Promise<void>>();
-  let failure: { err: unknown } | undefined;
-  for await (const task of tasks) {
-    if (failure) break;
-    const p = task().then(
-      () => void inflight.delete(p),
-      (err: unknown) => {
-        inflight.delete(p);
-        failure ??= { err };
-      },
-    );
-    inflight.add(p);
-    if (inflight.size >= limit) await Promise.race(inflight);
-  }
-  await Promise.all(inflight);
-  if (failure) throw failure.err;
-}
-
 export interface ApplyResult {
   /** Objects written with contentOmitted (by --max-object-bytes or the apiserver's limit). */
   omitted: number;
@@ -331,7 +312,7 @@ export async function applyPlan(
     }
   }
   try {
-    await runBounded(tasks(), Math.max(1, opts.concurrency));
+    await runBounded(tasks(), opts.concurrency);
   } catch (err) {
     if (refusals && contentHash !== undefined) refusals.noteFailure(catalog, contentHash, err);
     throw err;
