@@ -8,7 +8,7 @@ import { pino } from 'pino';
 import { Counter, Gauge } from 'prom-client';
 import type { ClusterCatalog } from '../api/v1/index.js';
 import { CLUSTER_CATALOG_PLURAL, GROUP, VERSION } from '../api/v1/index.js';
-import { ClusterCatalogController, eventTarget } from '../controllers/clustercatalog/controller.js';
+import { ClusterCatalogController } from '../controllers/clustercatalog/controller.js';
 import type { Syncer } from '../controllers/clustercatalog/reconcile.js';
 import { digestToEvict } from '../controllers/clustercatalog/image-cache.js';
 import type { CatalogMetadataRef } from '../controllers/clustercatalog/predicates.js';
@@ -42,7 +42,12 @@ import { AdmissionRefusals, applyPlan, deleteAll, planCatalogSync } from '../syn
 import { requestRetry } from '../util/backoff.js';
 import { CommandError, listening } from './command-error.js';
 import { contentPublisher } from './content.js';
-import { catalogMetadataRefs, catalogMetadataWriter, pullSecretSource } from './kube-ports.js';
+import {
+  catalogMetadataRefs,
+  catalogMetadataWriter,
+  clusterCatalogAPI,
+  pullSecretSource,
+} from './kube-ports.js';
 import { textLogDestination } from './log-text.js';
 
 export const controllerFlags = {
@@ -278,13 +283,7 @@ export async function main(args: string[]): Promise<number> {
 
   const catalogController = new ClusterCatalogController({
     catalogs: informer,
-    api: {
-      patchMetadata: (name, metadata, resourceVersion) =>
-        catalogs.mergePatch(name, { metadata: { ...metadata, resourceVersion } }),
-      patchStatus: (name, status, resourceVersion) =>
-        catalogs.mergePatch(name, { metadata: { resourceVersion }, status }, 'status'),
-      recordEvent: (catalog, e) => events.record(eventTarget(catalog), e.type, e.reason, e.message),
-    },
+    api: clusterCatalogAPI(catalogs, events),
     deps: { puller, syncer, content, clock: realClock, maxObjectBytes },
     cleanup: async (name) => {
       await content.remove(name);

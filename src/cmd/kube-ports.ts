@@ -1,11 +1,18 @@
 // src/kube is a leaf transport; the consumers (the sync, the drift watch, the image source)
 // own the narrow interfaces it serves. This file plugs the one into the others.
-import type { CatalogMetadata } from '../api/v1/index.js';
+import type { CatalogMetadata, ClusterCatalog } from '../api/v1/index.js';
 import { CATALOG_METADATA_PLURAL, GROUP, VERSION } from '../api/v1/index.js';
+import type { ClusterCatalogAPI } from '../controllers/clustercatalog/controller.js';
+import { eventTarget } from '../controllers/clustercatalog/controller.js';
 import type { CatalogMetadataRef } from '../controllers/clustercatalog/predicates.js';
 import { catalogMetadataRef } from '../controllers/clustercatalog/predicates.js';
 import type { ListWatch } from '../controllers/runtime/index.js';
-import type { KubeClient, ObjectMetadata, PullSecretOptions } from '../kube/index.js';
+import type {
+  EventRecorder,
+  KubeClient,
+  ObjectMetadata,
+  PullSecretOptions,
+} from '../kube/index.js';
 import { FIELD_MANAGER, Resource, pullSecretReader } from '../kube/index.js';
 import type { PullSecretSource } from '../source/index.js';
 import { parseDockerConfigJSON } from '../source/index.js';
@@ -55,5 +62,23 @@ export function pullSecretSource(client: KubeClient, opts: PullSecretOptions): P
         }
       });
     },
+  };
+}
+
+/**
+ * The ClusterCatalog controller's writes: metadata and status merge patches, each conditional
+ * on the resourceVersion it was computed from (the apiserver answers 409 if it moved on), and
+ * events.
+ */
+export function clusterCatalogAPI(
+  catalogs: Resource<ClusterCatalog>,
+  events: EventRecorder,
+): ClusterCatalogAPI {
+  return {
+    patchMetadata: (name, metadata, resourceVersion) =>
+      catalogs.mergePatch(name, { metadata: { ...metadata, resourceVersion } }),
+    patchStatus: (name, status, resourceVersion) =>
+      catalogs.mergePatch(name, { metadata: { resourceVersion }, status }, 'status'),
+    recordEvent: (catalog, e) => events.record(eventTarget(catalog), e.type, e.reason, e.message),
   };
 }

@@ -1,18 +1,24 @@
-// The controller's status writes are merge patches of the status subresource that carry
-// metadata.resourceVersion (src/cmd/controller.ts, patchStatus): the apiserver must refuse one
-// computed from an older object with 409 Conflict, or a lagging informer cache could drop a
-// field that must be cleared. This checks that precondition against the real apiserver.
+// The controller's status writes (clusterCatalogAPI's patchStatus, src/cmd/kube-ports.ts) are
+// merge patches of the status subresource that carry metadata.resourceVersion: the apiserver
+// must refuse one computed from an older object with 409 Conflict, or a lagging informer cache
+// could drop a field that must be cleared. This drives the controller's own wiring against the
+// real apiserver.
 import { expect } from 'chai';
 import type { ClusterCatalog } from '../../src/api/v1/index.js';
 import { CLUSTER_CATALOG_PLURAL, GROUP, VERSION } from '../../src/api/v1/index.js';
+import type { ClusterCatalogAPI } from '../../src/controllers/clustercatalog/controller.js';
+import { clusterCatalogAPI } from '../../src/cmd/kube-ports.js';
 import { KubeClient, Resource, isConflict } from '../../src/kube/index.js';
+import { installCrds } from '../support/catalogs.js';
 import { uniqueName } from '../support/names.js';
 import { pollUntil } from '../support/poll.js';
 
 describe('status writes carry a resourceVersion precondition', () => {
   let client: KubeClient;
   let catalogs: Resource<ClusterCatalog>;
-  before(() => {
+  let api: ClusterCatalogAPI;
+  before(async () => {
+    await installCrds();
     // KUBECONFIG is set by the e2e hooks, after this file is loaded.
     client = new KubeClient({ kubeconfig: process.env.KUBECONFIG ?? '', maxSockets: 2 });
     catalogs = new Resource<ClusterCatalog>(client, {
@@ -20,6 +26,8 @@ describe('status writes carry a resourceVersion precondition', () => {
       version: VERSION,
       plural: CLUSTER_CATALOG_PLURAL,
     });
+    // Events are not what this test is about.
+    api = clusterCatalogAPI(catalogs, { record: async () => {} });
   });
   const name = uniqueName('e2e-status-rv');
 
@@ -49,14 +57,7 @@ describe('status writes carry a resourceVersion precondition', () => {
         const current = await catalogs.get(name);
         const rv = current.metadata.resourceVersion ?? '';
         try {
-          await catalogs.mergePatch(
-            name,
-            {
-              metadata: { resourceVersion: rv },
-              status: { syncingTo: `sha256:${'1'.repeat(64)}` },
-            },
-            'status',
-          );
+          await api.patchStatus(name, { syncingTo: `sha256:${'1'.repeat(64)}` }, rv);
           return rv;
         } catch (err) {
           if (isConflict(err)) return undefined;
@@ -65,16 +66,10 @@ describe('status writes carry a resourceVersion precondition', () => {
       },
       { timeoutMs: 30_000, what: 'a status patch against the resourceVersion read' },
     );
-    const refused = await catalogs
-      .mergePatch(
-        name,
-        { metadata: { resourceVersion: stale }, status: { syncingTo: null } },
-        'status',
-      )
-      .then(
-        () => undefined,
-        (err: unknown) => err,
-      );
+    const refused = await api.patchStatus(name, { syncingTo: null }, stale).then(
+      () => undefined,
+      (err: unknown) => err,
+    );
     expect(isConflict(refused), String(refused)).to.equal(true);
   });
 });
