@@ -104,18 +104,39 @@ describe('resilience e2e: SIGKILL at random points while a 10k-blob catalog sync
     for (let kill = 1; kill <= KILLS; kill++) {
       target = target === 'v1' ? 'v2' : 'v1';
       await applyCatalog(name, refs[target] ?? '');
-      // A random point from resolving and scanning (first seconds) deep into the writes.
-      const delayMs = Math.floor(500 + random() * 14_000);
+      // Odd kills land at a random point from resolving and scanning (first seconds) deep into
+      // the writes. Even kills wait for the sync journal and land a random moment later, so some
+      // kills hit the writes on any machine: a fast one finishes a flip's ~2,000 writes in a few
+      // seconds, before most purely random points.
       const started = Date.now();
-      await pollUntil(async () => Date.now() - started >= delayMs, {
-        timeoutMs: delayMs + 1000,
-        intervalMs: 50,
-        what: `${delayMs} ms into the sync`,
-      });
+      let point: string;
+      if (kill % 2 === 1) {
+        const delayMs = Math.floor(500 + random() * 14_000);
+        point = `${delayMs} ms`;
+        await pollUntil(async () => Date.now() - started >= delayMs, {
+          timeoutMs: delayMs + 1000,
+          intervalMs: 50,
+          what: `${delayMs} ms into the sync`,
+        });
+      } else {
+        const afterJournalMs = Math.floor(random() * 1000);
+        point = `${afterJournalMs} ms after the journal`;
+        await pollUntil(async () => Boolean((await getCatalog(name)).status?.syncingTo), {
+          timeoutMs: 300_000,
+          intervalMs: 50,
+          what: `the sync journal towards ${target}`,
+        });
+        const journalAt = Date.now();
+        await pollUntil(async () => Date.now() - journalAt >= afterJournalMs, {
+          timeoutMs: afterJournalMs + 1000,
+          intervalMs: 20,
+          what: `${afterJournalMs} ms into the writes`,
+        });
+      }
       await controller.stop('SIGKILL');
       const atKill = await getCatalog(name);
       log.push(
-        `kill ${kill} at ${delayMs} ms towards ${target}: ${
+        `kill ${kill} at ${point} (${Date.now() - started} ms) towards ${target}: ${
           atKill.status?.syncingTo ? 'mid-write (journal set)' : 'before or after the writes'
         }, ${condition(atKill, 'Progressing')?.message ?? ''}`,
       );
