@@ -31,6 +31,10 @@ export interface RunningController {
   logFile: string;
   /** SIGTERM, then SIGKILL after a grace period; resolves when the process has exited. */
   stop(signal?: NodeJS.Signals): Promise<void>;
+  /** Whether the process is still running (not exited, not killed). */
+  alive(): boolean;
+  /** The process's peak resident set size so far (VmHWM of /proc/<pid>/status), in bytes. */
+  peakRssBytes(): Promise<number>;
   /** A Prometheus sample's value (sum over label sets matching `labels`), 0 when absent. */
   metric(name: string, labels?: Record<string, string>): Promise<number>;
 }
@@ -40,7 +44,12 @@ export interface StartControllerOptions {
   cacheDir?: string;
   /** Lease name; a unique one by default so tests do not share leadership. */
   leaseId?: string;
+  /** Extra options for node itself, e.g. DEPLOYMENT_HEAP_OPTIONS. */
+  nodeOptions?: string[];
 }
+
+/** The heap options config/manager/deployment.yaml runs the controller with (NODE_OPTIONS). */
+export const DEPLOYMENT_HEAP_OPTIONS = ['--max-old-space-size=128', '--max-semi-space-size=2'];
 
 /**
  * Starts a controller on free ports. A port found free can be taken by another process (an
@@ -75,6 +84,7 @@ async function startOnFreePorts(opts: StartControllerOptions): Promise<RunningCo
   const child: ChildProcess = spawn(
     process.execPath,
     [
+      ...(opts.nodeOptions ?? []),
       '--import',
       'tsx',
       path.join(repoRoot, 'src', 'cmd', 'catalogd.ts'),
@@ -109,6 +119,13 @@ async function startOnFreePorts(opts: StartControllerOptions): Promise<RunningCo
       await exited;
       clearTimeout(timer);
       if (!opts.cacheDir) await rm(cacheDir, { recursive: true, force: true });
+    },
+    alive: () => child.exitCode === null && child.signalCode === null,
+    async peakRssBytes() {
+      const status = await readFile(`/proc/${child.pid}/status`, 'utf8');
+      const kb = /^VmHWM:\s+(\d+) kB$/m.exec(status)?.[1];
+      if (kb === undefined) throw new Error(`no VmHWM in /proc/${child.pid}/status`);
+      return Number(kb) * 1024;
     },
     async metric(name, labels = {}) {
       const text = await (await fetch(metricsUrl)).text();
