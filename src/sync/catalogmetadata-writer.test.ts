@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import type { CatalogMetadata } from '../api/v1/index.js';
 import type { CatalogMetadataObjects, ListedMetadata } from './catalogmetadata-writer.js';
 import { catalogMetadataWriter, toExisting } from './catalogmetadata-writer.js';
+import { specDigest } from './drift.js';
 import { ObjectTooLargeError } from './engine.js';
 import { KubeApiError } from '../kube/index.js';
 
@@ -97,12 +98,13 @@ describe('sync/catalogmetadata-writer: the CatalogMetadata policy over the apise
     expect(calls).to.deep.equal(['delete a uid=u1', 'create rv=- dryRun', 'update b rv=4 dryRun']);
   });
 
-  it('a listed object: its owner, deletion, omission and whether others edited its spec', () => {
+  it('a listed object: its owner, deletion, omission, generation and whether others own spec fields', () => {
     const listed: ListedMetadata = {
       metadata: {
         name: 'a',
         uid: 'u',
         resourceVersion: '5',
+        generation: 3,
         annotations: { 'olm.operatorframework.io/content-omitted': 'max-object-bytes' },
         ownerReferences: [{ uid: 'owner', controller: true }],
         managedFields: [{ manager: 'kubectl-edit', fieldsV1: { 'f:spec': {} } }],
@@ -116,7 +118,42 @@ describe('sync/catalogmetadata-writer: the CatalogMetadata policy over the apise
       ownerUid: 'owner',
       deleting: false,
       omitted: true,
-      specEditedByOthers: true,
+      generation: 3,
+      specCoOwned: true,
     });
+  });
+
+  it('reads a co-owned spec once per uid and generation, and reports one gone as undefined', async () => {
+    const gets: string[] = [];
+    let generation = 1;
+    let content: unknown = { b: 2, a: 1 };
+    const objects: CatalogMetadataObjects = {
+      ...fakeObjects([]).objects,
+      async get(name) {
+        gets.push(name);
+        if (name === 'gone') throw apiError(404, 'NotFound');
+        return { metadata: { uid: 'u', generation }, spec: { schema: 's', content } };
+      },
+    };
+    const writer = writerOver(objects);
+    const have = (g: number, name = 'a') => ({
+      name,
+      uid: name === 'a' ? 'u' : 'v',
+      resourceVersion: '1',
+      fingerprint: 'f',
+      deleting: false,
+      generation: g,
+      specCoOwned: true,
+    });
+    const first = await writer.liveSpecDigest?.(have(1));
+    expect(first).to.equal(specDigest({ schema: 's', content: { a: 1, b: 2 } }));
+    expect(await writer.liveSpecDigest?.(have(1))).to.equal(first);
+    expect(gets).to.deep.equal(['a']); // remembered: no second read
+    generation = 2;
+    content = { a: 1, b: 3 };
+    const second = await writer.liveSpecDigest?.(have(2));
+    expect(second).to.not.equal(first);
+    expect(gets).to.deep.equal(['a', 'a']);
+    expect(await writer.liveSpecDigest?.(have(1, 'gone'))).to.equal(undefined);
   });
 });

@@ -6,8 +6,8 @@
 import type { CatalogMetadata } from '../api/v1/index.js';
 import { ANNOTATION_CONTENT_OMITTED, LABEL_CATALOG, labelValue } from '../api/v1/index.js';
 import { isAlreadyExists, isConflict, isNotFound, isTooLarge } from '../kube/index.js';
-import type { ManagedFieldsEntry } from './drift.js';
-import { specEditedByOthers } from './drift.js';
+import type { ManagedFieldsEntry, SpecLike } from './drift.js';
+import { specCoOwned, specDigest } from './drift.js';
 import type { CatalogMetadataWriter, ObjectWrite } from './engine.js';
 import { ObjectTooLargeError } from './engine.js';
 import type { ExistingObject } from './plan.js';
@@ -19,6 +19,7 @@ export interface ListedMetadata {
     name: string;
     uid?: string;
     resourceVersion?: string;
+    generation?: number;
     labels?: Record<string, string>;
     annotations?: Record<string, string>;
     ownerReferences?: Array<{ uid: string; controller?: boolean }>;
@@ -34,7 +35,13 @@ export interface WriteOptions {
 
 /** The CatalogMetadata requests the writer makes (src/kube's Resource<CatalogMetadata>). */
 export interface CatalogMetadataObjects {
-  get(name: string, signal?: AbortSignal): Promise<{ metadata: { resourceVersion?: string } }>;
+  get(
+    name: string,
+    signal?: AbortSignal,
+  ): Promise<{
+    metadata: { resourceVersion?: string; uid?: string; generation?: number };
+    spec?: SpecLike;
+  }>;
   createQuietly(
     obj: CatalogMetadata | Buffer | string,
     signal?: AbortSignal,
@@ -64,6 +71,8 @@ export interface CatalogMetadataWriterOptions {
   /** The field manager of the controller's writes: tells its own fields from hand edits. */
   fieldManager: string;
   pageSize?: number;
+  /** How many spec digests to remember (per uid and generation); the oldest go first. */
+  maxRememberedSpecs?: number;
 }
 
 export function catalogMetadataSelector(catalog: string): string {
@@ -80,7 +89,8 @@ export function toExisting(o: ListedMetadata, fieldManager: string): ExistingObj
     omitted: o.metadata.annotations?.[ANNOTATION_CONTENT_OMITTED] !== undefined,
     ...(owner && { ownerUid: owner.uid }),
     deleting: o.metadata.deletionTimestamp !== undefined,
-    specEditedByOthers: specEditedByOthers(o.metadata.managedFields, fieldManager),
+    ...(o.metadata.generation !== undefined && { generation: o.metadata.generation }),
+    specCoOwned: specCoOwned(o.metadata.managedFields, fieldManager),
   };
 }
 
@@ -100,6 +110,19 @@ async function tooLargeAsTyped(name: string, write: () => Promise<void>): Promis
 
 export function catalogMetadataWriter(opts: CatalogMetadataWriterOptions): CatalogMetadataWriter {
   const { objects: full, metadata: meta, fieldManager, pageSize = 500 } = opts;
+  // The digest of a spec is fixed for an object's uid and generation (the apiserver bumps the
+  // generation on every spec change), so a co-owned spec is read once per change, not per resync.
+  // Bounded: about 100 bytes an entry; past the cap, the oldest entries are read again.
+  const remembered = new Map<string, string>();
+  const maxRemembered = opts.maxRememberedSpecs ?? 50_000;
+  const remember = (key: string, digest: string) => {
+    remembered.delete(key);
+    remembered.set(key, digest);
+    if (remembered.size > maxRemembered) {
+      const oldest = remembered.keys().next().value;
+      if (oldest !== undefined) remembered.delete(oldest);
+    }
+  };
 
   async function currentVersion(name: string, signal?: AbortSignal): Promise<string | undefined> {
     try {
@@ -115,6 +138,22 @@ export function catalogMetadataWriter(opts: CatalogMetadataWriterOptions): Catal
       for await (const o of meta.listAll(catalogMetadataSelector(catalog), pageSize, signal)) {
         yield toExisting(o, fieldManager);
       }
+    },
+    async liveSpecDigest(have, signal) {
+      const key = `${have.uid}/${have.generation ?? ''}`;
+      const known = remembered.get(key);
+      if (known !== undefined && have.generation !== undefined) return known;
+      let live;
+      try {
+        live = await full.get(have.name, signal);
+      } catch (err) {
+        if (isNotFound(err)) return undefined; // gone: the plan's update creates it again
+        throw err;
+      }
+      const digest = specDigest(live.spec ?? {});
+      const { uid, generation } = live.metadata;
+      if (uid !== undefined && generation !== undefined) remember(`${uid}/${generation}`, digest);
+      return digest;
     },
     async create(obj, signal) {
       await tooLargeAsTyped(obj.name, async () => {

@@ -12,6 +12,7 @@ import {
   scanCatalog,
   SyncWriteError,
 } from './engine.js';
+import { specDigest } from './drift.js';
 import type { ExistingObject } from './plan.js';
 import { planSync } from './plan.js';
 
@@ -112,6 +113,46 @@ describe('sync engine', () => {
       expect(written.map((w) => w.obj.metadata.name)).to.not.include(same);
       expect(written.at(-1)).to.deep.include({ verb: 'delete' });
       expect(written.filter((w) => w.verb === 'create')).to.have.length(scan.blobs - 2);
+    });
+
+    it('reads co-owned specs and rewrites only those whose content differs', async () => {
+      const scan = await scanCatalog(target);
+      const [same, edited, ours] = [...scan.desired.keys()];
+      const objects = new Map<string, CatalogMetadata>();
+      await scanCatalog(target, undefined, (obj) => {
+        objects.set(obj.metadata.name, obj);
+      });
+      const listed = (name: string, specCoOwned: boolean): ExistingObject => ({
+        name,
+        uid: `uid-${name}`,
+        resourceVersion: '3',
+        fingerprint: scan.desired.get(name)!,
+        ownerUid: 'uid-ops',
+        deleting: false,
+        generation: 2,
+        specCoOwned,
+      });
+      const { writer, written } = recordingWriter(
+        undefined,
+        [...scan.desired.keys()].map((n) => listed(n, n !== ours)),
+      );
+      const reads: string[] = [];
+      writer.liveSpecDigest = async (have) => {
+        reads.push(have.name);
+        const spec = structuredClone(objects.get(have.name)!.spec);
+        if (have.name === edited) spec.content = { ...(spec.content as object), edited: true };
+        return specDigest(spec);
+      };
+      const planned = await planCatalogSync(target, writer, spoolDir);
+      expect(reads).to.not.include(ours); // only the controller owns its spec: nothing to read
+      expect(reads).to.include(same);
+      expect(planned.plan.update).to.deep.equal([{ name: edited, resourceVersion: '3' }]);
+      expect(planned.plan.create).to.deep.equal([]);
+      await applyPlan(planned, writer, { concurrency: 2 });
+      await planned.dispose();
+      expect(written.map((w) => `${w.verb} ${w.obj.metadata.name}`)).to.deep.equal([
+        `update ${edited}`,
+      ]);
     });
 
     it('writes nothing to disk that outlives a failed scan', async () => {

@@ -19,7 +19,7 @@ import {
   withContentOmitted,
 } from '../fbc/index.js';
 import type { ExistingObject, Fingerprint, SyncPlan } from './plan.js';
-import { isUpToDate } from './drift.js';
+import { isUpToDate, noteSpecAgreement, specDigest } from './drift.js';
 import { metadataFingerprint, planSync } from './plan.js';
 import type { AdmissionRefusals } from './admission-refusals.js';
 import { checkRememberedRefusal } from './admission-refusals.js';
@@ -46,6 +46,40 @@ export interface CatalogMetadataWriter {
    * stored. Rejects as the write would. Optional: without it, refusals are not pre-checked.
    */
   dryRun?(verb: 'create' | 'update', obj: ObjectWrite, signal?: AbortSignal): Promise<void>;
+  /**
+   * The specDigest (drift.ts) of an object's spec as stored now, or undefined if it is gone;
+   * read for objects whose spec another field manager co-owns. Optional: without it, such
+   * objects are rewritten.
+   */
+  liveSpecDigest?(have: ExistingObject, signal?: AbortSignal): Promise<string | undefined>;
+}
+
+/** Spec reads in flight at once while planning (GETs of co-owned objects). */
+const SPEC_READ_CONCURRENCY = 16;
+
+/**
+ * Reads the spec digest of every listed object whose spec another field manager co-owns, so the
+ * drift rule can compare content (drift.ts). Objects not owned by the catalog or being deleted
+ * are rewritten or left anyway: not read.
+ */
+async function readCoOwnedSpecs(
+  existing: Iterable<ExistingObject>,
+  writer: CatalogMetadataWriter,
+  ownerUid: string,
+  signal?: AbortSignal,
+): Promise<void> {
+  const read = writer.liveSpecDigest?.bind(writer);
+  if (!read) return;
+  async function* tasks(): AsyncGenerator<() => Promise<void>> {
+    for (const have of existing) {
+      if (!have.specCoOwned || have.deleting || have.ownerUid !== ownerUid) continue;
+      yield async () => {
+        const digest = await read!(have, signal);
+        if (digest !== undefined) have.liveSpecDigest = digest;
+      };
+    }
+  }
+  await runBounded(tasks(), SPEC_READ_CONCURRENCY);
 }
 
 /** The blob fields an HTTP URL of a blob is made of. */
@@ -200,12 +234,14 @@ export async function planCatalogSync(
 ): Promise<PlannedSync> {
   const existing = new Map<string, ExistingObject>();
   for await (const o of writer.listExisting(target.catalog.name, signal)) existing.set(o.name, o);
+  const owner = target.catalog.uid;
+  await readCoOwnedSpecs(existing.values(), writer, owner, signal);
   const spool = await WriteSpool.create(spoolDir);
   try {
-    const owner = target.catalog.uid;
     // The same decision as planSync's, made per object while its body is at hand.
     const scan = await scanCatalog(target, signal, async (obj, blob, fingerprint) => {
       const have = existing.get(obj.metadata.name);
+      if (have) noteSpecAgreement(have, () => specDigest(obj.spec, blob.hash));
       if (have && isUpToDate(fingerprint, have, owner)) return;
       if (have) obj.metadata.resourceVersion = have.resourceVersion;
       const body = serializeCatalogMetadata(obj, blob.canonical);

@@ -102,13 +102,22 @@ describe('planSync', () => {
     expect(plan.update.map((u) => u.name)).to.deep.equal(['a']);
   });
 
-  it('restores a spec edited by hand (another field manager owns spec fields)', () => {
+  it('restores a spec another field manager co-owns unless its content was read equal', () => {
     const plan = planSync(
-      new Map([['a', want('h1')]]),
-      [have('a', 'h1', { specEditedByOthers: true })],
+      new Map([
+        ['a', want('h1')],
+        ['b', want('h1')],
+        ['c', want('h1')],
+      ]),
+      [
+        have('a', 'h1', { specCoOwned: true }),
+        have('b', 'h1', { specCoOwned: true, liveSpecDigest: 'd', specMatches: false }),
+        have('c', 'h1', { specCoOwned: true, liveSpecDigest: 'd', specMatches: true }),
+      ],
       owner,
     );
-    expect(plan.update.map((u) => u.name)).to.deep.equal(['a']);
+    expect(plan.update.map((u) => u.name)).to.deep.equal(['a', 'b']);
+    expect(plan.unchanged).to.equal(1);
   });
 
   it('takes over an object owned by another (e.g. re-created) catalog of the same name', () => {

@@ -2,6 +2,7 @@
 // with what exists (metadata only) and decide the fewest writes. Holds no content.
 import { createHash } from 'node:crypto';
 import {
+  CATALOG_METADATA_LABELS,
   ANNOTATION_CONTENT_HASH,
   ANNOTATION_CONTENT_OMITTED,
   OMITTED_MAX_OBJECT_BYTES,
@@ -16,13 +17,20 @@ import { isUpToDate } from './drift.js';
  */
 export type Fingerprint = string;
 
+const OWNED_LABELS = [...CATALOG_METADATA_LABELS].sort();
+
 export function objectFingerprint(
   contentHash: string | undefined,
   labels: Record<string, string> | undefined,
   omittedByFlag = false,
 ): Fingerprint {
   const h = createHash('sha256').update(contentHash ?? '');
-  for (const k of Object.keys(labels ?? {}).sort()) h.update(`\n${k}=${labels?.[k]}`);
+  // Only the controller's labels: a label another tool adds (a GitOps tracking label) is not
+  // drift. Sorted keys, absent ones skipped, so the digest is that of the labels we own.
+  for (const k of OWNED_LABELS) {
+    const v = labels?.[k];
+    if (v !== undefined) h.update(`\n${k}=${v}`);
+  }
   if (omittedByFlag) h.update(`\n\n${OMITTED_MAX_OBJECT_BYTES}`);
   return h.digest('base64url').slice(0, 22);
 }
@@ -56,8 +64,14 @@ export interface ExistingObject {
   /** UID of the controller owner reference, if any. */
   ownerUid?: string;
   deleting: boolean;
-  /** Someone other than the controller changed the spec (a hand edit): see drift.ts. */
-  specEditedByOthers?: boolean;
+  /** metadata.generation: changes with every change of the spec. */
+  generation?: number;
+  /** A field manager other than the controller's owns spec fields (drift.ts). */
+  specCoOwned?: boolean;
+  /** For a co-owned spec: the digest of the spec as read (drift.ts specDigest). */
+  liveSpecDigest?: string;
+  /** For a co-owned spec: whether liveSpecDigest equals the desired spec's (drift.ts). */
+  specMatches?: boolean;
 }
 
 export interface SyncPlan {

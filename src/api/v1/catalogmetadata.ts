@@ -21,6 +21,14 @@ export const LABEL_SCHEMA = 'schema';
 export const LABEL_PACKAGE = 'package';
 export const LABEL_NAME = 'name';
 export const LABEL_PACKAGE_OR_NAME = 'packageOrName';
+/** The labels the controller sets and owns; others' labels on an object are not its concern. */
+export const CATALOG_METADATA_LABELS: readonly string[] = [
+  LABEL_CATALOG,
+  LABEL_SCHEMA,
+  LABEL_PACKAGE,
+  LABEL_NAME,
+  LABEL_PACKAGE_OR_NAME,
+];
 
 /** sha256 of the canonical blob, `sha256:<hex>`; the sync compares it to skip unchanged objects. */
 export const ANNOTATION_CONTENT_HASH = 'olm.operatorframework.io/content-hash';
