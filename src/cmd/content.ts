@@ -2,7 +2,7 @@
 // listener, and the ContentPublisher the reconciler uses.
 import { readCatalog } from '../fbc/index.js';
 import type { ReplicaContent } from '../controllers/clustercatalog/replicate.js';
-import { ContentStore, catalogBaseUrl, startContentServer } from '../server/index.js';
+import { ContentStore, blobUrl, catalogBaseUrl, startContentServer } from '../server/index.js';
 
 export interface ContentWiring extends ReplicaContent {
   store: ContentStore;
@@ -24,12 +24,7 @@ export async function contentPublisher(opts: {
     store,
     served: (catalog) => store.current(catalog)?.contentHash,
     baseUrl: base,
-    blobUrl: (catalog, blob) => {
-      const q = new URLSearchParams({ schema: blob.schema });
-      if (blob.package !== undefined) q.set('package', blob.package);
-      if (blob.name !== undefined) q.set('name', blob.name);
-      return `${base(catalog)}/api/v1/metas?${q.toString()}`;
-    },
+    blobUrl: (catalog, blob) => blobUrl(base(catalog), blob),
     // Built once per content: the same content under a new digest reuses the revision.
     prepare: (catalog, contentHash, dir) =>
       store.ensureBuilt(catalog, contentHash, () => readCatalog(dir, { catalog })),

@@ -8,6 +8,7 @@ import { expect } from 'chai';
 import { FIXTURES } from '../../test/fixtures/fbc/expectations.js';
 import { generateCatalog } from '../../test/support/fbcgen.js';
 import { canonicalize, parseDocuments, readCatalog } from '../fbc/index.js';
+import type { CatalogMetadata } from '../api/v1/index.js';
 import { render } from './render.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -19,9 +20,10 @@ async function renderToString(
   dir: string,
   catalog: string,
   output: 'yaml' | 'json',
+  opts: { serverUrl?: string; maxObjectBytes?: number } = {},
 ): Promise<string> {
   let out = '';
-  await render(dir, catalog, output, async (s) => {
+  await render(dir, { catalog, output, ...opts }, async (s) => {
     out += s;
   });
   return out;
@@ -105,9 +107,47 @@ describe('catalogd render', () => {
     expect(r.stderr).to.equal('catalogd render: cannot read directory . (ENOENT)\n');
   });
 
+  it('an object over --max-object-bytes renders as the controller writes it: contentOmitted, its URL at --server-url', async () => {
+    const args = ['--server-url', 'http://catalogd.example:80/', '--max-object-bytes', '1000'];
+    const got = cli(path.join(FIXTURES, 'json-stream'), '--catalog', 'operatorhubio', ...args);
+    expect(got.stderr).to.equal('');
+    const file = path.join(GOLDEN, 'json-stream.omitted.yaml');
+    if (UPDATE) await writeFile(file, got.stdout);
+    expect(got.stdout).to.equal(await readFile(file, 'utf8'));
+    const json = JSON.parse(
+      await renderToString(path.join(FIXTURES, 'json-stream'), 'operatorhubio', 'json', {
+        serverUrl: 'http://catalogd.example:80/',
+        maxObjectBytes: 1000,
+      }),
+    ) as { items: CatalogMetadata[] };
+    const omitted = json.items.filter((i) => i.spec.contentOmitted);
+    expect(omitted.length).to.be.greaterThan(0);
+    expect(omitted.length).to.be.lessThan(json.items.length);
+    for (const o of omitted) {
+      expect(o.spec.content).to.equal(undefined);
+      expect(o.metadata.annotations?.['olm.operatorframework.io/content-omitted']).to.equal(
+        'max-object-bytes',
+      );
+      expect(o.spec.contentOmitted?.url).to.match(
+        /^http:\/\/catalogd\.example:80\/catalogs\/operatorhubio\/api\/v1\/metas\?schema=/,
+      );
+      expect(o.metadata.ownerReferences).to.equal(undefined);
+    }
+  });
+
   it('the CLI exits 2 on usage errors and names an invalid default catalog name', async () => {
     expect(cli().status).to.equal(2);
     expect(cli(FIXTURES, '-o', 'xml').status).to.equal(2);
+    const badBytes = cli(FIXTURES, '--max-object-bytes', '1MiB');
+    expect([badBytes.status, badBytes.stderr]).to.deep.equal([
+      2,
+      'catalogd render: --max-object-bytes "1MiB" is not a positive integer\n',
+    ]);
+    const badUrl = cli(FIXTURES, '--server-url', 'catalogd:80');
+    expect([badUrl.status, badUrl.stderr]).to.deep.equal([
+      2,
+      'catalogd render: --server-url "catalogd:80" is not an http(s) URL\n',
+    ]);
     const r = cli(path.join(FIXTURES, 'json-stream'));
     expect(r.status).to.equal(0);
     expect(r.stdout).to.contain('catalog: json-stream');

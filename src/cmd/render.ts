@@ -1,21 +1,36 @@
-// `catalogd render <dir>`: print the CatalogMetadata objects a catalog directory produces, as
-// the controller would write them (without owner references), for GitOps diffs and review.
-// Two passes: the first validates the whole catalog, so bad input prints nothing but the error.
+// `catalogd render <dir>`: print the CatalogMetadata objects a catalog directory produces, exactly
+// as the controller would write them (without owner references), for GitOps diffs and review.
+// The objects are built and validated by the sync engine's own scan (src/sync), with the same
+// --max-object-bytes and content URL, so an oversized blob renders with contentOmitted as the
+// controller stores it. Two passes: the first validates the whole catalog, so bad input prints
+// nothing but the error.
 import path from 'node:path';
 import process, { stderr, stdout } from 'node:process';
 import { parseArgs } from 'node:util';
 import { DEFAULT_SCALAR_STYLE_RULES, SCALAR_STYLE, dump } from 'js-yaml';
 import type { ScalarStyleRule } from 'js-yaml';
 import type { CatalogMetadata } from '../api/v1/index.js';
-import { FbcError, isDNS1123Subdomain, readCatalog, toCatalogMetadata } from '../fbc/index.js';
+import { DEFAULT_MAX_OBJECT_BYTES, FbcError, isDNS1123Subdomain } from '../fbc/index.js';
 import type { Blob } from '../fbc/index.js';
+import { blobUrl, catalogBaseUrl } from '../server/index.js';
+import type { SyncTarget } from '../sync/index.js';
+import { scanCatalog } from '../sync/index.js';
 
-const USAGE = `usage: catalogd render <dir> [-o yaml|json] [--catalog NAME]
+/** The controller's --server-url when none is given (its default --server-addr, :8090). */
+export const DEFAULT_SERVER_URL = 'http://127.0.0.1:8090';
 
-Prints the CatalogMetadata objects that the FBC directory <dir> produces:
+const USAGE = `usage: catalogd render <dir> [-o yaml|json] [--catalog NAME] [--server-url URL]
+                      [--max-object-bytes N]
+
+Prints the CatalogMetadata objects that the FBC directory <dir> produces, as the controller
+writes them (without owner references):
   -o yaml   a YAML stream, one document per object (default)
   -o json   a JSON List
-  --catalog NAME   the ClusterCatalog name (default: the directory's base name)
+  --catalog NAME          the ClusterCatalog name (default: the directory's base name)
+  --server-url URL        the controller's --server-url: objects whose content is omitted point
+                          there (default ${DEFAULT_SERVER_URL}, the controller's default)
+  --max-object-bytes N    the controller's --max-object-bytes: larger objects carry
+                          spec.contentOmitted instead of spec.content (default ${DEFAULT_MAX_OBJECT_BYTES})
 Objects are in catalog walk order (files in lexical order, blobs in file order).
 `;
 
@@ -76,6 +91,11 @@ function yamlSafeJson(json: string): string {
 }
 
 export function renderObject(obj: CatalogMetadata, blob: Blob, output: Output): string {
+  if (obj.spec.content === undefined) {
+    // Content omitted: a small object, printed as it is.
+    if (output === 'yaml') return dump(obj, { ...DUMP_OPTIONS, sortKeys: true });
+    return JSON.stringify(sorted(obj), null, 2);
+  }
   const deep = deeperThan(blob.content, PRETTY_MAX_DEPTH);
   const shell = sorted({ ...obj, spec: { ...obj.spec, content: PLACEHOLDER } });
   if (output === 'yaml') {
@@ -92,26 +112,52 @@ export function renderObject(obj: CatalogMetadata, blob: Blob, output: Output): 
   );
 }
 
+export interface RenderOptions {
+  catalog: string;
+  output: Output;
+  /** The controller's --server-url (content URLs of objects whose content is omitted). */
+  serverUrl?: string;
+  /** The controller's --max-object-bytes. */
+  maxObjectBytes?: number;
+}
+
+/**
+ * A sync target like the controller's. The owner's uid is a placeholder of a real uid's length:
+ * the owner reference counts towards an object's size (whether its content is omitted), and is
+ * then left out of the printed object.
+ */
+function renderTarget(dir: string, opts: RenderOptions): SyncTarget {
+  const base = catalogBaseUrl(opts.serverUrl ?? DEFAULT_SERVER_URL, opts.catalog);
+  return {
+    catalog: { name: opts.catalog, uid: '00000000-0000-0000-0000-000000000000' },
+    dir,
+    maxObjectBytes: opts.maxObjectBytes ?? DEFAULT_MAX_OBJECT_BYTES,
+    contentUrl: (blob) => blobUrl(base, blob),
+  };
+}
+
 export async function render(
   dir: string,
-  catalog: string,
-  output: Output,
+  opts: RenderOptions,
   emit: (s: string) => Promise<void>,
 ): Promise<number> {
-  // Pass 1: validate everything; nothing is printed for an invalid catalog.
-  let count = 0;
-  for await (const _blob of readCatalog(dir, { catalog })) count++;
+  const { output } = opts;
+  const target = renderTarget(dir, opts);
+  // Pass 1: build and validate everything as the controller does; nothing is printed for an
+  // invalid catalog.
+  const { blobs } = await scanCatalog(target);
   // Pass 2: print.
   if (output === 'json') await emit('{\n  "apiVersion": "v1",\n  "kind": "List",\n  "items": [');
   let i = 0;
-  for await (const blob of readCatalog(dir, { catalog })) {
-    const text = renderObject(toCatalogMetadata(blob), blob, output);
+  await scanCatalog(target, undefined, async (obj, blob) => {
+    delete obj.metadata.ownerReferences;
+    const text = renderObject(obj, blob, output);
     if (output === 'yaml') await emit(`${i === 0 ? '' : '---\n'}${text}`);
     else await emit(`${i === 0 ? '' : ','}\n    ${text.replace(/\n/g, '\n    ')}`);
     i++;
-  }
+  });
   if (output === 'json') await emit(i === 0 ? ']\n}\n' : '\n  ]\n}\n');
-  return count;
+  return blobs;
 }
 
 export async function main(args: string[]): Promise<number> {
@@ -123,6 +169,8 @@ export async function main(args: string[]): Promise<number> {
       options: {
         output: { type: 'string', short: 'o', default: 'yaml' },
         catalog: { type: 'string' },
+        'server-url': { type: 'string' },
+        'max-object-bytes': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -147,13 +195,40 @@ export async function main(args: string[]): Promise<number> {
     );
     return 2;
   }
+  const serverUrl = parsed.values['server-url'];
+  if (serverUrl !== undefined && !/^https?:\/\/[^/]/.test(serverUrl)) {
+    stderr.write(
+      `catalogd render: --server-url ${JSON.stringify(serverUrl)} is not an http(s) URL\n`,
+    );
+    return 2;
+  }
+  const maxBytesFlag = parsed.values['max-object-bytes'];
+  const maxObjectBytes = maxBytesFlag === undefined ? undefined : Number(maxBytesFlag);
+  if (
+    maxObjectBytes !== undefined &&
+    !(Number.isSafeInteger(maxObjectBytes) && maxObjectBytes > 0)
+  ) {
+    stderr.write(
+      `catalogd render: --max-object-bytes ${JSON.stringify(maxBytesFlag)} is not a positive integer\n`,
+    );
+    return 2;
+  }
   // A closed pipe (`render dir | head`) ends the output quietly, like other CLI tools.
   stdout.on('error', (err: NodeJS.ErrnoException) => {
     if (err.code === 'EPIPE') process.exit(0);
     throw err;
   });
   try {
-    await render(dir, catalog, output, write);
+    await render(
+      dir,
+      {
+        catalog,
+        output,
+        ...(serverUrl !== undefined && { serverUrl }),
+        ...(maxObjectBytes !== undefined && { maxObjectBytes }),
+      },
+      write,
+    );
     return 0;
   } catch (err) {
     const msg = err instanceof FbcError ? err.message : `${(err as Error).message}`;

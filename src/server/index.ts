@@ -11,7 +11,7 @@ export type {
   ServedResponse,
 } from './handler.js';
 export type { Endpoint } from './route.js';
-export { catalogBaseUrl, startContentServer } from './server.js';
+export { blobUrl, catalogBaseUrl, startContentServer } from './server.js';
 export type { ContentServer, ContentServerOptions } from './server.js';
 export { normalizeMetasQuery, parseMetasQuery } from './query.js';
 export type { MetasQuery } from './query.js';

@@ -54,3 +54,18 @@ export function catalogBaseUrl(
 ): string {
   return `${serverUrl.replace(/\/+$/, '')}${pathPrefix}/${catalog}`;
 }
+
+/**
+ * The URL of one blob on the content server (a metas query by its schema, package and name): the
+ * `contentOmitted.url` of an object whose content is not in the object. One function, so the
+ * controller and `catalogd render` set the same URL.
+ */
+export function blobUrl(
+  catalogBase: string,
+  blob: { schema: string; package?: string | undefined; name?: string | undefined },
+): string {
+  const q = new URLSearchParams({ schema: blob.schema });
+  if (blob.package !== undefined) q.set('package', blob.package);
+  if (blob.name !== undefined) q.set('name', blob.name);
+  return `${catalogBase}/api/v1/metas?${q.toString()}`;
+}
