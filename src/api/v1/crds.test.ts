@@ -110,10 +110,17 @@ describe('CRDs', () => {
       'LastUnpacked',
       'Serving',
       'Age',
+      'Resolved',
+      'Objects',
+      'ContentHash',
     ]);
+    // The last three only with -o wide.
+    expect(
+      crd.spec.versions[0]?.additionalPrinterColumns.map((c) => c.priority ?? 0),
+    ).to.deep.equal([0, 0, 0, 1, 1, 1]);
   });
 
-  it('CatalogMetadata has printer columns Catalog, Schema, Package, Name, Age and no status', () => {
+  it('CatalogMetadata has printer columns Catalog, Schema, Package, Name, Age (wide: content hash, omission) and no status', () => {
     const crd = catalogMetadataCRD();
     expect(crd.spec.versions[0]?.subresources).to.equal(undefined);
     expect(
@@ -124,6 +131,8 @@ describe('CRDs', () => {
       ['Package', '.spec.package'],
       ['Name', '.spec.name'],
       ['Age', '.metadata.creationTimestamp'],
+      ['ContentHash', '.metadata.annotations.olm\\.operatorframework\\.io/content-hash'],
+      ['ContentOmitted', '.metadata.annotations.olm\\.operatorframework\\.io/content-omitted'],
     ]);
   });
 

@@ -2,6 +2,8 @@
 // Not re-exported by index.ts: it loads TypeBox, which the controller does not need at run time.
 import type { TSchema } from '@sinclair/typebox';
 import {
+  ANNOTATION_CONTENT_HASH,
+  ANNOTATION_CONTENT_OMITTED,
   CATALOG_METADATA_DESCRIPTION,
   CATALOG_METADATA_KIND,
   CATALOG_METADATA_LIST_KIND,
@@ -62,6 +64,11 @@ export interface CustomResourceDefinition {
   };
 }
 
+/** A map key as a JSONPath member: its dots escaped (the apiserver's columns need this form). */
+function jsonPathKey(key: string): string {
+  return key.replaceAll('.', '\\.');
+}
+
 const AGE: PrinterColumn = { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' };
 
 export const CLUSTER_CATALOG_PRINTER_COLUMNS: readonly PrinterColumn[] = [
@@ -72,6 +79,10 @@ export const CLUSTER_CATALOG_PRINTER_COLUMNS: readonly PrinterColumn[] = [
     jsonPath: `.status.conditions[?(@.type=="${TYPE_SERVING}")].status`,
   },
   AGE,
+  // -o wide: which revision is synced.
+  { name: 'Resolved', type: 'string', jsonPath: '.status.resolvedSource.image.ref', priority: 1 },
+  { name: 'Objects', type: 'integer', jsonPath: '.status.objectCount', priority: 1 },
+  { name: 'ContentHash', type: 'string', jsonPath: '.status.contentHash', priority: 1 },
 ];
 
 /** Name is the blob's name (spec.name); the NAME kubectl always shows first is the object's. */
@@ -81,6 +92,19 @@ export const CATALOG_METADATA_PRINTER_COLUMNS: readonly PrinterColumn[] = [
   { name: 'Package', type: 'string', jsonPath: '.spec.package' },
   { name: 'Name', type: 'string', jsonPath: '.spec.name' },
   AGE,
+  // -o wide: the content's hash, and why the content is not in the object (empty: it is).
+  {
+    name: 'ContentHash',
+    type: 'string',
+    jsonPath: `.metadata.annotations.${jsonPathKey(ANNOTATION_CONTENT_HASH)}`,
+    priority: 1,
+  },
+  {
+    name: 'ContentOmitted',
+    type: 'string',
+    jsonPath: `.metadata.annotations.${jsonPathKey(ANNOTATION_CONTENT_OMITTED)}`,
+    priority: 1,
+  },
 ];
 
 const API_VERSION_FIELD = {
