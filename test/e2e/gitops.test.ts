@@ -1,0 +1,187 @@
+// GitOps coexistence (issue 23, SPEC §3.3): a GitOps tool applies the `catalogd render` output
+// with server-side apply under its own field manager, as Argo CD and Flux do. The apiserver then
+// records two owners of the same values; drift is judged by content, so resyncs write nothing,
+// and a value the co-owner changes is corrected with exactly one write. `kubectl diff
+// --server-side` of the render output against the synced catalog shows no difference, including
+// for a blob over 1 MiB whose content is omitted.
+import { expect } from 'chai';
+import { spawn } from 'node:child_process';
+import { createWriteStream } from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { ClusterCatalog } from '../../src/api/v1/index.js';
+import { applyCatalog, getCatalog, installCrds, push, waitSynced } from '../support/catalogs.js';
+import { repoRoot } from '../support/cluster.js';
+import type { RunningController } from '../support/controller.js';
+import { startController } from '../support/controller.js';
+import { CUSTOM_SCHEMA, generateCatalog } from '../support/fbcgen.js';
+import { kubectl, kubectlOk } from '../support/kubectl.js';
+import { uniqueName } from '../support/names.js';
+import { pollUntil } from '../support/poll.js';
+
+const SIZE_MB = 4.6; // about 1,000 blobs at seed 7
+const RESYNCS = 5;
+
+/** `catalogd render` as a user runs it, its YAML written to `out`. */
+async function renderTo(dir: string, out: string, args: string[]): Promise<void> {
+  const file = createWriteStream(out);
+  await new Promise<void>((resolve) => file.once('open', () => resolve()));
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', path.join(repoRoot, 'src/cmd/catalogd.ts'), 'render', dir, ...args],
+    { cwd: repoRoot, stdio: ['ignore', file, 'pipe'] },
+  );
+  let stderr = '';
+  child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+  const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
+  file.close();
+  if (code !== 0) throw new Error(`catalogd render exited ${code}: ${stderr}`);
+}
+
+/** Synced events of a catalog (their counts summed: the apiserver may aggregate repeats). */
+async function syncedEvents(catalog: string): Promise<number> {
+  const list = JSON.parse(
+    await kubectlOk([
+      'get',
+      'events',
+      '-A',
+      '--field-selector',
+      `involvedObject.name=${catalog},reason=Synced`,
+      '-o',
+      'json',
+    ]),
+  ) as { items: Array<{ count?: number }> };
+  return list.items.reduce((n, e) => n + (e.count ?? 1), 0);
+}
+
+describe('GitOps e2e: a second field manager and catalogd render', function () {
+  this.timeout(600_000);
+  const name = uniqueName('gitops');
+  let tmp = '';
+  let controller: RunningController | undefined;
+
+  before(async () => {
+    await installCrds();
+    tmp = await mkdtemp(path.join(os.tmpdir(), 'catalog-gitops-'));
+  });
+
+  after(async () => {
+    await controller?.stop();
+    await kubectl(['delete', 'clustercatalog', name, '--ignore-not-found', '--wait=false']);
+    if (tmp) await rm(tmp, { recursive: true, force: true });
+  });
+
+  it('co-owned identical content costs no writes; render diffs clean, an oversized blob included', async () => {
+    const dir = path.join(tmp, 'catalog');
+    await generateCatalog(dir, { seed: 7, sizeMB: SIZE_MB });
+    // One blob over 1 MiB (the controller's default --max-object-bytes): its content is omitted.
+    const big = { schema: CUSTOM_SCHEMA, name: 'release-notes', notes: 'n'.repeat(1_200_000) };
+    await writeFile(path.join(dir, 'release-notes.json'), `${JSON.stringify(big)}\n`);
+    const ref = await push(dir, `gitops:${uniqueName('v')}`);
+
+    controller = await startController();
+    const c = controller;
+    await applyCatalog(name, ref);
+    const synced = await waitSynced(name);
+    const objects = synced.status?.objectCount ?? 0;
+    expect(objects).to.be.within(900, 1200);
+
+    const rendered = path.join(tmp, 'render.yaml');
+    await renderTo(dir, rendered, ['--catalog', name, '--server-url', c.serverUrl]);
+    const text = await readFile(rendered, 'utf8');
+    expect(text).to.contain('content-omitted: max-object-bytes');
+
+    // The render output is what the controller stores: no diff (exit 0), as `kubectl diff`
+    // would show a GitOps user.
+    const diff = await kubectl(['diff', '--server-side', '-f', rendered]);
+    expect(diff.stderr).to.equal('');
+    expect(diff.stdout).to.equal('');
+    expect(diff.code).to.equal(0);
+
+    // The GitOps tool takes co-ownership of every object's values.
+    await kubectlOk(['apply', '--server-side', '--field-manager=gitops', '-f', rendered]);
+
+    const writesBefore = await c.metric('catalogd_catalogmetadata_writes_total');
+    const eventsBefore = await syncedEvents(name);
+    const reads: number[] = [];
+    for (let i = 1; i <= RESYNCS; i++) {
+      const getsBefore = await c.metric('catalogd_apiserver_requests_total', {
+        verb: 'get',
+        resource: 'catalogmetadata',
+      });
+      const reconciles = await c.metric('controller_runtime_reconcile_total', {
+        controller: 'clustercatalog',
+      });
+      const annotated = JSON.parse(
+        await kubectlOk([
+          'annotate',
+          'clustercatalog',
+          name,
+          `resync=${uniqueName('now')}`,
+          '--overwrite',
+          '-o',
+          'json',
+        ]),
+      ) as ClusterCatalog;
+      await pollUntil(
+        async () =>
+          (await c.metric('controller_runtime_reconcile_total', {
+            controller: 'clustercatalog',
+          })) > reconciles,
+        { timeoutMs: 120_000, what: `resync ${i}` },
+      );
+      // No status write at all: syncingTo was never set, no progress was reported.
+      const after = await getCatalog(name);
+      expect(after.metadata.resourceVersion, `resync ${i}: status written`).to.equal(
+        annotated.metadata.resourceVersion,
+      );
+      reads.push(
+        (await c.metric('catalogd_apiserver_requests_total', {
+          verb: 'get',
+          resource: 'catalogmetadata',
+        })) - getsBefore,
+      );
+    }
+    console.log(`      spec reads per resync: ${reads.join(', ')} (${objects} objects)`);
+    expect(await c.metric('catalogd_catalogmetadata_writes_total')).to.equal(writesBefore);
+    expect(await syncedEvents(name)).to.equal(eventsBefore);
+    // Each co-owned spec is read once, then remembered until it changes.
+    expect(reads[0]).to.equal(objects);
+    expect(reads.slice(1)).to.deep.equal(reads.slice(1).map(() => 0));
+
+    // The co-owner changes one value: exactly one corrective write restores it.
+    const doc = text
+      .split(/^---\n/m)
+      .find((d) => d.includes('schema: olm.package\n') && !d.includes('contentOmitted'));
+    expect(doc).to.not.equal(undefined);
+    const objectName = /^ {2}name: (\S+)$/m.exec(doc ?? '')?.[1] ?? '';
+    const edited = (doc ?? '').replace('\n  content:\n', '\n  content:\n    x-gitops: edited\n');
+    expect(edited).to.not.equal(doc);
+    const updatesBefore = await c.metric('catalogd_catalogmetadata_writes_total', {
+      verb: 'update',
+    });
+    await kubectlOk(
+      ['apply', '--server-side', '--field-manager=gitops', '--force-conflicts', '-f', '-'],
+      edited,
+    );
+    await pollUntil(
+      async () => {
+        const o = JSON.parse(
+          await kubectlOk(['get', 'catalogmetadata', objectName, '-o', 'json']),
+        ) as { spec: { content: Record<string, unknown> } };
+        return !('x-gitops' in o.spec.content);
+      },
+      { timeoutMs: 120_000, what: `the edit of ${objectName} to be corrected` },
+    );
+    await waitSynced(name);
+    expect(
+      (await c.metric('catalogd_catalogmetadata_writes_total', { verb: 'update' })) - updatesBefore,
+    ).to.equal(1);
+    expect(await c.metric('catalogd_catalogmetadata_writes_total')).to.equal(writesBefore + 1);
+
+    // And the catalog is clean again: the render output diffs with no difference.
+    const again = await kubectl(['diff', '--server-side', '-f', rendered]);
+    expect([again.code, again.stdout]).to.deep.equal([0, '']);
+  });
+});
