@@ -55,6 +55,19 @@ async function syncedEvents(catalog: string): Promise<number> {
   return list.items.reduce((n, e) => n + (e.count ?? 1), 0);
 }
 
+/**
+ * Real catalogs to check too: directories in $CATALOGD_REAL_CATALOGS (colon-separated), each
+ * optionally `dir@maxObjectBytes`. Not in CI (the catalogs are not in the repo): e.g. two
+ * OpenShift community catalogs from redhat-openshift-ecosystem/community-operators-prod.
+ */
+const REAL = (process.env.CATALOGD_REAL_CATALOGS ?? '')
+  .split(':')
+  .filter((s) => s !== '')
+  .map((s) => {
+    const [dir = '', max] = s.split('@');
+    return { dir, maxObjectBytes: max === undefined ? undefined : Number(max) };
+  });
+
 describe('GitOps e2e: a second field manager and catalogd render', function () {
   this.timeout(600_000);
   const name = uniqueName('gitops');
@@ -184,4 +197,59 @@ describe('GitOps e2e: a second field manager and catalogd render', function () {
     const again = await kubectl(['diff', '--server-side', '-f', rendered]);
     expect([again.code, again.stdout]).to.deep.equal([0, '']);
   });
+
+  for (const real of REAL) {
+    it(`real catalog ${real.dir}: render diffs clean, a co-owner's apply costs no writes`, async () => {
+      const flags =
+        real.maxObjectBytes === undefined ? [] : [`--max-object-bytes=${real.maxObjectBytes}`];
+      await controller?.stop();
+      controller = await startController({ args: flags });
+      const c = controller;
+      const realName = uniqueName('real');
+      const ref = await push(real.dir, `gitops-real:${uniqueName('v')}`);
+      await applyCatalog(realName, ref);
+      try {
+        const synced = await waitSynced(realName);
+        const rendered = path.join(tmp, `${realName}.yaml`);
+        await renderTo(real.dir, rendered, [
+          '--catalog',
+          realName,
+          '--server-url',
+          c.serverUrl,
+          ...flags.flatMap((f) => f.split('=')),
+        ]);
+        const omitted = (await readFile(rendered, 'utf8')).split('contentOmitted:').length - 1;
+        const diff = await kubectl(['diff', '--server-side', '-f', rendered]);
+        expect([diff.code, diff.stdout, diff.stderr]).to.deep.equal([0, '', '']);
+        await kubectlOk(['apply', '--server-side', '--field-manager=gitops', '-f', rendered]);
+        const writes = await c.metric('catalogd_catalogmetadata_writes_total');
+        for (let i = 1; i <= RESYNCS; i++) {
+          const reconciles = await c.metric('controller_runtime_reconcile_total', {
+            controller: 'clustercatalog',
+          });
+          await kubectlOk([
+            'annotate',
+            'clustercatalog',
+            realName,
+            `resync=${uniqueName('now')}`,
+            '--overwrite',
+          ]);
+          await pollUntil(
+            async () =>
+              (await c.metric('controller_runtime_reconcile_total', {
+                controller: 'clustercatalog',
+              })) > reconciles,
+            { timeoutMs: 120_000, what: `resync ${i}` },
+          );
+        }
+        const written = (await c.metric('catalogd_catalogmetadata_writes_total')) - writes;
+        console.log(
+          `      ${real.dir}: ${synced.status?.objectCount} objects, ${omitted} with content omitted; ${written} writes in ${RESYNCS} resyncs after the co-owner's apply`,
+        );
+        expect(written).to.equal(0);
+      } finally {
+        await kubectl(['delete', 'clustercatalog', realName, '--wait=false']);
+      }
+    });
+  }
 });
