@@ -68,6 +68,33 @@ const REAL = (process.env.CATALOGD_REAL_CATALOGS ?? '')
     return { dir, maxObjectBytes: max === undefined ? undefined : Number(max) };
   });
 
+/**
+ * Asks for a resync now (an annotation) and waits until the controller reconciled once more.
+ * Returns the catalog's resourceVersion right after the annotation: a reconcile that wrote no
+ * status leaves it as it is.
+ */
+async function resync(c: RunningController, catalog: string, i: number): Promise<string> {
+  const reconciles = () =>
+    c.metric('controller_runtime_reconcile_total', { controller: 'clustercatalog' });
+  const before = await reconciles();
+  const annotated = JSON.parse(
+    await kubectlOk([
+      'annotate',
+      'clustercatalog',
+      catalog,
+      `resync=${uniqueName('now')}`,
+      '--overwrite',
+      '-o',
+      'json',
+    ]),
+  ) as ClusterCatalog;
+  await pollUntil(async () => (await reconciles()) > before, {
+    timeoutMs: 120_000,
+    what: `resync ${i} of ${catalog}`,
+  });
+  return annotated.metadata.resourceVersion ?? '';
+}
+
 describe('GitOps e2e: a second field manager and catalogd render', function () {
   this.timeout(600_000);
   const name = uniqueName('gitops');
@@ -123,32 +150,10 @@ describe('GitOps e2e: a second field manager and catalogd render', function () {
         verb: 'get',
         resource: 'catalogmetadata',
       });
-      const reconciles = await c.metric('controller_runtime_reconcile_total', {
-        controller: 'clustercatalog',
-      });
-      const annotated = JSON.parse(
-        await kubectlOk([
-          'annotate',
-          'clustercatalog',
-          name,
-          `resync=${uniqueName('now')}`,
-          '--overwrite',
-          '-o',
-          'json',
-        ]),
-      ) as ClusterCatalog;
-      await pollUntil(
-        async () =>
-          (await c.metric('controller_runtime_reconcile_total', {
-            controller: 'clustercatalog',
-          })) > reconciles,
-        { timeoutMs: 120_000, what: `resync ${i}` },
-      );
+      const annotated = await resync(c, name, i);
       // No status write at all: syncingTo was never set, no progress was reported.
       const after = await getCatalog(name);
-      expect(after.metadata.resourceVersion, `resync ${i}: status written`).to.equal(
-        annotated.metadata.resourceVersion,
-      );
+      expect(after.metadata.resourceVersion, `resync ${i}: status written`).to.equal(annotated);
       reads.push(
         (await c.metric('catalogd_apiserver_requests_total', {
           verb: 'get',
@@ -223,25 +228,7 @@ describe('GitOps e2e: a second field manager and catalogd render', function () {
         expect([diff.code, diff.stdout, diff.stderr]).to.deep.equal([0, '', '']);
         await kubectlOk(['apply', '--server-side', '--field-manager=gitops', '-f', rendered]);
         const writes = await c.metric('catalogd_catalogmetadata_writes_total');
-        for (let i = 1; i <= RESYNCS; i++) {
-          const reconciles = await c.metric('controller_runtime_reconcile_total', {
-            controller: 'clustercatalog',
-          });
-          await kubectlOk([
-            'annotate',
-            'clustercatalog',
-            realName,
-            `resync=${uniqueName('now')}`,
-            '--overwrite',
-          ]);
-          await pollUntil(
-            async () =>
-              (await c.metric('controller_runtime_reconcile_total', {
-                controller: 'clustercatalog',
-              })) > reconciles,
-            { timeoutMs: 120_000, what: `resync ${i}` },
-          );
-        }
+        for (let i = 1; i <= RESYNCS; i++) await resync(c, realName, i);
         const written = (await c.metric('catalogd_catalogmetadata_writes_total')) - writes;
         console.log(
           `      ${real.dir}: ${synced.status?.objectCount} objects, ${omitted} with content omitted; ${written} writes in ${RESYNCS} resyncs after the co-owner's apply`,
