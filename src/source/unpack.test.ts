@@ -235,6 +235,7 @@ describe('source/unpack', () => {
     // A PAX header giving a size beyond the archive.
     const lie = await tarOf([{ name: 'configs/c.json', body: 'c', pax: { size: '99999999' } }]);
     await run(Buffer.concat([lie.subarray(0, lie.length - 1024), good.subarray(0, 512)]));
+    await run(gzipSync(random), 'gzip'); // a valid gzip stream of no tar
     await run(Buffer.from('not gzip at all'), 'gzip');
     expect([...new Set(messages)]).to.deep.equal([
       'layer 1: invalid tar archive at the first entry (invalid tar header)',

@@ -224,9 +224,13 @@ export class LayerApplier {
     const extract = tar.extract();
     const stages: Transform[] = [];
     const d = decompressor(compression);
-    let decompressError: unknown;
+    let decompressError: NodeJS.ErrnoException | undefined;
     if (d) {
-      d.once('error', (err) => (decompressError ??= err));
+      // Only the decompressor's own errors (zlib's Z_* and ZSTD_* codes): when the tar reader
+      // fails, the pipeline destroys this stage with the reader's error, which is no gzip fault.
+      d.on('error', (err: NodeJS.ErrnoException) => {
+        if (/^(Z_|ZSTD_)/.test(err.code ?? '')) decompressError ??= err;
+      });
       stages.push(d);
     }
     stages.push(this.byteCounter(what, count));
@@ -259,10 +263,10 @@ export class LayerApplier {
     if (failure === undefined) return;
     if (findSourceError(failure)) throw failure as Error;
     // What is left is the archive's own fault: the decompressor's or the tar reader's.
-    if (decompressError !== undefined)
+    if (decompressError)
       throw terminal(
         'InvalidLayer',
-        `${what}: invalid ${compression} stream (${(decompressError as { code?: string }).code ?? 'corrupt data'})`,
+        `${what}: invalid ${compression} stream (${decompressError.code})`,
       );
     const where =
       lastEntry === undefined ? 'at the first entry' : `after entry ${shownName(lastEntry)}`;
