@@ -290,10 +290,11 @@ describe('hostile images e2e: the controller under the Deployment heap options',
 // Unpacking costs little per entry: 100,000 empty files unpack in seconds (34 s before the
 // unpacker wrote small files with synchronous calls, on the shared 2-core machine). In process,
 // since in the controller the same layer also costs two parses (the sync's and the content
-// server's) that belong to src/fbc: the controller run below is opt-in (CATALOGD_E2E_100K=1).
+// server's) that belong to src/fbc (bench/unpack-entries.ts measures both): the controller run
+// below is opt-in (CATALOGD_E2E_100K=1).
 describe('hostile images: 100,000 entries unpack in process', function () {
   this.timeout(180_000);
-  it('unpacks 100,000 empty entries plus the sample catalog within 25 s, and parses them', async () => {
+  it('unpacks 100,000 empty entries plus the sample catalog within 25 s', async () => {
     const work = await mkdtemp(path.join(os.tmpdir(), 'entries-'));
     try {
       const applier = new LayerApplier(path.join(work, 'fs'), ['configs']);
@@ -307,14 +308,11 @@ describe('hostile images: 100,000 entries unpack in process', function () {
         await applier.apply(Readable.from([layer]), 'gzip', `layer ${i + 1}`);
       }
       const unpackSeconds = (Date.now() - t0) / 1000;
-      const t1 = Date.now();
-      const rev = await revisionOf(applier.catalogPath, 'entries');
-      const parseSeconds = (Date.now() - t1) / 1000;
       console.log(
-        `      unpack ${unpackSeconds.toFixed(1)} s (${Math.round(100_002 / unpackSeconds)} entries/s), parse ${parseSeconds.toFixed(1)} s (${Math.round(100_002 / parseSeconds)} entries/s)`,
+        `      unpack ${unpackSeconds.toFixed(1)} s (${Math.round(100_002 / unpackSeconds)} entries/s)`,
       );
       expect(applier.stats.entries).to.equal(100_002);
-      expect(rev).to.deep.equal(await revisionOf(sampleDir, 'entries'));
+      expect(applier.stats.files).to.equal(100_002);
       expect(unpackSeconds, 'unpack seconds (a generous bound)').to.be.at.most(25);
     } finally {
       await rm(work, { recursive: true, force: true });
