@@ -235,19 +235,27 @@ describe('hostile images e2e: the controller under the Deployment heap options',
 
   for (const c of cases) {
     it(`refuses: ${c.title}`, async () => {
+      const layers = await c.layers();
       const disk = watchDisk(cacheDir);
-      const ref = await switchTo(await c.layers());
-      const failed = await pollUntil(
-        async () => {
-          const cc = await getCatalog(name);
-          const p = condition(cc, 'Progressing');
-          return p?.reason === 'Blocked' && p.observedGeneration === cc.metadata.generation
-            ? p
-            : undefined;
-        },
-        { timeoutMs: 60_000, intervalMs: 100, what: `Progressing=Blocked for ${c.title}` },
-      );
-      const growth = (await disk.stop()) - baseline;
+      let maxDisk: number;
+      let ref: string;
+      let failed;
+      try {
+        ref = await switchTo(layers);
+        failed = await pollUntil(
+          async () => {
+            const cc = await getCatalog(name);
+            const p = condition(cc, 'Progressing');
+            return p?.reason === 'Blocked' && p.observedGeneration === cc.metadata.generation
+              ? p
+              : undefined;
+          },
+          { timeoutMs: 60_000, intervalMs: 100, what: `Progressing=Blocked for ${c.title}` },
+        );
+      } finally {
+        maxDisk = await disk.stop();
+      }
+      const growth = maxDisk - baseline;
       console.log(`      disk growth during the attempt: ${(growth / MB).toFixed(1)} MB`);
       expect(failed.message).to.equal(
         `pull catalog image ${ref}: ${c.message.replaceAll('<ref>', ref)}`,
