@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { isTerminal } from '../util/errors.js';
+import { errorChain, isTerminal } from '../util/errors.js';
 import { mkdtemp, readdir, readFile, rm, stat, writeFile, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -261,6 +261,16 @@ describe('source/unpack', () => {
     );
     for (const e of [e1, e2]) expect(String((e as Error).message)).not.to.include(base);
     expect(await tree(root)).to.deep.equal([]);
+  });
+
+  it('reports a write error by entry name and errno code, never the local path', async () => {
+    await writeFile(root + '-file', 'x'); // a file where the root directory should be
+    const a = new LayerApplier(root + '-file', ['configs']);
+    const e = await fail(apply(a, [{ name: 'configs/a.json', body: 'a' }]));
+    expect(findSourceError(e)?.code).to.equal('InvalidLayer');
+    expect(isTerminal(e)).to.equal(true);
+    expect((e as Error).message).to.equal('layer: entry "configs/a.json": cannot write (ENOTDIR)');
+    expect(errorChain(e)).not.to.include(base);
   });
 
   it('honours a nested catalog directory label', async () => {
