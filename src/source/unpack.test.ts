@@ -273,6 +273,23 @@ describe('source/unpack', () => {
     expect(errorChain(e)).not.to.include(base);
   });
 
+  it('reports a read error of the downloaded layer as retryable, by errno code only', async () => {
+    const a = new LayerApplier(root, ['configs']);
+    const source = new Readable({
+      read() {
+        const err = Object.assign(new Error(`EIO: i/o error, read ${base}/layer.blob`), {
+          code: 'EIO',
+          syscall: 'read',
+        });
+        this.destroy(err);
+      },
+    });
+    const e = await fail(a.check(source, 'gzip', 'layer'));
+    expect(findSourceError(e)?.code).to.equal('Unavailable');
+    expect(isTerminal(e)).to.equal(false);
+    expect(errorChain(e)).to.equal('layer: cannot read the downloaded layer (EIO)');
+  });
+
   it('honours a nested catalog directory label', async () => {
     const a = new LayerApplier(root, ['var', 'cat']);
     await apply(a, [

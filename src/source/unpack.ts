@@ -262,6 +262,11 @@ export class LayerApplier {
     if (fed instanceof Error && !findSourceError(failure) && !isPrematureClose(fed)) failure = fed;
     if (failure === undefined) return;
     if (findSourceError(failure)) throw failure as Error;
+    // Write errors were mapped per entry (writeFailure): an errno error here is reading the
+    // downloaded layer, the controller's trouble, not the archive's.
+    const errno = failure as NodeJS.ErrnoException;
+    if (typeof errno?.syscall === 'string' && typeof errno.code === 'string')
+      throw retryable('Unavailable', `${what}: cannot read the downloaded layer (${errno.code})`);
     // What is left is the archive's own fault: the decompressor's or the tar reader's.
     if (decompressError)
       throw terminal(
