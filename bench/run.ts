@@ -10,7 +10,7 @@
 //   BENCH_CONCURRENCY=8,16,32,32m   raw-client levels (`m`, `w` flags: see CONCURRENCY)
 //   BENCH_MERGE=a.json,b.json   no run: merge results of several runs into BENCH_OUT
 //   BENCH_OUT=NAME          write bench/results/NAME.{json,md} and leave README.md alone
-//   BENCH_SKIP_KUBECTL=1, BENCH_SKIP_PARSE=1, BENCH_SKIP_HTTP=1   skip those parts
+//   BENCH_SKIP_KUBECTL=1, BENCH_SKIP_PARSE=1, BENCH_SKIP_ENTRIES=1, BENCH_SKIP_HTTP=1   skip those
 //   BENCH_PPROF=DIR         save a 10-s apiserver CPU profile of each write phase (controller
 //                           rounds, raw levels) in DIR, for `go tool pprof`
 //
@@ -1225,6 +1225,8 @@ async function main(): Promise<void> {
     rssGrowth(results);
     if (process.env.BENCH_SKIP_PARSE !== '1')
       results.fbcParse = childBench('fbc-parse', ['--size-mb', String(largest), '--runs', '3']);
+    if (process.env.BENCH_SKIP_ENTRIES !== '1')
+      results.unpackEntries = childBench('unpack-entries', ['--entries', '100000']);
     if (process.env.BENCH_SKIP_HTTP !== '1' && existsSync(path.join(ROOT, 'bench', 'http.ts')))
       results.http = childBench('http', ['--size-mb', String(largest)]);
     await finish(results, started);

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { isTerminal } from '../util/errors.js';
+import { errorChain, isTerminal } from '../util/errors.js';
 import { mkdtemp, readdir, readFile, rm, stat, writeFile, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -122,6 +122,45 @@ describe('source/unpack', () => {
     expect(a.stats.skipped).to.deep.equal({ symlink: 2, hardlink: 2 });
   });
 
+  it('makes a hardlink inside the catalog a real link, counted against the byte cap', async () => {
+    const a = new LayerApplier(root, ['configs']);
+    const body = 'x'.repeat(100_000);
+    await apply(a, [
+      { name: 'configs/big.json', body },
+      ...Array.from({ length: 5 }, (_, i) => ({
+        name: `configs/links/l${i}`,
+        type: 'link' as const,
+        linkname: 'configs/big.json',
+      })),
+    ]);
+    const big = await stat(path.join(root, 'configs/big.json'));
+    expect(big.nlink, 'one inode for the file and its 5 links').to.equal(6);
+    expect((await stat(path.join(root, 'configs/links/l4'))).ino).to.equal(big.ino);
+    expect(a.stats.bytes, 'each link counts as a copy').to.be.greaterThan(6 * body.length);
+    // A later layer replacing the target leaves the links' content alone.
+    await apply(a, [{ name: 'configs/big.json', body: 'new' }]);
+    expect(await readFile(path.join(root, 'configs/big.json'), 'utf8')).to.equal('new');
+    expect(await readFile(path.join(root, 'configs/links/l0'), 'utf8')).to.equal(body);
+
+    // The bomb: one file and many links to it stops at the cap, having written one copy.
+    const bombRoot = path.join(base, 'bomb');
+    const b = new LayerApplier(bombRoot, ['configs'], { maxBytes: 1_000_000, maxEntries: 1000 });
+    const e = await fail(
+      apply(b, [
+        { name: 'configs/big.json', body },
+        ...Array.from({ length: 100 }, (_, i) => ({
+          name: `configs/l${i}`,
+          type: 'link' as const,
+          linkname: 'configs/big.json',
+        })),
+      ]),
+    );
+    expect(findSourceError(e)?.code).to.equal('LimitExceeded');
+    expect(String((e as Error).message)).to.equal(
+      'layer: uncompressed content over the limit of 1000000 bytes',
+    );
+  });
+
   it('applies whiteouts and opaque directories from upper layers', async () => {
     const a = new LayerApplier(root, ['configs']);
     await apply(a, [
@@ -150,6 +189,105 @@ describe('source/unpack', () => {
       { name: 'configs/new.json', body: 'n' },
     ]);
     expect(await tree(root)).to.deep.equal(['configs/', 'configs/new.json']);
+  });
+
+  for (const name of ['.wh.', '.wh..', '.wh...']) {
+    it(`refuses the invalid whiteout ${name} and keeps the directory that holds it`, async () => {
+      const a = new LayerApplier(root, ['configs']);
+      await apply(a, [{ name: 'configs/a.json', body: 'a' }]);
+      const layer = [{ name: `configs/${name}`, body: '' }];
+      for (const e of [
+        await fail(a.check(Readable.from([await tarOf(layer)]), 'none', 'layer')),
+        await fail(apply(a, layer)),
+      ]) {
+        expect(findSourceError(e)?.code).to.equal('InvalidLayer');
+        expect(isTerminal(e)).to.equal(true);
+        expect((e as Error).message).to.equal(
+          `layer: entry "configs/${name}" is a whiteout of ${JSON.stringify(name.slice(4))}, which names no file`,
+        );
+      }
+      expect(await tree(root)).to.deep.equal(['configs/', 'configs/a.json']);
+    });
+  }
+
+  it('says "invalid tar archive" (or stream) for a corrupt layer, naming the entry', async () => {
+    const a = new LayerApplier(root, ['configs']);
+    const good = await tarOf([
+      { name: 'configs/a.json', body: 'a'.repeat(600) },
+      { name: 'configs/b.json', body: 'b'.repeat(600) },
+    ]);
+    const messages: string[] = [];
+    const run = async (bytes: Buffer, c: 'none' | 'gzip' = 'none') => {
+      for (const e of [
+        await fail(a.check(Readable.from([bytes]), c, 'layer 1')),
+        await fail(a.apply(Readable.from([bytes]), c, 'layer 1')),
+      ]) {
+        expect(findSourceError(e)?.code, String(e)).to.equal('InvalidLayer');
+        expect(isTerminal(e)).to.equal(true);
+        messages.push((e as Error).message);
+      }
+    };
+    const random = Buffer.alloc(4096);
+    for (let i = 0; i < random.length; i++) random[i] = (i * 7919 + 13) % 251;
+    await run(random);
+    await run(good.subarray(0, 1100)); // truncated inside b.json's header
+    await run(good.subarray(0, 800)); // truncated inside a.json's body
+    // A PAX header giving a size beyond the archive.
+    const lie = await tarOf([{ name: 'configs/c.json', body: 'c', pax: { size: '99999999' } }]);
+    await run(Buffer.concat([lie.subarray(0, lie.length - 1024), good.subarray(0, 512)]));
+    await run(gzipSync(random), 'gzip'); // a valid gzip stream of no tar
+    await run(Buffer.from('not gzip at all'), 'gzip');
+    expect([...new Set(messages)]).to.deep.equal([
+      'layer 1: invalid tar archive at the first entry (invalid tar header)',
+      'layer 1: invalid tar archive after entry "configs/a.json" (unexpected end of data)',
+      'layer 1: invalid tar archive after entry "configs/c.json" (unexpected end of data)',
+      'layer 1: invalid gzip stream (Z_DATA_ERROR)',
+    ]);
+  });
+
+  it('refuses too long and too deep names with the entry name, never a local path', async () => {
+    const a = new LayerApplier(root, ['configs'], { maxBytes: 1e9, maxEntries: 100, maxDepth: 8 });
+    const long = `configs/${'n'.repeat(300)}.json`;
+    const e1 = await fail(apply(a, [{ name: long, body: 'x' }]));
+    expect(findSourceError(e1)?.code).to.equal('InvalidLayer');
+    expect((e1 as Error).message).to.equal(
+      `layer: entry "configs/${'n'.repeat(92)}...": name too long`,
+    );
+    const deep = `configs/${Array.from({ length: 9 }, () => 'd').join('/')}/x.json`;
+    const e2 = await fail(apply(a, [{ name: deep, body: 'x' }]));
+    expect(findSourceError(e2)?.code).to.equal('LimitExceeded');
+    expect((e2 as Error).message).to.equal(
+      `layer: entry "${deep}" is more than 8 directories deep`,
+    );
+    for (const e of [e1, e2]) expect(String((e as Error).message)).not.to.include(base);
+    expect(await tree(root)).to.deep.equal([]);
+  });
+
+  it('reports a write error by entry name and errno code, never the local path', async () => {
+    await writeFile(root + '-file', 'x'); // a file where the root directory should be
+    const a = new LayerApplier(root + '-file', ['configs']);
+    const e = await fail(apply(a, [{ name: 'configs/a.json', body: 'a' }]));
+    expect(findSourceError(e)?.code).to.equal('InvalidLayer');
+    expect(isTerminal(e)).to.equal(true);
+    expect((e as Error).message).to.equal('layer: entry "configs/a.json": cannot write (ENOTDIR)');
+    expect(errorChain(e)).not.to.include(base);
+  });
+
+  it('reports a read error of the downloaded layer as retryable, by errno code only', async () => {
+    const a = new LayerApplier(root, ['configs']);
+    const source = new Readable({
+      read() {
+        const err = Object.assign(new Error(`EIO: i/o error, read ${base}/layer.blob`), {
+          code: 'EIO',
+          syscall: 'read',
+        });
+        this.destroy(err);
+      },
+    });
+    const e = await fail(a.check(source, 'gzip', 'layer'));
+    expect(findSourceError(e)?.code).to.equal('Unavailable');
+    expect(isTerminal(e)).to.equal(false);
+    expect(errorChain(e)).to.equal('layer: cannot read the downloaded layer (EIO)');
   });
 
   it('honours a nested catalog directory label', async () => {

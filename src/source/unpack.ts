@@ -3,31 +3,48 @@
 // remove what lower layers wrote; only regular files and directories are created, with fixed
 // modes. Safety: entry names with `..` fail the pull; absolute names are taken relative to the
 // image root (as container runtimes do); symlinks, devices and FIFOs are skipped, never created;
-// a hardlink is materialized as a copy only when its target is a regular file already unpacked
-// inside the catalog directory, otherwise skipped; files are opened with O_NOFOLLOW and since no
-// link is ever created nothing can be written outside the target. Caps: uncompressed bytes
-// (across all layers, counted on the tar stream, so gzip bombs stop early) and tar entries.
-import { constants } from 'node:fs';
-import { lstat, mkdir, open, readdir, rm, copyFile } from 'node:fs/promises';
+// a hardlink becomes a real hard link only when its target is a regular file already unpacked
+// inside the catalog directory (otherwise it is skipped), and counts against the byte cap as the
+// copy it stands for; files are created with O_EXCL|O_NOFOLLOW and since no symlink is ever
+// created nothing can be written outside the target. Caps: uncompressed bytes (across all
+// layers, counted on the tar stream, so gzip bombs stop early), tar entries, and the depth and
+// length of names. Every failure is a SourceError naming the layer and the entry as the layer
+// spells it, never a local path (see docs/source.md, "What the unpacker bounds").
+import { closeSync, constants, linkSync, lstatSync, mkdirSync, openSync, writeSync } from 'node:fs';
+import { open, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { Transform, type Readable, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import zlib from 'node:zlib';
 import tar from 'tar-stream';
-import { terminal } from './errors.js';
+import { findSourceError, retryable, terminal } from './errors.js';
 import type { Compression } from './manifest.js';
 
 export interface UnpackLimits {
-  /** Uncompressed tar bytes over all layers. */
+  /** Uncompressed tar bytes over all layers; a hardlink counts its target's size again. */
   maxBytes: number;
   /** Tar entries over all layers. */
   maxEntries: number;
+  /** Components of a name inside the catalog directory (default 128). */
+  maxDepth?: number;
 }
 
 export const defaultUnpackLimits: UnpackLimits = {
   maxBytes: 1024 * 1024 * 1024,
   maxEntries: 200_000,
+  maxDepth: 128,
 };
+
+const DEFAULT_MAX_DEPTH = 128;
+/** The longest name component a filesystem takes (NAME_MAX). */
+const MAX_COMPONENT_BYTES = 255;
+/**
+ * The longest name written: well under PATH_MAX (4096) minus the cache directory, so that
+ * whether a name is too long does not depend on where the cache is.
+ */
+const MAX_NAME_BYTES = 3072;
+/** Files up to this size are written with one synchronous write (see writeFile). */
+const SMALL_FILE_BYTES = 64 * 1024;
 
 export interface UnpackStats {
   entries: number;
@@ -46,12 +63,18 @@ const pipe = pipeline as unknown as (...streams: unknown[]) => Promise<void>;
 const WH = '.wh.';
 const OPAQUE = '.wh..wh..opq';
 
+/** An entry name as messages show it: quoted, cut at 100 characters. */
+export function shownName(name: string): string {
+  const s = name.length > 100 ? `${name.slice(0, 100)}...` : name;
+  return JSON.stringify(s);
+}
+
 /** Splits a tar entry name into safe path components; `..` anywhere is refused. */
 export function entryComponents(name: string, what: string): string[] {
   if (name.includes('\0')) throw terminal('UnsafeLayer', `${what}: entry name contains NUL`);
   const parts = name.split('/').filter((p) => p !== '' && p !== '.');
   if (parts.includes('..'))
-    throw terminal('UnsafeLayer', `${what}: entry "${name.slice(0, 200)}" has a ".." component`);
+    throw terminal('UnsafeLayer', `${what}: entry ${shownName(name)} has a ".." component`);
   return parts;
 }
 
@@ -59,6 +82,22 @@ export function entryComponents(name: string, what: string): string[] {
 export function catalogDirComponents(label: string): string[] {
   const parts = entryComponents(label, 'catalog directory label');
   return parts;
+}
+
+/**
+ * The name a whiteout entry removes, or undefined when base is not a whiteout. The OCI image
+ * layer spec derives it by dropping the prefix; an empty name, "." or ".." names no entry of the
+ * directory (it would name the directory itself or its parent), so such a whiteout is refused.
+ */
+export function whiteoutName(base: string, name: string, what: string): string | undefined {
+  if (base === OPAQUE || !base.startsWith(WH)) return undefined;
+  const removed = base.slice(WH.length);
+  if (removed === '' || removed === '.' || removed === '..')
+    throw terminal(
+      'InvalidLayer',
+      `${what}: entry ${shownName(name)} is a whiteout of ${JSON.stringify(removed)}, which names no file`,
+    );
+  return removed;
 }
 
 export function decompressor(c: Compression): Transform | undefined {
@@ -70,6 +109,35 @@ export function decompressor(c: Compression): Transform | undefined {
     return z.createZstdDecompress();
   }
   return undefined;
+}
+
+/** Filesystem errors that are the controller's trouble (disk full, descriptors), not the image's. */
+const LOCAL_FS_TROUBLE = new Set(['ENOSPC', 'EDQUOT', 'EMFILE', 'ENFILE', 'EIO', 'ENOMEM']);
+
+/**
+ * A filesystem error met while writing entry `name`, as a SourceError that names the entry and
+ * the errno code only: Node's own message holds the local path, which must not reach a status.
+ */
+function writeFailure(err: unknown, name: string, what: string): unknown {
+  const e = err as NodeJS.ErrnoException;
+  if (findSourceError(err) || typeof e?.syscall !== 'string' || typeof e.code !== 'string')
+    return err;
+  const where = `${what}: entry ${shownName(name)}`;
+  if (LOCAL_FS_TROUBLE.has(e.code))
+    return retryable('Unavailable', `${where}: cannot write (${e.code})`);
+  if (e.code === 'ENAMETOOLONG') return terminal('InvalidLayer', `${where}: name too long`);
+  return terminal('InvalidLayer', `${where}: cannot write (${e.code})`);
+}
+
+/** The first sentence of a tar-stream error, lower-cased: deterministic, no data in it. */
+function tarReason(err: unknown): string {
+  const msg = err instanceof Error ? err.message : String(err);
+  const first = msg.split(/[.:]/)[0]!.trim();
+  return first === '' ? 'unreadable' : first.charAt(0).toLowerCase() + first.slice(1);
+}
+
+function isPrematureClose(err: unknown): boolean {
+  return (err as { code?: unknown }).code === 'ERR_STREAM_PREMATURE_CLOSE';
 }
 
 export class LayerApplier {
@@ -99,8 +167,7 @@ export class LayerApplier {
    */
   async check(source: Readable, compression: Compression, what: string): Promise<void> {
     await this.read(source, compression, what, this.checked, async (entry) => {
-      entryComponents(entry.header.name, what);
-      if (entry.header.type === 'link') entryComponents(entry.header.linkname ?? '', what);
+      this.validate(entry.header, what);
     });
   }
 
@@ -108,12 +175,44 @@ export class LayerApplier {
   async apply(source: Readable, compression: Compression, what: string): Promise<void> {
     this.layerWritten = new Set();
     this.knownDirs.clear();
-    await this.read(source, compression, what, this.stats, (entry) => this.entry(entry, what));
+    await this.read(source, compression, what, this.stats, async (entry) => {
+      try {
+        await this.entry(entry, what);
+      } catch (err) {
+        throw writeFailure(err, entry.header.name, what);
+      }
+    });
   }
 
   private readonly checked = { entries: 0, bytes: 0 };
   /** Directories known to exist (as real directories) during the current layer. */
   private readonly knownDirs = new Set<string>();
+
+  /**
+   * Checks an entry's names (and its link's), returning its components. Names inside the catalog
+   * directory are also checked for depth and length, before anything is written.
+   */
+  private validate(h: tar.Header, what: string): string[] {
+    const parts = entryComponents(h.name, what);
+    const base = parts.at(-1) ?? '';
+    whiteoutName(base, h.name, what);
+    if (h.type === 'link') entryComponents(h.linkname ?? '', what);
+    const rel = this.relative(parts);
+    if (rel !== undefined) {
+      const maxDepth = this.limits.maxDepth ?? DEFAULT_MAX_DEPTH;
+      if (rel.length > maxDepth)
+        throw terminal(
+          'LimitExceeded',
+          `${what}: entry ${shownName(h.name)} is more than ${maxDepth} directories deep`,
+        );
+      if (
+        Buffer.byteLength(h.name) > MAX_NAME_BYTES ||
+        rel.some((p) => Buffer.byteLength(p) > MAX_COMPONENT_BYTES)
+      )
+        throw terminal('InvalidLayer', `${what}: entry ${shownName(h.name)}: name too long`);
+    }
+    return parts;
+  }
 
   private async read(
     source: Readable,
@@ -125,17 +224,27 @@ export class LayerApplier {
     const extract = tar.extract();
     const stages: Transform[] = [];
     const d = decompressor(compression);
-    if (d) stages.push(d);
+    let decompressError: NodeJS.ErrnoException | undefined;
+    if (d) {
+      // Only the decompressor's own errors (zlib's Z_* and ZSTD_* codes): when the tar reader
+      // fails, the pipeline destroys this stage with the reader's error, which is no gzip fault.
+      d.on('error', (err: NodeJS.ErrnoException) => {
+        if (/^(Z_|ZSTD_)/.test(err.code ?? '')) decompressError ??= err;
+      });
+      stages.push(d);
+    }
     stages.push(this.byteCounter(what, count));
     const feeding = pipe(source, ...stages, extract).catch((err: unknown) => err);
-    let failure: Error | undefined;
+    let failure: unknown;
+    let lastEntry: string | undefined;
     try {
       for await (const entry of extract as AsyncIterable<TarEntry>) {
+        lastEntry = entry.header.name;
         try {
           if (++count.entries > this.limits.maxEntries)
             throw terminal(
               'LimitExceeded',
-              `${what}: more than ${this.limits.maxEntries} tar entries`,
+              `${what}: more than ${this.limits.maxEntries} tar entries (the limit over all layers)`,
             );
           await onEntry(entry);
         } finally {
@@ -143,34 +252,47 @@ export class LayerApplier {
         }
       }
     } catch (err) {
-      failure = err instanceof Error ? err : new Error(String(err));
+      failure = err;
       extract.destroy();
       source.destroy();
     }
     const fed = await feeding;
-    // A stage's error (limit, corrupt gzip) explains an extraction failure better than its echo.
-    if (
-      fed instanceof Error &&
-      (failure === undefined || (isSourceLike(fed) && !isSourceLike(failure)))
-    )
-      failure = fed;
-    if (failure !== undefined) throw failure;
+    // A stage's error (limit, corrupt gzip, the tar reader's own) explains an extraction failure
+    // better than its echo in the entry being read ("stream was destroyed").
+    if (fed instanceof Error && !findSourceError(failure) && !isPrematureClose(fed)) failure = fed;
+    if (failure === undefined) return;
+    if (findSourceError(failure)) throw failure as Error;
+    // Write errors were mapped per entry (writeFailure): an errno error here is reading the
+    // downloaded layer, the controller's trouble, not the archive's.
+    const errno = failure as NodeJS.ErrnoException;
+    if (typeof errno?.syscall === 'string' && typeof errno.code === 'string')
+      throw retryable('Unavailable', `${what}: cannot read the downloaded layer (${errno.code})`);
+    // What is left is the archive's own fault: the decompressor's or the tar reader's.
+    if (decompressError)
+      throw terminal(
+        'InvalidLayer',
+        `${what}: invalid ${compression} stream (${decompressError.code})`,
+      );
+    const where =
+      lastEntry === undefined ? 'at the first entry' : `after entry ${shownName(lastEntry)}`;
+    throw terminal('InvalidLayer', `${what}: invalid tar archive ${where} (${tarReason(failure)})`);
   }
 
   private byteCounter(what: string, count: { bytes: number }): Transform {
     return new Transform({
       transform: (chunk: Buffer, _e: BufferEncoding, cb: TransformCallback) => {
         count.bytes += chunk.length;
-        if (count.bytes > this.limits.maxBytes)
-          cb(
-            terminal(
-              'LimitExceeded',
-              `${what}: uncompressed content over the limit of ${this.limits.maxBytes} bytes`,
-            ),
-          );
+        if (count.bytes > this.limits.maxBytes) cb(this.overBytes(what));
         else cb(null, chunk);
       },
     });
+  }
+
+  private overBytes(what: string) {
+    return terminal(
+      'LimitExceeded',
+      `${what}: uncompressed content over the limit of ${this.limits.maxBytes} bytes`,
+    );
   }
 
   private skip(reason: string): void {
@@ -194,21 +316,22 @@ export class LayerApplier {
 
   private async entry(entry: TarEntry, what: string): Promise<void> {
     const h = entry.header;
-    const parts = entryComponents(h.name, what);
+    const parts = this.validate(h, what);
     const base = parts.at(-1) ?? '';
     if (base === OPAQUE) return this.opaque(parts.slice(0, -1));
-    if (base.startsWith(WH)) return this.whiteout([...parts.slice(0, -1), base.slice(WH.length)]);
+    const removed = whiteoutName(base, h.name, what);
+    if (removed !== undefined) return this.whiteout([...parts.slice(0, -1), removed]);
     const rel = this.relative(parts);
     if (rel === undefined) return this.skip('outside');
     switch (h.type) {
       case 'file':
       case 'contiguous-file':
         if (rel.length === 0) return this.skip('other');
-        return this.writeFile(rel, entry);
+        return this.writeFile(rel, entry, h.size ?? 0);
       case 'directory':
         return this.mkdirs(rel);
       case 'link':
-        return this.hardlink(rel, entryComponents(h.linkname ?? '', what));
+        return this.hardlink(rel, entryComponents(h.linkname ?? '', what), what);
       case 'symlink':
         return this.skip('symlink');
       case 'character-device':
@@ -224,9 +347,13 @@ export class LayerApplier {
     return path.join(this.catalogPath, ...rel);
   }
 
+  // Directories and small files are made with synchronous calls: each is a few microseconds,
+  // while the promise API costs a thread-pool round trip per call (about 100 µs on a busy
+  // machine), which made a layer of 100,000 empty files take minutes.
+
   private async mkdirs(rel: string[]): Promise<void> {
     if (!this.knownDirs.has('')) {
-      await mkdir(this.catalogPath, { recursive: true, mode: 0o755 });
+      mkdirSync(this.catalogPath, { recursive: true, mode: 0o755 });
       this.knownDirs.add('');
     }
     for (let i = 1; i <= rel.length; i++) {
@@ -234,41 +361,93 @@ export class LayerApplier {
       this.layerWritten.add(key);
       if (this.knownDirs.has(key)) continue;
       const p = this.abs(rel.slice(0, i));
-      const st = await lstat(p).catch(() => undefined);
-      if (st && !st.isDirectory()) await rm(p, { force: true, recursive: true });
-      if (!st || !st.isDirectory()) await mkdir(p, { mode: 0o755 });
+      try {
+        mkdirSync(p, 0o755);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+        if (!lstatSync(p).isDirectory()) {
+          await this.remove(p);
+          mkdirSync(p, 0o755);
+        }
+      }
       this.knownDirs.add(key);
     }
   }
 
-  private async writeFile(rel: string[], entry: AsyncIterable<Buffer>): Promise<void> {
+  /** Removes whatever is at p (a lower layer's file or directory). */
+  private async remove(p: string): Promise<void> {
+    await rm(p, { recursive: true, force: true });
+    this.knownDirs.clear();
+  }
+
+  /**
+   * Creates p afresh with create(): a lower layer's entry there is removed first, never written
+   * through (O_TRUNC on a hard link would change every name of the file).
+   */
+  private async createFresh<T>(p: string, create: () => T | Promise<T>): Promise<T> {
+    try {
+      return await create();
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      await this.remove(p);
+      return create();
+    }
+  }
+
+  private async writeFile(
+    rel: string[],
+    entry: AsyncIterable<Buffer>,
+    size: number,
+  ): Promise<void> {
     await this.mkdirs(rel.slice(0, -1));
     const p = this.abs(rel);
-    const st = await lstat(p).catch(() => undefined);
-    if (st && !st.isFile()) {
-      await rm(p, { recursive: true, force: true });
-      this.knownDirs.clear();
+    const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
+    if (size <= SMALL_FILE_BYTES) {
+      const chunks: Buffer[] = [];
+      for await (const c of entry) chunks.push(c);
+      const body = Buffer.concat(chunks);
+      const fd = await this.createFresh(p, () => openSync(p, flags, 0o644));
+      try {
+        for (let off = 0; off < body.length;) off += writeSync(fd, body, off, body.length - off);
+      } finally {
+        closeSync(fd);
+      }
+    } else {
+      const fh = await this.createFresh(p, () => open(p, flags, 0o644));
+      try {
+        for await (const c of entry)
+          for (let off = 0; off < c.length;) off += (await fh.write(c, off)).bytesWritten;
+      } finally {
+        await fh.close();
+      }
     }
-    const fh = await open(
-      p,
-      constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW,
-      0o644,
-    );
-    await pipeline(entry, fh.createWriteStream());
     this.layerWritten.add(rel.join('/'));
     this.stats.files++;
   }
 
-  private async hardlink(rel: string[], targetParts: string[]): Promise<void> {
+  /**
+   * A hard link to a file unpacked inside the catalog directory: a real link (the disk holds the
+   * content once), whose target's size counts against the byte cap as the copy a reader sees, so
+   * that one file and many links to it cannot present more than the cap to the parser.
+   */
+  private async hardlink(rel: string[], targetParts: string[], what: string): Promise<void> {
     const target = this.relative(targetParts);
     if (!target || target.length === 0 || rel.length === 0) return this.skip('hardlink');
-    const st = await lstat(this.abs(target)).catch(() => undefined);
-    if (!st?.isFile()) return this.skip('hardlink');
-    await this.mkdirs(rel.slice(0, -1));
+    const from = this.abs(target);
+    let size: number;
+    try {
+      const st = lstatSync(from);
+      if (!st.isFile()) return this.skip('hardlink');
+      size = st.size;
+    } catch {
+      return this.skip('hardlink');
+    }
     const p = this.abs(rel);
-    await rm(p, { recursive: true, force: true });
-    this.knownDirs.clear();
-    await copyFile(this.abs(target), p, constants.COPYFILE_EXCL);
+    if (p === from) return;
+    this.stats.bytes += size;
+    if (this.stats.bytes > this.limits.maxBytes) throw this.overBytes(what);
+    await this.mkdirs(rel.slice(0, -1));
+    await this.createFresh(p, () => linkSync(from, p));
     this.layerWritten.add(rel.join('/'));
     this.stats.files++;
   }
@@ -277,8 +456,7 @@ export class LayerApplier {
     if (this.coversCatalog(parts)) return this.removeLower([]);
     const rel = this.relative(parts);
     if (!rel || rel.length === 0 || this.layerWritten.has(rel.join('/'))) return;
-    await rm(this.abs(rel), { recursive: true, force: true });
-    this.knownDirs.clear();
+    await this.remove(this.abs(rel));
   }
 
   private async opaque(dirParts: string[]): Promise<void> {
@@ -292,14 +470,8 @@ export class LayerApplier {
     const entries = await readdir(this.abs(rel), { withFileTypes: true }).catch(() => []);
     for (const e of entries) {
       const child = [...rel, e.name];
-      if (!this.layerWritten.has(child.join('/'))) {
-        await rm(this.abs(child), { recursive: true, force: true });
-        this.knownDirs.clear();
-      } else if (e.isDirectory()) await this.removeLower(child);
+      if (!this.layerWritten.has(child.join('/'))) await this.remove(this.abs(child));
+      else if (e.isDirectory()) await this.removeLower(child);
     }
   }
-}
-
-function isSourceLike(err: unknown): boolean {
-  return err instanceof Error && err.name === 'SourceError';
 }
