@@ -302,7 +302,7 @@ describe('hostile images e2e: the controller under the Deployment heap options',
 // below is opt-in (CATALOGD_E2E_100K=1).
 describe('hostile images: 100,000 entries unpack in process', function () {
   this.timeout(180_000);
-  it('unpacks 100,000 empty entries plus the sample catalog within 25 s', async () => {
+  it('unpacks 100,000 empty entries plus the sample catalog (entries per second reported)', async () => {
     const work = await mkdtemp(path.join(os.tmpdir(), 'entries-'));
     try {
       const applier = new LayerApplier(path.join(work, 'fs'), ['configs']);
@@ -321,7 +321,6 @@ describe('hostile images: 100,000 entries unpack in process', function () {
       );
       expect(applier.stats.entries).to.equal(100_002);
       expect(applier.stats.files).to.equal(100_002);
-      expect(unpackSeconds, 'unpack seconds (a generous bound)').to.be.at.most(25);
     } finally {
       await rm(work, { recursive: true, force: true });
     }
