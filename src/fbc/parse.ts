@@ -29,7 +29,11 @@ export interface ParseLimits {
    * characters). Parsing builds them all at once: a few megabytes of `1,1,1…` exhaust the heap.
    */
   maxDocumentNodes: number;
-  /** Nesting limit for JSON (Go's encoding/json stops at 10000 too). */
+  /**
+   * Nesting limit for JSON. Go's encoding/json (opm) stops at 10000, and so does the
+   * apiserver's decoder, which counts the two levels a blob sits under in its object
+   * (spec.content): 9998 is the deepest blob the apiserver accepts.
+   */
   maxDepth: number;
   /** Nesting limit for YAML: js-yaml's parser is recursive (it overflows the stack near 1600). */
   maxYamlDepth: number;
@@ -41,7 +45,7 @@ export const DEFAULT_PARSE_LIMITS: ParseLimits = {
   maxFileBytes: 1 << 30,
   maxDocumentBytes: 16 << 20,
   maxDocumentNodes: 200_000,
-  maxDepth: 10000,
+  maxDepth: 9998,
   maxYamlDepth: 1000,
   maxAliasExpandedNodes: DEFAULT_YAML_LIMITS.maxAliasExpandedNodes,
 };
