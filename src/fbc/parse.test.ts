@@ -187,11 +187,11 @@ describe('fbc/parse: one file as a stream of documents', () => {
   });
 
   describe('what the parser bounds (hostile input)', () => {
-    it('refuses a document over 16 MiB by default', async () => {
-      expect(DEFAULT_PARSE_LIMITS.maxDocumentBytes).to.equal(16 << 20);
-      const e = await parseError(`schema: a\nv: ${'x'.repeat(16 << 20)}\n`);
+    it('refuses a document over 8 MiB by default', async () => {
+      expect(DEFAULT_PARSE_LIMITS.maxDocumentBytes).to.equal(8 << 20);
+      const e = await parseError(`schema: a\nv: ${'x'.repeat(8 << 20)}\n`);
       expect(e.message).to.equal(
-        'dir/f:1:1: a YAML document is larger than the limit of 16777216 bytes',
+        'dir/f:1:1: a YAML document is larger than the limit of 8388608 bytes',
       );
     });
 

@@ -43,7 +43,7 @@ export interface ParseLimits {
 
 export const DEFAULT_PARSE_LIMITS: ParseLimits = {
   maxFileBytes: 1 << 30,
-  maxDocumentBytes: 16 << 20,
+  maxDocumentBytes: 8 << 20,
   maxDocumentNodes: 200_000,
   maxDepth: 9998,
   maxYamlDepth: 1000,

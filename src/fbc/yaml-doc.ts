@@ -43,7 +43,7 @@ export interface YamlDocLimits {
 export const DEFAULT_YAML_LIMITS: YamlDocLimits = {
   maxDepth: 10000,
   maxAliasExpandedNodes: 1_000_000,
-  maxExpandedBytes: 16 << 20,
+  maxExpandedBytes: 8 << 20,
 };
 
 interface Anchored {

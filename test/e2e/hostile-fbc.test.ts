@@ -53,16 +53,16 @@ const CASES: HostileCase[] = [
     content: () =>
       `schema: io.example.bomb\na: &x ${'a'.repeat(30 * MB)}\nb:\n${'  - *x\n'.repeat(100)}`,
     message:
-      /hostile\/alias-30mb\.yaml:1:1: a YAML document is larger than the limit of 16777216 bytes/,
+      /hostile\/alias-30mb\.yaml:1:1: a YAML document is larger than the limit of 8388608 bytes/,
   },
   {
-    // Under the document cap, 400 MB once expanded: refused at the alias that passes the cap.
-    title: 'a 4 MB scalar repeated by 100 aliases',
-    file: 'hostile/alias-4mb.yaml',
+    // Under the document cap, 200 MB once expanded: refused at the alias that passes the cap.
+    title: 'a 2 MB scalar repeated by 100 aliases',
+    file: 'hostile/alias-2mb.yaml',
     content: () =>
-      `schema: io.example.bomb\na: &x ${'a'.repeat(4 * MB)}\nb:\n${'  - *x\n'.repeat(100)}`,
+      `schema: io.example.bomb\na: &x ${'a'.repeat(2 * MB)}\nb:\n${'  - *x\n'.repeat(100)}`,
     message:
-      /hostile\/alias-4mb\.yaml:6:6: invalid YAML: aliases expand the document past the limit of 16777216 bytes/,
+      /hostile\/alias-2mb\.yaml:6:6: invalid YAML: aliases expand the document past the limit of 8388608 bytes/,
   },
   {
     title: 'a billion laughs',
@@ -93,13 +93,13 @@ const CASES: HostileCase[] = [
     title: 'one 20 MB line of YAML',
     file: 'hostile/line.yaml',
     content: () => `schema: io.example.line\na: ${'b'.repeat(20 * MB)}`,
-    message: /hostile\/line\.yaml:1:1: a YAML document is larger than the limit of 16777216 bytes/,
+    message: /hostile\/line\.yaml:1:1: a YAML document is larger than the limit of 8388608 bytes/,
   },
   {
     title: 'a 20 MB JSON key',
     file: 'hostile/key.json',
     content: () => `{"schema":"io.example.key","${'k'.repeat(20 * MB)}":1}`,
-    message: /hostile\/key\.json:1:1: a JSON value is larger than the limit of 16777216 bytes/,
+    message: /hostile\/key\.json:1:1: a JSON value is larger than the limit of 8388608 bytes/,
   },
   {
     // 4 MB of `1,`: JSON.parse would build two million values and exhaust the heap.
