@@ -212,6 +212,13 @@ describe('hostile FBC e2e: the controller under the Deployment heap options', fu
     expect(synced.status?.objectCount).to.equal(expected.size);
     const { match, detail } = matchRevision(await revisionInCluster(name), { deep: expected });
     expect(match, detail).to.equal('deep');
+    // The HTTP server serves it too, the lone surrogate replaced by U+FFFD as Go does.
+    const res = await fetch(`${controller.serverUrl}/catalogs/${name}/api/v1/all`, {
+      headers: { 'accept-encoding': 'identity' },
+    });
+    expect(res.status).to.equal(200);
+    const served = await res.text();
+    expect(served).to.contain(`${'['.repeat(9000)}"\uFFFD"${']'.repeat(9000)}`);
     await expectUpAndBounded('the deep blob');
   });
 });
