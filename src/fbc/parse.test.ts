@@ -266,6 +266,20 @@ describe('fbc/parse: one file as a stream of documents', () => {
       );
     });
 
+    it('refuses YAML aliases that nest the document deeper than the JSON limit', async () => {
+      // Each anchor nests the previous one 900 levels down: a11 would be 10,801 deep.
+      const chain = (n: number) => {
+        let doc = `schema: a\na0: &a0 ${'['.repeat(900)}${']'.repeat(900)}\n`;
+        for (let k = 1; k <= n; k++)
+          doc += `a${k}: &a${k} ${'['.repeat(900)}*a${k - 1}${']'.repeat(900)}\n`;
+        return doc;
+      };
+      expect(await parse(chain(10), 1 << 16)).to.have.length(1);
+      expect((await parseError(chain(11))).message).to.equal(
+        'dir/f:13:912: invalid YAML: aliases nest the document deeper than 9998 levels',
+      );
+    });
+
     it('reads a JSON blob 9,000 deep holding a lone surrogate (no recursion)', async () => {
       const deep = `{"schema":"a","v":${'['.repeat(9000)}"\\ud800"${']'.repeat(9000)}}`;
       const [d] = await parse(deep, 1 << 16);

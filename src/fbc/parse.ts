@@ -35,7 +35,10 @@ export interface ParseLimits {
    * (spec.content): 9998 is the deepest blob the apiserver accepts.
    */
   maxDepth: number;
-  /** Nesting limit for YAML: js-yaml's parser is recursive (it overflows the stack near 1600). */
+  /**
+   * Nesting limit for YAML source: js-yaml's parser is recursive (it overflows the stack near
+   * 1600). With aliases expanded, a YAML document may nest up to maxDepth.
+   */
   maxYamlDepth: number;
   /** Nodes that YAML aliases may add to one document. */
   maxAliasExpandedNodes: number;
@@ -192,6 +195,7 @@ function decodeYamlDoc(
       maxDepth: limits.maxYamlDepth,
       maxAliasExpandedNodes: limits.maxAliasExpandedNodes,
       maxExpandedBytes: limits.maxDocumentBytes,
+      maxExpandedDepth: limits.maxDepth,
     });
   } catch (err) {
     if (err instanceof YamlDocError)

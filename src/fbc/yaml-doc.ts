@@ -38,12 +38,18 @@ export interface YamlDocLimits {
    * become gigabytes. Without aliases a document's decoded size is at most its source size.
    */
   maxExpandedBytes: number;
+  /**
+   * Upper bound on the decoded document's nesting, aliases expanded. The parser's maxDepth
+   * bounds the source; a chain of anchors, each nesting the previous one, goes deeper.
+   */
+  maxExpandedDepth: number;
 }
 
 export const DEFAULT_YAML_LIMITS: YamlDocLimits = {
   maxDepth: 10000,
   maxAliasExpandedNodes: 1_000_000,
   maxExpandedBytes: 8 << 20,
+  maxExpandedDepth: 9998,
 };
 
 interface Anchored {
@@ -52,6 +58,8 @@ interface Anchored {
   nodes: number;
   aliases: number;
   bytes: number;
+  /** Levels of collections in the value: 0 for a scalar. */
+  height: number;
 }
 
 type Frame =
@@ -63,6 +71,7 @@ type Frame =
       nodes: number;
       aliases: number;
       bytes: number;
+      height: number;
     }
   | {
       kind: 'map';
@@ -72,6 +81,7 @@ type Frame =
       nodes: number;
       aliases: number;
       bytes: number;
+      height: number;
       /** undefined: expecting a key; 'merge': a `<<` key; otherwise the stringified key. */
       key: { merge: true } | { name: string } | undefined;
     };
@@ -200,6 +210,7 @@ function construct(src: string, events: Event[], limits: YamlDocLimits): unknown
     nodes: number,
     aliases: number,
     bytes: number,
+    height: number,
     at: number,
   ): void => {
     const parent = stack[stack.length - 1];
@@ -211,6 +222,7 @@ function construct(src: string, events: Event[], limits: YamlDocLimits): unknown
     parent.nodes += nodes;
     parent.aliases += aliases;
     parent.bytes += bytes;
+    parent.height = Math.max(parent.height, 1 + height);
     if (parent.kind === 'seq') {
       parent.value.push(valueOf(collection, scalar, merge, at));
       return;
@@ -268,9 +280,10 @@ function construct(src: string, events: Event[], limits: YamlDocLimits): unknown
             nodes: 1,
             aliases: 0,
             bytes: r.size,
+            height: 0,
           });
         decodedBytes += r.size;
-        deliver(undefined, r.scalar, r.merge, 1, 0, r.size, ev.valueStart);
+        deliver(undefined, r.scalar, r.merge, 1, 0, r.size, 0, ev.valueStart);
         break;
       }
       case EVENT_ID.SEQUENCE:
@@ -293,6 +306,7 @@ function construct(src: string, events: Event[], limits: YamlDocLimits): unknown
             nodes: 1,
             aliases: 0,
             bytes: 1,
+            height: 1,
           });
         else
           stack.push({
@@ -303,6 +317,7 @@ function construct(src: string, events: Event[], limits: YamlDocLimits): unknown
             nodes: 1,
             aliases: 0,
             bytes: 1,
+            height: 1,
             key: undefined,
           });
         break;
@@ -317,6 +332,7 @@ function construct(src: string, events: Event[], limits: YamlDocLimits): unknown
             nodes: frame.nodes,
             aliases: frame.aliases,
             bytes: frame.bytes,
+            height: frame.height,
           });
         deliver(
           frame.value,
@@ -325,6 +341,7 @@ function construct(src: string, events: Event[], limits: YamlDocLimits): unknown
           frame.nodes,
           frame.aliases,
           frame.bytes,
+          frame.height,
           frame.start,
         );
         break;
@@ -358,6 +375,13 @@ function construct(src: string, events: Event[], limits: YamlDocLimits): unknown
             ev.anchorStart,
           );
         }
+        // The alias's value sits under every open collection.
+        if (stack.length + target.height > limits.maxExpandedDepth) {
+          throw new YamlDocError(
+            `aliases nest the document deeper than ${limits.maxExpandedDepth} levels`,
+            ev.anchorStart,
+          );
+        }
         deliver(
           target.value,
           target.scalar,
@@ -365,6 +389,7 @@ function construct(src: string, events: Event[], limits: YamlDocLimits): unknown
           1 + target.nodes,
           1 + target.aliases,
           target.bytes,
+          target.height,
           ev.anchorStart,
         );
         break;

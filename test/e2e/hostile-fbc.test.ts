@@ -84,6 +84,20 @@ const CASES: HostileCase[] = [
     message: /hostile\/deep-flow-5k\.yaml:2:1003: invalid YAML: nesting exceeded maxDepth \(1000\)/,
   },
   {
+    // Each anchor nests the previous one 900 levels down (the source never passes 901 levels):
+    // the value would be 10,801 deep, past what the apiserver stores.
+    title: 'YAML aliases chained 10,801 deep',
+    file: 'hostile/alias-deep.yaml',
+    content: () => {
+      let doc = `schema: io.example.deep\na0: &a0 ${'['.repeat(900)}${']'.repeat(900)}\n`;
+      for (let k = 1; k <= 11; k++)
+        doc += `a${k}: &a${k} ${'['.repeat(900)}*a${k - 1}${']'.repeat(900)}\n`;
+      return doc;
+    },
+    message:
+      /hostile\/alias-deep\.yaml:13:912: invalid YAML: aliases nest the document deeper than 9998 levels/,
+  },
+  {
     title: 'a JSON blob nested 10,001 deep',
     file: 'hostile/deep.json',
     content: () => `{"schema":"io.example.deep","a":${'['.repeat(10_000)}${']'.repeat(10_000)}}`,
