@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { createHash } from 'node:crypto';
 import stringify from 'fast-json-stable-stringify';
 import { CatalogHasher, blobHash, canonicalize } from './canonical.js';
 
@@ -42,5 +43,15 @@ describe('fbc/canonical: canonical blob form and hashes', () => {
     const c = new CatalogHasher();
     c.add('sha256:1');
     expect(c.digest()).not.to.equal(a.digest());
+  });
+
+  it('hashes a long string in slices to the sha256 of its UTF-8 bytes, never splitting a surrogate pair', () => {
+    for (const s of [
+      `${'a'.repeat((1 << 20) - 1)}\u{1F600}b`, // a pair across the first slice boundary
+      `${'é\u{1F600}'.repeat(1 << 19)}x`,
+    ]) {
+      const whole = createHash('sha256').update(Buffer.from(s, 'utf8')).digest('hex');
+      expect(blobHash(s)).to.equal(`sha256:${whole}`);
+    }
   });
 });

@@ -66,8 +66,25 @@ export function canonicalize(value: unknown): string {
   return out;
 }
 
+/** Strings longer than this are hashed in slices of this many UTF-16 units. */
+const HASH_SLICE = 1 << 20;
+
+/**
+ * sha256 of `data` (a string: of its UTF-8 bytes). A long string is hashed in slices, so that
+ * its UTF-8 encoding is never held whole: a blob near the document cap would otherwise need a
+ * second copy of itself just to be hashed. A slice never ends inside a surrogate pair.
+ */
 export function sha256Hex(data: string | Uint8Array): string {
-  return createHash('sha256').update(data).digest('hex');
+  const h = createHash('sha256');
+  if (typeof data !== 'string' || data.length <= HASH_SLICE) return h.update(data).digest('hex');
+  for (let i = 0; i < data.length;) {
+    let end = Math.min(i + HASH_SLICE, data.length);
+    const last = data.charCodeAt(end - 1);
+    if (end < data.length && last >= 0xd800 && last <= 0xdbff) end--;
+    h.update(data.slice(i, end));
+    i = end;
+  }
+  return h.digest('hex');
 }
 
 /** `sha256:<hex>` of the canonical form's UTF-8 bytes. */

@@ -31,6 +31,8 @@ export class JsonSplitter {
     start: StreamPoint,
     private readonly maxValueBytes: number,
     private readonly maxDepth: number,
+    /** Values (scalars, arrays, objects; keys not counted) in one top-level value. */
+    private readonly maxNodes: number = Number.MAX_SAFE_INTEGER,
   ) {
     this.base = start.offset;
     this.line = start.line;
@@ -77,6 +79,10 @@ export class JsonSplitter {
     const parts: Buffer[] = [];
     let size = 0;
     let depth = 0;
+    // Values so far: the first, plus one per `,` (another member) and per `[`/`{` (a first
+    // member may follow). An upper bound that costs nothing while scanning: JSON.parse would
+    // otherwise build millions of small values from a few megabytes and exhaust the heap.
+    let nodes = 1;
     let inString = false;
     let escape = false;
     const first = this.buf[this.i]!;
@@ -87,6 +93,8 @@ export class JsonSplitter {
       let i = this.i;
       let end = -1;
       let error: string | undefined;
+      // Too many values is final: re-reading the value as YAML would build them all.
+      let final = false;
       for (; i < n; i++) {
         const b = buf[i]!;
         if (inString) {
@@ -131,10 +139,21 @@ export class JsonSplitter {
           continue;
         }
         if (b === 0x22) inString = true;
-        else if (b === 0x7b || b === 0x5b) {
+        else if (b === 0x2c) {
+          if (++nodes > this.maxNodes) {
+            error = `a JSON value has more than ${this.maxNodes} values`;
+            final = true;
+            break;
+          }
+        } else if (b === 0x7b || b === 0x5b) {
           depth++;
           if (depth > this.maxDepth) {
             error = `exceeded max depth of ${this.maxDepth}`;
+            break;
+          }
+          if (++nodes > this.maxNodes) {
+            error = `a JSON value has more than ${this.maxNodes} values`;
+            final = true;
             break;
           }
         } else if (b === 0x7d || b === 0x5d) {
@@ -173,7 +192,7 @@ export class JsonSplitter {
           at,
           start,
           bytes: Buffer.concat(parts),
-          tooLarge: false,
+          tooLarge: final,
         };
       }
       this.i = stop;

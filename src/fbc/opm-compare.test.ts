@@ -13,7 +13,7 @@ import { generateCatalog } from '../../test/support/fbcgen.js';
 import { canonicalize } from './canonical.js';
 import { readCatalog } from './catalog.js';
 import { BAD_FIXTURES, FIXTURES, GOOD_FIXTURES } from '../../test/fixtures/fbc/expectations.js';
-import { parseDocuments } from './parse.js';
+import { DEFAULT_PARSE_LIMITS, parseDocuments } from './parse.js';
 
 const run = promisify(execFile);
 const BUILD = path.resolve(FIXTURES, '../../../hack/opm/build.sh');
@@ -44,7 +44,9 @@ async function opmBlobs(opm: string, dir: string): Promise<string[]> {
     encoding: 'buffer',
   });
   const out: string[] = [];
-  for await (const d of parseDocuments(Readable.from([stdout]), 'opm-output'))
+  // opm indents its output: a deeply nested blob becomes tens of megabytes of spaces.
+  const trusted = { ...DEFAULT_PARSE_LIMITS, maxDocumentBytes: 1 << 30 };
+  for await (const d of parseDocuments(Readable.from([stdout]), 'opm-output', trusted))
     out.push(canonicalize(normalize(d.value!)));
   return out.sort();
 }

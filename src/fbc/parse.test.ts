@@ -156,11 +156,11 @@ describe('fbc/parse: one file as a stream of documents', () => {
     );
   });
 
-  it('accepts JSON nested 10000 deep and rejects deeper (Go encoding/json limit)', async () => {
+  it('accepts a JSON blob nested 9998 deep and rejects deeper (the apiserver adds spec.content to 10000)', async () => {
     const nest = (d: number) => `{"schema":"a","v":${'['.repeat(d)}${']'.repeat(d)}}`;
-    expect(await parse(nest(9999), 1 << 16)).to.have.length(1);
-    expect((await parseError(`{"schema":"a"}\n{"schema":"b"}\n${nest(10000)}`)).message).to.match(
-      /exceeded max depth of 10000/,
+    expect(await parse(nest(9997), 1 << 16)).to.have.length(1);
+    expect((await parseError(`{"schema":"a"}\n{"schema":"b"}\n${nest(9998)}`)).message).to.equal(
+      'dir/f:3:10016: exceeded max depth of 9998',
     );
   });
 
@@ -184,5 +184,108 @@ describe('fbc/parse: one file as a stream of documents', () => {
   it('an empty file has no documents', async () => {
     expect(await parse('')).to.deep.equal([]);
     expect(await parse('\n\n  \n').then((d) => d.length)).to.equal(1);
+  });
+
+  describe('what the parser bounds (hostile input)', () => {
+    it('refuses a document over 8 MiB by default', async () => {
+      expect(DEFAULT_PARSE_LIMITS.maxDocumentBytes).to.equal(8 << 20);
+      const e = await parseError(`schema: a\nv: ${'x'.repeat(8 << 20)}\n`);
+      expect(e.message).to.equal(
+        'dir/f:1:1: a YAML document is larger than the limit of 8388608 bytes',
+      );
+    });
+
+    it('stops reading a YAML line at the document cap (a file may be one huge line)', async () => {
+      let pulled = 0;
+      // One line of 1 MB, in 1 KB chunks.
+      async function* endless(): AsyncGenerator<Uint8Array> {
+        yield Buffer.from('schema: a\nv: ');
+        for (let i = 0; i < 1000; i++) {
+          pulled += 1000;
+          yield Buffer.alloc(1000, 0x78);
+        }
+      }
+      const limits = { ...DEFAULT_PARSE_LIMITS, maxDocumentBytes: 10_000 };
+      let message = '';
+      try {
+        for await (const _ of parseDocuments(endless(), 'dir/f', limits)) void _;
+      } catch (err) {
+        message = (err as Error).message;
+      }
+      expect(message).to.equal(
+        'dir/f:1:1: a YAML document is larger than the limit of 10000 bytes',
+      );
+      expect(pulled).to.be.at.most(12_000);
+    });
+
+    it('refuses YAML aliases that expand past the document cap, naming the alias', async () => {
+      const limits = { ...DEFAULT_PARSE_LIMITS, maxDocumentBytes: 10_000 };
+      const doc = `schema: a\nv: &x ${'y'.repeat(3000)}\nw:\n${'  - *x\n'.repeat(10)}`;
+      const e = await parseError(doc, limits);
+      expect(e.message).to.equal(
+        'dir/f:6:6: invalid YAML: aliases expand the document past the limit of 10000 bytes',
+      );
+      // Two aliases (9 KB) are within the budget.
+      const ok = `schema: a\nv: &x ${'y'.repeat(3000)}\nw: [*x, *x]\n`;
+      expect(await parse(ok, 1 << 16, limits)).to.have.length(1);
+    });
+
+    it('refuses a JSON value with more than 200,000 values, and does not re-read it as YAML', async () => {
+      // n values: the object, "a", the array and n - 3 numbers.
+      const many = (n: number) => `{"schema":"a","v":[${'1,'.repeat(n - 4)}1]}`;
+      expect(await parse(many(200_000), 1 << 16)).to.have.length(1);
+      const e = await parseError(many(200_001));
+      expect(e.message).to.equal('dir/f:1:400013: a JSON value has more than 200000 values');
+      // Unterminated: a JSON error would otherwise be retried as YAML, which builds every node.
+      const e2 = await parseError(many(300_000).slice(0, -1));
+      expect(e2.message).to.match(/^dir\/f:1:\d+: a JSON value has more than 200000 values$/);
+    });
+
+    it('refuses a YAML document that may have more than 200,000 nodes before parsing it', async () => {
+      const flow = `schema: a\nv: [${'1,'.repeat(150_000)}1]\n`;
+      expect((await parseError(flow)).message).to.equal(
+        'dir/f:2:199998: a YAML document has more than 200000 nodes (counted from its "-,:?[{" characters)',
+      );
+      const block = `schema: a\nv:\n${'- 1\n'.repeat(200_000)}`;
+      expect((await parseError(block)).message).to.match(
+        /^dir\/f:199998:1: a YAML document has more/,
+      );
+      expect(await parse(`schema: a\nv:\n${'- 1\n'.repeat(100_000)}`, 1 << 16)).to.have.length(1);
+    });
+
+    it('refuses YAML nested deeper than 1000 with the position, never overflowing the stack', async () => {
+      const flow = (d: number) => `schema: a\nv: ${'['.repeat(d)}${']'.repeat(d)}\n`;
+      expect(await parse(flow(999), 1 << 16)).to.have.length(1);
+      expect((await parseError(flow(5000))).message).to.equal(
+        'dir/f:2:1003: invalid YAML: nesting exceeded maxDepth (1000)',
+      );
+      let block = 'schema: a\nv:\n';
+      for (let i = 1; i <= 3000; i++) block += `${' '.repeat(i)}k:\n`;
+      expect((await parseError(block)).message).to.equal(
+        'dir/f:1001:1000: invalid YAML: nesting exceeded maxDepth (1000)',
+      );
+    });
+
+    it('refuses YAML aliases that nest the document deeper than the JSON limit', async () => {
+      // Each anchor nests the previous one 900 levels down: a11 would be 10,801 deep.
+      const chain = (n: number) => {
+        let doc = `schema: a\na0: &a0 ${'['.repeat(900)}${']'.repeat(900)}\n`;
+        for (let k = 1; k <= n; k++)
+          doc += `a${k}: &a${k} ${'['.repeat(900)}*a${k - 1}${']'.repeat(900)}\n`;
+        return doc;
+      };
+      expect(await parse(chain(10), 1 << 16)).to.have.length(1);
+      expect((await parseError(chain(11))).message).to.equal(
+        'dir/f:13:912: invalid YAML: aliases nest the document deeper than 9998 levels',
+      );
+    });
+
+    it('reads a JSON blob 9,000 deep holding a lone surrogate (no recursion)', async () => {
+      const deep = `{"schema":"a","v":${'['.repeat(9000)}"\\ud800"${']'.repeat(9000)}}`;
+      const [d] = await parse(deep, 1 << 16);
+      let v: unknown = d!.value!.v;
+      for (let i = 0; i < 9000; i++) v = (v as unknown[])[0];
+      expect(v).to.equal('\uFFFD');
+    });
   });
 });

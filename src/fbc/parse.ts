@@ -9,7 +9,7 @@ import { FbcError } from './errors.js';
 import type { SourcePosition } from './errors.js';
 import { JsonSplitter } from './json-split.js';
 import { findJsonSyntaxError } from './json-syntax.js';
-import { wellFormedDeep } from './json-value.js';
+import { hasNonFinite, wellFormedDeep } from './json-value.js';
 import { extractMeta } from './meta.js';
 import type { Meta } from './meta.js';
 import { decodeUtf8 } from './utf8.js';
@@ -19,18 +19,37 @@ import { YamlSplitter } from './yaml-split.js';
 export interface ParseLimits {
   /** A bigger file is an error (checked while streaming). */
   maxFileBytes: number;
-  /** A bigger single JSON value or YAML document is an error. */
+  /**
+   * A bigger single JSON value or YAML document (or line of one) is an error; also the budget
+   * of a YAML document's decoded size with its aliases expanded.
+   */
   maxDocumentBytes: number;
-  /** Nesting limit for JSON and YAML (Go's encoding/json and goyaml v2 both stop at 10000). */
+  /**
+   * Values in one JSON value or YAML document (YAML: an upper bound counted from indicator
+   * characters). Parsing builds them all at once: a few megabytes of `1,1,1…` exhaust the heap.
+   */
+  maxDocumentNodes: number;
+  /**
+   * Nesting limit for JSON. Go's encoding/json (opm) stops at 10000, and so does the
+   * apiserver's decoder, which counts the two levels a blob sits under in its object
+   * (spec.content): 9998 is the deepest blob the apiserver accepts.
+   */
   maxDepth: number;
+  /**
+   * Nesting limit for YAML source: js-yaml's parser is recursive (it overflows the stack near
+   * 1600). With aliases expanded, a YAML document may nest up to maxDepth.
+   */
+  maxYamlDepth: number;
   /** Nodes that YAML aliases may add to one document. */
   maxAliasExpandedNodes: number;
 }
 
 export const DEFAULT_PARSE_LIMITS: ParseLimits = {
   maxFileBytes: 1 << 30,
-  maxDocumentBytes: 64 << 20,
-  maxDepth: 10000,
+  maxDocumentBytes: 8 << 20,
+  maxDocumentNodes: 200_000,
+  maxDepth: 9998,
+  maxYamlDepth: 1000,
   maxAliasExpandedNodes: DEFAULT_YAML_LIMITS.maxAliasExpandedNodes,
 };
 
@@ -44,8 +63,6 @@ export interface ParsedDocument {
 }
 
 const JSON_SNIFF_BYTES = 4096;
-/** js-yaml's parser recurses per nesting level and overflows the stack near 3000 levels. */
-export const YAML_MAX_DEPTH = 2000;
 const BOM = [0xef, 0xbb, 0xbf];
 
 function toPosition(file: string, p: StreamPoint): SourcePosition {
@@ -107,12 +124,26 @@ async function* limitFileSize(
 const MAYBE_HUGE_NUMBER = /[eE]\+?0*[1-9][0-9]{2}|[0-9]{300}/;
 const MAYBE_LONE_SURROGATE = /\\u[dD][89a-fA-F]/;
 
-function hasNonFinite(v: unknown): boolean {
-  if (typeof v === 'number') return !Number.isFinite(v);
-  if (Array.isArray(v)) return v.some(hasNonFinite);
-  if (typeof v === 'object' && v !== null) return Object.values(v).some(hasNonFinite);
-  return false;
+/**
+ * The byte offset at which an upper bound of the document's node count passes `max`, or -1.
+ * Every YAML node but the first needs an indicator before it: `-` one; `[`, `{`, `:`, `?` and
+ * `,` up to two (a collection and its first entry; a key and its value; in a flow mapping, a
+ * key and its implied null value). Checked before
+ * parsing, because js-yaml's parser builds an event per node before any other check can run.
+ */
+function yamlNodesPastLimit(bytes: Buffer, max: number): number {
+  if (bytes.length < max / 2) return -1;
+  let n = 1;
+  for (let i = 0; i < bytes.length; i++) {
+    const w = NODE_WEIGHT[bytes[i]!]!;
+    if (w !== 0 && (n += w) > max) return i;
+  }
+  return -1;
 }
+
+const NODE_WEIGHT = new Uint8Array(256);
+NODE_WEIGHT[0x2d] = 1; // -
+for (const c of ',[{:?') NODE_WEIGHT[c.charCodeAt(0)] = 2;
 
 type Decoded = { value: unknown; meta: Meta } | { error: string; position: SourcePosition };
 
@@ -149,14 +180,22 @@ function decodeYamlDoc(
   start: StreamPoint,
   limits: ParseLimits,
 ): Decoded {
+  const tooMany = yamlNodesPastLimit(bytes, limits.maxDocumentNodes);
+  if (tooMany >= 0)
+    return {
+      error: `a YAML document has more than ${limits.maxDocumentNodes} nodes (counted from its "-,:?[{" characters)`,
+      position: positionAtByte(file, start, bytes, tooMany),
+    };
   const d = decodeUtf8(bytes);
   if ('invalidAt' in d)
     return { error: 'invalid UTF-8', position: positionAtByte(file, start, bytes, d.invalidAt) };
   let value: unknown;
   try {
     value = yamlDocToJSON(d.text, {
-      maxDepth: limits.maxDepth,
+      maxDepth: limits.maxYamlDepth,
       maxAliasExpandedNodes: limits.maxAliasExpandedNodes,
+      maxExpandedBytes: limits.maxDocumentBytes,
+      maxExpandedDepth: limits.maxDepth,
     });
   } catch (err) {
     if (err instanceof YamlDocError)
@@ -215,7 +254,13 @@ async function* jsonDocuments(
   start: StreamPoint,
   limits: ParseLimits,
 ): AsyncGenerator<ParsedDocument> {
-  const splitter = new JsonSplitter(src, start, limits.maxDocumentBytes, limits.maxDepth);
+  const splitter = new JsonSplitter(
+    src,
+    start,
+    limits.maxDocumentBytes,
+    limits.maxDepth,
+    limits.maxDocumentNodes,
+  );
   let count = 0;
   for (;;) {
     const piece = await splitter.next();

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { YamlDocError, yamlDocToJSON } from './yaml-doc.js';
+import { DEFAULT_YAML_LIMITS, YamlDocError, yamlDocToJSON } from './yaml-doc.js';
 
 function err(src: string): YamlDocError {
   try {
@@ -123,9 +123,9 @@ describe('fbc/yaml-doc: YAML documents as operator-registry converts them to JSO
 
   it('enforces the nesting limit', () => {
     const deep = 'a: ' + '['.repeat(50) + ']'.repeat(50);
-    expect(() => yamlDocToJSON(deep, { maxDepth: 10, maxAliasExpandedNodes: 10 })).to.throw(
+    expect(() => yamlDocToJSON(deep, { ...DEFAULT_YAML_LIMITS, maxDepth: 10 })).to.throw(
       YamlDocError,
     );
-    expect(yamlDocToJSON(deep, { maxDepth: 100, maxAliasExpandedNodes: 10 })).to.have.property('a');
+    expect(yamlDocToJSON(deep, { ...DEFAULT_YAML_LIMITS, maxDepth: 100 })).to.have.property('a');
   });
 });

@@ -31,11 +31,25 @@ export interface YamlDocLimits {
   maxDepth: number;
   /** Upper bound on nodes produced by alias expansion, on top of goyaml's alias-ratio rule. */
   maxAliasExpandedNodes: number;
+  /**
+   * Upper bound on the decoded document's size, aliases expanded: the bytes of its scalars plus
+   * one per node. Aliases are resolved by reference, but canonicalizing, hashing and serving
+   * the blob write every expansion out, so a few aliases of one big scalar would otherwise
+   * become gigabytes. Without aliases a document's decoded size is at most its source size.
+   */
+  maxExpandedBytes: number;
+  /**
+   * Upper bound on the decoded document's nesting, aliases expanded. The parser's maxDepth
+   * bounds the source; a chain of anchors, each nesting the previous one, goes deeper.
+   */
+  maxExpandedDepth: number;
 }
 
 export const DEFAULT_YAML_LIMITS: YamlDocLimits = {
   maxDepth: 10000,
   maxAliasExpandedNodes: 1_000_000,
+  maxExpandedBytes: 8 << 20,
+  maxExpandedDepth: 9998,
 };
 
 interface Anchored {
@@ -43,6 +57,9 @@ interface Anchored {
   scalar: GoScalar | undefined;
   nodes: number;
   aliases: number;
+  bytes: number;
+  /** Levels of collections in the value: 0 for a scalar. */
+  height: number;
 }
 
 type Frame =
@@ -53,6 +70,8 @@ type Frame =
       start: number;
       nodes: number;
       aliases: number;
+      bytes: number;
+      height: number;
     }
   | {
       kind: 'map';
@@ -61,6 +80,8 @@ type Frame =
       start: number;
       nodes: number;
       aliases: number;
+      bytes: number;
+      height: number;
       /** undefined: expecting a key; 'merge': a `<<` key; otherwise the stringified key. */
       key: { merge: true } | { name: string } | undefined;
     };
@@ -93,8 +114,19 @@ function decodeBinary(text: string): string {
   return Buffer.from(b64, 'base64').toString('utf8');
 }
 
-function resolveScalar(src: string, ev: ScalarEvent): { scalar: GoScalar; merge: boolean } {
+function resolveScalar(
+  src: string,
+  ev: ScalarEvent,
+): { scalar: GoScalar; merge: boolean; size: number } {
   const text = getScalarValue(src, ev);
+  return { ...resolveScalarText(src, ev, text), size: text.length + 1 };
+}
+
+function resolveScalarText(
+  src: string,
+  ev: ScalarEvent,
+  text: string,
+): { scalar: GoScalar; merge: boolean } {
   const tag = tagOf(src, ev.tagStart, ev.tagEnd);
   const plain = ev.style === SCALAR_STYLE.PLAIN;
   if (tag === '') {
@@ -149,6 +181,8 @@ function construct(src: string, events: Event[], limits: YamlDocLimits): unknown
   let decodeCount = 0;
   let aliasCount = 0;
   let expandedByAliases = 0;
+  // The decoded size so far, aliases expanded (see YamlDocLimits.maxExpandedBytes).
+  let decodedBytes = 0;
   let result: unknown = null;
   let done = false;
 
@@ -175,6 +209,8 @@ function construct(src: string, events: Event[], limits: YamlDocLimits): unknown
     merge: boolean,
     nodes: number,
     aliases: number,
+    bytes: number,
+    height: number,
     at: number,
   ): void => {
     const parent = stack[stack.length - 1];
@@ -185,6 +221,8 @@ function construct(src: string, events: Event[], limits: YamlDocLimits): unknown
     }
     parent.nodes += nodes;
     parent.aliases += aliases;
+    parent.bytes += bytes;
+    parent.height = Math.max(parent.height, 1 + height);
     if (parent.kind === 'seq') {
       parent.value.push(valueOf(collection, scalar, merge, at));
       return;
@@ -229,7 +267,7 @@ function construct(src: string, events: Event[], limits: YamlDocLimits): unknown
         break;
       case EVENT_ID.SCALAR: {
         decodeCount++;
-        let r: { scalar: GoScalar; merge: boolean };
+        let r: { scalar: GoScalar; merge: boolean; size: number };
         try {
           r = resolveScalar(src, ev);
         } catch (err) {
@@ -241,13 +279,17 @@ function construct(src: string, events: Event[], limits: YamlDocLimits): unknown
             scalar: r.scalar,
             nodes: 1,
             aliases: 0,
+            bytes: r.size,
+            height: 0,
           });
-        deliver(undefined, r.scalar, r.merge, 1, 0, ev.valueStart);
+        decodedBytes += r.size;
+        deliver(undefined, r.scalar, r.merge, 1, 0, r.size, 0, ev.valueStart);
         break;
       }
       case EVENT_ID.SEQUENCE:
       case EVENT_ID.MAPPING: {
         decodeCount++;
+        decodedBytes++;
         const parent = stack[stack.length - 1];
         if (parent?.kind === 'map' && parent.key === undefined)
           throw new YamlDocError(
@@ -256,7 +298,16 @@ function construct(src: string, events: Event[], limits: YamlDocLimits): unknown
           );
         const anchor = ev.anchorStart >= 0 ? src.slice(ev.anchorStart, ev.anchorEnd) : undefined;
         if (ev.type === EVENT_ID.SEQUENCE)
-          stack.push({ kind: 'seq', value: [], anchor, start: ev.start, nodes: 1, aliases: 0 });
+          stack.push({
+            kind: 'seq',
+            value: [],
+            anchor,
+            start: ev.start,
+            nodes: 1,
+            aliases: 0,
+            bytes: 1,
+            height: 1,
+          });
         else
           stack.push({
             kind: 'map',
@@ -265,6 +316,8 @@ function construct(src: string, events: Event[], limits: YamlDocLimits): unknown
             start: ev.start,
             nodes: 1,
             aliases: 0,
+            bytes: 1,
+            height: 1,
             key: undefined,
           });
         break;
@@ -278,8 +331,19 @@ function construct(src: string, events: Event[], limits: YamlDocLimits): unknown
             scalar: undefined,
             nodes: frame.nodes,
             aliases: frame.aliases,
+            bytes: frame.bytes,
+            height: frame.height,
           });
-        deliver(frame.value, undefined, false, frame.nodes, frame.aliases, frame.start);
+        deliver(
+          frame.value,
+          undefined,
+          false,
+          frame.nodes,
+          frame.aliases,
+          frame.bytes,
+          frame.height,
+          frame.start,
+        );
         break;
       }
       case EVENT_ID.ALIAS: {
@@ -289,6 +353,7 @@ function construct(src: string, events: Event[], limits: YamlDocLimits): unknown
         aliasCount += 1 + target.aliases;
         decodeCount += 1 + target.nodes;
         expandedByAliases += target.nodes;
+        decodedBytes += target.bytes;
         if (
           aliasCount > 100 &&
           decodeCount > 1000 &&
@@ -302,12 +367,29 @@ function construct(src: string, events: Event[], limits: YamlDocLimits): unknown
             ev.anchorStart,
           );
         }
+        // Refused before anything is written out: the value so far holds the expansion by
+        // reference only.
+        if (decodedBytes > limits.maxExpandedBytes) {
+          throw new YamlDocError(
+            `aliases expand the document past the limit of ${limits.maxExpandedBytes} bytes`,
+            ev.anchorStart,
+          );
+        }
+        // The alias's value sits under every open collection.
+        if (stack.length + target.height > limits.maxExpandedDepth) {
+          throw new YamlDocError(
+            `aliases nest the document deeper than ${limits.maxExpandedDepth} levels`,
+            ev.anchorStart,
+          );
+        }
         deliver(
           target.value,
           target.scalar,
           false,
           1 + target.nodes,
           1 + target.aliases,
+          target.bytes,
+          target.height,
           ev.anchorStart,
         );
         break;

@@ -48,10 +48,15 @@ export class YamlSplitter {
     return { offset: this.base + this.i, line: this.line, lineStart: this.lineStart };
   }
 
-  /** The next line as pieces (including its `\n`), or undefined at the end. */
-  private async nextLine(): Promise<Buffer[] | undefined> {
+  /**
+   * The next line as pieces (including its `\n`), or undefined at the end. Stops early, with
+   * the line incomplete, once it holds more than `max` bytes: a file may be one 1 GiB line.
+   */
+  private async nextLine(max: number): Promise<Buffer[] | undefined> {
     const pieces: Buffer[] = [];
+    let size = 0;
     for (;;) {
+      if (size > max) return pieces;
       if (this.i >= this.buf.length) {
         if (this.eof) return pieces.length ? pieces : undefined;
         const next = await this.src.next();
@@ -66,6 +71,7 @@ export class YamlSplitter {
       const nl = this.buf.indexOf(0x0a, this.i);
       if (nl < 0) {
         pieces.push(this.buf.subarray(this.i));
+        size += this.buf.length - this.i;
         this.i = this.buf.length;
         continue;
       }
@@ -84,10 +90,20 @@ export class YamlSplitter {
     let start = this.point();
     for (;;) {
       const lineAt = this.point();
-      const line = await this.nextLine();
+      const line = await this.nextLine(this.maxDocumentBytes - size);
       if (line === undefined) {
         this.finished = true;
         return size > 0 ? { kind: 'doc', bytes: Buffer.concat(doc, size), start } : undefined;
+      }
+      let lineBytes = 0;
+      for (const p of line) lineBytes += p.length;
+      if (size + lineBytes > this.maxDocumentBytes) {
+        this.finished = true;
+        return {
+          kind: 'error',
+          reason: `a YAML document is larger than the limit of ${this.maxDocumentBytes} bytes`,
+          at: start,
+        };
       }
       if (lineStartsWithDashes(line)) {
         const rest = separatorRest(line).trim();
@@ -103,18 +119,8 @@ export class YamlSplitter {
         start = this.point();
         continue;
       }
-      for (const p of line) {
-        doc.push(p);
-        size += p.length;
-      }
-      if (size > this.maxDocumentBytes) {
-        this.finished = true;
-        return {
-          kind: 'error',
-          reason: `a YAML document is larger than the limit of ${this.maxDocumentBytes} bytes`,
-          at: start,
-        };
-      }
+      for (const p of line) doc.push(p);
+      size += lineBytes;
     }
   }
 }
