@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { labelValue } from '../api/v1/index.js';
-import { matchesQuery, metadataSelector } from './query.js';
+import { escapeFieldValue, matchesQuery, metadataSelector, metadataSelectors } from './query.js';
 
 describe('client/query', () => {
   it('builds label selectors with encoded values', () => {
@@ -17,6 +17,32 @@ describe('client/query', () => {
     const long = 'x'.repeat(80);
     expect(metadataSelector({ name: long })).to.equal(`name=${labelValue(long)}`);
     expect(labelValue(long)).to.have.length.lessThanOrEqual(63);
+  });
+
+  it('selects values whose labels would be encoded by field selectors on the exact spec fields', () => {
+    expect(metadataSelectors({})).to.deep.equal({ labelSelector: '', fieldSelector: '' });
+    expect(metadataSelectors({ catalog: 'c', schema: 'olm.bundle', package: 'p' })).to.deep.equal({
+      labelSelector: 'catalog=c,schema=olm.bundle,package=p',
+      fieldSelector: '',
+    });
+    const long = 'x'.repeat(70);
+    expect(metadataSelectors({ catalog: 'c', package: long, name: 'a b,c=d\\e' })).to.deep.equal({
+      labelSelector: 'catalog=c',
+      fieldSelector: `spec.package=${long},spec.name=a b\\,c\\=d\\\\e`,
+    });
+    const longCatalog = 'k'.repeat(64);
+    expect(metadataSelectors({ catalog: longCatalog, schema: 'my schema' })).to.deep.equal({
+      labelSelector: '',
+      fieldSelector: `spec.catalog.name=${longCatalog},spec.schema=my schema`,
+    });
+    // No field form: packageOrName and schema sets stay labels (encoded).
+    expect(
+      metadataSelectors({ packageOrName: long, schema: ['olm.package', 'olm.channel'] }),
+    ).to.deep.equal({
+      labelSelector: `schema in (olm.channel,olm.package),packageOrName=${labelValue(long)}`,
+      fieldSelector: '',
+    });
+    expect(escapeFieldValue('a\\b,c=d')).to.equal('a\\\\b\\,c\\=d');
   });
 
   it('re-checks exact spec values', () => {
