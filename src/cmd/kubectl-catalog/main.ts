@@ -22,6 +22,7 @@ import {
   SCHEMA_CHANNEL,
   SCHEMA_DEPRECATIONS,
   SCHEMA_PACKAGE,
+  UnknownBundleError,
   bundleGvks,
   bundleVersion,
   channelHead,
@@ -37,9 +38,12 @@ import {
   labelValue,
   parseGvk,
   sortBundlesByVersion,
+  resolveInstalled,
   upgradeGraph,
+  upgradesFrom,
   versionMap,
 } from '../../client/index.js';
+import type { UpgradeCandidate, PathStep } from '../../client/index.js';
 import { graphDot, graphMermaid, graphText } from './graph-format.js';
 import { age, excerpt, formatTable, shortDigest } from './table.js';
 
@@ -54,6 +58,9 @@ Usage:
   kubectl catalog graph PACKAGE [--channel CH] [--catalog C] [-o text|mermaid|dot|json|yaml]
                                                          the upgrade graph of a channel
                                                          (default: the package's default channel)
+  kubectl catalog upgrades PACKAGE --from VERSION|BUNDLE [--channel CH] [--catalog C]
+                                                         the bundles an installation can move to
+                                                         in one step, and the path to the head
   kubectl catalog provides GROUP/VERSION/KIND [--catalog C]
                                                          packages and bundles that provide an API
 
@@ -61,9 +68,34 @@ Options:
   -o, --output FORMAT   json or yaml (default: a table; graph: text, mermaid, dot)
       --no-headers      tables without the header line
       --catalog NAME    only this ClusterCatalog (needed when a package is in several)
+      --channel NAME    the channel (default: the package's default channel)
+      --from VERSION|BUNDLE
+                        upgrades: the installed version or bundle name
       --kubeconfig PATH the kubeconfig (default: $KUBECONFIG, ~/.kube/config)
   -h, --help            this help
 `;
+
+/** `kubectl catalog COMMAND -h`: the command's own help (others print USAGE). */
+const COMMAND_HELP: Record<string, string> = {
+  upgrades: `kubectl catalog upgrades: the bundles an installation can move to in one step, and the path to the channel head
+
+Usage:
+  kubectl catalog upgrades PACKAGE --from VERSION|BUNDLE [--channel CH] [--catalog C] [-o json|yaml]
+
+A channel entry E is a one-step upgrade of the installed bundle B when E replaces B, E skips B,
+or B's version is in E's skipRange (github.com/blang/semver/v4 ranges, as OLM reads them:
+pre-releases match like any version). --from takes a bundle name or a version (a leading v is
+allowed). The path to the head takes the fewest steps, the newest bundle first among equals.
+
+Options:
+      --from VERSION|BUNDLE  the installed version or bundle name (required)
+      --channel NAME         the channel (default: the package's default channel)
+      --catalog NAME         the ClusterCatalog (needed when the package is in several)
+  -o, --output FORMAT        json or yaml: {package, channel, catalog, from, items, head, path, ...}
+      --no-headers           the table only, without its header and the path line
+Exit codes: 0 (also when there is no upgrade), 1 error (unknown package, channel or version), 2 usage.
+`,
+};
 
 export interface Io {
   stdout: (s: string) => void;
@@ -89,6 +121,7 @@ interface Opts {
   catalog?: string;
   channel?: string;
   search?: string;
+  from?: string;
 }
 
 const COMMANDS: Record<string, { args: number; flags: string[]; outputs: string[] }> = {
@@ -101,8 +134,12 @@ const COMMANDS: Record<string, { args: number; flags: string[]; outputs: string[
     flags: ['catalog', 'channel'],
     outputs: ['text', 'mermaid', 'dot', 'json', 'yaml'],
   },
+  upgrades: { args: 1, flags: ['catalog', 'channel', 'from'], outputs: ['json', 'yaml'] },
   provides: { args: 1, flags: ['catalog'], outputs: ['json', 'yaml'] },
 };
+
+/** The flags that take a value and apply to some commands only. */
+const SCOPED_FLAGS = ['catalog', 'channel', 'search', 'from'] as const;
 
 export async function run(argv: string[], io: Io): Promise<number> {
   let parsed;
@@ -118,6 +155,7 @@ export async function run(argv: string[], io: Io): Promise<number> {
         catalog: { type: 'string' },
         channel: { type: 'string' },
         search: { type: 'string' },
+        from: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -126,6 +164,11 @@ export async function run(argv: string[], io: Io): Promise<number> {
     return 2;
   }
   const { values, positionals } = parsed;
+  const commandHelp = values.help ? COMMAND_HELP[positionals[0] ?? ''] : undefined;
+  if (commandHelp !== undefined) {
+    io.stdout(commandHelp);
+    return 0;
+  }
   if (values.help || positionals.length === 0) {
     (values.help ? io.stdout : io.stderr)(USAGE);
     return values.help ? 0 : 2;
@@ -145,10 +188,15 @@ export async function run(argv: string[], io: Io): Promise<number> {
           : `${command} needs ${command === 'provides' ? 'GROUP/VERSION/KIND' : 'PACKAGE'} (see 'kubectl catalog --help')`,
         2,
       );
-    for (const f of ['catalog', 'channel', 'search'] as const) {
+    for (const f of SCOPED_FLAGS) {
       if (values[f] !== undefined && !spec.flags.includes(f))
         throw new UserError(`--${f} does not apply to ${command}`, 2);
     }
+    if (command === 'upgrades' && values.from === undefined)
+      throw new UserError(
+        'upgrades needs --from VERSION|BUNDLE (the installed version or bundle name)',
+        2,
+      );
     if (values.output !== undefined && !spec.outputs.includes(values.output))
       throw new UserError(
         `unknown output format ${JSON.stringify(values.output)} for ${command}; one of: ${spec.outputs.join(', ')}`,
@@ -160,6 +208,7 @@ export async function run(argv: string[], io: Io): Promise<number> {
       ...(values.catalog !== undefined && { catalog: values.catalog }),
       ...(values.channel !== undefined && { channel: values.channel }),
       ...(values.search !== undefined && { search: values.search }),
+      ...(values.from !== undefined && { from: values.from }),
     };
     const client = (io.client ?? ((k) => new CatalogClient(k ? { kubeconfig: k } : {})))(
       values.kubeconfig,
@@ -177,6 +226,8 @@ export async function run(argv: string[], io: Io): Promise<number> {
           return await bundles(ctx, args[0]!);
         case 'graph':
           return await graph(ctx, args[0]!);
+        case 'upgrades':
+          return await upgrades(ctx, args[0]!);
         default:
           return await provides(ctx, args[0]!);
       }
@@ -189,7 +240,8 @@ export async function run(argv: string[], io: Io): Promise<number> {
       err instanceof CatalogNotFoundError ||
       err instanceof CatalogNotServingError ||
       err instanceof InconsistentListError ||
-      err instanceof ContentOmittedError;
+      err instanceof ContentOmittedError ||
+      err instanceof UnknownBundleError;
     io.stderr(`error: ${known ? err.message : String((err as Error)?.message ?? err)}\n`);
     return err instanceof UserError ? err.code : 1;
   }
@@ -525,6 +577,92 @@ async function graph(ctx: Ctx, pkg: string): Promise<number> {
     }
     default:
       ctx.io.stdout(graphText(g, ctx.opts.noHeaders));
+  }
+  return 0;
+}
+
+// ---- upgrades ---------------------------------------------------------------------------
+
+function viaText(c: UpgradeCandidate): string {
+  return c.via.map((v) => (v === 'skipRange' ? `skipRange ${c.skipRange ?? ''}` : v)).join(', ');
+}
+
+function stepText(s: PathStep): string {
+  return `${s.name}${s.version !== undefined ? ` (${s.version})` : ''}${s.deprecated !== undefined ? ' [deprecated]' : ''}`;
+}
+
+async function upgrades(ctx: Ctx, pkg: string): Promise<number> {
+  const view = await packageView(ctx, pkg, [SCHEMA_CHANNEL, SCHEMA_BUNDLE, SCHEMA_DEPRECATIONS]);
+  const name = ctx.opts.channel ?? view.pkg.defaultChannel;
+  if (name === undefined)
+    throw new UserError(
+      `package ${JSON.stringify(pkg)} has no default channel; choose one with --channel (${view.channels.map((c) => c.name).join(', ')})`,
+    );
+  const ch = pickChannel(view, name);
+  const installed = resolveInstalled(view.bundles, ctx.opts.from!, ch);
+  const u = upgradesFrom(ch, installed.name, versionMap(view.bundles), view.deprecations);
+  for (const w of u.warnings) warn(ctx, `channel ${ch.name}: ${w}`);
+  const packageDeprecated = deprecationMessage(view.deprecations, SCHEMA_PACKAGE);
+  const channelDeprecated = deprecationMessage(view.deprecations, SCHEMA_CHANNEL, ch.name);
+  const doc = {
+    package: view.pkg.name,
+    channel: ch.name,
+    catalog: view.catalog,
+    from: u.from,
+    items: u.items,
+    ...(u.head !== undefined && { head: u.head }),
+    path: u.path,
+    ...(packageDeprecated !== undefined && { packageDeprecated }),
+    ...(channelDeprecated !== undefined && { channelDeprecated }),
+    warnings: u.warnings,
+  };
+  const { output, noHeaders } = ctx.opts;
+  if (output === 'json' || output === 'yaml') {
+    ctx.io.stdout(
+      output === 'json'
+        ? `${JSON.stringify(doc, null, 2)}\n`
+        : dump(doc, { noRefs: true, lineWidth: -1 }),
+    );
+    return 0;
+  }
+  if (packageDeprecated !== undefined)
+    warn(ctx, `package ${view.pkg.name} is deprecated: ${packageDeprecated}`);
+  if (channelDeprecated !== undefined)
+    warn(ctx, `channel ${ch.name} is deprecated: ${channelDeprecated}`);
+  if (u.from.deprecated !== undefined)
+    warn(ctx, `the installed bundle ${u.from.name} is deprecated: ${u.from.deprecated}`);
+  if (u.items.length === 0) {
+    const why =
+      u.head === installed.name
+        ? 'it is the head of the channel'
+        : u.head !== undefined
+          ? `nothing in the channel replaces, skips or skipRanges it; the head is ${u.head}`
+          : 'nothing in the channel replaces, skips or skipRanges it';
+    ctx.io.stderr(`No upgrades from ${stepText(u.from)} in channel ${ch.name}: ${why}.\n`);
+    return 0;
+  }
+  ctx.io.stdout(
+    formatTable(
+      ['BUNDLE', 'VERSION', 'VIA', 'HEAD', 'DEPRECATED'],
+      u.items.map((i) => [
+        i.name,
+        i.version ?? '',
+        viaText(i),
+        String(i.head),
+        String(i.deprecated !== undefined),
+      ]),
+      { noHeaders },
+    ),
+  );
+  if (!noHeaders) {
+    const steps = u.path.length - 1;
+    const path =
+      u.path.length > 0
+        ? `Path to head (${steps} step${steps === 1 ? '' : 's'}): ${u.path.map(stepText).join(' -> ')}`
+        : u.head !== undefined
+          ? `Path to head: none (the head ${u.head} cannot be reached from ${u.from.name})`
+          : 'Path to head: none (the channel has no single head)';
+    ctx.io.stdout(`\n${path}\n`);
   }
   return 0;
 }

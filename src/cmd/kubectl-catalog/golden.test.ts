@@ -1,0 +1,69 @@
+// Golden outputs of the plugin's commands on a fixture catalog (fixture.test-support.ts): what a
+// person sees (stdout, stderr and the exit code), byte for byte. A changed output fails until the
+// golden file is regenerated and reviewed:
+//
+//   UPDATE_GOLDEN=1 npx mocha --config .mocharc.unit.cjs src/cmd/kubectl-catalog/golden.test.ts
+import { readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { expect } from 'chai';
+import { run } from './main.js';
+import { fixtureClient } from './fixture.test-support.js';
+
+const goldenDir = path.resolve(
+  import.meta.dirname,
+  '..',
+  '..',
+  '..',
+  'test',
+  'golden',
+  'kubectl-catalog',
+);
+
+/** Runs the plugin on the fixture; the transcript shows the command, exit code, stdout, stderr. */
+async function transcript(args: string[]): Promise<string> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const { client } = fixtureClient();
+  const code = await run(args, {
+    stdout: (s) => out.push(s),
+    stderr: (s) => err.push(s),
+    client: () => client,
+    now: () => new Date('2026-01-02T00:00:00Z'),
+  });
+  return `$ kubectl catalog ${args.join(' ')}\n# exit ${code}\n${out.join('')}${err.length ? `# stderr\n${err.join('')}` : ''}`;
+}
+
+async function golden(file: string, commands: string[][]): Promise<void> {
+  const parts: string[] = [];
+  for (const args of commands) parts.push(await transcript(args));
+  const actual = parts.join('\n');
+  const target = path.join(goldenDir, file);
+  if (process.env.UPDATE_GOLDEN) await writeFile(target, actual);
+  expect(actual).to.equal(await readFile(target, 'utf8'));
+}
+
+describe('kubectl catalog: golden outputs', () => {
+  it('upgrades', async () => {
+    await golden('upgrades.txt', [
+      ['upgrades', 'demo-operator', '--from', '1.0.0'],
+      ['upgrades', 'demo-operator', '--from', 'v1.1.0', '--no-headers'],
+      ['upgrades', 'demo-operator', '--from', 'demo-operator.v1.2.0-rc.1'],
+      ['upgrades', 'demo-operator', '--from', '1.3.0'],
+      ['upgrades', 'demo-operator', '--from', '1.0.0', '--channel', 'legacy'],
+      ['upgrades', 'demo-operator', '--from', '1.0.0', '-o', 'json'],
+      ['upgrades', 'demo-operator', '--from', '1.2.0-rc.1', '-o', 'yaml'],
+    ]);
+  });
+
+  it('upgrades: errors and help', async () => {
+    await golden('upgrades-errors.txt', [
+      ['upgrades', 'demo-operator', '--from', '9.9.9'],
+      ['upgrades', 'demo-operator', '--from', '1.0.0', '--channel', 'nope'],
+      ['upgrades', 'no-such-operator', '--from', '1.0.0', '--catalog', 'demo'],
+      ['upgrades', 'demo-operator'],
+      ['upgrades', 'demo-operator', '--from', '1.0.0', '--search', 'x'],
+      ['upgrades', 'demo-operator', '--from', '1.0.0', '-o', 'wide'],
+      ['upgrades', '-h'],
+    ]);
+  });
+});
