@@ -6,7 +6,14 @@
 import { spawnSync } from 'node:child_process';
 import { expect } from 'chai';
 import type { AnyBlob } from '../../src/client/index.js';
-import { blangSatisfies, checkerBinary, compareBlobs, ourSatisfies } from './compare.js';
+import { answersCatalog } from '../../test/support/answers-catalog.js';
+import {
+  blangSatisfies,
+  checkerBinary,
+  compareBlobs,
+  compareInstallModes,
+  ourSatisfies,
+} from './compare.js';
 
 const RANGES = [
   '>=1.0.0 <1.2.0',
@@ -143,5 +150,12 @@ describe('client/upgrades equal an independent computation on blang/semver', fun
     expect(r.entries).to.be.greaterThan(300);
     expect(r.byVia.skipRange).to.be.greaterThan(100);
     expect(r.byVia.skips).to.be.greaterThan(20);
+  });
+
+  it('packages --install-mode on a generated catalog equals the independent reading of each head', async () => {
+    const m = await compareInstallModes(bin, answersCatalog(60, 3));
+    expect(m.differences).to.deep.equal([]);
+    expect(m.withCsvHead).to.be.greaterThan(20);
+    expect(Object.values(m.matching).every((n) => n > 5)).to.equal(true);
   });
 });

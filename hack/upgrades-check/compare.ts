@@ -1,6 +1,8 @@
 // Compares the client library's one-step upgrades (src/client/upgrades.ts) with an independent
 // computation in Go on github.com/blang/semver/v4 itself (main.go here), for every entry of every
-// channel of FBC catalogs, and semver.ts's range matching with blang's on given pairs.
+// channel of FBC catalogs, and semver.ts's range matching with blang's on given pairs; and the
+// `packages --install-mode` filter (src/client/packages.ts) with the Go program's own reading of
+// each default channel head's installModes.
 //
 //   npx tsx hack/upgrades-check/compare.ts DIR...     (FBC directories, e.g. community catalogs)
 //
@@ -12,8 +14,12 @@ import { pathToFileURL } from 'node:url';
 import { readCatalog } from '../../src/fbc/index.js';
 import type { AnyBlob, BundleBlob, ChannelBlob } from '../../src/client/index.js';
 import {
+  INSTALL_MODES,
   isBundleBlob,
   isChannelBlob,
+  isPackageBlob,
+  matchesPackageFilter,
+  packageFacts,
   parseRange,
   parseVersion,
   satisfies,
@@ -132,6 +138,49 @@ export async function compareBlobs(
   };
 }
 
+export interface InstallModeComparison {
+  /** Packages with a single default channel head that has olm.csv.metadata (Go's count). */
+  withCsvHead: number;
+  /** Mode → packages matching `--install-mode MODE` (ours). */
+  matching: Record<string, number>;
+  differences: string[];
+}
+
+/** `--install-mode M` for each mode: our filter against the Go program's head and installModes. */
+export async function compareInstallModes(
+  bin: string,
+  blobs: readonly AnyBlob[],
+): Promise<InstallModeComparison> {
+  const theirs = new Map<string, string[]>();
+  const out = await runChecker(
+    bin,
+    ['-install-modes'],
+    blobs.map((b) => `${JSON.stringify(b)}\n`).join(''),
+  );
+  for (const l of out.trim().split('\n').filter(Boolean)) {
+    const o = JSON.parse(l) as { package: string; modes: string[] };
+    theirs.set(o.package, o.modes);
+  }
+  const matching: Record<string, number> = {};
+  const differences: string[] = [];
+  const channels = blobs.filter(isChannelBlob);
+  const bundles = blobs.filter(isBundleBlob);
+  for (const p of blobs.filter(isPackageBlob)) {
+    const facts = packageFacts(
+      p,
+      channels.filter((c) => c.package === p.name),
+      bundles.filter((b) => b.package === p.name),
+    );
+    for (const mode of INSTALL_MODES) {
+      const ours = matchesPackageFilter(facts, { installMode: mode });
+      const their = theirs.get(p.name)?.includes(mode) ?? false;
+      if (ours) matching[mode] = (matching[mode] ?? 0) + 1;
+      if (ours !== their) differences.push(`${p.name} ${mode}: ours ${ours}, independent ${their}`);
+    }
+  }
+  return { withCsvHead: theirs.size, matching, differences };
+}
+
 export async function readBlobs(dir: string): Promise<AnyBlob[]> {
   const blobs: AnyBlob[] = [];
   for await (const b of readCatalog(dir, { catalog: 'compare' })) blobs.push(b.content as AnyBlob);
@@ -148,6 +197,12 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
     );
     for (const d of r.differences.slice(0, 10)) console.log(`  ${d}`);
     if (r.differences.length > 0) failed = true;
+    const m = await compareInstallModes(bin, await readBlobs(dir));
+    console.log(
+      `${dir}: --install-mode: ${m.withCsvHead} packages with a default channel head with CSV metadata; matching ${INSTALL_MODES.map((x) => `${x} ${m.matching[x] ?? 0}`).join(', ')}; ${m.differences.length} differences`,
+    );
+    for (const d of m.differences.slice(0, 10)) console.log(`  ${d}`);
+    if (m.differences.length > 0) failed = true;
   }
   process.exitCode = failed ? 1 : 0;
 }

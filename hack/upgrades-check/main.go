@@ -5,6 +5,10 @@
 // it (the library operator-registry and OLM use). It prints one JSON line per (package,
 // channel, entry) with the sorted successors and how each is reached.
 //
+// With -install-modes: one JSON line per package with the install modes its default channel's
+// head supports (olm.csv.metadata installModes with supported=true; no line for a package
+// whose default channel has no single head or whose head has no olm.csv.metadata).
+//
 // Also, with -ranges: reads lines `RANGE<TAB>VERSION` and prints `true`, `false` or
 // `error` for each (blang's ParseRange and Parse), to check semver.ts against blang itself.
 //
@@ -55,6 +59,7 @@ type result struct {
 
 func main() {
 	ranges := flag.Bool("ranges", false, "evaluate RANGE<TAB>VERSION lines")
+	installModes := flag.Bool("install-modes", false, "print the install modes of each package's default channel head")
 	flag.Parse()
 	in := bufio.NewScanner(os.Stdin)
 	in.Buffer(make([]byte, 64<<20), 64<<20)
@@ -79,6 +84,8 @@ func main() {
 	}
 	versions := map[string]map[string]string{} // package → bundle → version
 	var channels []blob
+	defaults := map[string]string{}              // package → default channel
+	csvModes := map[string]map[string][]string{} // package → bundle → supported modes
 	for in.Scan() {
 		var b blob
 		if err := json.Unmarshal(in.Bytes(), &b); err != nil {
@@ -86,9 +93,39 @@ func main() {
 			os.Exit(1)
 		}
 		switch b.Schema {
+		case "olm.package":
+			var p struct {
+				DefaultChannel string `json:"defaultChannel"`
+			}
+			_ = json.Unmarshal(in.Bytes(), &p)
+			defaults[b.Name] = p.DefaultChannel
 		case "olm.channel":
 			channels = append(channels, b)
 		case "olm.bundle":
+			for _, p := range b.Properties {
+				if p.Type == "olm.csv.metadata" {
+					var m struct {
+						InstallModes []struct {
+							Type      string `json:"type"`
+							Supported bool   `json:"supported"`
+						} `json:"installModes"`
+					}
+					if json.Unmarshal(p.Value, &m) == nil {
+						modes := []string{}
+						for _, im := range m.InstallModes {
+							if im.Supported {
+								modes = append(modes, im.Type)
+							}
+						}
+						if csvModes[b.Package] == nil {
+							csvModes[b.Package] = map[string][]string{}
+						}
+						if _, seen := csvModes[b.Package][b.Name]; !seen {
+							csvModes[b.Package][b.Name] = modes
+						}
+					}
+				}
+			}
 			for _, p := range b.Properties {
 				if p.Type != "olm.package" {
 					continue
@@ -107,6 +144,40 @@ func main() {
 		}
 	}
 	enc := json.NewEncoder(out)
+	if *installModes {
+		for _, c := range channels {
+			if defaults[c.Package] != c.Name {
+				continue
+			}
+			incoming := map[string]bool{}
+			for _, e := range c.Entries {
+				if e.Replaces != "" {
+					incoming[e.Replaces] = true
+				}
+				for _, s := range e.Skips {
+					incoming[s] = true
+				}
+			}
+			heads := map[string]bool{}
+			for _, e := range c.Entries {
+				if !incoming[e.Name] {
+					heads[e.Name] = true
+				}
+			}
+			if len(heads) != 1 {
+				continue
+			}
+			for head := range heads {
+				modes, ok := csvModes[c.Package][head]
+				if !ok {
+					continue
+				}
+				sort.Strings(modes)
+				_ = enc.Encode(map[string]any{"package": c.Package, "modes": modes})
+			}
+		}
+		return
+	}
 	for _, c := range channels {
 		for _, from := range c.Entries {
 			var installed *semver.Version

@@ -9,3 +9,4 @@ export * from './semver.js';
 export { labelValue, objectName, isValidLabelValue } from '../api/v1/index.js';
 export type { BlobIdentity } from '../api/v1/index.js';
 export * from './upgrades.js';
+export * from './packages.js';

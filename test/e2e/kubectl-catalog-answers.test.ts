@@ -9,11 +9,16 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { BundleBlob, ChannelBlob, DeprecationsBlob } from '../../src/client/index.js';
+import type { PackageFilter } from '../../src/client/index.js';
 import {
   CatalogClient,
+  INSTALL_MODES,
   isBundleBlob,
   isChannelBlob,
   isDeprecationsBlob,
+  isPackageBlob,
+  matchesPackageFilter,
+  packageFacts,
   upgradesFrom,
   versionMap,
 } from '../../src/client/index.js';
@@ -182,12 +187,86 @@ describe('kubectl catalog answers e2e (generated catalog)', function () {
     const unknown = await kc('upgrades', pkg, '--from', '7.7.7', '--catalog', catalog);
     expect(unknown.code).to.equal(1);
     expect(unknown.stderr).to.match(
-      /^error: package ".*" has no bundle named or versioned "7.7.7"; its versions: /,
+      /(^|\n)error: package ".*" has no bundle named or versioned "7.7.7"; its versions: /,
     );
     const noFrom = await kc('upgrades', pkg);
     expect(noFrom.code).to.equal(2);
     const noPkg = await kc('upgrades', 'no-such-package-xyz', '--from', '1.0.0');
     expect(noPkg.code).to.equal(1);
     expect(noPkg.stderr).to.include('package "no-such-package-xyz" not found in any catalog');
+  });
+
+  it('packages: each filter (and combinations) selects what the library selects on the same blobs, in 6 requests', async () => {
+    const pkgs = blobs.filter((b) => isPackageBlob(b as never));
+    const expected = (f: PackageFilter) =>
+      pkgs
+        .filter((p) =>
+          matchesPackageFilter(
+            packageFacts(
+              p as never,
+              blobs.filter((c) => isChannelBlob(c as never) && c.package === p.name) as never,
+              blobs.filter((b) => isBundleBlob(b as never) && b.package === p.name) as never,
+            ),
+            f,
+          ),
+        )
+        .map((p) => p.name as string)
+        .sort();
+    const cases: Array<[string[], PackageFilter]> = [
+      ...INSTALL_MODES.map((m): [string[], PackageFilter] => [
+        ['--install-mode', m],
+        { installMode: m },
+      ]),
+      [['--kube-version', '1.28'], { kubeVersion: '1.28' }],
+      [['--openshift-version', '4.17'], { openshiftVersion: '4.17' }],
+      [['--arch', 'arm64'], { arch: 'arm64' }],
+      [['--os', 'linux', '--category', 'Database'], { os: 'linux', category: 'Database' }],
+      [
+        ['--capability', 'full lifecycle', '--provider', 'even'],
+        { capability: 'full lifecycle', provider: 'even' },
+      ],
+      [
+        ['--keyword', 'sql', '--install-mode', 'AllNamespaces'],
+        { keyword: 'sql', installMode: 'AllNamespaces' },
+      ],
+      [['--search', 'databases'], { search: 'databases' }],
+    ];
+    let nonEmpty = 0;
+    for (const [flags, f] of cases) {
+      const r = await inProcess(['packages', '--catalog', catalog, ...flags, '-o', 'json']);
+      expect(r.code, r.stderr).to.equal(0);
+      expect(r.requests, flags.join(' ')).to.equal(6);
+      const names = (JSON.parse(r.stdout) as { items: Array<{ name: string }> }).items.map(
+        (i) => i.name,
+      );
+      const want = expected(f);
+      expect(names, flags.join(' ')).to.deep.equal(want);
+      if (want.length > 0 && want.length < pkgs.length) nonEmpty++;
+    }
+    expect(nonEmpty).to.be.greaterThan(8);
+    // Packages without CSV metadata (every fifth) never pass a CSV filter.
+    const bare = `${prefix}-4`;
+    const all = await inProcess([
+      'packages',
+      '--catalog',
+      catalog,
+      '--install-mode',
+      'OwnNamespace',
+    ]);
+    expect(all.stdout).not.to.include(`${bare} `);
+    // The table: DEPRECATED column; a deprecated package says so.
+    const table1 = table((await kc('packages', '--catalog', catalog)).stdout);
+    expect(table1[0]).to.deep.equal([
+      'NAME',
+      'CATALOG',
+      'DEFAULT CHANNEL',
+      'CHANNELS',
+      'DEPRECATED',
+      'DESCRIPTION',
+    ]);
+    expect(table1.find((row) => row[0] === `${prefix}-1`)?.[4]).to.equal('true');
+    expect(table1.find((row) => row[0] === `${prefix}-2`)?.[4]).to.equal('false');
+    const bad = await kc('packages', '--install-mode', 'Everything');
+    expect(bad.code).to.equal(2);
   });
 });

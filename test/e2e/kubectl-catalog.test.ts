@@ -182,22 +182,23 @@ describe('kubectl catalog e2e', function () {
   it('packages: default channel and channel count, --search, --no-headers', async () => {
     const rows = table(await kcOk('packages', '--catalog', a));
     expect(rows).to.deep.equal([
-      ['NAME', 'CATALOG', 'DEFAULT CHANNEL', 'CHANNELS', 'DESCRIPTION'],
+      ['NAME', 'CATALOG', 'DEFAULT CHANNEL', 'CHANNELS', 'DEPRECATED', 'DESCRIPTION'],
       [
         'example-operator',
         a,
         'stable',
         '2',
+        'false',
         'An example operator, bundled with catalogd-ts as its samp...',
       ],
-      ['utility-operator', a, 'alpha', '1', '<none>'],
+      ['utility-operator', a, 'alpha', '1', 'false', '<none>'],
     ]);
     const searched = table(
       await kcOk('packages', '--catalog', a, '--search', 'UTIL', '--no-headers'),
     );
-    expect(searched).to.deep.equal([['utility-operator', a, 'alpha', '1', '<none>']]);
+    expect(searched).to.deep.equal([['utility-operator', a, 'alpha', '1', 'false', '<none>']]);
     const all = table(await kcOk('packages', '--search', pkg));
-    expect(all.slice(1)).to.deep.equal([[pkg, b, 'stable', '1', '<none>']]);
+    expect(all.slice(1)).to.deep.equal([[pkg, b, 'stable', '1', 'false', '<none>']]);
   });
 
   it('channels: heads (replaces, skipRange, skips) and entry counts', async () => {
@@ -218,11 +219,12 @@ describe('kubectl catalog e2e', function () {
   it('bundles: version, image, channels and provided APIs, newest first', async () => {
     const rows = table(await kcOk('bundles', 'example-operator', '--catalog', a));
     expect(rows).to.deep.equal([
-      ['BUNDLE', 'VERSION', 'CHANNELS', 'IMAGE', 'PROVIDES'],
+      ['BUNDLE', 'VERSION', 'CHANNELS', 'DEPRECATED', 'IMAGE', 'PROVIDES'],
       [
         'example-operator.v1.2.0',
         '1.2.0',
         'candidate',
+        'false',
         'quay.io/example/example-operator-bundle:v1.2.0',
         'example.com/v1/Example,example.com/v1alpha1/ExampleBackup',
       ],
@@ -230,6 +232,7 @@ describe('kubectl catalog e2e', function () {
         'example-operator.v1.1.0',
         '1.1.0',
         'candidate,stable',
+        'false',
         'quay.io/example/example-operator-bundle:v1.1.0',
         'example.com/v1/Example',
       ],
@@ -237,6 +240,7 @@ describe('kubectl catalog e2e', function () {
         'example-operator.v1.0.0',
         '1.0.0',
         'candidate,stable',
+        'false',
         'quay.io/example/example-operator-bundle:v1.0.0',
         'example.com/v1/Example',
       ],

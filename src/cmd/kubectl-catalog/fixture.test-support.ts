@@ -87,6 +87,7 @@ export const FIXTURE_BLOBS: AnyBlob[] = [
       annotations: { categories: 'Developer Tools', capabilities: 'Basic Install' },
       labels: { 'operatorframework.io/arch.amd64': 'supported' },
     }),
+    { type: 'olm.maxOpenShiftVersion', value: '4.18' },
   ]),
   {
     schema: 'olm.deprecations',
@@ -107,6 +108,11 @@ export const FIXTURE_BLOBS: AnyBlob[] = [
     entries: [{ name: 'plain-operator.v0.1.0' }],
   },
   bundle('plain-operator', '0.1.0'),
+  {
+    schema: 'olm.deprecations',
+    package: 'plain-operator',
+    entries: [{ reference: { schema: 'olm.package' }, message: 'plain-operator is unmaintained.' }],
+  },
 ];
 
 function toObject(b: AnyBlob): CatalogMetadata {

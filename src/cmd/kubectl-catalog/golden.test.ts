@@ -66,4 +66,34 @@ describe('kubectl catalog: golden outputs', () => {
       ['upgrades', '-h'],
     ]);
   });
+
+  it('packages: filters and the DEPRECATED column', async () => {
+    await golden('packages.txt', [
+      ['packages'],
+      ['packages', '--install-mode', 'AllNamespaces'],
+      ['packages', '--install-mode', 'MultiNamespace'],
+      ['packages', '--kube-version', '1.27'],
+      ['packages', '--kube-version', '1.28', '--arch', 'amd64', '--os', 'linux'],
+      ['packages', '--category', 'developer tools', '--capability', 'Basic Install'],
+      ['packages', '--provider', 'demo', '--keyword', 'EXAMPLE'],
+      ['packages', '--openshift-version', '4.20'],
+      ['packages', '--search', 'runs demos', '-o', 'json'],
+      ['packages', '--search', 'plain', '--no-headers'],
+      ['packages', '--install-mode', 'Cluster'],
+      ['packages', '--kube-version', 'latest'],
+      ['packages', '--from', '1.0.0'],
+    ]);
+  });
+
+  it('channels, bundles, graph: deprecation marks', async () => {
+    await golden('deprecations.txt', [
+      ['channels', 'demo-operator'],
+      ['bundles', 'demo-operator', '--channel', 'stable'],
+      ['graph', 'demo-operator'],
+      ['graph', 'demo-operator', '--channel', 'legacy', '-o', 'mermaid'],
+      ['bundles', 'demo-operator', '--channel', 'legacy', '-o', 'yaml'],
+      ['channels', 'plain-operator'],
+      ['channels', 'plain-operator', '-o', 'json'],
+    ]);
+  });
 });

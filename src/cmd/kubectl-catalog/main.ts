@@ -43,7 +43,20 @@ import {
   upgradesFrom,
   versionMap,
 } from '../../client/index.js';
-import type { UpgradeCandidate, PathStep } from '../../client/index.js';
+import type {
+  InstallMode,
+  PackageFacts,
+  PackageFilter,
+  PathStep,
+  UpgradeCandidate,
+} from '../../client/index.js';
+import {
+  INSTALL_MODES,
+  looseVersion,
+  matchesPackageFilter,
+  needsHead,
+  packageFacts,
+} from '../../client/index.js';
 import { graphDot, graphMermaid, graphText } from './graph-format.js';
 import { age, excerpt, formatTable, shortDigest } from './table.js';
 
@@ -51,7 +64,8 @@ export const USAGE = `kubectl catalog: explore the catalogs of the cluster (Clus
 
 Usage:
   kubectl catalog list                                   catalogs and their state
-  kubectl catalog packages [--catalog C] [--search TEXT] packages (default channel, channel count)
+  kubectl catalog packages [--catalog C] [FILTERS]        packages (default channel, channel count,
+                                                         deprecation); filters below
   kubectl catalog channels PACKAGE [--catalog C]         channels with their head and entry count
   kubectl catalog bundles PACKAGE [--channel CH] [--catalog C]
                                                          bundles: version, image, provided APIs
@@ -63,6 +77,15 @@ Usage:
                                                          in one step, and the path to the head
   kubectl catalog provides GROUP/VERSION/KIND [--catalog C]
                                                          packages and bundles that provide an API
+
+Filters of packages (AND; all but --search and --openshift-version need the default channel
+head's olm.csv.metadata, and a package without it does not match them):
+      --install-mode MODE      OwnNamespace|SingleNamespace|MultiNamespace|AllNamespaces supported
+      --kube-version V         the head's minKubeVersion is absent or <= V
+      --openshift-version V    no olm.maxOpenShiftVersion below V (packages without one match)
+      --arch A, --os O         operatorframework.io/arch.A / os.O labels (none: amd64, linux)
+      --category C, --capability C, --provider TEXT, --keyword K
+      --search TEXT            in name, display name, keywords or description
 
 Options:
   -o, --output FORMAT   json or yaml (default: a table; graph: text, mermaid, dot)
@@ -120,13 +143,31 @@ interface Opts {
   noHeaders: boolean;
   catalog?: string;
   channel?: string;
-  search?: string;
   from?: string;
+  filter?: PackageFilter;
 }
+
+/** PackageFilter field → its flag. */
+const FILTER_FLAGS: Record<keyof PackageFilter, string> = {
+  installMode: 'install-mode',
+  kubeVersion: 'kube-version',
+  openshiftVersion: 'openshift-version',
+  arch: 'arch',
+  os: 'os',
+  category: 'category',
+  capability: 'capability',
+  provider: 'provider',
+  keyword: 'keyword',
+  search: 'search',
+};
 
 const COMMANDS: Record<string, { args: number; flags: string[]; outputs: string[] }> = {
   list: { args: 0, flags: [], outputs: ['json', 'yaml'] },
-  packages: { args: 0, flags: ['catalog', 'search'], outputs: ['json', 'yaml'] },
+  packages: {
+    args: 0,
+    flags: ['catalog', ...Object.values(FILTER_FLAGS)],
+    outputs: ['json', 'yaml'],
+  },
   channels: { args: 1, flags: ['catalog'], outputs: ['json', 'yaml'] },
   bundles: { args: 1, flags: ['catalog', 'channel'], outputs: ['json', 'yaml'] },
   graph: {
@@ -139,7 +180,7 @@ const COMMANDS: Record<string, { args: number; flags: string[]; outputs: string[
 };
 
 /** The flags that take a value and apply to some commands only. */
-const SCOPED_FLAGS = ['catalog', 'channel', 'search', 'from'] as const;
+const SCOPED_FLAGS = ['catalog', 'channel', 'from', ...Object.values(FILTER_FLAGS)];
 
 export async function run(argv: string[], io: Io): Promise<number> {
   let parsed;
@@ -154,8 +195,10 @@ export async function run(argv: string[], io: Io): Promise<number> {
         kubeconfig: { type: 'string' },
         catalog: { type: 'string' },
         channel: { type: 'string' },
-        search: { type: 'string' },
         from: { type: 'string' },
+        ...Object.fromEntries(
+          Object.values(FILTER_FLAGS).map((f) => [f, { type: 'string' as const }]),
+        ),
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -188,8 +231,9 @@ export async function run(argv: string[], io: Io): Promise<number> {
           : `${command} needs ${command === 'provides' ? 'GROUP/VERSION/KIND' : 'PACKAGE'} (see 'kubectl catalog --help')`,
         2,
       );
+    const flag = (f: string) => (values as Record<string, string | boolean | undefined>)[f];
     for (const f of SCOPED_FLAGS) {
-      if (values[f] !== undefined && !spec.flags.includes(f))
+      if (flag(f) !== undefined && !spec.flags.includes(f))
         throw new UserError(`--${f} does not apply to ${command}`, 2);
     }
     if (command === 'upgrades' && values.from === undefined)
@@ -207,8 +251,8 @@ export async function run(argv: string[], io: Io): Promise<number> {
       ...(values.output !== undefined && { output: values.output }),
       ...(values.catalog !== undefined && { catalog: values.catalog }),
       ...(values.channel !== undefined && { channel: values.channel }),
-      ...(values.search !== undefined && { search: values.search }),
       ...(values.from !== undefined && { from: values.from }),
+      filter: packageFilter(flag),
     };
     const client = (io.client ?? ((k) => new CatalogClient(k ? { kubeconfig: k } : {})))(
       values.kubeconfig,
@@ -247,6 +291,21 @@ export async function run(argv: string[], io: Io): Promise<number> {
   }
 }
 
+/** The filters of `packages` from the flags; invalid values are usage errors. */
+function packageFilter(flag: (f: string) => string | boolean | undefined): PackageFilter {
+  const filter: PackageFilter = {};
+  for (const [key, name] of Object.entries(FILTER_FLAGS) as Array<[keyof PackageFilter, string]>) {
+    const v = flag(name);
+    if (typeof v !== 'string') continue;
+    if (key === 'installMode' && !INSTALL_MODES.includes(v as InstallMode))
+      throw new UserError(`--install-mode ${v}: one of ${INSTALL_MODES.join(', ')}`, 2);
+    if ((key === 'kubeVersion' || key === 'openshiftVersion') && !looseVersion(v))
+      throw new UserError(`--${name} ${v}: not a version (e.g. 1.30 or 1.30.2)`, 2);
+    (filter as Record<string, string>)[key] = v;
+  }
+  return filter;
+}
+
 interface Ctx {
   client: CatalogClient;
   io: Io;
@@ -268,6 +327,11 @@ function print(
   else if (rows.length === 0) ctx.io.stderr(`${empty}\n`);
   else ctx.io.stdout(formatTable(headers, rows, { noHeaders }));
   return 0;
+}
+
+/** Whether the output is a document (json, yaml) rather than text for a person. */
+function isDocument(ctx: Ctx): boolean {
+  return ctx.opts.output === 'json' || ctx.opts.output === 'yaml';
 }
 
 function warn(ctx: Ctx, msg: string): void {
@@ -337,6 +401,8 @@ interface PackageView {
   channels: ChannelBlob[];
   bundles: BundleBlob[];
   deprecations?: DeprecationsBlob;
+  /** The package's deprecation message. */
+  deprecated?: string;
 }
 
 /**
@@ -391,6 +457,10 @@ async function packageView(ctx: Ctx, pkg: string, schemas: string[]): Promise<Pa
       `package ${JSON.stringify(pkg)} not found in catalog ${JSON.stringify(catalog)}; list its packages with: kubectl catalog packages --catalog ${catalog}`,
     );
   const deprecations = all.find(isDeprecationsBlob);
+  const deprecated = deprecationMessage(deprecations, SCHEMA_PACKAGE);
+  // Tables say it on stderr; documents carry it (packageDeprecated).
+  if (deprecated !== undefined && !isDocument(ctx))
+    warn(ctx, `package ${p.name} is deprecated: ${deprecated}`);
   return {
     catalog,
     contentHash: list.contentHash!,
@@ -398,6 +468,7 @@ async function packageView(ctx: Ctx, pkg: string, schemas: string[]): Promise<Pa
     channels: all.filter(isChannelBlob).sort((a, b) => (a.name < b.name ? -1 : 1)),
     bundles: all.filter(isBundleBlob),
     ...(deprecations && { deprecations }),
+    ...(deprecated !== undefined && { deprecated }),
   };
 }
 
@@ -412,62 +483,155 @@ function pickChannel(view: PackageView, name: string): ChannelBlob {
 
 // ---- packages ---------------------------------------------------------------------------
 
-async function packages(ctx: Ctx): Promise<number> {
-  const { catalog, search } = ctx.opts;
-  const list = await ctx.client.consistentList(
-    { schema: SCHEMA_PACKAGE, ...(catalog !== undefined && { catalog }) },
-    { skipSyncing: true },
-  );
-  for (const s of list.skipped) warn(ctx, `catalog ${s} is syncing: its packages are not shown`);
-  const needle = search?.toLowerCase();
-  const rows: Array<{ catalog: string; pkg: PackageBlob }> = [];
-  for (const o of list.items) {
-    const b = await ctx.client.blobOf(o);
-    if (!isPackageBlob(b)) continue;
-    if (
-      needle !== undefined &&
-      !b.name.toLowerCase().includes(needle) &&
-      !(typeof b.description === 'string' && b.description.toLowerCase().includes(needle))
-    )
-      continue;
-    rows.push({ catalog: o.spec.catalog.name, pkg: b });
+interface PackageRow {
+  catalog: string;
+  pkg: PackageBlob;
+  channels: number;
+  deprecated?: string;
+  facts?: PackageFacts;
+}
+
+const byCatalogAndName = (catalog: string, name: string) => `${catalog}\0${name}`;
+
+/**
+ * The packages with their channel counts and deprecations. Without filters: the olm.package and
+ * olm.deprecations blobs, and a metadata-only list of channels for the counts. With filters:
+ * the package, channel and deprecations blobs, then the bundles (paginated, only the default
+ * channels' heads kept), both of the same revisions (retried otherwise).
+ */
+async function packageRows(ctx: Ctx, filter: PackageFilter): Promise<PackageRow[]> {
+  const { catalog } = ctx.opts;
+  const inCatalog = catalog !== undefined ? { catalog } : {};
+  const withHead = needsHead(filter);
+  for (let attempt = 1; ; attempt++) {
+    const list = await ctx.client.consistentList(
+      {
+        schema: [SCHEMA_PACKAGE, SCHEMA_DEPRECATIONS, ...(withHead ? [SCHEMA_CHANNEL] : [])],
+        ...inCatalog,
+      },
+      { skipSyncing: true },
+    );
+    const pkgs: Array<{ catalog: string; pkg: PackageBlob }> = [];
+    const channels = new Map<string, ChannelBlob[]>();
+    const deprecations = new Map<string, DeprecationsBlob>();
+    for (const o of list.items) {
+      const b = await ctx.client.blobOf(o);
+      const cat = o.spec.catalog.name;
+      if (isPackageBlob(b)) pkgs.push({ catalog: cat, pkg: b });
+      else if (isDeprecationsBlob(b)) deprecations.set(byCatalogAndName(cat, b.package), b);
+      else if (isChannelBlob(b)) {
+        const k = byCatalogAndName(cat, b.package);
+        channels.set(k, [...(channels.get(k) ?? []), b]);
+      }
+    }
+    const rowOf = (p: { catalog: string; pkg: PackageBlob }, count: number): PackageRow => {
+      const deprecated = deprecationMessage(
+        deprecations.get(byCatalogAndName(p.catalog, p.pkg.name)),
+        SCHEMA_PACKAGE,
+      );
+      return { ...p, channels: count, ...(deprecated !== undefined && { deprecated }) };
+    };
+    if (!withHead) {
+      for (const s of list.skipped)
+        warn(ctx, `catalog ${s} is syncing: its packages are not shown`);
+      // Channel counts from labels only (metadata-only list, no content).
+      const counts = new Map<string, number>();
+      if (pkgs.length > 0) {
+        for await (const o of ctx.client.listMetadataLabels({
+          schema: SCHEMA_CHANNEL,
+          ...inCatalog,
+        })) {
+          const l = o.metadata.labels ?? {};
+          const key = byCatalogAndName(l.catalog ?? '', l.package ?? '');
+          counts.set(key, (counts.get(key) ?? 0) + 1);
+        }
+      }
+      return pkgs.map((p) =>
+        rowOf(p, counts.get(byCatalogAndName(labelValue(p.catalog), labelValue(p.pkg.name))) ?? 0),
+      );
+    }
+    // The default channels' heads, then only those bundles.
+    const heads = new Set<string>();
+    for (const p of pkgs) {
+      const ch = (channels.get(byCatalogAndName(p.catalog, p.pkg.name)) ?? []).find(
+        (c) => c.name === p.pkg.defaultChannel,
+      );
+      const head = ch ? channelHead(ch).head : undefined;
+      if (head !== undefined) heads.add(byCatalogAndName(p.catalog, head));
+    }
+    const bundleList = await ctx.client.consistentList(
+      { schema: SCHEMA_BUNDLE, ...inCatalog },
+      {
+        skipSyncing: true,
+        keep: (o) => heads.has(byCatalogAndName(o.spec.catalog.name, o.spec.name ?? '')),
+      },
+    );
+    const same = Object.entries(list.revisions).every(([c, h]) => bundleList.revisions[c] === h);
+    if (!same && attempt < 3) continue;
+    if (!same)
+      throw new InconsistentListError(
+        'the catalogs changed between the list of packages and the list of their bundles three times; try again later',
+      );
+    for (const s of list.skipped) warn(ctx, `catalog ${s} is syncing: its packages are not shown`);
+    const bundles = new Map<string, BundleBlob[]>();
+    for (const o of bundleList.items) {
+      const b = await ctx.client.blobOf(o);
+      if (!isBundleBlob(b)) continue;
+      const k = byCatalogAndName(o.spec.catalog.name, b.package);
+      bundles.set(k, [...(bundles.get(k) ?? []), b]);
+    }
+    const rows: PackageRow[] = [];
+    for (const p of pkgs) {
+      const k = byCatalogAndName(p.catalog, p.pkg.name);
+      const chs = channels.get(k) ?? [];
+      const facts = packageFacts(p.pkg, chs, bundles.get(k) ?? []);
+      if (matchesPackageFilter(facts, filter)) rows.push({ ...rowOf(p, chs.length), facts });
+    }
+    return rows;
   }
+}
+
+async function packages(ctx: Ctx): Promise<number> {
+  const filter = ctx.opts.filter ?? {};
+  const rows = await packageRows(ctx, filter);
   rows.sort((a, b) =>
     a.pkg.name !== b.pkg.name ? (a.pkg.name < b.pkg.name ? -1 : 1) : a.catalog < b.catalog ? -1 : 1,
   );
-  // Channel counts from labels only (metadata-only list, no content).
-  const counts = new Map<string, number>();
-  if (rows.length > 0) {
-    for await (const o of ctx.client.listMetadataLabels({
-      schema: SCHEMA_CHANNEL,
-      ...(catalog !== undefined && { catalog }),
-    })) {
-      const l = o.metadata.labels ?? {};
-      const key = `${l.catalog}\0${l.package}`;
-      counts.set(key, (counts.get(key) ?? 0) + 1);
-    }
-  }
-  const count = (r: { catalog: string; pkg: PackageBlob }) =>
-    counts.get(`${labelValue(r.catalog)}\0${labelValue(r.pkg.name)}`) ?? 0;
+  const filters = Object.entries(filter)
+    .filter(([, v]) => v !== undefined)
+    .map(([k, v]) => `--${FILTER_FLAGS[k as keyof PackageFilter]} ${String(v)}`);
   return print(
     ctx,
-    ['NAME', 'CATALOG', 'DEFAULT CHANNEL', 'CHANNELS', 'DESCRIPTION'],
+    ['NAME', 'CATALOG', 'DEFAULT CHANNEL', 'CHANNELS', 'DEPRECATED', 'DESCRIPTION'],
     rows.map((r) => [
       r.pkg.name,
       r.catalog,
       r.pkg.defaultChannel ?? '',
-      String(count(r)),
+      String(r.channels),
+      String(r.deprecated !== undefined),
       excerpt(typeof r.pkg.description === 'string' ? r.pkg.description : ''),
     ]),
-    rows.map((r) => ({
-      name: r.pkg.name,
-      catalog: r.catalog,
-      defaultChannel: r.pkg.defaultChannel,
-      channels: count(r),
-      description: r.pkg.description,
-    })),
-    search !== undefined
-      ? `No packages match ${JSON.stringify(search)}.`
+    rows.map((r) => {
+      const {
+        name: _name,
+        description: _description,
+        hasCsvMetadata,
+        ...facts
+      } = r.facts ?? {
+        hasCsvMetadata: undefined,
+      };
+      return {
+        name: r.pkg.name,
+        catalog: r.catalog,
+        defaultChannel: r.pkg.defaultChannel,
+        channels: r.channels,
+        description: r.pkg.description,
+        ...(r.deprecated !== undefined && { deprecated: r.deprecated }),
+        ...(r.facts && { ...facts, csvMetadata: hasCsvMetadata }),
+      };
+    }),
+    filters.length > 0
+      ? `No packages match ${filters.join(' ')}.`
       : 'No packages found (is any catalog Serving? see: kubectl catalog list).',
   );
 }
@@ -489,6 +653,7 @@ async function channels(ctx: Ctx, pkg: string): Promise<number> {
       entries: c.entries.length,
       default: c.name === view.pkg.defaultChannel,
       ...(deprecated !== undefined && { deprecated }),
+      ...(view.deprecated !== undefined && { packageDeprecated: view.deprecated }),
     };
   });
   return print(
@@ -528,15 +693,17 @@ async function bundles(ctx: Ctx, pkg: string): Promise<number> {
       channels: channelsOf(b.name, view.channels),
       provides: bundleGvks(b).map(formatGvk),
       ...(deprecated !== undefined && { deprecated }),
+      ...(view.deprecated !== undefined && { packageDeprecated: view.deprecated }),
     };
   });
   return print(
     ctx,
-    ['BUNDLE', 'VERSION', 'CHANNELS', 'IMAGE', 'PROVIDES'],
+    ['BUNDLE', 'VERSION', 'CHANNELS', 'DEPRECATED', 'IMAGE', 'PROVIDES'],
     items.map((i) => [
       i.name,
       i.version ?? '',
       i.channels.join(','),
+      String(i.deprecated !== undefined),
       i.image ?? '',
       i.provides.join(','),
     ]),
@@ -548,15 +715,18 @@ async function bundles(ctx: Ctx, pkg: string): Promise<number> {
 // ---- graph ------------------------------------------------------------------------------
 
 async function graph(ctx: Ctx, pkg: string): Promise<number> {
-  const view = await packageView(ctx, pkg, [SCHEMA_CHANNEL, SCHEMA_BUNDLE]);
+  const view = await packageView(ctx, pkg, [SCHEMA_CHANNEL, SCHEMA_BUNDLE, SCHEMA_DEPRECATIONS]);
   const name = ctx.opts.channel ?? view.pkg.defaultChannel;
   if (name === undefined)
     throw new UserError(
       `package ${JSON.stringify(pkg)} has no default channel; choose one with --channel (${view.channels.map((c) => c.name).join(', ')})`,
     );
   const ch = pickChannel(view, name);
-  const g = upgradeGraph(ch, versionMap(view.bundles));
+  const g = upgradeGraph(ch, versionMap(view.bundles), view.deprecations);
   for (const w of g.warnings) warn(ctx, `channel ${ch.name}: ${w}`);
+  const channelDeprecated = deprecationMessage(view.deprecations, SCHEMA_CHANNEL, ch.name);
+  if (channelDeprecated !== undefined && !isDocument(ctx))
+    warn(ctx, `channel ${ch.name} is deprecated: ${channelDeprecated}`);
   const title = `${pkg}/${ch.name} (catalog ${view.catalog})`;
   switch (ctx.opts.output) {
     case 'mermaid':
@@ -567,7 +737,14 @@ async function graph(ctx: Ctx, pkg: string): Promise<number> {
       break;
     case 'json':
     case 'yaml': {
-      const doc = { package: pkg, channel: ch.name, catalog: view.catalog, ...g };
+      const doc = {
+        package: pkg,
+        channel: ch.name,
+        catalog: view.catalog,
+        ...(view.deprecated !== undefined && { packageDeprecated: view.deprecated }),
+        ...(channelDeprecated !== undefined && { channelDeprecated }),
+        ...g,
+      };
       ctx.io.stdout(
         ctx.opts.output === 'json'
           ? `${JSON.stringify(doc, null, 2)}\n`
@@ -625,8 +802,6 @@ async function upgrades(ctx: Ctx, pkg: string): Promise<number> {
     );
     return 0;
   }
-  if (packageDeprecated !== undefined)
-    warn(ctx, `package ${view.pkg.name} is deprecated: ${packageDeprecated}`);
   if (channelDeprecated !== undefined)
     warn(ctx, `channel ${ch.name} is deprecated: ${channelDeprecated}`);
   if (u.from.deprecated !== undefined)
