@@ -10,3 +10,4 @@ export { labelValue, objectName, isValidLabelValue } from '../api/v1/index.js';
 export type { BlobIdentity } from '../api/v1/index.js';
 export * from './upgrades.js';
 export * from './packages.js';
+export * from './details.js';

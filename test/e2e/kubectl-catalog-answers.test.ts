@@ -18,6 +18,7 @@ import {
   isDeprecationsBlob,
   isPackageBlob,
   matchesPackageFilter,
+  packageDetails,
   packageFacts,
   upgradesFrom,
   versionMap,
@@ -268,5 +269,44 @@ describe('kubectl catalog answers e2e (generated catalog)', function () {
     expect(table1.find((row) => row[0] === `${prefix}-2`)?.[4]).to.equal('false');
     const bad = await kc('packages', '--install-mode', 'Everything');
     expect(bad.code).to.equal(2);
+  });
+
+  it('show: the document equals the library on the same blobs; the text screen; unknown package', async () => {
+    const of = (name: string) => {
+      const p = blobs.find((b) => b.schema === 'olm.package' && b.name === name)!;
+      return packageDetails(
+        catalog,
+        p as never,
+        blobs.filter((b) => isChannelBlob(b as never) && b.package === name) as never,
+        blobs.filter((b) => isBundleBlob(b as never) && b.package === name) as never,
+        blobs.find((b) => isDeprecationsBlob(b as never) && b.package === name) as never,
+      );
+    };
+    for (const i of [0, 1, 4]) {
+      const name = `${prefix}-${i}`;
+      const r = await inProcess(['show', name, '--catalog', catalog, '-o', 'json']);
+      expect(r.code, r.stderr).to.equal(0);
+      expect(r.requests).to.equal(3);
+      expect(JSON.parse(r.stdout), name).to.deep.equal(JSON.parse(JSON.stringify(of(name))));
+    }
+    // A package whose default channel has a head with CSV metadata.
+    const rich = [...Array(24).keys()].map((n) => `${prefix}-${n}`).find((n) => of(n).csvMetadata)!;
+    const d = of(rich);
+    const text = await kc('show', rich, '--catalog', catalog);
+    expect(text.code, text.stderr).to.equal(0);
+    expect(text.stdout).to.match(new RegExp(`^Name: +${rich}\\n`));
+    expect(text.stdout).to.include(`Provider:                ${d.provider?.name}\n`);
+    expect(text.stdout).to.include(`Architectures:           ${d.archs.join(', ')}\n`);
+    expect(text.stdout).to.include(
+      `Install modes:           ${d.installModes.join(', ') || '<none>'}\n`,
+    );
+    expect(text.stdout).to.include(
+      `Head:                    ${d.head?.name} (${d.head?.version})\n`,
+    );
+    const bare = await kc('show', `${prefix}-4`, '--catalog', catalog);
+    expect(bare.stdout).to.include('the head bundle has no olm.csv.metadata');
+    const missing = await kc('show', 'no-such-package-xyz');
+    expect(missing.code).to.equal(1);
+    expect(missing.stderr).to.include('package "no-such-package-xyz" not found in any catalog');
   });
 });

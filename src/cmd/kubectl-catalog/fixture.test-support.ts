@@ -79,15 +79,26 @@ export const FIXTURE_BLOBS: AnyBlob[] = [
   bundle('demo-operator', '1.3.0', [
     csv({
       displayName: 'Demo Operator',
-      description: 'Runs demos.',
+      description:
+        'Runs demos.\n\n## Details\n\nEach Demo resource starts a demo; see the documentation.',
+      maturity: 'stable',
+      links: [{ name: 'Documentation', url: 'https://demo.example.com/docs' }],
+      maintainers: [{ name: 'Demo Team', email: 'demo@example.com' }],
       installModes: modes('OwnNamespace', 'SingleNamespace', 'AllNamespaces'),
       provider: { name: 'Demo Inc.' },
       keywords: ['demo', 'example'],
       minKubeVersion: '1.28.0',
-      annotations: { categories: 'Developer Tools', capabilities: 'Basic Install' },
+      annotations: {
+        categories: 'Developer Tools',
+        capabilities: 'Basic Install',
+        'features.operators.openshift.io/disconnected': 'true',
+        'features.operators.openshift.io/fips-compliant': 'false',
+        'operators.openshift.io/infrastructure-features': '["Proxy-aware"]',
+      },
       labels: { 'operatorframework.io/arch.amd64': 'supported' },
     }),
     { type: 'olm.maxOpenShiftVersion', value: '4.18' },
+    { type: 'olm.gvk', value: { group: 'demo.example.com', version: 'v1', kind: 'Demo' } },
   ]),
   {
     schema: 'olm.deprecations',

@@ -96,4 +96,17 @@ describe('kubectl catalog: golden outputs', () => {
       ['channels', 'plain-operator', '-o', 'json'],
     ]);
   });
+
+  it('show', async () => {
+    await golden('show.txt', [
+      ['show', 'demo-operator'],
+      ['show', 'demo-operator', '--long'],
+      ['show', 'demo-operator', '-o', 'json'],
+      ['show', 'plain-operator', '-o', 'yaml'],
+      ['show', 'plain-operator'],
+      ['show', 'no-such-operator', '--catalog', 'demo'],
+      ['show', 'demo-operator', '--channel', 'stable'],
+      ['show', '-h'],
+    ]);
+  });
 });

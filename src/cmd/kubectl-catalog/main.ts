@@ -38,6 +38,7 @@ import {
   labelValue,
   parseGvk,
   sortBundlesByVersion,
+  packageDetails,
   resolveInstalled,
   upgradeGraph,
   upgradesFrom,
@@ -45,6 +46,7 @@ import {
 } from '../../client/index.js';
 import type {
   InstallMode,
+  PackageDetails,
   PackageFacts,
   PackageFilter,
   PathStep,
@@ -66,6 +68,9 @@ Usage:
   kubectl catalog list                                   catalogs and their state
   kubectl catalog packages [--catalog C] [FILTERS]        packages (default channel, channel count,
                                                          deprecation); filters below
+  kubectl catalog show PACKAGE [--catalog C] [--long]     what to know before installing: provider,
+                                                         description, install modes, versions,
+                                                         APIs, deprecation
   kubectl catalog channels PACKAGE [--catalog C]         channels with their head and entry count
   kubectl catalog bundles PACKAGE [--channel CH] [--catalog C]
                                                          bundles: version, image, provided APIs
@@ -100,6 +105,24 @@ Options:
 
 /** `kubectl catalog COMMAND -h`: the command's own help (others print USAGE). */
 const COMMAND_HELP: Record<string, string> = {
+  show: `kubectl catalog show: what to know before installing a package, on one screen
+
+Usage:
+  kubectl catalog show PACKAGE [--catalog C] [--long] [-o json|yaml]
+
+Reads the package, its channels, bundles and deprecations (one label-selected list) and shows
+the package with its default channel's head bundle's CSV metadata: display name, provider,
+deprecation, default channel and head version, channels, install modes, min Kube version, max
+OpenShift version, infrastructure features, architectures and operating systems, capability
+level, maturity, categories, keywords, provided APIs, links, maintainers and the description
+(its first paragraph, at most 300 characters; --long: all of it).
+
+Options:
+      --long             the whole description
+      --catalog NAME     the ClusterCatalog (needed when the package is in several)
+  -o, --output FORMAT    json or yaml: the same facts as a document (the description whole)
+Exit codes: 0, 1 error (e.g. unknown package), 2 usage.
+`,
   upgrades: `kubectl catalog upgrades: the bundles an installation can move to in one step, and the path to the channel head
 
 Usage:
@@ -145,6 +168,7 @@ interface Opts {
   channel?: string;
   from?: string;
   filter?: PackageFilter;
+  long: boolean;
 }
 
 /** PackageFilter field → its flag. */
@@ -168,6 +192,7 @@ const COMMANDS: Record<string, { args: number; flags: string[]; outputs: string[
     flags: ['catalog', ...Object.values(FILTER_FLAGS)],
     outputs: ['json', 'yaml'],
   },
+  show: { args: 1, flags: ['catalog', 'long'], outputs: ['json', 'yaml'] },
   channels: { args: 1, flags: ['catalog'], outputs: ['json', 'yaml'] },
   bundles: { args: 1, flags: ['catalog', 'channel'], outputs: ['json', 'yaml'] },
   graph: {
@@ -180,7 +205,7 @@ const COMMANDS: Record<string, { args: number; flags: string[]; outputs: string[
 };
 
 /** The flags that take a value and apply to some commands only. */
-const SCOPED_FLAGS = ['catalog', 'channel', 'from', ...Object.values(FILTER_FLAGS)];
+const SCOPED_FLAGS = ['catalog', 'channel', 'from', 'long', ...Object.values(FILTER_FLAGS)];
 
 export async function run(argv: string[], io: Io): Promise<number> {
   let parsed;
@@ -196,6 +221,7 @@ export async function run(argv: string[], io: Io): Promise<number> {
         catalog: { type: 'string' },
         channel: { type: 'string' },
         from: { type: 'string' },
+        long: { type: 'boolean' },
         ...Object.fromEntries(
           Object.values(FILTER_FLAGS).map((f) => [f, { type: 'string' as const }]),
         ),
@@ -253,6 +279,7 @@ export async function run(argv: string[], io: Io): Promise<number> {
       ...(values.channel !== undefined && { channel: values.channel }),
       ...(values.from !== undefined && { from: values.from }),
       filter: packageFilter(flag),
+      long: values.long === true,
     };
     const client = (io.client ?? ((k) => new CatalogClient(k ? { kubeconfig: k } : {})))(
       values.kubeconfig,
@@ -264,6 +291,8 @@ export async function run(argv: string[], io: Io): Promise<number> {
           return await list(ctx);
         case 'packages':
           return await packages(ctx);
+        case 'show':
+          return await show(ctx, args[0]!);
         case 'channels':
           return await channels(ctx, args[0]!);
         case 'bundles':
@@ -634,6 +663,88 @@ async function packages(ctx: Ctx): Promise<number> {
       ? `No packages match ${filters.join(' ')}.`
       : 'No packages found (is any catalog Serving? see: kubectl catalog list).',
   );
+}
+
+// ---- show -------------------------------------------------------------------------------
+
+/** The description in the short form: its first paragraph, at most 300 characters. */
+function shortDescription(d: string): string {
+  const first = d
+    .trim()
+    .split(/\n\s*\n/)[0]!
+    .replace(/\s+/g, ' ');
+  return first.length > 300 ? `${first.slice(0, 297)}...` : first;
+}
+
+function detailsText(d: PackageDetails, long: boolean): string {
+  const list = (xs: readonly string[]) => (xs.length > 0 ? xs.join(', ') : '<none>');
+  const dep = d.deprecated;
+  const rows: Array<[string, string]> = [
+    ['Name', d.name],
+    ['Catalog', d.catalog],
+    ['Display name', d.displayName ?? '<none>'],
+    [
+      'Provider',
+      [d.provider?.name, d.provider?.url && `(${d.provider.url})`].filter(Boolean).join(' ') ||
+        '<none>',
+    ],
+    ['Deprecated', dep === undefined ? 'false' : 'true'],
+    ['Default channel', d.defaultChannel ?? '<none>'],
+    [
+      'Head',
+      d.head
+        ? `${d.head.name}${d.head.version !== undefined ? ` (${d.head.version})` : ''}`
+        : '<none>',
+    ],
+    [
+      'Channels',
+      list(d.channels.map((c) => `${c.name}${c.deprecated !== undefined ? ' [deprecated]' : ''}`)),
+    ],
+    ['Install modes', list(d.installModes)],
+    ['Min Kube version', d.minKubeVersion ?? '<none>'],
+    ['Max OpenShift version', d.maxOpenShiftVersion ?? '<none>'],
+    ['Infrastructure features', list(d.infrastructureFeatures)],
+    ['Architectures', list(d.archs)],
+    ['Operating systems', list(d.oses)],
+    ['Capabilities', d.capabilities ?? '<none>'],
+    ['Maturity', d.maturity ?? '<none>'],
+    ['Categories', list(d.categories)],
+    ['Keywords', list(d.keywords)],
+    ['Provided APIs', list(d.providedAPIs)],
+    ['Links', list(d.links.map((l) => [l.name, l.url].filter(Boolean).join(' ')))],
+    [
+      'Maintainers',
+      list(d.maintainers.map((m) => [m.name, m.email && `<${m.email}>`].filter(Boolean).join(' '))),
+    ],
+  ];
+  const width = Math.max(...rows.map(([k]) => k.length)) + 2;
+  let out = rows.map(([k, v]) => `${`${k}:`.padEnd(width)}${v}\n`).join('');
+  if (dep?.package !== undefined) out += `${'Package deprecation:'.padEnd(width)}${dep.package}\n`;
+  if (dep?.channel !== undefined)
+    out += `${'Channel deprecation:'.padEnd(width)}${d.defaultChannel}: ${dep.channel}\n`;
+  if (dep?.bundle !== undefined)
+    out += `${'Bundle deprecation:'.padEnd(width)}${d.head?.name}: ${dep.bundle}\n`;
+  if (!d.csvMetadata)
+    out += `${'Note:'.padEnd(width)}the head bundle has no olm.csv.metadata: provider, install modes and the like are unknown\n`;
+  const description = d.description ?? '';
+  out += `Description:\n${
+    description === ''
+      ? '  <none>'
+      : (long ? description.trim() : shortDescription(description))
+          .split('\n')
+          .map((l) => (l === '' ? '' : `  ${l}`))
+          .join('\n')
+  }\n`;
+  return out;
+}
+
+async function show(ctx: Ctx, pkg: string): Promise<number> {
+  const view = await packageView(ctx, pkg, [SCHEMA_CHANNEL, SCHEMA_BUNDLE, SCHEMA_DEPRECATIONS]);
+  const d = packageDetails(view.catalog, view.pkg, view.channels, view.bundles, view.deprecations);
+  if (ctx.opts.output === 'json') ctx.io.stdout(`${JSON.stringify(d, null, 2)}\n`);
+  else if (ctx.opts.output === 'yaml') ctx.io.stdout(dump(d, { noRefs: true, lineWidth: -1 }));
+  else ctx.io.stdout(detailsText(d, ctx.opts.long));
+  return 0;
 }
 
 // ---- channels ---------------------------------------------------------------------------
