@@ -190,6 +190,46 @@ describe('kubectl catalog answers e2e (generated catalog)', function () {
     expect(unknown.stderr).to.match(
       /(^|\n)error: package ".*" has no bundle named or versioned "7.7.7"; its versions: /,
     );
+    // The example program of docs/client.md gives the same answer (default channel: stable).
+    const stable = blobs.find(
+      (b) => b.schema === 'olm.channel' && b.package === pkg && b.name === 'stable',
+    ) as unknown as ChannelBlob;
+    const from = stable.entries[0]!.name;
+    const example = await new Promise<Result>((resolve, reject) => {
+      const child = spawn(
+        process.execPath,
+        [
+          '--import',
+          'tsx',
+          path.join(repoRoot, 'examples', 'client', 'upgrades.ts'),
+          catalog,
+          pkg,
+          from,
+        ],
+        { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] },
+      );
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      child.on('error', reject);
+      child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+    });
+    expect(example.code, example.stderr).to.equal(0);
+    const bundles = blobs.filter(
+      (b): b is BundleBlob => isBundleBlob(b as never) && b.package === pkg,
+    );
+    const dep = blobs.find((b) => isDeprecationsBlob(b as never) && b.package === pkg) as never;
+    const want = upgradesFrom(stable, from, versionMap(bundles), dep);
+    expect(example.stdout).to.equal(
+      [
+        ...want.items.map(
+          (i) =>
+            `${i.name} ${i.version ?? ''} via ${i.via.join('+')}${i.deprecated ? ' (deprecated)' : ''}`,
+        ),
+        `path: ${want.path.map((s) => s.name).join(' -> ') || 'none'}`,
+      ].join('\n') + '\n',
+    );
     const noFrom = await kc('upgrades', pkg);
     expect(noFrom.code).to.equal(2);
     const noPkg = await kc('upgrades', 'no-such-package-xyz', '--from', '1.0.0');

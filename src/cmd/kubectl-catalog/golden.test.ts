@@ -1,4 +1,4 @@
-// Golden outputs of the plugin's commands on a fixture catalog (fixture.test-support.ts): what a
+// Golden outputs of the plugin's commands on a fixture catalog (test/support/kubectl-catalog-fixture.ts): what a
 // person sees (stdout, stderr and the exit code), byte for byte. A changed output fails until the
 // golden file is regenerated and reviewed:
 //
@@ -7,7 +7,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { expect } from 'chai';
 import { run } from './main.js';
-import { fixtureClient } from './fixture.test-support.js';
+import { fixtureClient } from '../../../test/support/kubectl-catalog-fixture.js';
 
 const goldenDir = path.resolve(
   import.meta.dirname,

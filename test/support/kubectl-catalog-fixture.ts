@@ -1,12 +1,12 @@
 // A catalog for the plugin's golden tests: FBC blobs served as CatalogMetadata objects by a fake
 // KubeClient (one Serving ClusterCatalog; lists answered with every object, as the client
 // re-checks each against the query's exact spec fields).
-import type { CatalogMetadata, ClusterCatalog } from '../../api/v1/index.js';
-import { labelValue, objectName } from '../../api/v1/index.js';
-import type { AnyBlob } from '../../client/index.js';
-import { CatalogClient } from '../../client/index.js';
-import type { KubeClient, RequestOptions } from '../../kube/index.js';
-import { KubeApiError } from '../../kube/index.js';
+import type { CatalogMetadata, ClusterCatalog } from '../../src/api/v1/index.js';
+import { labelValue, objectName } from '../../src/api/v1/index.js';
+import type { AnyBlob } from '../../src/client/index.js';
+import { CatalogClient } from '../../src/client/index.js';
+import type { KubeClient, RequestOptions } from '../../src/kube/index.js';
+import { KubeApiError } from '../../src/kube/index.js';
 
 export const FIXTURE_CATALOG = 'demo';
 const HASH = `sha256:${'a'.repeat(64)}`;
