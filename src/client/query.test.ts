@@ -42,6 +42,10 @@ describe('client/query', () => {
       labelSelector: `schema in (olm.channel,olm.package),packageOrName=${labelValue(long)}`,
       fieldSelector: '',
     });
+    expect(metadataSelectors({ schema: 'olm.bundle', name: ['b', long, 'a', 'b'] })).to.deep.equal({
+      labelSelector: `schema=olm.bundle,name in (${['a', 'b', labelValue(long)].sort().join(',')})`,
+      fieldSelector: '',
+    });
     expect(escapeFieldValue('a\\b,c=d')).to.equal('a\\\\b\\,c\\=d');
   });
 
@@ -59,6 +63,8 @@ describe('client/query', () => {
     expect(matchesQuery(spec, { packageOrName: 'p.v1' })).to.equal(false);
     expect(matchesQuery(spec, { catalog: 'd' })).to.equal(false);
     expect(matchesQuery(spec, { name: 'p.v2' })).to.equal(false);
+    expect(matchesQuery(spec, { name: ['p.v2', 'p.v1'] })).to.equal(true);
+    expect(matchesQuery(spec, { name: ['p.v2'] })).to.equal(false);
     // two long values that share a readable prefix have different label values, and the
     // exact spec check guards against any label collision anyway
     const a = `${'y'.repeat(70)}a`;

@@ -26,8 +26,8 @@ export interface MetadataQuery {
   schema?: string | readonly string[];
   /** The blob's package field (olm.channel, olm.bundle, olm.deprecations). */
   package?: string;
-  /** The blob's name field. */
-  name?: string;
+  /** The blob's name field; or any of several (a set-based `name in (...)` selector). */
+  name?: string | readonly string[];
   /** package if the blob has one, else name: selects an olm.package blob together with its package's blobs. */
   packageOrName?: string;
 }
@@ -43,6 +43,11 @@ function schemas(q: MetadataQuery): readonly string[] | undefined {
   return typeof q.schema === 'string' ? [q.schema] : q.schema;
 }
 
+/** `key in (a,b)`: the values label-encoded, deduplicated and sorted. */
+function setTerm(key: string, values: readonly string[]): string {
+  return `${key} in (${[...new Set(values.map(labelValue))].sort().join(',')})`;
+}
+
 /** A field selector value as the apiserver parses it (fields.EscapeValue: `\`, `,` and `=`). */
 export function escapeFieldValue(value: string): string {
   return value.replace(/[\\,=]/g, (c) => `\\${c}`);
@@ -51,7 +56,8 @@ export function escapeFieldValue(value: string): string {
 /**
  * The label and field selectors of a query: each exact-value term by its label when the value
  * is a valid label value, else by its spec field. `schema in (...)` and packageOrName have no
- * field form and always use labels (encoded when needed; the spec check makes them exact).
+ * field form and always use labels (encoded when needed; the spec check makes them exact), as
+ * does a set of names (`name in (...)`).
  */
 export function metadataSelectors(q: MetadataQuery): MetadataSelectors {
   const labels: string[] = [];
@@ -65,10 +71,11 @@ export function metadataSelectors(q: MetadataQuery): MetadataSelectors {
   const s = schemas(q);
   if (s !== undefined) {
     if (s.length === 1) exact(LABEL_SCHEMA, FIELD_SCHEMA, s[0]);
-    else labels.push(`${LABEL_SCHEMA} in (${[...new Set(s.map(labelValue))].sort().join(',')})`);
+    else labels.push(setTerm(LABEL_SCHEMA, s));
   }
   exact(LABEL_PACKAGE, FIELD_PACKAGE, q.package);
-  exact(LABEL_NAME, FIELD_NAME, q.name);
+  if (typeof q.name === 'string') exact(LABEL_NAME, FIELD_NAME, q.name);
+  else if (q.name !== undefined) labels.push(setTerm(LABEL_NAME, q.name));
   if (q.packageOrName !== undefined)
     labels.push(`${LABEL_PACKAGE_OR_NAME}=${labelValue(q.packageOrName)}`);
   return { labelSelector: labels.join(','), fieldSelector: fields.join(',') };
@@ -87,7 +94,8 @@ export function metadataSelector(q: MetadataQuery): string {
     else terms.push(`${LABEL_SCHEMA} in (${[...new Set(s.map(labelValue))].sort().join(',')})`);
   }
   if (q.package !== undefined) terms.push(`${LABEL_PACKAGE}=${labelValue(q.package)}`);
-  if (q.name !== undefined) terms.push(`${LABEL_NAME}=${labelValue(q.name)}`);
+  if (typeof q.name === 'string') terms.push(`${LABEL_NAME}=${labelValue(q.name)}`);
+  else if (q.name !== undefined) terms.push(setTerm(LABEL_NAME, q.name));
   if (q.packageOrName !== undefined)
     terms.push(`${LABEL_PACKAGE_OR_NAME}=${labelValue(q.packageOrName)}`);
   return terms.join(',');
@@ -100,7 +108,8 @@ export function matchesQuery(spec: CatalogMetadataSpec | undefined, q: MetadataQ
   const s = schemas(q);
   if (s !== undefined && s.length > 0 && !s.includes(spec.schema)) return false;
   if (q.package !== undefined && spec.package !== q.package) return false;
-  if (q.name !== undefined && spec.name !== q.name) return false;
+  if (typeof q.name === 'string' && spec.name !== q.name) return false;
+  if (Array.isArray(q.name) && !q.name.includes(spec.name ?? '')) return false;
   if (q.packageOrName !== undefined && (spec.package || spec.name) !== q.packageOrName)
     return false;
   return true;

@@ -522,6 +522,9 @@ interface PackageRow {
 
 const byCatalogAndName = (catalog: string, name: string) => `${catalog}\0${name}`;
 
+/** Head bundle names per request: keeps the request line well under the apiserver's limits. */
+const HEAD_CHUNK = 100;
+
 /**
  * The packages with their channel counts and deprecations. Without filters: the olm.package and
  * olm.deprecations blobs, and a metadata-only list of channels for the counts. With filters:
@@ -588,14 +591,21 @@ async function packageRows(ctx: Ctx, filter: PackageFilter): Promise<PackageRow[
       const head = ch ? channelHead(ch).head : undefined;
       if (head !== undefined) heads.add(byCatalogAndName(p.catalog, head));
     }
-    const bundleList = await ctx.client.consistentList(
-      { schema: SCHEMA_BUNDLE, ...inCatalog },
-      {
-        skipSyncing: true,
-        keep: (o) => heads.has(byCatalogAndName(o.spec.catalog.name, o.spec.name ?? '')),
-      },
-    );
-    const same = Object.entries(list.revisions).every(([c, h]) => bundleList.revisions[c] === h);
+    // Only the heads' bundles, selected by name (`name in (...)`, HEAD_CHUNK names a request).
+    const headNames = [...new Set([...heads].map((k) => k.slice(k.indexOf('\0') + 1)))].sort();
+    const bundleItems: CatalogMetadata[] = [];
+    let same = true;
+    for (let i = 0; i < headNames.length && same; i += HEAD_CHUNK) {
+      const part = await ctx.client.consistentList(
+        { schema: SCHEMA_BUNDLE, name: headNames.slice(i, i + HEAD_CHUNK), ...inCatalog },
+        {
+          skipSyncing: true,
+          keep: (o) => heads.has(byCatalogAndName(o.spec.catalog.name, o.spec.name ?? '')),
+        },
+      );
+      same = Object.entries(list.revisions).every(([c, h]) => part.revisions[c] === h);
+      bundleItems.push(...part.items);
+    }
     if (!same && attempt < 3) continue;
     if (!same)
       throw new InconsistentListError(
@@ -603,7 +613,7 @@ async function packageRows(ctx: Ctx, filter: PackageFilter): Promise<PackageRow[
       );
     for (const s of list.skipped) warn(ctx, `catalog ${s} is syncing: its packages are not shown`);
     const bundles = new Map<string, BundleBlob[]>();
-    for (const o of bundleList.items) {
+    for (const o of bundleItems) {
       const b = await ctx.client.blobOf(o);
       if (!isBundleBlob(b)) continue;
       const k = byCatalogAndName(o.spec.catalog.name, b.package);
