@@ -66,9 +66,9 @@ export const USAGE = `kubectl catalog: explore the catalogs of the cluster (Clus
 
 Usage:
   kubectl catalog list                                   catalogs and their state
-  kubectl catalog packages [--catalog C] [FILTERS]        packages (default channel, channel count,
+  kubectl catalog packages [--catalog C] [FILTERS]       packages (default channel, channel count,
                                                          deprecation); filters below
-  kubectl catalog show PACKAGE [--catalog C] [--long]     what to know before installing: provider,
+  kubectl catalog show PACKAGE [--catalog C] [--long]    what to know before installing: provider,
                                                          description, install modes, versions,
                                                          APIs, deprecation
   kubectl catalog channels PACKAGE [--catalog C]         channels with their head and entry count
@@ -99,8 +99,9 @@ Options:
       --channel NAME    the channel (default: the package's default channel)
       --from VERSION|BUNDLE
                         upgrades: the installed version or bundle name
+      --long            show: the whole description
       --kubeconfig PATH the kubeconfig (default: $KUBECONFIG, ~/.kube/config)
-  -h, --help            this help
+  -h, --help            this help (kubectl catalog show|upgrades -h: that command's)
 `;
 
 /** `kubectl catalog COMMAND -h`: the command's own help (others print USAGE). */
