@@ -6,8 +6,9 @@
 // channel, entry) with the sorted successors and how each is reached.
 //
 // With -install-modes: one JSON line per package with the install modes its default channel's
-// head supports (olm.csv.metadata installModes with supported=true; no line for a package
-// whose default channel has no single head or whose head has no olm.csv.metadata).
+// head supports (olm.csv.metadata installModes with supported=true, else those of the
+// ClusterServiceVersion in an olm.bundle.object; no line for a package whose default channel
+// has no single head or whose head has neither).
 //
 // Also, with -ranges: reads lines `RANGE<TAB>VERSION` and prints `true`, `false` or
 // `error` for each (blang's ParseRange and Parse), to check semver.ts against blang itself.
@@ -86,6 +87,8 @@ func main() {
 	var channels []blob
 	defaults := map[string]string{}              // package → default channel
 	csvModes := map[string]map[string][]string{} // package → bundle → supported modes
+	bundleObjectSeen := map[string]bool{}
+	csvMetadataSeen := map[string]bool{}
 	for in.Scan() {
 		var b blob
 		if err := json.Unmarshal(in.Bytes(), &b); err != nil {
@@ -102,6 +105,41 @@ func main() {
 		case "olm.channel":
 			channels = append(channels, b)
 		case "olm.bundle":
+			// A CSV only inside olm.bundle.object (base64 JSON manifest): its spec.installModes,
+			// unless olm.csv.metadata says otherwise (read below, it wins).
+			for _, p := range b.Properties {
+				if p.Type != "olm.bundle.object" {
+					continue
+				}
+				var obj struct {
+					Data []byte `json:"data"` // encoding/json decodes base64 into []byte
+				}
+				var csv struct {
+					Kind string `json:"kind"`
+					Spec struct {
+						InstallModes []struct {
+							Type      string `json:"type"`
+							Supported bool   `json:"supported"`
+						} `json:"installModes"`
+					} `json:"spec"`
+				}
+				if json.Unmarshal(p.Value, &obj) != nil || json.Unmarshal(obj.Data, &csv) != nil || csv.Kind != "ClusterServiceVersion" {
+					continue
+				}
+				modes := []string{}
+				for _, im := range csv.Spec.InstallModes {
+					if im.Supported {
+						modes = append(modes, im.Type)
+					}
+				}
+				if csvModes[b.Package] == nil {
+					csvModes[b.Package] = map[string][]string{}
+				}
+				if _, seen := bundleObjectSeen[b.Package+"\x00"+b.Name]; !seen {
+					csvModes[b.Package][b.Name] = modes
+					bundleObjectSeen[b.Package+"\x00"+b.Name] = true
+				}
+			}
 			for _, p := range b.Properties {
 				if p.Type == "olm.csv.metadata" {
 					var m struct {
@@ -120,8 +158,9 @@ func main() {
 						if csvModes[b.Package] == nil {
 							csvModes[b.Package] = map[string][]string{}
 						}
-						if _, seen := csvModes[b.Package][b.Name]; !seen {
+						if !csvMetadataSeen[b.Package+"\x00"+b.Name] {
 							csvModes[b.Package][b.Name] = modes
+							csvMetadataSeen[b.Package+"\x00"+b.Name] = true
 						}
 					}
 				}

@@ -149,4 +149,46 @@ describe('client/packages: filters', () => {
     expect(twoHeads.head).to.equal(undefined);
     expect(matchesPackageFilter(twoHeads, { installMode: 'AllNamespaces' })).to.equal(false);
   });
+
+  it('reads a CSV carried only as an olm.bundle.object (older catalogs), as operator-registry does', () => {
+    const manifest = {
+      apiVersion: 'operators.coreos.com/v1alpha1',
+      kind: 'ClusterServiceVersion',
+      metadata: { name: 'db.v2', annotations: { categories: 'Database' }, labels: {} },
+      spec: {
+        displayName: 'From Object',
+        installModes: modes('SingleNamespace'),
+        provider: { name: 'Obj Co' },
+        minKubeVersion: '1.20.0',
+      },
+    };
+    const crd = { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition' };
+    const obj = (o: unknown) => ({
+      type: 'olm.bundle.object',
+      value: { data: Buffer.from(JSON.stringify(o)).toString('base64') },
+    });
+    const f = packageFacts(pkg, [stable], [bundle('db.v2', [obj(crd), obj(manifest)])]);
+    expect(f).to.deep.include({
+      hasCsvMetadata: true,
+      displayName: 'From Object',
+      provider: 'Obj Co',
+      installModes: ['SingleNamespace'],
+      categories: ['Database'],
+      minKubeVersion: '1.20.0',
+    });
+    // olm.csv.metadata wins when both are there
+    const both = packageFacts(
+      pkg,
+      [stable],
+      [bundle('db.v2', [obj(manifest), csv({ displayName: 'Meta' })])],
+    );
+    expect(both.displayName).to.equal('Meta');
+    // a bundle.object that is not a CSV, or not base64 JSON, is no CSV metadata
+    const none = packageFacts(
+      pkg,
+      [stable],
+      [bundle('db.v2', [obj(crd), { type: 'olm.bundle.object', value: { data: '!!' } }])],
+    );
+    expect(none.hasCsvMetadata).to.equal(false);
+  });
 });

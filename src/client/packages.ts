@@ -156,7 +156,7 @@ export function needsHead(f: PackageFilter): boolean {
 const lower = (s: string | undefined) => (s ?? '').toLowerCase();
 
 /**
- * Whether the package passes every filter given. A package whose head has no olm.csv.metadata
+ * Whether the package passes every filter given. A package whose head has no CSV metadata
  * (or no single head) fails every CSV filter (install mode, kube version, arch, os, category,
  * capability, provider, keyword): nothing says it qualifies. --openshift-version reads the
  * olm.maxOpenShiftVersion property, so a package without one passes. --search reads the name

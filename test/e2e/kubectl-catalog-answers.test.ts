@@ -344,7 +344,7 @@ describe('kubectl catalog answers e2e (generated catalog)', function () {
       `Head:                    ${d.head?.name} (${d.head?.version})\n`,
     );
     const bare = await kc('show', `${prefix}-4`, '--catalog', catalog);
-    expect(bare.stdout).to.include('the head bundle has no olm.csv.metadata');
+    expect(bare.stdout).to.include('the head bundle has no CSV metadata');
     const missing = await kc('show', 'no-such-package-xyz');
     expect(missing.code).to.equal(1);
     expect(missing.stderr).to.include('package "no-such-package-xyz" not found in any catalog');

@@ -736,7 +736,7 @@ function detailsText(d: PackageDetails, long: boolean): string {
   if (dep?.bundle !== undefined)
     out += `${'Bundle deprecation:'.padEnd(width)}${d.head?.name}: ${dep.bundle}\n`;
   if (!d.csvMetadata)
-    out += `${'Note:'.padEnd(width)}the head bundle has no olm.csv.metadata: provider, install modes and the like are unknown\n`;
+    out += `${'Note:'.padEnd(width)}the head bundle has no CSV metadata (no olm.csv.metadata, no CSV in olm.bundle.object): provider, install modes and the like are unknown\n`;
   const description = d.description ?? '';
   out += `Description:\n${
     description === ''
