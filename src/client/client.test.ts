@@ -67,7 +67,10 @@ function fake(
   const kube = {
     request(path: string, opts: RequestOptions): Promise<unknown> {
       const selector = opts.query?.labelSelector;
-      log.push(`${opts.verb} ${opts.resource}${selector ? ` ${String(selector)}` : ''}`);
+      const fields = opts.query?.fieldSelector;
+      log.push(
+        `${opts.verb} ${opts.resource}${selector ? ` ${String(selector)}` : ''}${fields ? ` fields:${String(fields)}` : ''}`,
+      );
       if (opts.resource === 'clustercatalogs') {
         const s = statuses[Math.min(i++, statuses.length - 1)];
         if (opts.verb === 'list') return Promise.resolve({ items: s, metadata: {} });
@@ -159,5 +162,19 @@ describe('client/CatalogClient: consistent lists', () => {
       'list catalogmetadata schema=olm.package',
       'list clustercatalogs',
     ]);
+  });
+
+  it('selects a value whose label would be encoded by a field selector on its spec field', async () => {
+    const long = `${'a'.repeat(60)}-operator-x`; // 71 characters: its label is hash-encoded
+    const { client, log } = fake([catalog('c', H1)], [object('c', 'olm.channel', long, 'stable')]);
+    const r = await client.consistentList({ catalog: 'c', schema: 'olm.channel', package: long });
+    expect(r.items).to.have.length(1);
+    expect(log[1]).to.equal(
+      `list catalogmetadata catalog=c,schema=olm.channel fields:spec.package=${long}`,
+    );
+    const labels: string[] = [];
+    for await (const o of client.listMetadataLabels({ package: long }))
+      labels.push(o.metadata.name);
+    expect(log[3]).to.equal(`list catalogmetadata fields:spec.package=${long}`);
   });
 });

@@ -16,7 +16,7 @@ import type { KubeClientOptions, ObjectMetadata } from '../kube/index.js';
 import { KubeClient, Resource, isNotFound } from '../kube/index.js';
 import type { AnyBlob } from './fbc-types.js';
 import type { MetadataQuery } from './query.js';
-import { matchesQuery, metadataSelector } from './query.js';
+import { matchesQuery, metadataSelectors } from './query.js';
 
 export interface CatalogClientOptions {
   /** An existing client to share (not closed by close()); otherwise one is made from `kubeconfig`. */
@@ -167,11 +167,12 @@ export class CatalogClient {
     q: MetadataQuery,
     opts: ListMetadataOptions = {},
   ): AsyncGenerator<CatalogMetadata> {
-    const selector = metadataSelector(q);
+    const { labelSelector, fieldSelector } = metadataSelectors(q);
     for await (const o of this.metadata.listAll(
-      selector || undefined,
+      labelSelector || undefined,
       this.pageSize,
       opts.signal,
+      fieldSelector || undefined,
     )) {
       if (matchesQuery(o.spec, q)) yield o;
     }
@@ -179,14 +180,20 @@ export class CatalogClient {
 
   /**
    * Metadata only (names, labels, annotations; no spec) of the objects whose labels match the
-   * query: cheap, for counting. Labels may be hash-encoded, so this cannot check values exactly.
+   * query: cheap, for counting. A value whose label is hash-encoded is selected by its spec
+   * field, so only packageOrName and a set of schemas match by (possibly encoded) label.
    */
   async *listMetadataLabels(
     q: MetadataQuery,
     opts: ListMetadataOptions = {},
   ): AsyncGenerator<ObjectMetadata> {
-    const selector = metadataSelector(q);
-    yield* this.metadataOnly.listAll(selector || undefined, this.pageSize, opts.signal);
+    const { labelSelector, fieldSelector } = metadataSelectors(q);
+    yield* this.metadataOnly.listAll(
+      labelSelector || undefined,
+      this.pageSize,
+      opts.signal,
+      fieldSelector || undefined,
+    );
   }
 
   /**
@@ -201,13 +208,14 @@ export class CatalogClient {
     onEvent: (type: MetadataEventType, obj: CatalogMetadata) => void,
     signal: AbortSignal,
   ): Promise<void> {
-    const selector = metadataSelector(q);
+    const { labelSelector, fieldSelector } = metadataSelectors(q);
     await this.metadata.watch(
       {
         resourceVersion,
         allowWatchBookmarks: true,
         timeoutSeconds: 300 + Math.floor(Math.random() * 300),
-        ...(selector && { labelSelector: selector }),
+        ...(labelSelector && { labelSelector }),
+        ...(fieldSelector && { fieldSelector }),
       },
       (type, obj) => {
         if (type === 'BOOKMARK' || matchesQuery(obj.spec, q)) onEvent(type, obj);
@@ -221,7 +229,7 @@ export class CatalogClient {
     q: MetadataQuery,
     opts: ListMetadataOptions = {},
   ): Promise<{ items: CatalogMetadata[]; resourceVersion: string }> {
-    const selector = metadataSelector(q);
+    const { labelSelector, fieldSelector } = metadataSelectors(q);
     const items: CatalogMetadata[] = [];
     let cont: string | undefined;
     let resourceVersion = '';
@@ -230,7 +238,8 @@ export class CatalogClient {
         {
           limit: this.pageSize,
           ...(cont && { continue: cont }),
-          ...(selector && { labelSelector: selector }),
+          ...(labelSelector && { labelSelector }),
+          ...(fieldSelector && { fieldSelector }),
         },
         opts.signal,
       );

@@ -10,6 +10,7 @@ export const SCHEMA_DEPRECATIONS = 'olm.deprecations';
 export const PROPERTY_PACKAGE = 'olm.package';
 export const PROPERTY_GVK = 'olm.gvk';
 export const PROPERTY_CSV_METADATA = 'olm.csv.metadata';
+export const PROPERTY_BUNDLE_OBJECT = 'olm.bundle.object';
 
 export interface Icon {
   base64data: string;
@@ -143,11 +144,50 @@ export function bundleGvks(b: BundleBlob): GVK[] {
   return out;
 }
 
-/** The olm.csv.metadata property's value, if any. */
+/**
+ * The bundle's CSV metadata: the olm.csv.metadata property's value; else, for catalogs that
+ * carry the CSV only as an olm.bundle.object (base64 JSON of the manifest), the same fields taken
+ * from that ClusterServiceVersion, as operator-registry builds olm.csv.metadata from it
+ * (property.MustBuildCSVMetadata: metadata.annotations and labels, and the spec fields).
+ */
 export function bundleCsvMetadata(b: BundleBlob): Record<string, unknown> | undefined {
   const v = bundleProperties(b, PROPERTY_CSV_METADATA)[0];
-  return isObject(v) ? v : undefined;
+  if (isObject(v)) return v;
+  for (const o of bundleProperties(b, PROPERTY_BUNDLE_OBJECT)) {
+    if (!isObject(o) || typeof o.data !== 'string') continue;
+    let manifest: unknown;
+    try {
+      manifest = JSON.parse(Buffer.from(o.data, 'base64').toString('utf8'));
+    } catch {
+      continue;
+    }
+    if (!isObject(manifest) || manifest.kind !== 'ClusterServiceVersion') continue;
+    const meta = isObject(manifest.metadata) ? manifest.metadata : {};
+    const spec = isObject(manifest.spec) ? manifest.spec : {};
+    const out: Record<string, unknown> = {};
+    if (isObject(meta.annotations)) out.annotations = meta.annotations;
+    if (isObject(meta.labels)) out.labels = meta.labels;
+    for (const [from, to] of CSV_SPEC_FIELDS) if (spec[from] !== undefined) out[to] = spec[from];
+    return out;
+  }
+  return undefined;
 }
+
+/** ClusterServiceVersion spec field → olm.csv.metadata field (operator-registry's names). */
+const CSV_SPEC_FIELDS: ReadonlyArray<readonly [string, string]> = [
+  ['apiservicedefinitions', 'apiServiceDefinitions'],
+  ['customresourcedefinitions', 'crdDescriptions'],
+  ['description', 'description'],
+  ['displayName', 'displayName'],
+  ['installModes', 'installModes'],
+  ['keywords', 'keywords'],
+  ['links', 'links'],
+  ['maintainers', 'maintainers'],
+  ['maturity', 'maturity'],
+  ['minKubeVersion', 'minKubeVersion'],
+  ['nativeAPIs', 'nativeAPIs'],
+  ['provider', 'provider'],
+];
 
 /** `group/version/kind`; `version/kind` for the core group. */
 export function formatGvk(g: GVK): string {

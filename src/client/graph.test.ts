@@ -203,3 +203,38 @@ describe('client/graph: bundles and APIs', () => {
     expect(deprecationMessage(undefined, 'olm.package')).to.equal(undefined);
   });
 });
+
+describe('client/graph: deprecations', () => {
+  it('marks deprecated nodes of the upgrade graph with their message, others not', () => {
+    const g = upgradeGraph(candidate, versionMap(bundles), {
+      schema: 'olm.deprecations',
+      package: 'p',
+      entries: [
+        { reference: { schema: 'olm.bundle', name: 'example-operator.v1.0.0' }, message: 'CVE' },
+        { reference: { schema: 'olm.channel', name: 'candidate' }, message: 'not a bundle' },
+      ],
+    });
+    expect(g.nodes.map((n) => [n.name, n.deprecated])).to.deep.equal([
+      ['example-operator.v1.2.0', undefined],
+      ['example-operator.v1.1.0', undefined],
+      ['example-operator.v1.0.0', 'CVE'],
+    ]);
+  });
+
+  it('deprecationMessage: package (no name), channel and bundle by name; malformed entries ignored', () => {
+    const dep = {
+      schema: 'olm.deprecations' as const,
+      package: 'p',
+      entries: [
+        { reference: { schema: 'olm.package' }, message: 'eol' },
+        { reference: { schema: 'olm.channel', name: 'fast' }, message: 'retired' },
+        { reference: 'bad' } as never,
+      ],
+    };
+    expect(deprecationMessage(dep, 'olm.package')).to.equal('eol');
+    expect(deprecationMessage(dep, 'olm.channel', 'fast')).to.equal('retired');
+    expect(deprecationMessage(dep, 'olm.channel', 'stable')).to.equal(undefined);
+    expect(deprecationMessage(dep, 'olm.bundle', 'fast')).to.equal(undefined);
+    expect(deprecationMessage(undefined, 'olm.package')).to.equal(undefined);
+  });
+});

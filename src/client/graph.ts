@@ -4,8 +4,14 @@
 //   does not count, as upstream); a valid channel has exactly one;
 // - an upgrade edge goes from an older entry to a newer one: `replaces` (one), `skips` (each),
 //   and `skipRange` (every other entry of the channel whose bundle version is in the range).
-import type { BundleBlob, ChannelBlob, ChannelEntry, GVK } from './fbc-types.js';
-import { bundleGvks, bundleVersion, sameGvk } from './fbc-types.js';
+import type { BundleBlob, ChannelBlob, ChannelEntry, DeprecationsBlob, GVK } from './fbc-types.js';
+import {
+  SCHEMA_BUNDLE,
+  bundleGvks,
+  bundleVersion,
+  deprecationMessage,
+  sameGvk,
+} from './fbc-types.js';
 import type { SemVer, SemVerRange } from './semver.js';
 import { compareVersions, parseRange, satisfies, tryParseVersion } from './semver.js';
 
@@ -50,7 +56,7 @@ export interface UpgradeEdge {
 
 export interface UpgradeGraph {
   /** The channel's entries, newest version first (entries without a version last, by name). */
-  nodes: Array<{ name: string; version?: string; inChannel: boolean }>;
+  nodes: Array<{ name: string; version?: string; inChannel: boolean; deprecated?: string }>;
   edges: UpgradeEdge[];
   head?: string;
   /** Problems found on the way (unparsable skipRange, no single head). */
@@ -59,11 +65,13 @@ export interface UpgradeGraph {
 
 /**
  * The upgrade graph of a channel. `versions` maps bundle names to their versions (from the
- * bundles' olm.package property); skipRange edges need them.
+ * bundles' olm.package property); skipRange edges need them. With the package's
+ * olm.deprecations blob, deprecated nodes carry its message.
  */
 export function upgradeGraph(
   channel: Pick<ChannelBlob, 'entries'>,
   versions: ReadonlyMap<string, string>,
+  deprecations?: DeprecationsBlob,
 ): UpgradeGraph {
   const warnings: string[] = [];
   const edges: UpgradeEdge[] = [];
@@ -108,7 +116,14 @@ export function upgradeGraph(
     ...names.map((name) => ({ name, inChannel: true })),
     ...[...new Set(extra)].map((name) => ({ name, inChannel: false })),
   ]
-    .map((n) => ({ ...n, ...(versions.has(n.name) && { version: versions.get(n.name)! }) }))
+    .map((n) => {
+      const deprecated = deprecationMessage(deprecations, SCHEMA_BUNDLE, n.name);
+      return {
+        ...n,
+        ...(versions.has(n.name) && { version: versions.get(n.name)! }),
+        ...(deprecated !== undefined && { deprecated }),
+      };
+    })
     .sort((a, b) => compareByVersionDesc(a, b, version));
   return { nodes, edges, ...(h.head !== undefined && { head: h.head }), warnings };
 }

@@ -8,3 +8,6 @@ export * from './graph.js';
 export * from './semver.js';
 export { labelValue, objectName, isValidLabelValue } from '../api/v1/index.js';
 export type { BlobIdentity } from '../api/v1/index.js';
+export * from './upgrades.js';
+export * from './packages.js';
+export * from './details.js';

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { labelValue } from '../api/v1/index.js';
-import { matchesQuery, metadataSelector } from './query.js';
+import { escapeFieldValue, matchesQuery, metadataSelector, metadataSelectors } from './query.js';
 
 describe('client/query', () => {
   it('builds label selectors with encoded values', () => {
@@ -19,6 +19,36 @@ describe('client/query', () => {
     expect(labelValue(long)).to.have.length.lessThanOrEqual(63);
   });
 
+  it('selects values whose labels would be encoded by field selectors on the exact spec fields', () => {
+    expect(metadataSelectors({})).to.deep.equal({ labelSelector: '', fieldSelector: '' });
+    expect(metadataSelectors({ catalog: 'c', schema: 'olm.bundle', package: 'p' })).to.deep.equal({
+      labelSelector: 'catalog=c,schema=olm.bundle,package=p',
+      fieldSelector: '',
+    });
+    const long = 'x'.repeat(70);
+    expect(metadataSelectors({ catalog: 'c', package: long, name: 'a b,c=d\\e' })).to.deep.equal({
+      labelSelector: 'catalog=c',
+      fieldSelector: `spec.package=${long},spec.name=a b\\,c\\=d\\\\e`,
+    });
+    const longCatalog = 'k'.repeat(64);
+    expect(metadataSelectors({ catalog: longCatalog, schema: 'my schema' })).to.deep.equal({
+      labelSelector: '',
+      fieldSelector: `spec.catalog.name=${longCatalog},spec.schema=my schema`,
+    });
+    // No field form: packageOrName and schema sets stay labels (encoded).
+    expect(
+      metadataSelectors({ packageOrName: long, schema: ['olm.package', 'olm.channel'] }),
+    ).to.deep.equal({
+      labelSelector: `schema in (olm.channel,olm.package),packageOrName=${labelValue(long)}`,
+      fieldSelector: '',
+    });
+    expect(metadataSelectors({ schema: 'olm.bundle', name: ['b', long, 'a', 'b'] })).to.deep.equal({
+      labelSelector: `schema=olm.bundle,name in (${['a', 'b', labelValue(long)].sort().join(',')})`,
+      fieldSelector: '',
+    });
+    expect(escapeFieldValue('a\\b,c=d')).to.equal('a\\\\b\\,c\\=d');
+  });
+
   it('re-checks exact spec values', () => {
     const spec = {
       catalog: { name: 'c' },
@@ -33,6 +63,8 @@ describe('client/query', () => {
     expect(matchesQuery(spec, { packageOrName: 'p.v1' })).to.equal(false);
     expect(matchesQuery(spec, { catalog: 'd' })).to.equal(false);
     expect(matchesQuery(spec, { name: 'p.v2' })).to.equal(false);
+    expect(matchesQuery(spec, { name: ['p.v2', 'p.v1'] })).to.equal(true);
+    expect(matchesQuery(spec, { name: ['p.v2'] })).to.equal(false);
     // two long values that share a readable prefix have different label values, and the
     // exact spec check guards against any label collision anyway
     const a = `${'y'.repeat(70)}a`;

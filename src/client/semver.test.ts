@@ -75,7 +75,31 @@ describe('client/semver', () => {
     expect(inRange('1.9.0', '>1.x')).to.equal(false);
   });
 
-  for (const bad of ['', '||', '>=1.0.0 ||', '~1.0.0', '>=1.0', 'abc', '>=1.0.0 <x']) {
+  it("keeps blang's quirks (checked against blang itself in hack/upgrades-check)", () => {
+    // 1.x.x is a patch wildcard: >=1.0.0 <1.1.0
+    expect(inRange('1.0.5', '1.x.x')).to.equal(true);
+    expect(inRange('1.1.0', '1.x.x')).to.equal(false);
+    // a one-character part is dropped
+    expect(inRange('0.5.0', '<1.0.0 x')).to.equal(true);
+    // an unknown operator before a wildcard: equality with the flattened version
+    expect(inRange('1.0.0', '~1.x')).to.equal(true);
+    expect(inRange('1.0.1', '~1.x')).to.equal(false);
+    // an x in a pre-release is a wildcard blang cannot expand for <=
+    expect(() => parseRange('<=1.0.0-x')).to.throw(SemVerError);
+    expect(inRange('1.0.0-y', '>=1.0.0-x')).to.equal(true);
+  });
+
+  for (const bad of [
+    '',
+    '||',
+    '>=1.0.0 ||',
+    '|| <1.0.0',
+    '<1.0.0 || || >=2.0.0',
+    '~1.0.0',
+    '>=1.0',
+    'abc',
+    '>=1.0.0 <x',
+  ]) {
     it(`rejects range ${JSON.stringify(bad)}`, () => {
       expect(() => parseRange(bad)).to.throw(SemVerError);
     });

@@ -3,6 +3,8 @@
 // ranges are comparators (`<`, `<=`, `>`, `>=`, `=`, `==`, `!=`, `!` or none) joined by spaces
 // (AND) and `||` (OR), with `x` wildcards (`1.x`, `>=1.2.x`). Unlike npm's semver, a range
 // matches pre-release versions like any other (`>=1.0.0 <2.0.0` matches `1.5.0-rc.1`).
+// The range parser follows blang's code step by step, quirks included (`1.x.x` is `1.0.x`,
+// one-character parts are dropped): hack/upgrades-check compares it with blang itself.
 
 export interface SemVer {
   major: number;
@@ -118,92 +120,117 @@ const OPS: Record<string, Op> = {
   '<=': '<=',
 };
 
-/** blang's splitAndTrim: split at spaces, except those right after an operator character. */
+/**
+ * blang's splitAndTrim, exactly: split at spaces, except those right after an operator
+ * character, then drop the spaces inside each part. Like blang, a part of one character is
+ * dropped (`>=1.0.0 x` is `>=1.0.0`).
+ */
 function splitParts(s: string): string[] {
   const out: string[] = [];
-  let cur = '';
-  let last = '';
-  for (const ch of s) {
-    if (ch === ' ' && !'<>='.includes(last || 'x')) {
-      if (cur !== '') out.push(cur);
-      cur = '';
-    } else if (ch !== ' ') {
-      cur += ch;
-      last = ch;
-    }
+  let last = 0;
+  let lastChar = '';
+  for (let i = 0; i < s.length; i++) {
+    if (s[i] === ' ' && !'<>='.includes(lastChar || 'x')) {
+      if (last < i - 1) out.push(s.slice(last, i));
+      last = i + 1;
+    } else if (s[i] !== ' ') lastChar = s[i]!;
   }
-  if (cur !== '') out.push(cur);
-  return out;
+  if (last < s.length - 1) out.push(s.slice(last));
+  return out.map((p) => p.replaceAll(' ', ''));
 }
 
+/** blang's splitComparatorVersion: the operator is what comes before the first digit. */
 function splitOp(part: string, source: string): [string, string] {
   const i = part.search(/[0-9]/);
   if (i < 0)
     throw new SemVerError(`invalid range ${JSON.stringify(source)}: no version in ${part}`);
-  return [part.slice(0, i), part.slice(i)];
+  return [part.slice(0, i).trim(), part.slice(i)];
 }
 
-function bump(v: string, index: 0 | 1): string {
-  const parts = v.split('.');
-  parts[index] = String(Number(parts[index]) + 1);
-  if (index === 0) parts[1] = '0';
-  parts[2] = '0';
-  return parts.join('.');
-}
-
-/** blang's wildcard expansion: `1.x` and `1.2.x` (with any operator) to plain comparators. */
-function expandWildcard(part: string, source: string): string[] {
+/**
+ * blang's expandWildcardVersion, exactly (quirks included): a part containing `x` is a
+ * wildcard; `1.x` (minor wildcard) and `1.2.x` (patch wildcard, also `1.x.x`) become plain
+ * comparators; any other `x` (e.g. in a pre-release) keeps the version as written, and where
+ * blang then needs the next version it produces an unparsable part (an error, as in blang).
+ */
+function expandWildcard(part: string): string[] {
   if (!part.includes('x')) return [part];
-  const [op, v] = splitOp(part, source);
+  const i = part.search(/[0-9]/);
+  if (i < 0) return [part]; // blang fails on it as it is (no version)
+  const op = part.slice(0, i).trim();
+  const v = part.slice(i);
   const dots = v.split('.');
-  if (dots[dots.length - 1] !== 'x' || dots.slice(0, -1).some((d) => !/^[0-9]+$/.test(d)))
-    throw new SemVerError(`invalid range ${JSON.stringify(source)}: bad wildcard ${part}`);
-  // 1.x → 1.0.0 (bump the major); 1.2.x → 1.2.0 (bump the minor); 1.x.x is treated as 1.x.
-  const numbers = dots.filter((d) => d !== 'x');
-  const index: 0 | 1 = numbers.length <= 1 ? 0 : 1;
-  while (numbers.length < 3) numbers.push('0');
-  const flat = numbers.join('.');
-  const next = bump(flat, index);
+  const type =
+    dots[dots.length - 1] === 'x'
+      ? dots.length === 2
+        ? 'minor'
+        : dots.length === 3
+          ? 'patch'
+          : 'none'
+      : 'none';
+  let flat = v.replace('.x.x', '.x').replace('.x', '.0');
+  if (flat.split('.').length === 2) flat += '.0';
+  const increment = (): string => {
+    const parts = flat.split('.');
+    const index = type === 'patch' ? 1 : type === 'minor' ? 0 : -1;
+    if (index < 0) return '';
+    const n = Number.parseInt(parts[index] ?? '', 10);
+    if (Number.isNaN(n)) return '';
+    parts[index] = String(n + 1);
+    return parts.join('.');
+  };
+  const out: string[] = [];
+  let resultOp = '';
+  let inc = false;
   switch (op) {
     case '>':
-      return [`>=${next}`];
+      [resultOp, inc] = ['>=', true];
+      break;
     case '>=':
-      return [`>=${flat}`];
+      resultOp = '>=';
+      break;
     case '<':
-      return [`<${flat}`];
+      resultOp = '<';
+      break;
     case '<=':
-      return [`<${next}`];
+      [resultOp, inc] = ['<', true];
+      break;
     case '':
     case '=':
     case '==':
-      return [`>=${flat}`, `<${next}`];
+      out.push(`>=${flat}`);
+      [resultOp, inc] = ['<', true];
+      break;
     case '!=':
     case '!':
-      // blang ANDs these, which no version satisfies; kept for fidelity.
-      return [`<${flat}`, `>=${next}`];
-    default:
-      throw new SemVerError(`invalid range ${JSON.stringify(source)}: bad operator in ${part}`);
+      out.push(`<${flat}`);
+      [resultOp, inc] = ['>=', true];
+      break;
   }
+  out.push(resultOp + (inc ? increment() : flat));
+  return out;
 }
 
 /** Parses a range like `>=1.0.0 <1.2.0` or `<1.0.0 || >=2.x`; throws SemVerError. */
 export function parseRange(source: string): SemVerRange {
   const parts = splitParts(source);
-  if (parts.length === 0) throw new SemVerError('invalid range "": empty');
   const groups: string[][] = [[]];
   parts.forEach((p, i) => {
     if (p === '||') {
-      if (i === 0 || i === parts.length - 1)
-        throw new SemVerError(`invalid range ${JSON.stringify(source)}: dangling ||`);
+      if (i === 0) throw new SemVerError(`invalid range ${JSON.stringify(source)}: leading ||`);
       groups.push([]);
     } else groups[groups.length - 1]!.push(p);
   });
+  // blang: an empty range or a trailing || is an error; an empty group between two || makes
+  // blang's range a nil function (it panics when used): an error here.
+  if (groups.some((g) => g.length === 0))
+    throw new SemVerError(`invalid range ${JSON.stringify(source)}: empty alternative`);
   const alternatives = groups.map((g) =>
     g
-      .flatMap((p) => expandWildcard(p, source))
+      .flatMap((p) => expandWildcard(p))
       .map((p) => {
         const [opStr, v] = splitOp(p, source);
-        const op = OPS[opStr];
+        const op = Object.hasOwn(OPS, opStr) ? OPS[opStr] : undefined;
         if (!op)
           throw new SemVerError(
             `invalid range ${JSON.stringify(source)}: unknown operator ${JSON.stringify(opStr)}`,

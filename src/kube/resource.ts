@@ -14,6 +14,8 @@ export interface ListOptions {
   /** The token from the previous page. */
   continue?: string;
   labelSelector?: string;
+  /** e.g. `spec.package=foo` (CRD selectableFields); ANDed with labelSelector. */
+  fieldSelector?: string;
 }
 
 export interface ListPage<T> {
@@ -29,6 +31,7 @@ export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK';
 export interface WatchOptions {
   resourceVersion: string;
   labelSelector?: string;
+  fieldSelector?: string;
   allowWatchBookmarks: boolean;
   /** Server-side watch timeout; randomized per watch so replicas do not re-watch together. */
   timeoutSeconds: number;
@@ -139,6 +142,7 @@ export class Resource<T extends { metadata?: { name?: string } }> {
         limit: opts.limit,
         continue: opts.continue,
         labelSelector: opts.labelSelector,
+        fieldSelector: opts.fieldSelector,
         resourceVersion: opts.resourceVersion,
       },
       ...(this.metadataOnly && { accept: METADATA_LIST }),
@@ -151,11 +155,12 @@ export class Resource<T extends { metadata?: { name?: string } }> {
     };
   }
 
-  /** Every item matching the selector, page by page (yielded as they arrive). */
+  /** Every item matching the selectors, page by page (yielded as they arrive). */
   async *listAll(
     labelSelector: string | undefined,
     pageSize = 500,
     signal?: AbortSignal,
+    fieldSelector?: string,
   ): AsyncGenerator<T> {
     let cont: string | undefined;
     do {
@@ -164,6 +169,7 @@ export class Resource<T extends { metadata?: { name?: string } }> {
           limit: pageSize,
           ...(cont && { continue: cont }),
           ...(labelSelector && { labelSelector }),
+          ...(fieldSelector && { fieldSelector }),
         },
         signal,
       );
@@ -187,6 +193,7 @@ export class Resource<T extends { metadata?: { name?: string } }> {
           allowWatchBookmarks: true,
           resourceVersion: opts.resourceVersion,
           labelSelector: opts.labelSelector,
+          fieldSelector: opts.fieldSelector,
           timeoutSeconds: opts.timeoutSeconds ?? 300 + Math.floor(Math.random() * 300),
         },
         ...(this.metadataOnly && { accept: METADATA_ONE }),

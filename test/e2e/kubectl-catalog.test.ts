@@ -94,6 +94,8 @@ describe('kubectl catalog e2e', function () {
   const e = uniqueName('kc-e');
   // A package name no other test uses, for the catalog lookup without --catalog.
   const pkg = uniqueName('kc-pkg');
+  // 70 characters: its label values are hash-encoded, its spec fields are exact.
+  const longPkg = uniqueName('kc-long').padEnd(70, 'x');
   let uniqueRef: string;
 
   before(async () => {
@@ -121,6 +123,23 @@ describe('kubectl catalog e2e', function () {
           image: `example.com/${pkg}:${v}`,
           properties: [{ type: 'olm.package', value: { packageName: pkg, version: v } }],
         })),
+      ]
+        .map((x) => JSON.stringify(x))
+        .join('\n'),
+    );
+    await mkdir(path.join(dir, 'long'), { recursive: true });
+    await writeFile(
+      path.join(dir, 'long', 'catalog.json'),
+      [
+        { schema: 'olm.package', name: longPkg, defaultChannel: 'stable' },
+        { schema: 'olm.channel', package: longPkg, name: 'stable', entries: [{ name: 'long.v1' }] },
+        {
+          schema: 'olm.bundle',
+          package: longPkg,
+          name: 'long.v1',
+          image: 'example.com/long:1',
+          properties: [{ type: 'olm.package', value: { packageName: longPkg, version: '1.0.0' } }],
+        },
       ]
         .map((x) => JSON.stringify(x))
         .join('\n'),
@@ -163,22 +182,23 @@ describe('kubectl catalog e2e', function () {
   it('packages: default channel and channel count, --search, --no-headers', async () => {
     const rows = table(await kcOk('packages', '--catalog', a));
     expect(rows).to.deep.equal([
-      ['NAME', 'CATALOG', 'DEFAULT CHANNEL', 'CHANNELS', 'DESCRIPTION'],
+      ['NAME', 'CATALOG', 'DEFAULT CHANNEL', 'CHANNELS', 'DEPRECATED', 'DESCRIPTION'],
       [
         'example-operator',
         a,
         'stable',
         '2',
+        'false',
         'An example operator, bundled with catalogd-ts as its samp...',
       ],
-      ['utility-operator', a, 'alpha', '1', '<none>'],
+      ['utility-operator', a, 'alpha', '1', 'false', '<none>'],
     ]);
     const searched = table(
       await kcOk('packages', '--catalog', a, '--search', 'UTIL', '--no-headers'),
     );
-    expect(searched).to.deep.equal([['utility-operator', a, 'alpha', '1', '<none>']]);
+    expect(searched).to.deep.equal([['utility-operator', a, 'alpha', '1', 'false', '<none>']]);
     const all = table(await kcOk('packages', '--search', pkg));
-    expect(all.slice(1)).to.deep.equal([[pkg, b, 'stable', '1', '<none>']]);
+    expect(all.slice(1)).to.deep.equal([[pkg, b, 'stable', '1', 'false', '<none>']]);
   });
 
   it('channels: heads (replaces, skipRange, skips) and entry counts', async () => {
@@ -199,11 +219,12 @@ describe('kubectl catalog e2e', function () {
   it('bundles: version, image, channels and provided APIs, newest first', async () => {
     const rows = table(await kcOk('bundles', 'example-operator', '--catalog', a));
     expect(rows).to.deep.equal([
-      ['BUNDLE', 'VERSION', 'CHANNELS', 'IMAGE', 'PROVIDES'],
+      ['BUNDLE', 'VERSION', 'CHANNELS', 'DEPRECATED', 'IMAGE', 'PROVIDES'],
       [
         'example-operator.v1.2.0',
         '1.2.0',
         'candidate',
+        'false',
         'quay.io/example/example-operator-bundle:v1.2.0',
         'example.com/v1/Example,example.com/v1alpha1/ExampleBackup',
       ],
@@ -211,6 +232,7 @@ describe('kubectl catalog e2e', function () {
         'example-operator.v1.1.0',
         '1.1.0',
         'candidate,stable',
+        'false',
         'quay.io/example/example-operator-bundle:v1.1.0',
         'example.com/v1/Example',
       ],
@@ -218,6 +240,7 @@ describe('kubectl catalog e2e', function () {
         'example-operator.v1.0.0',
         '1.0.0',
         'candidate,stable',
+        'false',
         'quay.io/example/example-operator-bundle:v1.0.0',
         'example.com/v1/Example',
       ],
@@ -403,6 +426,45 @@ describe('kubectl catalog e2e', function () {
     );
     expect(table(await kcOk('channels', pkg, '--catalog', e, '--no-headers'))).to.deep.equal([
       ['stable', `${pkg}.v0.2.0`, '2', 'true', 'false'],
+    ]);
+  });
+
+  it('field selectors: kubectl get --field-selector spec.package=<70 characters>, and the client uses them', async () => {
+    const out = await kubectlOk([
+      'get',
+      'catalogmetadata',
+      '--field-selector',
+      `spec.package=${longPkg},spec.catalog.name=${b}`,
+      '-o',
+      'jsonpath={range .items[*]}{.spec.schema} {.spec.name}{"\\n"}{end}',
+    ]);
+    expect(out.trim().split('\n').sort()).to.deep.equal([
+      'olm.bundle long.v1',
+      'olm.channel stable',
+    ]);
+    const byName = await kubectlOk([
+      'get',
+      'catalogmetadata',
+      '--field-selector',
+      `spec.name=${longPkg},spec.schema=olm.package`,
+      '-o',
+      'jsonpath={.items[*].spec.catalog.name}',
+    ]);
+    expect(byName.trim().split(' ')).to.include(b);
+    // The client selects the long value by field: one request, exactly its objects.
+    const requests: string[] = [];
+    const client = new CatalogClient({ onRequest: (verb) => requests.push(verb) });
+    try {
+      const names: string[] = [];
+      for await (const o of client.listMetadata({ catalog: b, package: longPkg }))
+        names.push(o.spec.name!);
+      expect(names.sort()).to.deep.equal(['long.v1', 'stable']);
+      expect(requests).to.deep.equal(['list']);
+    } finally {
+      client.close();
+    }
+    expect(table(await kcOk('channels', longPkg, '--catalog', b, '--no-headers'))).to.deep.equal([
+      ['stable', 'long.v1', '1', 'true', 'false'],
     ]);
   });
 

@@ -30,6 +30,22 @@ export const CATALOG_METADATA_LABELS: readonly string[] = [
   LABEL_PACKAGE_OR_NAME,
 ];
 
+/**
+ * The spec fields the apiserver filters by (CRD selectableFields, KEP-4358): a field selector
+ * takes the exact value, also one whose label is hash-encoded (longer than 63 characters or with
+ * characters a label may not hold). Field names as `--field-selector` writes them.
+ */
+export const FIELD_CATALOG = 'spec.catalog.name';
+export const FIELD_SCHEMA = 'spec.schema';
+export const FIELD_PACKAGE = 'spec.package';
+export const FIELD_NAME = 'spec.name';
+export const CATALOG_METADATA_SELECTABLE_FIELDS: readonly string[] = [
+  FIELD_CATALOG,
+  FIELD_SCHEMA,
+  FIELD_PACKAGE,
+  FIELD_NAME,
+];
+
 /** sha256 of the canonical blob, `sha256:<hex>`; the sync compares it to skip unchanged objects. */
 export const ANNOTATION_CONTENT_HASH = 'olm.operatorframework.io/content-hash';
 /**

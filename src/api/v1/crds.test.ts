@@ -136,6 +136,24 @@ describe('CRDs', () => {
     ]);
   });
 
+  it('CatalogMetadata selects by spec.catalog.name, spec.schema, spec.package and spec.name (field selectors on exact values)', () => {
+    const version = catalogMetadataCRD().spec.versions[0];
+    expect(version?.selectableFields).to.deep.equal([
+      { jsonPath: '.spec.catalog.name' },
+      { jsonPath: '.spec.schema' },
+      { jsonPath: '.spec.package' },
+      { jsonPath: '.spec.name' },
+    ]);
+    // Each is a string leaf of the generated schema (what the apiserver requires).
+    for (const f of version?.selectableFields ?? []) {
+      let node: Json = rootOf(catalogMetadataCRD());
+      for (const key of f.jsonPath.slice(1).split('.'))
+        node = (node.properties as Record<string, Json>)[key]!;
+      expect(node.type, f.jsonPath).to.equal('string');
+    }
+    expect(clusterCatalogCRD().spec.versions[0]).not.to.have.property('selectableFields');
+  });
+
   it('keeps spec.content free-form, so any FBC blob is stored as is', () => {
     const spec = (rootOf(catalogMetadataCRD()).properties as Record<string, Json>).spec as Json;
     const content = (spec.properties as Record<string, Json>).content as Json;

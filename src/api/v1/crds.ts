@@ -8,6 +8,7 @@ import {
   CATALOG_METADATA_KIND,
   CATALOG_METADATA_LIST_KIND,
   CATALOG_METADATA_PLURAL,
+  CATALOG_METADATA_SELECTABLE_FIELDS,
   CATALOG_METADATA_SHORT_NAMES,
   CATALOG_METADATA_SINGULAR,
 } from './catalogmetadata.js';
@@ -37,6 +38,11 @@ export interface PrinterColumn {
   priority?: number;
 }
 
+/** A selectableFields entry of a CRD version (KEP-4358): a field `--field-selector` can name. */
+export interface SelectableField {
+  jsonPath: string;
+}
+
 /** apiextensions.k8s.io/v1 CustomResourceDefinition, the fields this project sets. */
 export interface CustomResourceDefinition {
   apiVersion: 'apiextensions.k8s.io/v1';
@@ -58,6 +64,7 @@ export interface CustomResourceDefinition {
       served: boolean;
       storage: boolean;
       additionalPrinterColumns: PrinterColumn[];
+      selectableFields?: SelectableField[];
       schema: { openAPIV3Schema: Record<string, unknown> };
       subresources?: { status: Record<string, never> };
     }>;
@@ -131,6 +138,24 @@ function rootSchema(description: string, spec: TSchema, status?: TSchema): Recor
   return { description, type: 'object', required: ['metadata', 'spec'], properties };
 }
 
+/**
+ * The selectableFields entry of a field path (`spec.package`), checked against the schema the
+ * way the apiserver checks it: the path must exist, outside any list, and end at a string,
+ * integer or boolean. A schema change that breaks a selectable field fails generation, not
+ * the CRD's admission.
+ */
+function selectableField(root: Record<string, unknown>, field: string): SelectableField {
+  let node: Record<string, unknown> | undefined = root;
+  for (const key of field.split('.')) {
+    const props = node?.properties as Record<string, Record<string, unknown>> | undefined;
+    node = props?.[key];
+    if (!node) throw new Error(`selectable field ${field}: no property ${key} in the schema`);
+  }
+  if (!['string', 'integer', 'boolean'].includes(String(node?.type)))
+    throw new Error(`selectable field ${field}: type ${String(node?.type)} is not selectable`);
+  return { jsonPath: `.${field}` };
+}
+
 function crd(args: {
   kind: string;
   listKind: string;
@@ -140,7 +165,9 @@ function crd(args: {
   columns: readonly PrinterColumn[];
   schema: Record<string, unknown>;
   statusSubresource: boolean;
+  selectableFields?: readonly string[];
 }): CustomResourceDefinition {
+  const selectable = (args.selectableFields ?? []).map((f) => selectableField(args.schema, f));
   return {
     apiVersion: 'apiextensions.k8s.io/v1',
     kind: 'CustomResourceDefinition',
@@ -162,6 +189,7 @@ function crd(args: {
           served: true,
           storage: true,
           additionalPrinterColumns: [...args.columns],
+          ...(selectable.length > 0 && { selectableFields: selectable }),
           schema: { openAPIV3Schema: args.schema },
           ...(args.statusSubresource ? { subresources: { status: {} } } : {}),
         },
@@ -198,6 +226,7 @@ export function catalogMetadataCRD(): CustomResourceDefinition {
     columns: CATALOG_METADATA_PRINTER_COLUMNS,
     schema: rootSchema(CATALOG_METADATA_DESCRIPTION, CatalogMetadataSpecSchema),
     statusSubresource: false,
+    selectableFields: CATALOG_METADATA_SELECTABLE_FIELDS,
   });
 }
 

@@ -24,7 +24,11 @@ function targets(g: UpgradeGraph, from: string): string[] {
 export function graphText(g: UpgradeGraph, noHeaders = false): string {
   const rows = g.nodes.map((n) => {
     const t = targets(g, n.name);
-    const notes = [n.name === g.head ? 'head' : '', n.inChannel ? '' : 'not in channel']
+    const notes = [
+      n.name === g.head ? 'head' : '',
+      n.inChannel ? '' : 'not in channel',
+      n.deprecated !== undefined ? 'deprecated' : '',
+    ]
       .filter(Boolean)
       .join(', ');
     return [n.name, n.version ?? '', t.join(', ') || (n.name === g.head ? '-' : ''), notes];
@@ -45,6 +49,9 @@ export function graphMermaid(g: UpgradeGraph, title: string): string {
   if (g.head !== undefined) lines.push(`  class ${id.get(g.head)} head;`);
   const outside = g.nodes.filter((n) => !n.inChannel).map((n) => id.get(n.name));
   if (outside.length > 0) lines.push(`  class ${outside.join(',')} outside;`);
+  const deprecated = g.nodes.filter((n) => n.deprecated !== undefined).map((n) => id.get(n.name));
+  if (deprecated.length > 0)
+    lines.push('  classDef deprecated fill:#fdd;', `  class ${deprecated.join(',')} deprecated;`);
   return `${lines.join('\n')}\n`;
 }
 
@@ -54,6 +61,7 @@ export function graphDot(g: UpgradeGraph, title: string): string {
     const attrs = [`label=${q(n.version ? `${n.name}\n${n.version}` : n.name)}`];
     if (n.name === g.head) attrs.push('penwidth=3');
     if (!n.inChannel) attrs.push('style=dashed');
+    if (n.deprecated !== undefined) attrs.push('color=red', 'xlabel="deprecated"');
     lines.push(`  ${q(n.name)} [${attrs.join(', ')}];`);
   }
   for (const e of g.edges) {

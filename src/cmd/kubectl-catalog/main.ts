@@ -22,6 +22,7 @@ import {
   SCHEMA_CHANNEL,
   SCHEMA_DEPRECATIONS,
   SCHEMA_PACKAGE,
+  UnknownBundleError,
   bundleGvks,
   bundleVersion,
   channelHead,
@@ -37,8 +38,26 @@ import {
   labelValue,
   parseGvk,
   sortBundlesByVersion,
+  packageDetails,
+  resolveInstalled,
   upgradeGraph,
+  upgradesFrom,
   versionMap,
+} from '../../client/index.js';
+import type {
+  InstallMode,
+  PackageDetails,
+  PackageFacts,
+  PackageFilter,
+  PathStep,
+  UpgradeCandidate,
+} from '../../client/index.js';
+import {
+  INSTALL_MODES,
+  looseVersion,
+  matchesPackageFilter,
+  needsHead,
+  packageFacts,
 } from '../../client/index.js';
 import { graphDot, graphMermaid, graphText } from './graph-format.js';
 import { age, excerpt, formatTable, shortDigest } from './table.js';
@@ -47,23 +66,83 @@ export const USAGE = `kubectl catalog: explore the catalogs of the cluster (Clus
 
 Usage:
   kubectl catalog list                                   catalogs and their state
-  kubectl catalog packages [--catalog C] [--search TEXT] packages (default channel, channel count)
+  kubectl catalog packages [--catalog C] [FILTERS]       packages (default channel, channel count,
+                                                         deprecation); filters below
+  kubectl catalog show PACKAGE [--catalog C] [--long]    what to know before installing: provider,
+                                                         description, install modes, versions,
+                                                         APIs, deprecation
   kubectl catalog channels PACKAGE [--catalog C]         channels with their head and entry count
   kubectl catalog bundles PACKAGE [--channel CH] [--catalog C]
                                                          bundles: version, image, provided APIs
   kubectl catalog graph PACKAGE [--channel CH] [--catalog C] [-o text|mermaid|dot|json|yaml]
                                                          the upgrade graph of a channel
                                                          (default: the package's default channel)
+  kubectl catalog upgrades PACKAGE --from VERSION|BUNDLE [--channel CH] [--catalog C]
+                                                         the bundles an installation can move to
+                                                         in one step, and the path to the head
   kubectl catalog provides GROUP/VERSION/KIND [--catalog C]
                                                          packages and bundles that provide an API
+
+Filters of packages (AND; all but --search and --openshift-version need the default channel
+head's olm.csv.metadata, and a package without it does not match them):
+      --install-mode MODE      OwnNamespace|SingleNamespace|MultiNamespace|AllNamespaces supported
+      --kube-version V         the head's minKubeVersion is absent or <= V
+      --openshift-version V    no olm.maxOpenShiftVersion below V (packages without one match)
+      --arch A, --os O         operatorframework.io/arch.A / os.O labels (none: amd64, linux)
+      --category C, --capability C, --provider TEXT, --keyword K
+      --search TEXT            in name, display name, keywords or description
 
 Options:
   -o, --output FORMAT   json or yaml (default: a table; graph: text, mermaid, dot)
       --no-headers      tables without the header line
       --catalog NAME    only this ClusterCatalog (needed when a package is in several)
+      --channel NAME    the channel (default: the package's default channel)
+      --from VERSION|BUNDLE
+                        upgrades: the installed version or bundle name
+      --long            show: the whole description
       --kubeconfig PATH the kubeconfig (default: $KUBECONFIG, ~/.kube/config)
-  -h, --help            this help
+  -h, --help            this help (kubectl catalog show|upgrades -h: that command's)
 `;
+
+/** `kubectl catalog COMMAND -h`: the command's own help (others print USAGE). */
+const COMMAND_HELP: Record<string, string> = {
+  show: `kubectl catalog show: what to know before installing a package, on one screen
+
+Usage:
+  kubectl catalog show PACKAGE [--catalog C] [--long] [-o json|yaml]
+
+Reads the package, its channels, bundles and deprecations (one label-selected list) and shows
+the package with its default channel's head bundle's CSV metadata: display name, provider,
+deprecation, default channel and head version, channels, install modes, min Kube version, max
+OpenShift version, infrastructure features, architectures and operating systems, capability
+level, maturity, categories, keywords, provided APIs, links, maintainers and the description
+(its first paragraph, at most 300 characters; --long: all of it).
+
+Options:
+      --long             the whole description
+      --catalog NAME     the ClusterCatalog (needed when the package is in several)
+  -o, --output FORMAT    json or yaml: the same facts as a document (the description whole)
+Exit codes: 0, 1 error (e.g. unknown package), 2 usage.
+`,
+  upgrades: `kubectl catalog upgrades: the bundles an installation can move to in one step, and the path to the channel head
+
+Usage:
+  kubectl catalog upgrades PACKAGE --from VERSION|BUNDLE [--channel CH] [--catalog C] [-o json|yaml]
+
+A channel entry E is a one-step upgrade of the installed bundle B when E replaces B, E skips B,
+or B's version is in E's skipRange (github.com/blang/semver/v4 ranges, as OLM reads them:
+pre-releases match like any version). --from takes a bundle name or a version (a leading v is
+allowed). The path to the head takes the fewest steps, the newest bundle first among equals.
+
+Options:
+      --from VERSION|BUNDLE  the installed version or bundle name (required)
+      --channel NAME         the channel (default: the package's default channel)
+      --catalog NAME         the ClusterCatalog (needed when the package is in several)
+  -o, --output FORMAT        json or yaml: {package, channel, catalog, from, items, head, path, ...}
+      --no-headers           the table only, without its header and the path line
+Exit codes: 0 (also when there is no upgrade), 1 error (unknown package, channel or version), 2 usage.
+`,
+};
 
 export interface Io {
   stdout: (s: string) => void;
@@ -88,12 +167,33 @@ interface Opts {
   noHeaders: boolean;
   catalog?: string;
   channel?: string;
-  search?: string;
+  from?: string;
+  filter?: PackageFilter;
+  long: boolean;
 }
+
+/** PackageFilter field → its flag. */
+const FILTER_FLAGS: Record<keyof PackageFilter, string> = {
+  installMode: 'install-mode',
+  kubeVersion: 'kube-version',
+  openshiftVersion: 'openshift-version',
+  arch: 'arch',
+  os: 'os',
+  category: 'category',
+  capability: 'capability',
+  provider: 'provider',
+  keyword: 'keyword',
+  search: 'search',
+};
 
 const COMMANDS: Record<string, { args: number; flags: string[]; outputs: string[] }> = {
   list: { args: 0, flags: [], outputs: ['json', 'yaml'] },
-  packages: { args: 0, flags: ['catalog', 'search'], outputs: ['json', 'yaml'] },
+  packages: {
+    args: 0,
+    flags: ['catalog', ...Object.values(FILTER_FLAGS)],
+    outputs: ['json', 'yaml'],
+  },
+  show: { args: 1, flags: ['catalog', 'long'], outputs: ['json', 'yaml'] },
   channels: { args: 1, flags: ['catalog'], outputs: ['json', 'yaml'] },
   bundles: { args: 1, flags: ['catalog', 'channel'], outputs: ['json', 'yaml'] },
   graph: {
@@ -101,8 +201,12 @@ const COMMANDS: Record<string, { args: number; flags: string[]; outputs: string[
     flags: ['catalog', 'channel'],
     outputs: ['text', 'mermaid', 'dot', 'json', 'yaml'],
   },
+  upgrades: { args: 1, flags: ['catalog', 'channel', 'from'], outputs: ['json', 'yaml'] },
   provides: { args: 1, flags: ['catalog'], outputs: ['json', 'yaml'] },
 };
+
+/** The flags that take a value and apply to some commands only. */
+const SCOPED_FLAGS = ['catalog', 'channel', 'from', 'long', ...Object.values(FILTER_FLAGS)];
 
 export async function run(argv: string[], io: Io): Promise<number> {
   let parsed;
@@ -117,7 +221,11 @@ export async function run(argv: string[], io: Io): Promise<number> {
         kubeconfig: { type: 'string' },
         catalog: { type: 'string' },
         channel: { type: 'string' },
-        search: { type: 'string' },
+        from: { type: 'string' },
+        long: { type: 'boolean' },
+        ...Object.fromEntries(
+          Object.values(FILTER_FLAGS).map((f) => [f, { type: 'string' as const }]),
+        ),
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -126,6 +234,11 @@ export async function run(argv: string[], io: Io): Promise<number> {
     return 2;
   }
   const { values, positionals } = parsed;
+  const commandHelp = values.help ? COMMAND_HELP[positionals[0] ?? ''] : undefined;
+  if (commandHelp !== undefined) {
+    io.stdout(commandHelp);
+    return 0;
+  }
   if (values.help || positionals.length === 0) {
     (values.help ? io.stdout : io.stderr)(USAGE);
     return values.help ? 0 : 2;
@@ -145,10 +258,16 @@ export async function run(argv: string[], io: Io): Promise<number> {
           : `${command} needs ${command === 'provides' ? 'GROUP/VERSION/KIND' : 'PACKAGE'} (see 'kubectl catalog --help')`,
         2,
       );
-    for (const f of ['catalog', 'channel', 'search'] as const) {
-      if (values[f] !== undefined && !spec.flags.includes(f))
+    const flag = (f: string) => (values as Record<string, string | boolean | undefined>)[f];
+    for (const f of SCOPED_FLAGS) {
+      if (flag(f) !== undefined && !spec.flags.includes(f))
         throw new UserError(`--${f} does not apply to ${command}`, 2);
     }
+    if (command === 'upgrades' && values.from === undefined)
+      throw new UserError(
+        'upgrades needs --from VERSION|BUNDLE (the installed version or bundle name)',
+        2,
+      );
     if (values.output !== undefined && !spec.outputs.includes(values.output))
       throw new UserError(
         `unknown output format ${JSON.stringify(values.output)} for ${command}; one of: ${spec.outputs.join(', ')}`,
@@ -159,7 +278,9 @@ export async function run(argv: string[], io: Io): Promise<number> {
       ...(values.output !== undefined && { output: values.output }),
       ...(values.catalog !== undefined && { catalog: values.catalog }),
       ...(values.channel !== undefined && { channel: values.channel }),
-      ...(values.search !== undefined && { search: values.search }),
+      ...(values.from !== undefined && { from: values.from }),
+      filter: packageFilter(flag),
+      long: values.long === true,
     };
     const client = (io.client ?? ((k) => new CatalogClient(k ? { kubeconfig: k } : {})))(
       values.kubeconfig,
@@ -171,12 +292,16 @@ export async function run(argv: string[], io: Io): Promise<number> {
           return await list(ctx);
         case 'packages':
           return await packages(ctx);
+        case 'show':
+          return await show(ctx, args[0]!);
         case 'channels':
           return await channels(ctx, args[0]!);
         case 'bundles':
           return await bundles(ctx, args[0]!);
         case 'graph':
           return await graph(ctx, args[0]!);
+        case 'upgrades':
+          return await upgrades(ctx, args[0]!);
         default:
           return await provides(ctx, args[0]!);
       }
@@ -189,10 +314,26 @@ export async function run(argv: string[], io: Io): Promise<number> {
       err instanceof CatalogNotFoundError ||
       err instanceof CatalogNotServingError ||
       err instanceof InconsistentListError ||
-      err instanceof ContentOmittedError;
+      err instanceof ContentOmittedError ||
+      err instanceof UnknownBundleError;
     io.stderr(`error: ${known ? err.message : String((err as Error)?.message ?? err)}\n`);
     return err instanceof UserError ? err.code : 1;
   }
+}
+
+/** The filters of `packages` from the flags; invalid values are usage errors. */
+function packageFilter(flag: (f: string) => string | boolean | undefined): PackageFilter {
+  const filter: PackageFilter = {};
+  for (const [key, name] of Object.entries(FILTER_FLAGS) as Array<[keyof PackageFilter, string]>) {
+    const v = flag(name);
+    if (typeof v !== 'string') continue;
+    if (key === 'installMode' && !INSTALL_MODES.includes(v as InstallMode))
+      throw new UserError(`--install-mode ${v}: one of ${INSTALL_MODES.join(', ')}`, 2);
+    if ((key === 'kubeVersion' || key === 'openshiftVersion') && !looseVersion(v))
+      throw new UserError(`--${name} ${v}: not a version (e.g. 1.30 or 1.30.2)`, 2);
+    (filter as Record<string, string>)[key] = v;
+  }
+  return filter;
 }
 
 interface Ctx {
@@ -216,6 +357,11 @@ function print(
   else if (rows.length === 0) ctx.io.stderr(`${empty}\n`);
   else ctx.io.stdout(formatTable(headers, rows, { noHeaders }));
   return 0;
+}
+
+/** Whether the output is a document (json, yaml) rather than text for a person. */
+function isDocument(ctx: Ctx): boolean {
+  return ctx.opts.output === 'json' || ctx.opts.output === 'yaml';
 }
 
 function warn(ctx: Ctx, msg: string): void {
@@ -285,6 +431,8 @@ interface PackageView {
   channels: ChannelBlob[];
   bundles: BundleBlob[];
   deprecations?: DeprecationsBlob;
+  /** The package's deprecation message. */
+  deprecated?: string;
 }
 
 /**
@@ -339,6 +487,10 @@ async function packageView(ctx: Ctx, pkg: string, schemas: string[]): Promise<Pa
       `package ${JSON.stringify(pkg)} not found in catalog ${JSON.stringify(catalog)}; list its packages with: kubectl catalog packages --catalog ${catalog}`,
     );
   const deprecations = all.find(isDeprecationsBlob);
+  const deprecated = deprecationMessage(deprecations, SCHEMA_PACKAGE);
+  // Tables say it on stderr; documents carry it (packageDeprecated).
+  if (deprecated !== undefined && !isDocument(ctx))
+    warn(ctx, `package ${p.name} is deprecated: ${deprecated}`);
   return {
     catalog,
     contentHash: list.contentHash!,
@@ -346,6 +498,7 @@ async function packageView(ctx: Ctx, pkg: string, schemas: string[]): Promise<Pa
     channels: all.filter(isChannelBlob).sort((a, b) => (a.name < b.name ? -1 : 1)),
     bundles: all.filter(isBundleBlob),
     ...(deprecations && { deprecations }),
+    ...(deprecated !== undefined && { deprecated }),
   };
 }
 
@@ -360,64 +513,249 @@ function pickChannel(view: PackageView, name: string): ChannelBlob {
 
 // ---- packages ---------------------------------------------------------------------------
 
-async function packages(ctx: Ctx): Promise<number> {
-  const { catalog, search } = ctx.opts;
-  const list = await ctx.client.consistentList(
-    { schema: SCHEMA_PACKAGE, ...(catalog !== undefined && { catalog }) },
-    { skipSyncing: true },
-  );
-  for (const s of list.skipped) warn(ctx, `catalog ${s} is syncing: its packages are not shown`);
-  const needle = search?.toLowerCase();
-  const rows: Array<{ catalog: string; pkg: PackageBlob }> = [];
-  for (const o of list.items) {
-    const b = await ctx.client.blobOf(o);
-    if (!isPackageBlob(b)) continue;
-    if (
-      needle !== undefined &&
-      !b.name.toLowerCase().includes(needle) &&
-      !(typeof b.description === 'string' && b.description.toLowerCase().includes(needle))
-    )
-      continue;
-    rows.push({ catalog: o.spec.catalog.name, pkg: b });
+interface PackageRow {
+  catalog: string;
+  pkg: PackageBlob;
+  channels: number;
+  deprecated?: string;
+  facts?: PackageFacts;
+}
+
+const byCatalogAndName = (catalog: string, name: string) => `${catalog}\0${name}`;
+
+/** Head bundle names per request: keeps the request line well under the apiserver's limits. */
+const HEAD_CHUNK = 100;
+
+/**
+ * The packages with their channel counts and deprecations. Without filters: the olm.package and
+ * olm.deprecations blobs, and a metadata-only list of channels for the counts. With filters:
+ * the package, channel and deprecations blobs, then the bundles (paginated, only the default
+ * channels' heads kept), both of the same revisions (retried otherwise).
+ */
+async function packageRows(ctx: Ctx, filter: PackageFilter): Promise<PackageRow[]> {
+  const { catalog } = ctx.opts;
+  const inCatalog = catalog !== undefined ? { catalog } : {};
+  const withHead = needsHead(filter);
+  for (let attempt = 1; ; attempt++) {
+    const list = await ctx.client.consistentList(
+      {
+        schema: [SCHEMA_PACKAGE, SCHEMA_DEPRECATIONS, ...(withHead ? [SCHEMA_CHANNEL] : [])],
+        ...inCatalog,
+      },
+      { skipSyncing: true },
+    );
+    const pkgs: Array<{ catalog: string; pkg: PackageBlob }> = [];
+    const channels = new Map<string, ChannelBlob[]>();
+    const deprecations = new Map<string, DeprecationsBlob>();
+    for (const o of list.items) {
+      const b = await ctx.client.blobOf(o);
+      const cat = o.spec.catalog.name;
+      if (isPackageBlob(b)) pkgs.push({ catalog: cat, pkg: b });
+      else if (isDeprecationsBlob(b)) deprecations.set(byCatalogAndName(cat, b.package), b);
+      else if (isChannelBlob(b)) {
+        const k = byCatalogAndName(cat, b.package);
+        channels.set(k, [...(channels.get(k) ?? []), b]);
+      }
+    }
+    const rowOf = (p: { catalog: string; pkg: PackageBlob }, count: number): PackageRow => {
+      const deprecated = deprecationMessage(
+        deprecations.get(byCatalogAndName(p.catalog, p.pkg.name)),
+        SCHEMA_PACKAGE,
+      );
+      return { ...p, channels: count, ...(deprecated !== undefined && { deprecated }) };
+    };
+    if (!withHead) {
+      for (const s of list.skipped)
+        warn(ctx, `catalog ${s} is syncing: its packages are not shown`);
+      // Channel counts from labels only (metadata-only list, no content).
+      const counts = new Map<string, number>();
+      if (pkgs.length > 0) {
+        for await (const o of ctx.client.listMetadataLabels({
+          schema: SCHEMA_CHANNEL,
+          ...inCatalog,
+        })) {
+          const l = o.metadata.labels ?? {};
+          const key = byCatalogAndName(l.catalog ?? '', l.package ?? '');
+          counts.set(key, (counts.get(key) ?? 0) + 1);
+        }
+      }
+      return pkgs.map((p) =>
+        rowOf(p, counts.get(byCatalogAndName(labelValue(p.catalog), labelValue(p.pkg.name))) ?? 0),
+      );
+    }
+    // The default channels' heads, then only those bundles.
+    const heads = new Set<string>();
+    for (const p of pkgs) {
+      const ch = (channels.get(byCatalogAndName(p.catalog, p.pkg.name)) ?? []).find(
+        (c) => c.name === p.pkg.defaultChannel,
+      );
+      const head = ch ? channelHead(ch).head : undefined;
+      if (head !== undefined) heads.add(byCatalogAndName(p.catalog, head));
+    }
+    // Only the heads' bundles, selected by name (`name in (...)`, HEAD_CHUNK names a request).
+    const headNames = [...new Set([...heads].map((k) => k.slice(k.indexOf('\0') + 1)))].sort();
+    const bundleItems: CatalogMetadata[] = [];
+    let same = true;
+    for (let i = 0; i < headNames.length && same; i += HEAD_CHUNK) {
+      const part = await ctx.client.consistentList(
+        { schema: SCHEMA_BUNDLE, name: headNames.slice(i, i + HEAD_CHUNK), ...inCatalog },
+        {
+          skipSyncing: true,
+          keep: (o) => heads.has(byCatalogAndName(o.spec.catalog.name, o.spec.name ?? '')),
+        },
+      );
+      same = Object.entries(list.revisions).every(([c, h]) => part.revisions[c] === h);
+      bundleItems.push(...part.items);
+    }
+    if (!same && attempt < 3) continue;
+    if (!same)
+      throw new InconsistentListError(
+        'the catalogs changed between the list of packages and the list of their bundles three times; try again later',
+      );
+    for (const s of list.skipped) warn(ctx, `catalog ${s} is syncing: its packages are not shown`);
+    const bundles = new Map<string, BundleBlob[]>();
+    for (const o of bundleItems) {
+      const b = await ctx.client.blobOf(o);
+      if (!isBundleBlob(b)) continue;
+      const k = byCatalogAndName(o.spec.catalog.name, b.package);
+      bundles.set(k, [...(bundles.get(k) ?? []), b]);
+    }
+    const rows: PackageRow[] = [];
+    for (const p of pkgs) {
+      const k = byCatalogAndName(p.catalog, p.pkg.name);
+      const chs = channels.get(k) ?? [];
+      const facts = packageFacts(p.pkg, chs, bundles.get(k) ?? []);
+      if (matchesPackageFilter(facts, filter)) rows.push({ ...rowOf(p, chs.length), facts });
+    }
+    return rows;
   }
+}
+
+async function packages(ctx: Ctx): Promise<number> {
+  const filter = ctx.opts.filter ?? {};
+  const rows = await packageRows(ctx, filter);
   rows.sort((a, b) =>
     a.pkg.name !== b.pkg.name ? (a.pkg.name < b.pkg.name ? -1 : 1) : a.catalog < b.catalog ? -1 : 1,
   );
-  // Channel counts from labels only (metadata-only list, no content).
-  const counts = new Map<string, number>();
-  if (rows.length > 0) {
-    for await (const o of ctx.client.listMetadataLabels({
-      schema: SCHEMA_CHANNEL,
-      ...(catalog !== undefined && { catalog }),
-    })) {
-      const l = o.metadata.labels ?? {};
-      const key = `${l.catalog}\0${l.package}`;
-      counts.set(key, (counts.get(key) ?? 0) + 1);
-    }
-  }
-  const count = (r: { catalog: string; pkg: PackageBlob }) =>
-    counts.get(`${labelValue(r.catalog)}\0${labelValue(r.pkg.name)}`) ?? 0;
+  const filters = Object.entries(filter)
+    .filter(([, v]) => v !== undefined)
+    .map(([k, v]) => `--${FILTER_FLAGS[k as keyof PackageFilter]} ${String(v)}`);
   return print(
     ctx,
-    ['NAME', 'CATALOG', 'DEFAULT CHANNEL', 'CHANNELS', 'DESCRIPTION'],
+    ['NAME', 'CATALOG', 'DEFAULT CHANNEL', 'CHANNELS', 'DEPRECATED', 'DESCRIPTION'],
     rows.map((r) => [
       r.pkg.name,
       r.catalog,
       r.pkg.defaultChannel ?? '',
-      String(count(r)),
+      String(r.channels),
+      String(r.deprecated !== undefined),
       excerpt(typeof r.pkg.description === 'string' ? r.pkg.description : ''),
     ]),
-    rows.map((r) => ({
-      name: r.pkg.name,
-      catalog: r.catalog,
-      defaultChannel: r.pkg.defaultChannel,
-      channels: count(r),
-      description: r.pkg.description,
-    })),
-    search !== undefined
-      ? `No packages match ${JSON.stringify(search)}.`
+    rows.map((r) => {
+      const {
+        name: _name,
+        description: _description,
+        hasCsvMetadata,
+        ...facts
+      } = r.facts ?? {
+        hasCsvMetadata: undefined,
+      };
+      return {
+        name: r.pkg.name,
+        catalog: r.catalog,
+        defaultChannel: r.pkg.defaultChannel,
+        channels: r.channels,
+        description: r.pkg.description,
+        ...(r.deprecated !== undefined && { deprecated: r.deprecated }),
+        ...(r.facts && { ...facts, csvMetadata: hasCsvMetadata }),
+      };
+    }),
+    filters.length > 0
+      ? `No packages match ${filters.join(' ')}.`
       : 'No packages found (is any catalog Serving? see: kubectl catalog list).',
   );
+}
+
+// ---- show -------------------------------------------------------------------------------
+
+/** The description in the short form: its first paragraph, at most 300 characters. */
+function shortDescription(d: string): string {
+  const first = d
+    .trim()
+    .split(/\n\s*\n/)[0]!
+    .replace(/\s+/g, ' ');
+  return first.length > 300 ? `${first.slice(0, 297)}...` : first;
+}
+
+function detailsText(d: PackageDetails, long: boolean): string {
+  const list = (xs: readonly string[]) => (xs.length > 0 ? xs.join(', ') : '<none>');
+  const dep = d.deprecated;
+  const rows: Array<[string, string]> = [
+    ['Name', d.name],
+    ['Catalog', d.catalog],
+    ['Display name', d.displayName ?? '<none>'],
+    [
+      'Provider',
+      [d.provider?.name, d.provider?.url && `(${d.provider.url})`].filter(Boolean).join(' ') ||
+        '<none>',
+    ],
+    ['Deprecated', dep === undefined ? 'false' : 'true'],
+    ['Default channel', d.defaultChannel ?? '<none>'],
+    [
+      'Head',
+      d.head
+        ? `${d.head.name}${d.head.version !== undefined ? ` (${d.head.version})` : ''}`
+        : '<none>',
+    ],
+    [
+      'Channels',
+      list(d.channels.map((c) => `${c.name}${c.deprecated !== undefined ? ' [deprecated]' : ''}`)),
+    ],
+    ['Install modes', list(d.installModes)],
+    ['Min Kube version', d.minKubeVersion ?? '<none>'],
+    ['Max OpenShift version', d.maxOpenShiftVersion ?? '<none>'],
+    ['Infrastructure features', list(d.infrastructureFeatures)],
+    ['Architectures', list(d.archs)],
+    ['Operating systems', list(d.oses)],
+    ['Capabilities', d.capabilities ?? '<none>'],
+    ['Maturity', d.maturity ?? '<none>'],
+    ['Categories', list(d.categories)],
+    ['Keywords', list(d.keywords)],
+    ['Provided APIs', list(d.providedAPIs)],
+    ['Links', list(d.links.map((l) => [l.name, l.url].filter(Boolean).join(' ')))],
+    [
+      'Maintainers',
+      list(d.maintainers.map((m) => [m.name, m.email && `<${m.email}>`].filter(Boolean).join(' '))),
+    ],
+  ];
+  const width = Math.max(...rows.map(([k]) => k.length)) + 2;
+  let out = rows.map(([k, v]) => `${`${k}:`.padEnd(width)}${v}\n`).join('');
+  if (dep?.package !== undefined) out += `${'Package deprecation:'.padEnd(width)}${dep.package}\n`;
+  if (dep?.channel !== undefined)
+    out += `${'Channel deprecation:'.padEnd(width)}${d.defaultChannel}: ${dep.channel}\n`;
+  if (dep?.bundle !== undefined)
+    out += `${'Bundle deprecation:'.padEnd(width)}${d.head?.name}: ${dep.bundle}\n`;
+  if (!d.csvMetadata)
+    out += `${'Note:'.padEnd(width)}the head bundle has no CSV metadata (no olm.csv.metadata, no CSV in olm.bundle.object): provider, install modes and the like are unknown\n`;
+  const description = d.description ?? '';
+  out += `Description:\n${
+    description === ''
+      ? '  <none>'
+      : (long ? description.trim() : shortDescription(description))
+          .split('\n')
+          .map((l) => (l === '' ? '' : `  ${l}`))
+          .join('\n')
+  }\n`;
+  return out;
+}
+
+async function show(ctx: Ctx, pkg: string): Promise<number> {
+  const view = await packageView(ctx, pkg, [SCHEMA_CHANNEL, SCHEMA_BUNDLE, SCHEMA_DEPRECATIONS]);
+  const d = packageDetails(view.catalog, view.pkg, view.channels, view.bundles, view.deprecations);
+  if (ctx.opts.output === 'json') ctx.io.stdout(`${JSON.stringify(d, null, 2)}\n`);
+  else if (ctx.opts.output === 'yaml') ctx.io.stdout(dump(d, { noRefs: true, lineWidth: -1 }));
+  else ctx.io.stdout(detailsText(d, ctx.opts.long));
+  return 0;
 }
 
 // ---- channels ---------------------------------------------------------------------------
@@ -437,6 +775,7 @@ async function channels(ctx: Ctx, pkg: string): Promise<number> {
       entries: c.entries.length,
       default: c.name === view.pkg.defaultChannel,
       ...(deprecated !== undefined && { deprecated }),
+      ...(view.deprecated !== undefined && { packageDeprecated: view.deprecated }),
     };
   });
   return print(
@@ -476,15 +815,17 @@ async function bundles(ctx: Ctx, pkg: string): Promise<number> {
       channels: channelsOf(b.name, view.channels),
       provides: bundleGvks(b).map(formatGvk),
       ...(deprecated !== undefined && { deprecated }),
+      ...(view.deprecated !== undefined && { packageDeprecated: view.deprecated }),
     };
   });
   return print(
     ctx,
-    ['BUNDLE', 'VERSION', 'CHANNELS', 'IMAGE', 'PROVIDES'],
+    ['BUNDLE', 'VERSION', 'CHANNELS', 'DEPRECATED', 'IMAGE', 'PROVIDES'],
     items.map((i) => [
       i.name,
       i.version ?? '',
       i.channels.join(','),
+      String(i.deprecated !== undefined),
       i.image ?? '',
       i.provides.join(','),
     ]),
@@ -496,15 +837,18 @@ async function bundles(ctx: Ctx, pkg: string): Promise<number> {
 // ---- graph ------------------------------------------------------------------------------
 
 async function graph(ctx: Ctx, pkg: string): Promise<number> {
-  const view = await packageView(ctx, pkg, [SCHEMA_CHANNEL, SCHEMA_BUNDLE]);
+  const view = await packageView(ctx, pkg, [SCHEMA_CHANNEL, SCHEMA_BUNDLE, SCHEMA_DEPRECATIONS]);
   const name = ctx.opts.channel ?? view.pkg.defaultChannel;
   if (name === undefined)
     throw new UserError(
       `package ${JSON.stringify(pkg)} has no default channel; choose one with --channel (${view.channels.map((c) => c.name).join(', ')})`,
     );
   const ch = pickChannel(view, name);
-  const g = upgradeGraph(ch, versionMap(view.bundles));
+  const g = upgradeGraph(ch, versionMap(view.bundles), view.deprecations);
   for (const w of g.warnings) warn(ctx, `channel ${ch.name}: ${w}`);
+  const channelDeprecated = deprecationMessage(view.deprecations, SCHEMA_CHANNEL, ch.name);
+  if (channelDeprecated !== undefined && !isDocument(ctx))
+    warn(ctx, `channel ${ch.name} is deprecated: ${channelDeprecated}`);
   const title = `${pkg}/${ch.name} (catalog ${view.catalog})`;
   switch (ctx.opts.output) {
     case 'mermaid':
@@ -515,7 +859,14 @@ async function graph(ctx: Ctx, pkg: string): Promise<number> {
       break;
     case 'json':
     case 'yaml': {
-      const doc = { package: pkg, channel: ch.name, catalog: view.catalog, ...g };
+      const doc = {
+        package: pkg,
+        channel: ch.name,
+        catalog: view.catalog,
+        ...(view.deprecated !== undefined && { packageDeprecated: view.deprecated }),
+        ...(channelDeprecated !== undefined && { channelDeprecated }),
+        ...g,
+      };
       ctx.io.stdout(
         ctx.opts.output === 'json'
           ? `${JSON.stringify(doc, null, 2)}\n`
@@ -525,6 +876,90 @@ async function graph(ctx: Ctx, pkg: string): Promise<number> {
     }
     default:
       ctx.io.stdout(graphText(g, ctx.opts.noHeaders));
+  }
+  return 0;
+}
+
+// ---- upgrades ---------------------------------------------------------------------------
+
+function viaText(c: UpgradeCandidate): string {
+  return c.via.map((v) => (v === 'skipRange' ? `skipRange ${c.skipRange ?? ''}` : v)).join(', ');
+}
+
+function stepText(s: PathStep): string {
+  return `${s.name}${s.version !== undefined ? ` (${s.version})` : ''}${s.deprecated !== undefined ? ' [deprecated]' : ''}`;
+}
+
+async function upgrades(ctx: Ctx, pkg: string): Promise<number> {
+  const view = await packageView(ctx, pkg, [SCHEMA_CHANNEL, SCHEMA_BUNDLE, SCHEMA_DEPRECATIONS]);
+  const name = ctx.opts.channel ?? view.pkg.defaultChannel;
+  if (name === undefined)
+    throw new UserError(
+      `package ${JSON.stringify(pkg)} has no default channel; choose one with --channel (${view.channels.map((c) => c.name).join(', ')})`,
+    );
+  const ch = pickChannel(view, name);
+  const installed = resolveInstalled(view.bundles, ctx.opts.from!, ch);
+  const u = upgradesFrom(ch, installed.name, versionMap(view.bundles), view.deprecations);
+  for (const w of u.warnings) warn(ctx, `channel ${ch.name}: ${w}`);
+  const packageDeprecated = deprecationMessage(view.deprecations, SCHEMA_PACKAGE);
+  const channelDeprecated = deprecationMessage(view.deprecations, SCHEMA_CHANNEL, ch.name);
+  const doc = {
+    package: view.pkg.name,
+    channel: ch.name,
+    catalog: view.catalog,
+    from: u.from,
+    items: u.items,
+    ...(u.head !== undefined && { head: u.head }),
+    path: u.path,
+    ...(packageDeprecated !== undefined && { packageDeprecated }),
+    ...(channelDeprecated !== undefined && { channelDeprecated }),
+    warnings: u.warnings,
+  };
+  const { output, noHeaders } = ctx.opts;
+  if (output === 'json' || output === 'yaml') {
+    ctx.io.stdout(
+      output === 'json'
+        ? `${JSON.stringify(doc, null, 2)}\n`
+        : dump(doc, { noRefs: true, lineWidth: -1 }),
+    );
+    return 0;
+  }
+  if (channelDeprecated !== undefined)
+    warn(ctx, `channel ${ch.name} is deprecated: ${channelDeprecated}`);
+  if (u.from.deprecated !== undefined)
+    warn(ctx, `the installed bundle ${u.from.name} is deprecated: ${u.from.deprecated}`);
+  if (u.items.length === 0) {
+    const why =
+      u.head === installed.name
+        ? 'it is the head of the channel'
+        : u.head !== undefined
+          ? `nothing in the channel replaces, skips or skipRanges it; the head is ${u.head}`
+          : 'nothing in the channel replaces, skips or skipRanges it';
+    ctx.io.stderr(`No upgrades from ${stepText(u.from)} in channel ${ch.name}: ${why}.\n`);
+    return 0;
+  }
+  ctx.io.stdout(
+    formatTable(
+      ['BUNDLE', 'VERSION', 'VIA', 'HEAD', 'DEPRECATED'],
+      u.items.map((i) => [
+        i.name,
+        i.version ?? '',
+        viaText(i),
+        String(i.head),
+        String(i.deprecated !== undefined),
+      ]),
+      { noHeaders },
+    ),
+  );
+  if (!noHeaders) {
+    const steps = u.path.length - 1;
+    const path =
+      u.path.length > 0
+        ? `Path to head (${steps} step${steps === 1 ? '' : 's'}): ${u.path.map(stepText).join(' -> ')}`
+        : u.head !== undefined
+          ? `Path to head: none (the head ${u.head} cannot be reached from ${u.from.name})`
+          : 'Path to head: none (the channel has no single head)';
+    ctx.io.stdout(`\n${path}\n`);
   }
   return 0;
 }

@@ -1,0 +1,112 @@
+// Golden outputs of the plugin's commands on a fixture catalog (test/support/kubectl-catalog-fixture.ts): what a
+// person sees (stdout, stderr and the exit code), byte for byte. A changed output fails until the
+// golden file is regenerated and reviewed:
+//
+//   UPDATE_GOLDEN=1 npx mocha --config .mocharc.unit.cjs src/cmd/kubectl-catalog/golden.test.ts
+import { readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { expect } from 'chai';
+import { run } from './main.js';
+import { fixtureClient } from '../../../test/support/kubectl-catalog-fixture.js';
+
+const goldenDir = path.resolve(
+  import.meta.dirname,
+  '..',
+  '..',
+  '..',
+  'test',
+  'golden',
+  'kubectl-catalog',
+);
+
+/** Runs the plugin on the fixture; the transcript shows the command, exit code, stdout, stderr. */
+async function transcript(args: string[]): Promise<string> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const { client } = fixtureClient();
+  const code = await run(args, {
+    stdout: (s) => out.push(s),
+    stderr: (s) => err.push(s),
+    client: () => client,
+    now: () => new Date('2026-01-02T00:00:00Z'),
+  });
+  return `$ kubectl catalog ${args.join(' ')}\n# exit ${code}\n${out.join('')}${err.length ? `# stderr\n${err.join('')}` : ''}`;
+}
+
+async function golden(file: string, commands: string[][]): Promise<void> {
+  const parts: string[] = [];
+  for (const args of commands) parts.push(await transcript(args));
+  const actual = parts.join('\n');
+  const target = path.join(goldenDir, file);
+  if (process.env.UPDATE_GOLDEN) await writeFile(target, actual);
+  expect(actual).to.equal(await readFile(target, 'utf8'));
+}
+
+describe('kubectl catalog: golden outputs', () => {
+  it('upgrades', async () => {
+    await golden('upgrades.txt', [
+      ['upgrades', 'demo-operator', '--from', '1.0.0'],
+      ['upgrades', 'demo-operator', '--from', 'v1.1.0', '--no-headers'],
+      ['upgrades', 'demo-operator', '--from', 'demo-operator.v1.2.0-rc.1'],
+      ['upgrades', 'demo-operator', '--from', '1.3.0'],
+      ['upgrades', 'demo-operator', '--from', '1.0.0', '--channel', 'legacy'],
+      ['upgrades', 'demo-operator', '--from', '1.0.0', '-o', 'json'],
+      ['upgrades', 'demo-operator', '--from', '1.2.0-rc.1', '-o', 'yaml'],
+    ]);
+  });
+
+  it('upgrades: errors and help', async () => {
+    await golden('upgrades-errors.txt', [
+      ['upgrades', 'demo-operator', '--from', '9.9.9'],
+      ['upgrades', 'demo-operator', '--from', '1.0.0', '--channel', 'nope'],
+      ['upgrades', 'no-such-operator', '--from', '1.0.0', '--catalog', 'demo'],
+      ['upgrades', 'demo-operator'],
+      ['upgrades', 'demo-operator', '--from', '1.0.0', '--search', 'x'],
+      ['upgrades', 'demo-operator', '--from', '1.0.0', '-o', 'wide'],
+      ['upgrades', '-h'],
+    ]);
+  });
+
+  it('packages: filters and the DEPRECATED column', async () => {
+    await golden('packages.txt', [
+      ['packages'],
+      ['packages', '--install-mode', 'AllNamespaces'],
+      ['packages', '--install-mode', 'MultiNamespace'],
+      ['packages', '--kube-version', '1.27'],
+      ['packages', '--kube-version', '1.28', '--arch', 'amd64', '--os', 'linux'],
+      ['packages', '--category', 'developer tools', '--capability', 'Basic Install'],
+      ['packages', '--provider', 'demo', '--keyword', 'EXAMPLE'],
+      ['packages', '--openshift-version', '4.20'],
+      ['packages', '--search', 'runs demos', '-o', 'json'],
+      ['packages', '--search', 'plain', '--no-headers'],
+      ['packages', '--install-mode', 'Cluster'],
+      ['packages', '--kube-version', 'latest'],
+      ['packages', '--from', '1.0.0'],
+    ]);
+  });
+
+  it('channels, bundles, graph: deprecation marks', async () => {
+    await golden('deprecations.txt', [
+      ['channels', 'demo-operator'],
+      ['bundles', 'demo-operator', '--channel', 'stable'],
+      ['graph', 'demo-operator'],
+      ['graph', 'demo-operator', '--channel', 'legacy', '-o', 'mermaid'],
+      ['bundles', 'demo-operator', '--channel', 'legacy', '-o', 'yaml'],
+      ['channels', 'plain-operator'],
+      ['channels', 'plain-operator', '-o', 'json'],
+    ]);
+  });
+
+  it('show', async () => {
+    await golden('show.txt', [
+      ['show', 'demo-operator'],
+      ['show', 'demo-operator', '--long'],
+      ['show', 'demo-operator', '-o', 'json'],
+      ['show', 'plain-operator', '-o', 'yaml'],
+      ['show', 'plain-operator'],
+      ['show', 'no-such-operator', '--catalog', 'demo'],
+      ['show', 'demo-operator', '--channel', 'stable'],
+      ['show', '-h'],
+    ]);
+  });
+});

@@ -1,0 +1,219 @@
+// A catalog for the plugin's golden tests: FBC blobs served as CatalogMetadata objects by a fake
+// KubeClient (one Serving ClusterCatalog; lists answered with every object, as the client
+// re-checks each against the query's exact spec fields).
+import type { CatalogMetadata, ClusterCatalog } from '../../src/api/v1/index.js';
+import { labelValue, objectName } from '../../src/api/v1/index.js';
+import type { AnyBlob } from '../../src/client/index.js';
+import { CatalogClient } from '../../src/client/index.js';
+import type { KubeClient, RequestOptions } from '../../src/kube/index.js';
+import { KubeApiError } from '../../src/kube/index.js';
+
+export const FIXTURE_CATALOG = 'demo';
+const HASH = `sha256:${'a'.repeat(64)}`;
+
+const bundle = (pkg: string, version: string, extra: unknown[] = []): AnyBlob => ({
+  schema: 'olm.bundle',
+  package: pkg,
+  name: `${pkg}.v${version}`,
+  image: `quay.io/demo/${pkg}-bundle:v${version}`,
+  properties: [{ type: 'olm.package', value: { packageName: pkg, version } }, ...extra],
+});
+
+const csv = (over: Record<string, unknown>) => ({ type: 'olm.csv.metadata', value: over });
+
+const modes = (...supported: string[]) =>
+  ['OwnNamespace', 'SingleNamespace', 'MultiNamespace', 'AllNamespaces'].map((type) => ({
+    type,
+    supported: supported.includes(type),
+  }));
+
+/** Three packages: one with upgrades across release and pre-release versions and deprecations. */
+export const FIXTURE_BLOBS: AnyBlob[] = [
+  {
+    schema: 'olm.package',
+    name: 'demo-operator',
+    defaultChannel: 'stable',
+    description: 'Demo operator: upgrades, pre-releases and deprecations.',
+  },
+  {
+    schema: 'olm.channel',
+    package: 'demo-operator',
+    name: 'stable',
+    entries: [
+      { name: 'demo-operator.v1.0.0' },
+      { name: 'demo-operator.v1.1.0', replaces: 'demo-operator.v1.0.0' },
+      { name: 'demo-operator.v1.2.0-rc.1', replaces: 'demo-operator.v1.1.0' },
+      {
+        name: 'demo-operator.v1.2.0',
+        replaces: 'demo-operator.v1.2.0-rc.1',
+        skipRange: '>=1.0.0 <1.2.0',
+      },
+      {
+        name: 'demo-operator.v1.3.0',
+        replaces: 'demo-operator.v1.2.0',
+        skips: ['demo-operator.v1.1.0'],
+      },
+    ],
+  },
+  {
+    schema: 'olm.channel',
+    package: 'demo-operator',
+    name: 'legacy',
+    entries: [
+      { name: 'demo-operator.v1.0.0' },
+      { name: 'demo-operator.v1.1.0', replaces: 'demo-operator.v1.0.0' },
+    ],
+  },
+  bundle('demo-operator', '1.0.0', [
+    csv({ installModes: modes('OwnNamespace', 'SingleNamespace'), provider: { name: 'Demo' } }),
+  ]),
+  bundle('demo-operator', '1.1.0', [
+    csv({ installModes: modes('OwnNamespace', 'AllNamespaces'), provider: { name: 'Demo' } }),
+  ]),
+  bundle('demo-operator', '1.2.0-rc.1', [
+    csv({ installModes: modes('AllNamespaces'), provider: { name: 'Demo' } }),
+  ]),
+  bundle('demo-operator', '1.2.0', [
+    csv({ installModes: modes('AllNamespaces'), provider: { name: 'Demo' } }),
+  ]),
+  bundle('demo-operator', '1.3.0', [
+    csv({
+      displayName: 'Demo Operator',
+      description:
+        'Runs demos.\n\n## Details\n\nEach Demo resource starts a demo; see the documentation.',
+      maturity: 'stable',
+      links: [{ name: 'Documentation', url: 'https://demo.example.com/docs' }],
+      maintainers: [{ name: 'Demo Team', email: 'demo@example.com' }],
+      installModes: modes('OwnNamespace', 'SingleNamespace', 'AllNamespaces'),
+      provider: { name: 'Demo Inc.' },
+      keywords: ['demo', 'example'],
+      minKubeVersion: '1.28.0',
+      annotations: {
+        categories: 'Developer Tools',
+        capabilities: 'Basic Install',
+        'features.operators.openshift.io/disconnected': 'true',
+        'features.operators.openshift.io/fips-compliant': 'false',
+        'operators.openshift.io/infrastructure-features': '["Proxy-aware"]',
+      },
+      labels: { 'operatorframework.io/arch.amd64': 'supported' },
+    }),
+    { type: 'olm.maxOpenShiftVersion', value: '4.18' },
+    { type: 'olm.gvk', value: { group: 'demo.example.com', version: 'v1', kind: 'Demo' } },
+  ]),
+  {
+    schema: 'olm.deprecations',
+    package: 'demo-operator',
+    entries: [
+      { reference: { schema: 'olm.channel', name: 'legacy' }, message: 'legacy is frozen.' },
+      {
+        reference: { schema: 'olm.bundle', name: 'demo-operator.v1.2.0-rc.1' },
+        message: 'a release candidate: use 1.2.0.',
+      },
+    ],
+  },
+  { schema: 'olm.package', name: 'plain-operator', defaultChannel: 'alpha' },
+  {
+    schema: 'olm.channel',
+    package: 'plain-operator',
+    name: 'alpha',
+    entries: [{ name: 'plain-operator.v0.1.0' }],
+  },
+  bundle('plain-operator', '0.1.0'),
+  {
+    schema: 'olm.deprecations',
+    package: 'plain-operator',
+    entries: [{ reference: { schema: 'olm.package' }, message: 'plain-operator is unmaintained.' }],
+  },
+];
+
+function toObject(b: AnyBlob): CatalogMetadata {
+  const pkg = typeof b.package === 'string' ? b.package : undefined;
+  const name = typeof b.name === 'string' ? b.name : undefined;
+  const id = {
+    catalog: FIXTURE_CATALOG,
+    schema: b.schema,
+    ...(pkg !== undefined && { package: pkg }),
+    ...(name !== undefined && { name }),
+  };
+  return {
+    apiVersion: 'olm.operatorframework.io/v1',
+    kind: 'CatalogMetadata',
+    metadata: {
+      name: objectName(id),
+      labels: {
+        catalog: FIXTURE_CATALOG,
+        schema: labelValue(b.schema),
+        ...(pkg !== undefined && { package: labelValue(pkg) }),
+        ...(name !== undefined && { name: labelValue(name) }),
+        packageOrName: labelValue(pkg ?? name ?? ''),
+      },
+    },
+    spec: {
+      catalog: { name: FIXTURE_CATALOG },
+      schema: b.schema,
+      ...(pkg !== undefined && { package: pkg }),
+      ...(name !== undefined && { name }),
+      content: b,
+    },
+  };
+}
+
+const CATALOG: ClusterCatalog = {
+  apiVersion: 'olm.operatorframework.io/v1',
+  kind: 'ClusterCatalog',
+  metadata: { name: FIXTURE_CATALOG },
+  spec: { source: { type: 'Image', image: { ref: 'quay.io/demo/catalog:1' } } },
+  status: {
+    contentHash: HASH,
+    conditions: [
+      {
+        type: 'Serving',
+        status: 'True',
+        reason: 'Available',
+        message: '',
+        lastTransitionTime: '2026-01-01T00:00:00Z',
+      },
+    ],
+  },
+};
+
+/** The equality and `in` terms of a label selector, as the apiserver applies them. */
+function matchesLabels(labels: Record<string, string>, selector: string): boolean {
+  const terms = selector.match(/[^,(]+(\([^)]*\))?/g) ?? [];
+  return terms.every((t) => {
+    const set = /^\s*([^ ]+) in \(([^)]*)\)$/.exec(t);
+    if (set) return set[2]!.split(',').includes(labels[set[1]!] ?? '\0');
+    const [k, v] = t.split('=');
+    return labels[k!.trim()] === v;
+  });
+}
+
+/** A CatalogClient over the fixture; `requests` logs each request (verb, resource, selectors). */
+export function fixtureClient(blobs: readonly AnyBlob[] = FIXTURE_BLOBS): {
+  client: CatalogClient;
+  requests: string[];
+} {
+  const objects = blobs.map(toObject);
+  const requests: string[] = [];
+  const kube = {
+    request(path: string, opts: RequestOptions): Promise<unknown> {
+      const q = opts.query ?? {};
+      requests.push(
+        [opts.verb, opts.resource, q.labelSelector, q.fieldSelector]
+          .filter((x) => x !== undefined)
+          .join(' '),
+      );
+      if (opts.resource === 'clustercatalogs') {
+        if (opts.verb === 'list') return Promise.resolve({ items: [CATALOG], metadata: {} });
+        if (path.endsWith(`/${FIXTURE_CATALOG}`)) return Promise.resolve(CATALOG);
+        return Promise.reject(new KubeApiError(404, 'NotFound', 'not found', 'get', 'x'));
+      }
+      const selected = objects.filter((o) =>
+        matchesLabels(o.metadata.labels ?? {}, String(q.labelSelector ?? '')),
+      );
+      return Promise.resolve({ items: selected, metadata: { resourceVersion: '1' } });
+    },
+    close() {},
+  };
+  return { client: new CatalogClient({ kube: kube as unknown as KubeClient }), requests };
+}
