@@ -17,6 +17,7 @@ import {
   terminal,
   type SourceErrorCode,
 } from './errors.js';
+import type { Clock } from '../util/clock.js';
 import { isTerminal, TerminalError } from '../util/errors.js';
 import { formatBytes, noActivity, type PullActivity } from './deadline.js';
 import { NodeHttpClient, type HttpClient, type MinimumRate } from './http.js';
@@ -92,6 +93,8 @@ export interface ImagePullerOptions {
   maxLayers?: number;
   /** Blob transfers slower than this fail (default 1 kB/s over 30 s). */
   minimumRate?: MinimumRate;
+  /** The timers of the rate check (default the real clock). */
+  timers?: Pick<Clock, 'setTimer'>;
 }
 
 /**
@@ -142,6 +145,7 @@ export class ImagePuller implements Puller {
       ...(opts.clock && { clock: opts.clock }),
       ...(opts.retry && { retry: opts.retry }),
       ...(opts.minimumRate && { minimumRate: opts.minimumRate }),
+      ...(opts.timers && { timers: opts.timers }),
     });
   }
 
@@ -228,13 +232,20 @@ export class ImagePuller implements Puller {
     let onAbort: (() => void) | undefined;
     const aborted = new Promise<never>((_, reject) => {
       onAbort = () => {
-        // The last one out stops the transfer; the others keep it going.
-        if (--s.waiters === 0) {
-          s.controller.abort(signal!.reason);
-          if (this.inflight.get(key) === s) this.inflight.delete(key);
-        }
         s.activities.delete(activity);
-        reject(signal!.reason as Error);
+        const reason = signal!.reason as Error;
+        if (--s.waiters > 0) {
+          // The others still want the image: the transfer goes on for them.
+          reject(reason);
+          return;
+        }
+        // The last one out stops the transfer, and returns once its temp dir is removed.
+        s.controller.abort(reason);
+        if (this.inflight.get(key) === s) this.inflight.delete(key);
+        s.promise.then(
+          () => reject(reason),
+          () => reject(reason),
+        );
       };
       signal?.addEventListener('abort', onAbort, { once: true });
     });
