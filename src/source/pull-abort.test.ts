@@ -54,8 +54,10 @@ const caught = (p: Promise<unknown>) =>
     (e: unknown) => e,
   );
 
+/** Polls check to a 10 s deadline (the pull does real file I/O before its layer request). */
 async function until(check: () => boolean): Promise<void> {
-  for (let i = 0; i < 1000 && !check(); i++) await new Promise((r) => setImmediate(r));
+  const deadline = Date.now() + 10_000;
+  while (!check() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 2));
   if (!check()) throw new Error('condition never held');
 }
 
@@ -77,7 +79,9 @@ describe('source/puller: abort and minimum rate', () => {
     ac.abort(why);
     const err = (await pull) as Error;
     expect(err.cause).to.equal(why);
-    expect(reg.requests.every((r) => r.signal === undefined || r.signal.aborted)).to.equal(true);
+    // The signal reached the transport: every request saw the abort, the body was destroyed.
+    expect(reg.requests.map((r) => r.signal?.aborted)).to.deep.equal([true, true, true]);
+    expect(reg.layerBodies[0]!.destroyed).to.equal(true);
     expect(await readdir(cacheDir)).to.deep.equal([]);
   });
 

@@ -45,12 +45,15 @@ const hangingPuller = (seen: PullOptions[] = []): Puller => ({
 });
 
 const syncer: Syncer = {
-  plan: async (target) => ({
-    target,
-    scan: { desired: new Map(), contentHash: HASH, blobs: 3, omitted: 0, bytes: 1 },
-    plan: { create: [], update: [], delete: [], unchanged: 3, unchangedOmitted: 0 },
-    dispose: async () => {},
-  }),
+  plan: async (target, signal) => {
+    signal?.throwIfAborted();
+    return {
+      target,
+      scan: { desired: new Map(), contentHash: HASH, blobs: 3, omitted: 0, bytes: 1 },
+      plan: { create: [], update: [], delete: [], unchanged: 3, unchangedOmitted: 0 },
+      dispose: async () => {},
+    };
+  },
   apply: async () => ({ omitted: 0 }),
   deleteAll: async () => 0,
 };
