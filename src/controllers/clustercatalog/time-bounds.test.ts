@@ -102,6 +102,37 @@ describe('reconcile time bounds', () => {
     expect(isTerminal(o.error?.cause)).to.equal(false);
   });
 
+  it('the parse is inside the bound: a scan that does not finish ends Retrying too', async () => {
+    const clock = new ManualClock();
+    const quick: Puller = {
+      resolve: async () => DIGEST,
+      pull: async (ref) => ({
+        ref,
+        digest: DIGEST,
+        dir: '/c',
+        configsDir: '/c/configs',
+        cached: true,
+      }),
+    };
+    const slowScan: Syncer = {
+      ...syncer,
+      plan: (_target, signal) =>
+        new Promise((_, reject) =>
+          signal?.addEventListener('abort', () => reject(new Error('scan aborted'))),
+        ),
+    };
+    const out = reconcileCatalog(
+      catalog('reg.example/ops:v1'),
+      deps(quick, clock, { syncer: slowScan }),
+    );
+    await clock.advance(10 * 60_000);
+    const o = await out;
+    expect(progressing(o)?.reason).to.equal('Retrying');
+    expect(progressing(o)?.message).to.equal(
+      'timed out after 10m0s parsing the catalog of reg.example/ops:v1',
+    );
+  });
+
   it('an interrupt (catalog deleted or changed) ends the attempt at once, reporting nothing', async () => {
     const clock = new ManualClock();
     const interrupt = new AbortController();
