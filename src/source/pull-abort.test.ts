@@ -85,6 +85,24 @@ describe('source/puller: abort and minimum rate', () => {
     expect(await readdir(cacheDir)).to.deep.equal([]);
   });
 
+  it('an abort when the unpack starts stops it with the reason of the abort, not a tar error', async () => {
+    const reg = registry();
+    const puller = new ImagePuller({ cacheDir, http: reg.http });
+    const ac = new AbortController();
+    const why = new Error('the catalog changed');
+    const activity = {
+      doing: (what: string) => {
+        if (what.startsWith('unpacking')) ac.abort(why);
+      },
+    };
+    const pull = caught(puller.pull(REF, { signal: ac.signal, activity }));
+    await until(() => reg.layerBodies.length === 1);
+    reg.layerBodies[0]!.end(layer); // the whole layer: the download completes
+    const err = (await pull) as Error;
+    expect(err.cause).to.equal(why);
+    expect(await readdir(cacheDir)).to.deep.equal([]);
+  });
+
   it('a pull shared by two attempts goes on when one of them aborts', async () => {
     const reg = registry();
     const puller = new ImagePuller({ cacheDir, http: reg.http });
