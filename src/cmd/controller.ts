@@ -13,6 +13,7 @@ import type { Syncer } from '../controllers/clustercatalog/reconcile.js';
 import { digestToEvict } from '../controllers/clustercatalog/image-cache.js';
 import type { CatalogMetadataRef } from '../controllers/clustercatalog/predicates.js';
 import {
+  attemptMootBecause,
   catalogMetadataAdded,
   catalogMetadataChanged,
   catalogNeedsReconcile,
@@ -36,7 +37,14 @@ import {
 } from '../controllers/runtime/index.js';
 import { DEFAULT_MAX_OBJECT_BYTES } from '../fbc/index.js';
 import { KubeClient, Resource, eventRecorder, leaseClient } from '../kube/index.js';
-import { ImagePuller, pullerOptionsFromFlags, registerSourceMetrics } from '../source/index.js';
+import {
+  defaultMinimumRate,
+  ImagePuller,
+  parseDuration,
+  pullerOptionsFromFlags,
+  registerSourceMetrics,
+} from '../source/index.js';
+import { SyncSlots } from '../controllers/clustercatalog/sync-slots.js';
 import type { CatalogMetadataWriter } from '../sync/index.js';
 import { AdmissionRefusals, applyPlan, deleteAll, planCatalogSync } from '../sync/index.js';
 import { requestRetry } from '../util/backoff.js';
@@ -61,6 +69,9 @@ export const controllerFlags = {
   'server-url': { type: 'string' },
   'cache-dir': { type: 'string', default: '/var/cache/catalogd' },
   workers: { type: 'string', default: '2' },
+  'pull-workers': { type: 'string', default: '16' },
+  'pull-timeout': { type: 'string', default: '10m' },
+  'pull-min-rate': { type: 'string', default: String(defaultMinimumRate.bytesPerSecond) },
   // 32 rather than 16: the write phase of a 50 MB cold sync took 51 s instead of 59 to 69 s, with
   // less controller CPU (bench/README.md); the apiserver's priority and fairness bounds the rest.
   'write-concurrency': { type: 'string', default: '32' },
@@ -91,7 +102,14 @@ Reconciles ClusterCatalogs into CatalogMetadata objects and serves catalog conte
                                      status.urls.base (default http://<server-addr>, with 127.0.0.1
                                      for an empty host)
   --cache-dir DIR                    unpacked images and served content (default /var/cache/catalogd)
-  --workers N                        catalogs reconciled at once (default 2)
+  --workers N                        catalogs that parse and write at once (default 2)
+  --pull-workers N                   catalog attempts in flight at once, pulling or waiting for
+                                     one of --workers (default 16): a slow registry holds one of
+                                     these, never a write slot
+  --pull-timeout DURATION            time bound of an attempt's resolve, download, unpack and
+                                     parse, e.g. 90s, 10m (default 10m)
+  --pull-min-rate BYTES              a blob transfer slower than this many bytes per second over
+                                     30 s fails (default 1024; 0: no minimum)
   --write-concurrency N              CatalogMetadata writes in flight per catalog (default 32)
   --max-object-bytes N               larger objects carry spec.contentOmitted (default 1048576)
   --global-pull-secret NS/NAME       a kubernetes.io/dockerconfigjson Secret used for every pull
@@ -153,6 +171,13 @@ export async function main(args: string[]): Promise<number> {
   const log =
     logFormat === 'text' ? pino(logOptions, textLogDestination(process.stdout)) : pino(logOptions);
   const workers = positiveInt('workers', flags.workers);
+  const pullWorkers = positiveInt('pull-workers', flags['pull-workers']);
+  const pullTimeoutMs = parseDuration(flags['pull-timeout']);
+  if (pullTimeoutMs === undefined || pullTimeoutMs < 1000)
+    throw new CommandError('--pull-timeout must be a duration of at least 1s, e.g. 90s or 10m');
+  const pullMinRate = Number(flags['pull-min-rate']);
+  if (!Number.isInteger(pullMinRate) || pullMinRate < 0)
+    throw new CommandError('--pull-min-rate must be a whole number of bytes per second');
   const writeConcurrency = positiveInt('write-concurrency', flags['write-concurrency']);
   const maxObjectBytes = positiveInt('max-object-bytes', flags['max-object-bytes']);
   const cacheDir = path.resolve(flags['cache-dir']);
@@ -206,6 +231,7 @@ export async function main(args: string[]): Promise<number> {
   });
   const puller = new ImagePuller({
     ...sourceOpts,
+    minimumRate: { ...defaultMinimumRate, bytesPerSecond: pullMinRate },
     pullSecrets: pullSecretSource(client, {
       ...(flags['global-pull-secret'] && { globalSecret: flags['global-pull-secret'] }),
       namespace: process.env.POD_NAMESPACE ?? namespace,
@@ -284,7 +310,15 @@ export async function main(args: string[]): Promise<number> {
   const catalogController = new ClusterCatalogController({
     catalogs: informer,
     api: clusterCatalogAPI(catalogs, events),
-    deps: { puller, syncer, content, clock: realClock, maxObjectBytes },
+    deps: {
+      puller,
+      syncer,
+      content,
+      clock: realClock,
+      maxObjectBytes,
+      pullTimeoutMs,
+      syncSlots: new SyncSlots(workers),
+    },
     cleanup: async (name) => {
       await content.remove(name);
       // The unpacked image goes too, unless another catalog still uses the same digest.
@@ -298,13 +332,15 @@ export async function main(args: string[]): Promise<number> {
   });
   const controller = new Controller({
     name: 'clustercatalog',
-    reconcile: (key, signal) => catalogController.reconcile(key, signal),
+    reconcile: (key, signal, interrupted) => catalogController.reconcile(key, signal, interrupted),
     watches: [
       watch(informer, (c) => c.metadata.name, catalogNeedsReconcile),
       // Drift: a hand edit or deletion of one of a catalog's objects reconciles that catalog.
       watch(metadataRefs, owningCatalog, catalogMetadataChanged, catalogMetadataAdded),
     ],
-    concurrency: workers,
+    // A reconcile waiting on a registry holds one of these, not one of the --workers slots of
+    // the parse and writes (docs/controller.md, "Fairness").
+    concurrency: Math.max(workers, pullWorkers),
     // A failed sync writes (forward, then the rollback): retrying it every few milliseconds, as
     // controller-runtime's 5 ms base would, churns every watcher of the catalog. 1 s doubling
     // to 10 min per catalog.
@@ -354,6 +390,15 @@ export async function main(args: string[]): Promise<number> {
     'catalogd controller starting',
   );
 
+  // A catalog deleted or changed: its attempt in flight is moot, so it stops now rather than
+  // at the end of its pull (the update also queues the catalog, which is reconciled next).
+  const unsubscribeInterrupts = informer.subscribe(
+    (c) => c.metadata.name,
+    (name) => void controller.interrupt(name, 'deleted or its spec changed'),
+    (old, obj) => attemptMootBecause(old, obj) !== undefined,
+    () => false,
+  );
+  shutdown.onShutdown('interrupts', () => unsubscribeInterrupts());
   const informerRun = Promise.all([informer.run(signal), metadataRefs.run(signal)]);
   const replicatorRun = replicator.run(signal);
   let work: Promise<void>;

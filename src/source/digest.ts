@@ -40,7 +40,7 @@ export class VerifyingStream extends Transform {
       cb(
         retryable(
           'SizeMismatch',
-          `${this.what}: more bytes than the descriptor's size ${this.size}`,
+          `${this.what}: size mismatch: got at least ${this.n} bytes, descriptor says ${this.size}`,
         ),
       );
       return;
@@ -54,7 +54,7 @@ export class VerifyingStream extends Transform {
       cb(
         retryable(
           'SizeMismatch',
-          `${this.what}: got ${this.n} bytes, descriptor says ${this.size}`,
+          `${this.what}: size mismatch: got ${this.n} bytes, descriptor says ${this.size}`,
         ),
       );
       return;

@@ -19,7 +19,8 @@ export type SourceErrorCode =
   | 'CatalogDirMissing'
   | 'UnsafeLayer'
   | 'InvalidLayer'
-  | 'LimitExceeded';
+  | 'LimitExceeded'
+  | 'Timeout';
 
 /**
  * A classified source error: its code says what went wrong. Whether it is terminal is not a

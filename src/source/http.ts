@@ -5,6 +5,7 @@ import https from 'node:https';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
 import { rootCertificates } from 'node:tls';
+import type { Clock, Timer } from '../util/clock.js';
 
 export interface HttpRequest {
   method: string;
@@ -12,6 +13,8 @@ export interface HttpRequest {
   headers?: Record<string, string>;
   /** A factory, so that a retried request can send its body again. */
   body?: () => Buffer | Readable;
+  /** Aborting destroys the request, and the response body once there is one. */
+  signal?: AbortSignal;
 }
 
 export interface HttpResponse {
@@ -49,6 +52,8 @@ export class NodeHttpClient implements HttpClient {
   send(req: HttpRequest): Promise<HttpResponse> {
     const isHttps = req.url.protocol === 'https:';
     const mod = isHttps ? https : http;
+    const { signal } = req;
+    if (signal?.aborted) return Promise.reject(abortReason(signal));
     return new Promise((resolve, reject) => {
       const r = mod.request(req.url, {
         method: req.method,
@@ -59,10 +64,27 @@ export class NodeHttpClient implements HttpClient {
       r.on('timeout', () =>
         r.destroy(Object.assign(new Error('socket timeout'), { code: 'ETIMEDOUT' })),
       );
-      r.on('error', reject);
-      r.on('response', (res) =>
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: res }),
-      );
+      // The request and then its response are destroyed with the abort's reason, so a reader of
+      // the body sees why it ended (the attempt's deadline, the catalog deleted).
+      let onAbort = (): void => void r.destroy(abortReason(signal!));
+      signal?.addEventListener('abort', onAbort, { once: true });
+      const unlisten = () => signal?.removeEventListener('abort', onAbort);
+      r.on('error', (err) => {
+        unlisten();
+        reject(err);
+      });
+      r.on('response', (res) => {
+        if (signal) {
+          signal.removeEventListener('abort', onAbort);
+          onAbort = () => {
+            res.destroy(abortReason(signal));
+            r.destroy();
+          };
+          signal.addEventListener('abort', onAbort, { once: true });
+          res.once('close', unlisten);
+        }
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: res });
+      });
       const body = req.body?.();
       if (body === undefined) r.end();
       else if (Buffer.isBuffer(body)) r.end(body);
@@ -77,6 +99,62 @@ export class NodeHttpClient implements HttpClient {
     this.httpAgent.destroy();
     this.httpsAgent.destroy();
   }
+}
+
+function abortReason(signal: AbortSignal): Error {
+  return signal.reason instanceof Error
+    ? signal.reason
+    : Object.assign(new Error('aborted'), { name: 'AbortError', code: 'ABORT_ERR' });
+}
+
+export interface MinimumRate {
+  /** Fewer bytes than this per second, averaged over a window, fail the transfer. */
+  bytesPerSecond: number;
+  windowMs: number;
+}
+
+/** 1 kB/s over 30 s windows: a trickle fails within a minute while a slow link passes. */
+export const defaultMinimumRate: MinimumRate = { bytesPerSecond: 1024, windowMs: 30_000 };
+
+/**
+ * Watches a transfer's rate: `count` is called with every chunk's size; `tooSlow(bytes so far)`
+ * is called once a window passes in which fewer than `bytesPerSecond * windowMs / 1000` bytes
+ * arrived. The idle-socket timeout alone lets a registry that sends a byte every 20 s hold a
+ * transfer for ever. `stop` when the transfer ends.
+ */
+export function rateGuard(
+  rate: MinimumRate,
+  clock: Pick<Clock, 'setTimer'>,
+  tooSlow: (bytes: number) => void,
+): { count(n: number): void; stop(): void } {
+  const minPerWindow = (rate.bytesPerSecond * rate.windowMs) / 1000;
+  let total = 0;
+  let inWindow = 0;
+  let timer: Timer | undefined;
+  let stopped = rate.bytesPerSecond <= 0;
+  const arm = () => {
+    timer = clock.setTimer(rate.windowMs, () => {
+      if (stopped) return;
+      if (inWindow < minPerWindow) {
+        stopped = true;
+        tooSlow(total);
+        return;
+      }
+      inWindow = 0;
+      arm();
+    });
+  };
+  if (!stopped) arm();
+  return {
+    count(n) {
+      total += n;
+      inWindow += n;
+    },
+    stop() {
+      stopped = true;
+      timer?.cancel();
+    },
+  };
 }
 
 /** The bundled Mozilla roots, so that a custom CA bundle adds to them rather than replacing them. */

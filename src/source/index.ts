@@ -17,10 +17,23 @@ export {
   SourceError,
   type SourceErrorCode,
 } from './errors.js';
-export { NodeHttpClient, type HttpClient } from './http.js';
+export {
+  AttemptDeadline,
+  formatBytes,
+  formatDuration,
+  parseDuration,
+  type PullActivity,
+} from './deadline.js';
+export { defaultMinimumRate, NodeHttpClient, type HttpClient, type MinimumRate } from './http.js';
 export { CONFIGS_LABEL, DEFAULT_CONFIGS_DIR } from './labels.js';
 export { defaultPlatform, formatPlatform, parsePlatform, type Platform } from './manifest.js';
-export { ImagePuller, type ImagePullerOptions, type Puller, type PullResult } from './puller.js';
+export {
+  ImagePuller,
+  type ImagePullerOptions,
+  type Puller,
+  type PullOptions,
+  type PullResult,
+} from './puller.js';
 export { pushCatalog, type PushOptions } from './pusher.js';
 export {
   isDigest,

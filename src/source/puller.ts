@@ -4,6 +4,7 @@
 import { createReadStream, createWriteStream } from 'node:fs';
 import { rm, stat } from 'node:fs/promises';
 import path from 'node:path';
+import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { DigestCache, type CacheMeta } from './cache.js';
 import { newCounters, type SourceCounters } from './counters.js';
@@ -16,8 +17,10 @@ import {
   terminal,
   type SourceErrorCode,
 } from './errors.js';
+import type { Clock } from '../util/clock.js';
 import { isTerminal, TerminalError } from '../util/errors.js';
-import { NodeHttpClient, type HttpClient } from './http.js';
+import { formatBytes, noActivity, type PullActivity } from './deadline.js';
+import { NodeHttpClient, type HttpClient, type MinimumRate } from './http.js';
 import { catalogDirFromConfig } from './labels.js';
 import {
   defaultPlatform,
@@ -47,9 +50,19 @@ import {
 /** What the controller needs from the source. */
 export interface Puller {
   /** The digest a reference points at now (no request for a digest reference). */
-  resolve(ref: string): Promise<string>;
+  resolve(ref: string, opts?: PullOptions): Promise<string>;
   /** Pulls (or finds in the cache) the image and returns where its catalog is on disk. */
-  pull(ref: string): Promise<PullResult>;
+  pull(ref: string, opts?: PullOptions): Promise<PullResult>;
+}
+
+export interface PullOptions {
+  /**
+   * Aborting ends the attempt with the signal's reason: requests and response bodies are
+   * destroyed, the unpack stops, nothing is cached.
+   */
+  signal?: AbortSignal | undefined;
+  /** Told what the pull is doing (for the message of a timeout). */
+  activity?: PullActivity | undefined;
 }
 
 export interface PullResult {
@@ -78,6 +91,21 @@ export interface ImagePullerOptions {
   counters?: SourceCounters;
   maxConfigBytes?: number;
   maxLayers?: number;
+  /** Blob transfers slower than this fail (default 1 kB/s over 30 s). */
+  minimumRate?: MinimumRate;
+  /** The timers of the rate check (default the real clock). */
+  timers?: Pick<Clock, 'setTimer'>;
+}
+
+/**
+ * A pull of one image shared by every attempt that wants it: it is aborted only when every
+ * attempt waiting for it has aborted, and tells each of them what it is doing.
+ */
+interface SharedPull {
+  promise: Promise<PullResult>;
+  controller: AbortController;
+  waiters: number;
+  activities: Set<PullActivity>;
 }
 
 /** Errors about the image's content: final for a digest, but a tag may be re-pushed. */
@@ -99,7 +127,7 @@ export class ImagePuller implements Puller {
   private readonly limits: UnpackLimits;
   private readonly maxConfigBytes: number;
   private readonly maxLayers: number;
-  private readonly inflight = new Map<string, Promise<PullResult>>();
+  private readonly inflight = new Map<string, SharedPull>();
 
   constructor(opts: ImagePullerOptions) {
     this.counters = opts.counters ?? newCounters();
@@ -116,6 +144,8 @@ export class ImagePuller implements Puller {
       credentials: async (host, repo) => findCredentials(await secrets.dockerConfigs(), host, repo),
       ...(opts.clock && { clock: opts.clock }),
       ...(opts.retry && { retry: opts.retry }),
+      ...(opts.minimumRate && { minimumRate: opts.minimumRate }),
+      ...(opts.timers && { timers: opts.timers }),
     });
   }
 
@@ -124,24 +154,29 @@ export class ImagePuller implements Puller {
     await this.cache.remove(DigestCache.key(digest, formatPlatform(this.platform)));
   }
 
-  async resolve(input: string): Promise<string> {
+  async resolve(input: string, opts: PullOptions = {}): Promise<string> {
     const ref = parseReference(input);
     if (ref.digest) return ref.digest;
+    const { signal } = opts;
     try {
-      return (await this.fetchTop(ref, input)).manifest.digest;
+      (opts.activity ?? noActivity).doing(`resolving ${input}`);
+      return (await this.fetchTop(ref, input, signal)).manifest.digest;
     } catch (err) {
-      throw wrap('resolve catalog image', input, err, false);
+      throw wrap('resolve catalog image', input, signal?.aborted ? signal.reason : err, false);
     }
   }
 
-  async pull(input: string): Promise<PullResult> {
+  async pull(input: string, opts: PullOptions = {}): Promise<PullResult> {
     const ref = parseReference(input);
+    const { signal } = opts;
+    const activity = opts.activity ?? noActivity;
     this.counters.pulls++;
     try {
       let top: { manifest: FetchedManifest; ep: Endpoint } | undefined;
       let digest = ref.digest;
       if (!digest) {
-        top = await this.fetchTop(ref, input);
+        activity.doing(`resolving ${input}`);
+        top = await this.fetchTop(ref, input, signal);
         digest = top.manifest.digest;
       }
       const key = DigestCache.key(digest, formatPlatform(this.platform));
@@ -150,14 +185,78 @@ export class ImagePuller implements Puller {
         this.counters.cacheHits++;
         return this.result(ref, hit.dir, hit.meta, true);
       }
-      let p = this.inflight.get(key);
-      if (!p) {
-        p = this.unpack(ref, input, digest, key, top).finally(() => this.inflight.delete(key));
-        this.inflight.set(key, p);
-      }
-      return await p;
+      return await this.join(key, activity, signal, (shared) =>
+        this.unpack(ref, input, digest, key, top, shared),
+      );
     } catch (err) {
-      throw wrap('pull catalog image', input, err, ref.digest !== undefined);
+      throw wrap(
+        'pull catalog image',
+        input,
+        signal?.aborted ? signal.reason : err,
+        ref.digest !== undefined,
+      );
+    }
+  }
+
+  /** Waits for the shared pull of key (starting it if none runs) until it settles or signal aborts. */
+  private async join(
+    key: string,
+    activity: PullActivity,
+    signal: AbortSignal | undefined,
+    start: (shared: { signal: AbortSignal; activity: PullActivity }) => Promise<PullResult>,
+  ): Promise<PullResult> {
+    signal?.throwIfAborted();
+    let shared = this.inflight.get(key);
+    if (!shared) {
+      const controller = new AbortController();
+      const activities = new Set<PullActivity>();
+      const fanOut: PullActivity = {
+        doing: (what, detail) => {
+          for (const a of activities) a.doing(what, detail);
+        },
+      };
+      const s: SharedPull = {
+        controller,
+        activities,
+        waiters: 0,
+        promise: start({ signal: controller.signal, activity: fanOut }).finally(() => {
+          if (this.inflight.get(key) === s) this.inflight.delete(key);
+        }),
+      };
+      shared = s;
+      this.inflight.set(key, s);
+    }
+    const s = shared;
+    s.waiters++;
+    s.activities.add(activity);
+    let onAbort: (() => void) | undefined;
+    const aborted = new Promise<never>((_, reject) => {
+      onAbort = () => {
+        s.activities.delete(activity);
+        const reason = signal!.reason as Error;
+        if (--s.waiters > 0) {
+          // The others still want the image: the transfer goes on for them.
+          reject(reason);
+          return;
+        }
+        // The last one out stops the transfer, and returns once its temp dir is removed.
+        s.controller.abort(reason);
+        if (this.inflight.get(key) === s) this.inflight.delete(key);
+        s.promise.then(
+          () => reject(reason),
+          () => reject(reason),
+        );
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
+    try {
+      return await Promise.race([s.promise, aborted]);
+    } finally {
+      if (!signal?.aborted) {
+        s.waiters--;
+        s.activities.delete(activity);
+      }
+      if (onAbort) signal?.removeEventListener('abort', onAbort);
     }
   }
 
@@ -175,10 +274,11 @@ export class ImagePuller implements Puller {
   private async fetchTop(
     ref: ImageReference,
     input: string,
+    signal: AbortSignal | undefined,
   ): Promise<{ manifest: FetchedManifest; ep: Endpoint }> {
     const reference = ref.digest ?? ref.tag ?? 'latest';
-    return this.firstEndpoint(ref, input, (ep, what) =>
-      this.client.fetchManifest(ep, reference, `manifest of ${what}`),
+    return this.firstEndpoint(ref, input, signal, (ep, what) =>
+      this.client.fetchManifest(ep, reference, `manifest of ${what}`, signal),
     ).then(({ value, ep }) => ({ manifest: value, ep }));
   }
 
@@ -186,6 +286,7 @@ export class ImagePuller implements Puller {
   private async firstEndpoint<T>(
     ref: ImageReference,
     input: string,
+    signal: AbortSignal | undefined,
     op: (ep: Endpoint, what: string) => Promise<T>,
   ): Promise<{ value: T; ep: Endpoint }> {
     const eps = endpointsFor(this.registries, ref);
@@ -196,6 +297,8 @@ export class ImagePuller implements Puller {
       try {
         return { value: await op(ep, what), ep };
       } catch (err) {
+        // Aborted: no other endpoint is tried.
+        if (signal?.aborted) throw signal.reason;
         const source = findSourceError(err);
         if (!source) throw err;
         failures.push({ err, source });
@@ -218,11 +321,13 @@ export class ImagePuller implements Puller {
     digest: string,
     key: string,
     top: { manifest: FetchedManifest; ep: Endpoint } | undefined,
+    { signal, activity }: { signal: AbortSignal; activity: PullActivity },
   ): Promise<PullResult> {
+    activity.doing(`fetching the manifest of ${input}`);
     const { value: fetched, ep } = top
       ? { value: top.manifest, ep: top.ep }
-      : await this.firstEndpoint(ref, input, (e, what) =>
-          this.client.fetchManifest(e, digest, `manifest of ${what}`),
+      : await this.firstEndpoint(ref, input, signal, (e, what) =>
+          this.client.fetchManifest(e, digest, `manifest of ${what}`, signal),
         );
     const what = ep.mirror ? `${input} (mirror)` : input;
     let manifestDigest = fetched.digest;
@@ -233,7 +338,13 @@ export class ImagePuller implements Puller {
     );
     if (manifest.kind === 'index') {
       const d = selectPlatform(manifest.manifests, this.platform, `image index of ${what}`);
-      const m = await this.client.fetchManifest(ep, d.digest, `platform manifest of ${what}`);
+      activity.doing(`fetching the platform manifest of ${what}`);
+      const m = await this.client.fetchManifest(
+        ep,
+        d.digest,
+        `platform manifest of ${what}`,
+        signal,
+      );
       manifestDigest = m.digest;
       manifest = parseManifest(m.bytes, m.contentType, `platform manifest of ${what}`);
       if (manifest.kind !== 'manifest')
@@ -247,11 +358,13 @@ export class ImagePuller implements Puller {
     const compressions = manifest.layers.map((l, i) =>
       layerCompression(l.mediaType, `layer ${i + 1} of ${what}`),
     );
+    activity.doing(`fetching the config of ${what}`);
     const config = await this.client.fetchBlobBytes(
       ep,
       manifest.config,
       `config of ${what}`,
       this.maxConfigBytes,
+      signal,
     );
     const catalogDir = catalogDirFromConfig(config, `config of ${what}`);
     const tmp = await this.cache.tempDir();
@@ -262,15 +375,22 @@ export class ImagePuller implements Puller {
       for (const [i, layer] of manifest.layers.entries()) {
         const lwhat = `layer ${i + 1} of ${what}`;
         // Download (verifying digest and size as it streams) before a byte reaches the tar reader.
-        await pipeline(
-          await this.client.fetchBlob(ep, layer, lwhat),
-          createWriteStream(blobFile),
-        ).catch((err: unknown) => {
+        activity.doing(`fetching ${lwhat}`);
+        const blob = await this.client.fetchBlob(ep, layer, lwhat, signal);
+        activity.doing(
+          `fetching ${lwhat}`,
+          () => `${formatBytes(blob.bytes)} of ${formatBytes(layer.size)}`,
+        );
+        await pipeline(blob, createWriteStream(blobFile), { signal }).catch((err: unknown) => {
+          if (signal.aborted) throw signal.reason;
           throw findSourceError(err)
             ? err
             : retryable('Unavailable', `${lwhat}: ${networkErrorCode(err)}`, err);
         });
+        activity.doing(`unpacking ${lwhat}`);
         const unreadable = (err: unknown) => {
+          // An abort destroys the layer's read stream: its reason, not the tar reader's error.
+          if (signal.aborted) throw signal.reason;
           throw findSourceError(err)
             ? err
             : terminal(
@@ -280,8 +400,12 @@ export class ImagePuller implements Puller {
               );
         };
         // Check names and caps first, so that a hostile layer fails before any of it is written.
-        await applier.check(createReadStream(blobFile), compressions[i]!, lwhat).catch(unreadable);
-        await applier.apply(createReadStream(blobFile), compressions[i]!, lwhat).catch(unreadable);
+        await applier
+          .check(abortable(createReadStream(blobFile), signal), compressions[i]!, lwhat)
+          .catch(unreadable);
+        await applier
+          .apply(abortable(createReadStream(blobFile), signal), compressions[i]!, lwhat)
+          .catch(unreadable);
         await rm(blobFile, { force: true });
       }
       const st = await stat(applier.catalogPath).catch(() => undefined);
@@ -304,6 +428,15 @@ export class ImagePuller implements Puller {
       throw err;
     }
   }
+}
+
+/** Destroys stream when signal aborts: the unpacker reading it stops at its next chunk. */
+function abortable<S extends Readable>(stream: S, signal: AbortSignal): S {
+  if (signal.aborted) stream.destroy(signal.reason as Error);
+  const onAbort = () => stream.destroy(signal.reason as Error);
+  signal.addEventListener('abort', onAbort, { once: true });
+  stream.once('close', () => signal.removeEventListener('abort', onAbort));
+  return stream;
 }
 
 /**

@@ -2,7 +2,7 @@
 // with Basic and Bearer auth (tokens cached per realm/service/scope), blob redirects (the registry's
 // credentials are never sent to another origin), retries on 429/5xx/network errors, and streaming
 // digest/size verification. Every request is counted.
-import type { Readable } from 'node:stream';
+import { finished, type Readable } from 'node:stream';
 import {
   parseWWWAuthenticate,
   repositoryScope,
@@ -13,11 +13,15 @@ import {
 import { newCounters, type RequestKind, type SourceCounters } from './counters.js';
 import { digestOf, hashAlgorithm, VerifyingStream } from './digest.js';
 import type { Credentials } from './docker-config.js';
-import { realClock } from '../util/clock.js';
+import { realClock, type Clock } from '../util/clock.js';
+import { formatBytes, formatDuration } from './deadline.js';
 import { findSourceError, networkErrorCode, retryable, terminal } from './errors.js';
 import {
+  defaultMinimumRate,
   drain,
+  rateGuard,
   readLimited,
+  type MinimumRate,
   type HttpClient,
   type HttpRequest,
   type HttpResponse,
@@ -44,6 +48,10 @@ export interface RegistryClientOptions {
   credentials?: CredentialLookup;
   counters?: SourceCounters;
   maxManifestBytes?: number;
+  /** Blob transfers slower than this fail (default defaultMinimumRate). */
+  minimumRate?: MinimumRate;
+  /** The timers of the rate check (default the real clock). */
+  timers?: Pick<Clock, 'setTimer'>;
 }
 
 export interface FetchedManifest {
@@ -63,6 +71,7 @@ interface Call {
   headers?: Record<string, string>;
   body?: HttpRequest['body'];
   what: string;
+  signal?: AbortSignal | undefined;
 }
 
 const retryableStatus = (s: number) =>
@@ -76,6 +85,8 @@ export class RegistryClient {
   private readonly retry: RetryPolicy;
   private readonly credentials: CredentialLookup;
   private readonly maxManifestBytes: number;
+  private readonly minimumRate: MinimumRate;
+  private readonly timers: Pick<Clock, 'setTimer'>;
   private readonly tokens = new TokenCache();
   private readonly hostAuth = new Map<string, HostAuth>();
 
@@ -86,10 +97,17 @@ export class RegistryClient {
     this.credentials = opts.credentials ?? (async () => undefined);
     this.counters = opts.counters ?? newCounters();
     this.maxManifestBytes = opts.maxManifestBytes ?? 4 * 1024 * 1024;
+    this.minimumRate = opts.minimumRate ?? defaultMinimumRate;
+    this.timers = opts.timers ?? realClock;
   }
 
   /** GETs a manifest by tag or digest; verifies it against the digest when there is one. */
-  async fetchManifest(ep: Endpoint, reference: string, what: string): Promise<FetchedManifest> {
+  async fetchManifest(
+    ep: Endpoint,
+    reference: string,
+    what: string,
+    signal?: AbortSignal,
+  ): Promise<FetchedManifest> {
     const byDigest = reference.includes(':');
     const res = await this.send(ep, {
       method: 'GET',
@@ -97,6 +115,7 @@ export class RegistryClient {
       kind: 'manifest',
       headers: { accept: manifestAccept },
       what,
+      signal,
     });
     if (res.status !== 200) throw await statusError(res, what, byDigest);
     const bytes = await readLimited(res.body, this.maxManifestBytes, () =>
@@ -120,23 +139,43 @@ export class RegistryClient {
   }
 
   /** A stream of the blob's bytes that fails unless they match the descriptor's digest and size. */
-  async fetchBlob(ep: Endpoint, desc: Descriptor, what: string): Promise<Readable> {
+  async fetchBlob(
+    ep: Endpoint,
+    desc: Descriptor,
+    what: string,
+    signal?: AbortSignal,
+  ): Promise<VerifyingStream> {
     const res = await this.send(ep, {
       method: 'GET',
       path: `blobs/${desc.digest}`,
       kind: 'blob',
       what,
+      signal,
     });
     if (res.status !== 200) throw await statusError(res, what, true);
-    const verifier = new VerifyingStream(
-      desc.digest,
-      desc.size,
-      what,
-      (n) => (this.counters.bytes.blob += n),
+    const rate = this.minimumRate;
+    const guard = rateGuard(rate, this.timers, (bytes) =>
+      res.body.destroy(
+        retryable(
+          'Timeout',
+          `${what}: transfer slower than ${formatBytes(rate.bytesPerSecond)}/s over ` +
+            `${formatDuration(rate.windowMs)}: ${formatBytes(bytes)} of ${formatBytes(desc.size)}`,
+        ),
+      ),
     );
-    res.body.on('error', (err) =>
-      verifier.destroy(retryable('Unavailable', `${what}: ${networkErrorCode(err)}`, err)),
-    );
+    const verifier = new VerifyingStream(desc.digest, desc.size, what, (n) => {
+      this.counters.bytes.blob += n;
+      guard.count(n);
+    });
+    finished(verifier, () => guard.stop());
+    res.body.on('error', (err) => {
+      guard.stop();
+      verifier.destroy(
+        findSourceError(err)
+          ? err
+          : retryable('Unavailable', `${what}: ${networkErrorCode(err)}`, err),
+      );
+    });
     res.body.pipe(verifier);
     return verifier;
   }
@@ -146,10 +185,11 @@ export class RegistryClient {
     desc: Descriptor,
     what: string,
     limit: number,
+    signal?: AbortSignal,
   ): Promise<Buffer> {
     if (desc.size > limit)
       throw terminal('LimitExceeded', `${what}: ${desc.size} bytes is over the limit of ${limit}`);
-    return readLimited(await this.fetchBlob(ep, desc, what), limit, () =>
+    return readLimited(await this.fetchBlob(ep, desc, what, signal), limit, () =>
       terminal('LimitExceeded', `${what}: over the limit of ${limit} bytes`),
     );
   }
@@ -232,7 +272,7 @@ export class RegistryClient {
     let url =
       call.path instanceof URL ? call.path : new URL(`${origin}/v2/${ep.repository}/${call.path}`);
     const scope = repositoryScope(ep.repository, call.push ?? false);
-    let auth = await this.authorization(ep, scope, call.what);
+    let auth = await this.authorization(ep, scope, call.what, call.signal);
     let authRounds = 0;
     for (let redirects = 0; ;) {
       const headers = {
@@ -240,7 +280,13 @@ export class RegistryClient {
         ...(auth && url.origin === origin && { authorization: auth }),
       };
       const res = await this.attempt(
-        { method: call.method, url, headers, body: call.body },
+        {
+          method: call.method,
+          url,
+          headers,
+          body: call.body,
+          ...(call.signal && { signal: call.signal }),
+        },
         call.kind,
         call.what,
       );
@@ -253,6 +299,7 @@ export class RegistryClient {
           res.headers['www-authenticate'],
           auth,
           call.what,
+          call.signal,
         );
         continue;
       }
@@ -291,8 +338,10 @@ export class RegistryClient {
           const after = parseRetryAfter(o.value.headers['retry-after'], this.clock.now());
           return { retry: true, ...(after !== undefined && { afterMs: after }) };
         },
+        req.signal,
       );
     } catch (err) {
+      if (req.signal?.aborted) throw err;
       throw retryable(
         'Unavailable',
         `${what}: registry unreachable (${networkErrorCode(err)})`,
@@ -305,6 +354,7 @@ export class RegistryClient {
     ep: Endpoint,
     scope: string,
     what: string,
+    signal?: AbortSignal,
   ): Promise<string | undefined> {
     const ha = this.hostAuth.get(`${ep.scheme}://${ep.host}`);
     if (!ha) return undefined;
@@ -313,7 +363,7 @@ export class RegistryClient {
     const key = TokenCache.key(ha.realm, ha.service, scope);
     const cached = this.tokens.get(key, this.clock.now());
     if (cached) return `Bearer ${cached}`;
-    return `Bearer ${await this.fetchToken(ha.realm, ha.service, scope, creds, key, what)}`;
+    return `Bearer ${await this.fetchToken(ha.realm, ha.service, scope, creds, key, what, signal)}`;
   }
 
   private async answerChallenge(
@@ -322,6 +372,7 @@ export class RegistryClient {
     header: string | string[] | undefined,
     previous: string | undefined,
     what: string,
+    signal?: AbortSignal,
   ): Promise<string> {
     const challenges = parseWWWAuthenticate(Array.isArray(header) ? header.join(', ') : header);
     const bearer = challenges.find((c) => c.scheme === 'bearer');
@@ -335,7 +386,7 @@ export class RegistryClient {
       const cached = this.tokens.get(key, this.clock.now());
       if (cached && `Bearer ${cached}` !== previous) return `Bearer ${cached}`;
       if (previous?.startsWith('Bearer ')) this.tokens.delete(key);
-      return `Bearer ${await this.fetchToken(realm, service, bearer.params.scope ?? scope, creds, key, what)}`;
+      return `Bearer ${await this.fetchToken(realm, service, bearer.params.scope ?? scope, creds, key, what, signal)}`;
     }
     if (challenges.some((c) => c.scheme === 'basic')) {
       this.hostAuth.set(origin, { scheme: 'basic' });
@@ -361,6 +412,7 @@ export class RegistryClient {
     creds: Credentials | undefined,
     key: string,
     what: string,
+    signal?: AbortSignal,
   ): Promise<string> {
     let url: URL;
     try {
@@ -371,7 +423,12 @@ export class RegistryClient {
     if (service) url.searchParams.set('service', service);
     url.searchParams.set('scope', scope);
     const res = await this.attempt(
-      { method: 'GET', url, headers: creds ? { authorization: basic(creds) } : {} },
+      {
+        method: 'GET',
+        url,
+        headers: creds ? { authorization: basic(creds) } : {},
+        ...(signal && { signal }),
+      },
       'token',
       `${what}: token server`,
     );

@@ -24,18 +24,22 @@ export type RetryDecision = { retry: false } | { retry: true; afterMs?: number }
 /**
  * Runs fn until it returns a value that needs no retry, or the attempts are used up.
  * `decide` looks at a result or an error; the last result is returned, the last error thrown.
+ * When `signal` aborts, the backoff ends and its reason is thrown.
  */
 export async function withRetries<T>(
   policy: RetryPolicy,
   clock: RetryClock,
   fn: (attempt: number) => Promise<T>,
   decide: (outcome: { value: T } | { error: unknown }) => RetryDecision,
+  signal?: AbortSignal,
 ): Promise<T> {
   for (let attempt = 0; ; attempt++) {
     let outcome: { value: T } | { error: unknown };
     try {
       outcome = { value: await fn(attempt) };
     } catch (error) {
+      // An aborted attempt is not retried: the abort's reason says why it ended.
+      if (signal?.aborted) throw signal.reason;
       outcome = { error };
     }
     const d = attempt + 1 < policy.attempts ? decide(outcome) : ({ retry: false } as const);
@@ -43,6 +47,7 @@ export async function withRetries<T>(
       if ('error' in outcome) throw outcome.error;
       return outcome.value;
     }
-    await clock.sleep(backoffDelay(policy, attempt, d.afterMs));
+    await clock.sleep(backoffDelay(policy, attempt, d.afterMs), signal);
+    if (signal?.aborted) throw signal.reason;
   }
 }

@@ -52,7 +52,11 @@ export interface ClusterCatalogControllerOptions {
 export class ClusterCatalogController {
   constructor(private readonly opts: ClusterCatalogControllerOptions) {}
 
-  async reconcile(name: string, signal: AbortSignal): Promise<ReconcileResult | void> {
+  async reconcile(
+    name: string,
+    signal: AbortSignal,
+    interrupted?: AbortSignal,
+  ): Promise<ReconcileResult | void> {
     const cached = this.opts.catalogs.get(name);
     if (!cached) {
       // Owned objects go through the garbage collector; objects with our labels and no owner
@@ -118,6 +122,7 @@ export class ClusterCatalogController {
       catalog,
       { ...this.opts.deps, status: { write: writeStatus } },
       signal,
+      interrupted,
     );
     // The status computed after a refused write may describe that refusal: never show it.
     if (failedWrite) throw failedWrite.err;
@@ -128,7 +133,8 @@ export class ClusterCatalogController {
     }
     this.opts.onOutcome?.(name, outcome);
     // The work queue retries unless a TerminalError is in the cause chain (isTerminal).
-    if (outcome.error) throw new Error(outcome.error.message, { cause: outcome.error.cause });
+    if (outcome.error && outcome.requeueAfterMs === undefined)
+      throw new Error(outcome.error.message, { cause: outcome.error.cause });
     return outcome.requeueAfterMs !== undefined
       ? { requeueAfter: outcome.requeueAfterMs }
       : undefined;

@@ -5,6 +5,7 @@ import type { ClusterCatalogStatus } from '../../api/v1/index.js';
 import type { Puller } from '../../source/index.js';
 import type { ApplyResult, PlannedSync, SyncTarget } from '../../sync/index.js';
 import type { Clock } from '../../util/clock.js';
+import type { SyncSlots } from './sync-slots.js';
 
 // What the reconciler needs from the image source is src/source's Puller itself (resolve a
 // reference to a digest, pull `repo@digest`): one name for one meaning.
@@ -58,7 +59,16 @@ export interface ReconcileDeps {
   progressIntervalMs?: number;
   /** Random source in [0,1) for poll jitter (injected for tests). */
   random?: () => number;
+  /** The time bound of an attempt's resolve, pull and parse (default DEFAULT_PULL_TIMEOUT_MS). */
+  pullTimeoutMs?: number;
+  /** The timers of that bound (default the real clock). */
+  timers?: Pick<Clock, 'setTimer' | 'now'>;
+  /** Slots for the parse and writes; none: unbounded (tests). */
+  syncSlots?: SyncSlots;
 }
+
+/** 10 minutes: a 1 GiB image over a slow link fits; a stalled registry frees its catalog. */
+export const DEFAULT_PULL_TIMEOUT_MS = 10 * 60_000;
 
 export interface CatalogEvent {
   type: 'Normal' | 'Warning';
@@ -69,7 +79,10 @@ export interface CatalogEvent {
 export interface ReconcileOutcome {
   status: ClusterCatalogStatus;
   events: CatalogEvent[];
-  /** Look again after this long (poll interval), when set. */
+  /**
+   * Look again after this long (poll interval), when set; with an error, the retry waits for
+   * it instead of backing off (a tag's bad blob is looked at again on the poll interval).
+   */
   requeueAfterMs?: number;
   /**
    * Set when the reconcile failed: `message` is status's, `cause` the error; whether to retry

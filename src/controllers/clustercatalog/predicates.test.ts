@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import type { ClusterCatalog } from '../../api/v1/index.js';
 import type { CatalogMetadataMeta } from './predicates.js';
 import {
+  attemptMootBecause,
   catalogMetadataAdded,
   catalogMetadataChanged,
   catalogMetadataRef,
@@ -108,5 +109,18 @@ describe('drift watch mapping', () => {
   it('ignores the controller’s own writes', () => {
     const ours = ref({ generation: 2, managedFields: [{ manager: 'catalogd-ts', time: 'z' }] });
     expect(catalogMetadataChanged(obj, ours)).to.equal(false);
+  });
+});
+
+describe('attemptMootBecause', () => {
+  it('a new generation or a deletion makes the attempt in flight moot; other updates do not', () => {
+    expect(attemptMootBecause(base, with_({ generation: 2 }))).to.equal('spec changed');
+    expect(attemptMootBecause(base, with_({ deletionTimestamp: '2026-01-01T00:00:00Z' }))).to.equal(
+      'being deleted',
+    );
+    expect(attemptMootBecause(base, with_({ resourceVersion: '2' }, { objectCount: 3 }))).to.equal(
+      undefined,
+    );
+    expect(attemptMootBecause(base, with_({ annotations: { a: 'b' } }))).to.equal(undefined);
   });
 });

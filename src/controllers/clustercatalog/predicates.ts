@@ -20,6 +20,16 @@ export function catalogNeedsReconcile(old: ClusterCatalog, obj: ClusterCatalog):
   );
 }
 
+/**
+ * Why an update makes the catalog's attempt in flight moot (its spec changed: the attempt pulls
+ * what is no longer wanted; it is being deleted), or undefined: then the attempt goes on.
+ */
+export function attemptMootBecause(old: ClusterCatalog, obj: ClusterCatalog): string | undefined {
+  if (!old.metadata.deletionTimestamp && obj.metadata.deletionTimestamp) return 'being deleted';
+  if (old.metadata.generation !== obj.metadata.generation) return 'spec changed';
+  return undefined;
+}
+
 /** The metadata of a CatalogMetadata as the apiserver's metadata-only watch returns it. */
 export interface CatalogMetadataMeta {
   name: string;

@@ -11,6 +11,7 @@ import { planSync } from './steps/plan.js';
 import { prepareContent } from './steps/prepare.js';
 import { publishContent } from './steps/publish.js';
 import { resolveAndPull } from './steps/resolve.js';
+import { takeSyncSlot } from './steps/sync-slot.js';
 import type { ReconcileState } from './steps/state.js';
 import { newReconcileState } from './steps/state.js';
 import { summarize } from './steps/summarize.js';
@@ -21,6 +22,7 @@ export * from './ports.js';
 /** The steps of a sync, in order; each reads what the ones before it put in the state. */
 export const SYNC_STEPS: ReadonlyArray<(state: ReconcileState) => Promise<void>> = [
   resolveAndPull,
+  takeSyncSlot,
   planSync,
   prepareContent,
   writeObjects,
@@ -31,18 +33,31 @@ export async function reconcileCatalog(
   catalog: ClusterCatalog,
   deps: ReconcileDeps,
   signal?: AbortSignal,
+  interrupted?: AbortSignal,
 ): Promise<ReconcileOutcome> {
-  const state = newReconcileState(catalog, deps, signal);
-  if (await removeIfUnavailable(state)) return summarize(state, { kind: 'unavailable' });
+  const state = newReconcileState(catalog, deps, signal, interrupted);
+  try {
+    if (await removeIfUnavailable(state)) return summarize(state, { kind: 'unavailable' });
+    return await sync(state);
+  } finally {
+    state.attempt.dispose();
+  }
+}
+
+async function sync(state: ReconcileState): Promise<ReconcileOutcome> {
   try {
     for (const step of SYNC_STEPS) await step(state);
     return summarize(state, { kind: 'synced' });
   } catch (err) {
     // Shutdown or lost leadership is not the catalog's failure: report nothing, and leave any
-    // syncingTo journal for the next leader to finish.
-    if (signal?.aborted) throw err;
+    // syncingTo journal for the next leader to finish. Nor is an interrupt (the catalog was
+    // deleted or changed): its new state is reconciled next.
+    if (state.signal?.aborted) throw err;
+    if (state.interrupted?.aborted) throw state.interrupted.reason;
     return summarize(state, { kind: 'failed', err });
   } finally {
+    state.attempt.dispose();
+    state.releaseSlot?.();
     await state.planned?.dispose();
   }
 }

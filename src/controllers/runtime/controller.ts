@@ -11,6 +11,7 @@ import type { RuntimeMetrics } from './metrics.js';
 import type { WorkQueueOptions } from './queue.js';
 import { WorkQueue } from './queue.js';
 import type { RateLimiter } from './ratelimiter.js';
+import { KeyInterrupts } from './interrupts.js';
 import type { ReconcileObserver, ReconcileOutcome, Reconciler } from './workers.js';
 import { runWorkers } from './workers.js';
 
@@ -60,6 +61,7 @@ export class Controller {
   readonly #opts: ControllerOptions;
   readonly #clock: Clock;
   #queue: WorkQueue | undefined;
+  readonly #interrupts = new KeyInterrupts();
 
   constructor(opts: ControllerOptions) {
     this.name = opts.name;
@@ -70,6 +72,14 @@ export class Controller {
   /** The queue of the current run (undefined before the first); for enqueueing from outside. */
   get queue(): WorkQueue | undefined {
     return this.#queue;
+  }
+
+  /**
+   * Aborts the interrupted signal of key's reconcile in flight (e.g. its object was deleted or
+   * its spec changed, so the work in flight is moot); returns whether one was in flight.
+   */
+  interrupt(key: string, why: string): boolean {
+    return this.#interrupts.interrupt(key, why);
   }
 
   /**
@@ -94,6 +104,7 @@ export class Controller {
       await runWorkers(queue, this.#opts.concurrency ?? 1, this.#opts.reconcile, signal, {
         clock: this.#clock,
         observer: this.#observer(),
+        interrupts: this.#interrupts,
       });
     } finally {
       for (const u of unsubscribe) u();

@@ -4,6 +4,7 @@ export * from './clock.js';
 export * from './controller.js';
 export * from './health.js';
 export * from './informer.js';
+export * from './interrupts.js';
 export * from './leader.js';
 export * from './metrics.js';
 export * from './queue.js';

@@ -5,6 +5,7 @@ import type { Clock } from './clock.js';
 import { realClock } from './clock.js';
 import type { WorkQueue } from './queue.js';
 import { isTerminal } from '../../util/errors.js';
+import { KeyInterrupts } from './interrupts.js';
 
 /** What a reconcile asks for next (controller-runtime's reconcile.Result). */
 export interface ReconcileResult {
@@ -16,9 +17,15 @@ export interface ReconcileResult {
 
 /**
  * Reconciles one key. signal aborts on shutdown: the reconciler finishes or rolls back
- * its in-flight work promptly and returns or throws.
+ * its in-flight work promptly and returns or throws. interrupted aborts when this key's work
+ * became moot (KeyInterrupts.interrupt: the object was deleted or changed): the reconciler
+ * stops what can be stopped safely and throws; the key is reconciled again at once.
  */
-export type Reconciler = (key: string, signal: AbortSignal) => Promise<ReconcileResult | void>;
+export type Reconciler = (
+  key: string,
+  signal: AbortSignal,
+  interrupted: AbortSignal,
+) => Promise<ReconcileResult | void>;
 
 // A TerminalError anywhere in a reconcile error's cause chain: the key is reported and not
 // requeued. Any other error requeues the key with backoff.
@@ -35,6 +42,8 @@ export interface ReconcileObserver {
 export interface RunWorkersOptions {
   clock?: Clock;
   observer?: ReconcileObserver;
+  /** Where a key's reconcile in flight can be interrupted from outside. */
+  interrupts?: KeyInterrupts;
 }
 
 /**
@@ -54,6 +63,7 @@ export async function runWorkers(
     throw new RangeError(`worker concurrency must be a positive integer, got ${concurrency}`);
   }
   const clock = opts.clock ?? realClock;
+  const interrupts = opts.interrupts ?? new KeyInterrupts();
   const stop = (): void => queue.shutDown();
   if (signal.aborted) stop();
   else signal.addEventListener('abort', stop, { once: true });
@@ -62,9 +72,11 @@ export async function runWorkers(
     for (;;) {
       const key = await queue.get();
       if (key === undefined) return;
+      const interrupted = interrupts.begin(key);
       try {
-        await reconcileOne(queue, key, reconcile, signal, clock, opts.observer);
+        await reconcileOne(queue, key, reconcile, signal, interrupted, clock, opts.observer);
       } finally {
+        interrupts.end(key);
         queue.done(key);
       }
     }
@@ -83,14 +95,22 @@ async function reconcileOne(
   key: string,
   reconcile: Reconciler,
   signal: AbortSignal,
+  interrupted: AbortSignal,
   clock: Clock,
   observer: ReconcileObserver | undefined,
 ): Promise<void> {
   const started = clock.now();
   let result: ReconcileResult | void;
   try {
-    result = await reconcile(key, signal);
+    result = await reconcile(key, signal, interrupted);
   } catch (err) {
+    // Interrupted: not a failure of the key, whose new state is reconciled at once.
+    if (interrupted.aborted && !signal.aborted) {
+      queue.forget(key);
+      queue.add(key);
+      observer?.reconciled(key, 'requeue', clock.now() - started);
+      return;
+    }
     if (isTerminal(err)) queue.forget(key);
     else queue.addRateLimited(key);
     observer?.reconciled(key, 'error', clock.now() - started, err);

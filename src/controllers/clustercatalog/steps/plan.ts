@@ -1,5 +1,5 @@
 // Step 3, plan: the catalog scanned (every object built and validated) and its writes planned
-// against the objects in the cluster.
+// against the objects in the cluster. The parse is the last part of the attempt's time bound.
 import { classifyPlanError } from '../errors.js';
 import type { ReconcileState } from './state.js';
 import { required, syncTarget } from './state.js';
@@ -7,10 +7,15 @@ import { required, syncTarget } from './state.js';
 export async function planSync(state: ReconcileState): Promise<void> {
   const pulled = required(state.pulled, 'the pulled image');
   const digestPinned = required(state.image, 'the image reference').digest !== undefined;
+  const { attempt } = state;
+  attempt.doing(`parsing the catalog of ${state.ref}`);
   state.planned = await state.deps.syncer
-    .plan(syncTarget(state, pulled.configsDir), state.signal)
+    .plan(syncTarget(state, pulled.configsDir), attempt.signal)
     .catch((err: unknown) => {
-      throw classifyPlanError(err, digestPinned);
+      // Timed out: the deadline's reason says what was slow, not the parser's abort error.
+      throw classifyPlanError(attempt.signal.aborted ? attempt.signal.reason : err, digestPinned);
     });
+  // The writes are not bounded by the attempt's time: stopping them midway costs a rollback.
+  attempt.dispose();
   state.omitted = state.planned.plan.unchangedOmitted;
 }

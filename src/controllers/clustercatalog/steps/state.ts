@@ -4,7 +4,9 @@
 import type { ClusterCatalog, ClusterCatalogStatus } from '../../../api/v1/index.js';
 import type { ImageReference, PullResult } from '../../../source/index.js';
 import type { PlannedSync, SyncTarget } from '../../../sync/index.js';
-import type { CatalogEvent, ReconcileDeps } from '../ports.js';
+import { AttemptDeadline } from '../../../source/index.js';
+import { realClock } from '../../../util/clock.js';
+import { DEFAULT_PULL_TIMEOUT_MS, type CatalogEvent, type ReconcileDeps } from '../ports.js';
 
 export interface ReconcileState {
   readonly catalog: ClusterCatalog;
@@ -14,6 +16,12 @@ export interface ReconcileState {
   readonly ref: string;
   readonly deps: ReconcileDeps;
   readonly signal: AbortSignal | undefined;
+  /** Aborts when the catalog was deleted or its spec changed (the runtime's interrupt). */
+  readonly interrupted: AbortSignal | undefined;
+  /** The time bound of resolve, pull and parse (its signal aborts on shutdown and interrupt). */
+  readonly attempt: AttemptDeadline;
+  /** Releases the write slot (sync-slot step); called when the reconcile ends. */
+  releaseSlot?: () => void;
   /** The status the reconcile started from. */
   readonly prev: ClusterCatalogStatus;
   /** The status being built; the steps set its fields, summarize its conditions. */
@@ -29,7 +37,7 @@ export interface ReconcileState {
   omitted: number;
   /** What the write step did after a failed write (rolled back …), said after the error. */
   failureNote: string;
-  /** Look again after this long (publish step: the poll interval). */
+  /** Look again after this long (publish step: the poll interval; a tag's bad blob). */
   requeueAfterMs?: number;
 }
 
@@ -37,6 +45,7 @@ export function newReconcileState(
   catalog: ClusterCatalog,
   deps: ReconcileDeps,
   signal?: AbortSignal,
+  interrupted?: AbortSignal,
 ): ReconcileState {
   const prev = structuredClone(catalog.status ?? {});
   const generation = catalog.metadata.generation ?? 0;
@@ -47,6 +56,12 @@ export function newReconcileState(
     ref: catalog.spec.source.image?.ref ?? '',
     deps,
     signal,
+    interrupted,
+    attempt: new AttemptDeadline(
+      deps.pullTimeoutMs ?? DEFAULT_PULL_TIMEOUT_MS,
+      deps.timers ?? realClock,
+      [signal, interrupted],
+    ),
     prev,
     status: { ...prev, observedGeneration: generation },
     events: [],

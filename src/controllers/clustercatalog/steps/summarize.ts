@@ -24,6 +24,7 @@ export function summarize(state: ReconcileState, ending: Ending): ReconcileOutco
         status: state.status,
         events: state.events,
         error: { message, cause: ending.err },
+        ...(state.requeueAfterMs !== undefined && { requeueAfterMs: state.requeueAfterMs }),
       };
     }
   }
