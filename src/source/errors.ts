@@ -51,6 +51,23 @@ export function retryable(code: SourceErrorCode, message: string, cause?: unknow
 }
 
 /** The first SourceError in err's cause chain, if any. */
+/**
+ * Errors about an image's content (its layers, config, platforms): final for the digest, but the
+ * tag that named it may be re-pushed.
+ */
+const IMAGE_CONTENT_ERRORS: ReadonlySet<SourceErrorCode> = new Set<SourceErrorCode>([
+  'UnsafeLayer',
+  'InvalidLayer',
+  'LimitExceeded',
+  'CatalogDirMissing',
+  'NoMatchingPlatform',
+  'UnsupportedMediaType',
+]);
+
+export function isImageContentError(code: SourceErrorCode): boolean {
+  return IMAGE_CONTENT_ERRORS.has(code);
+}
+
 export function findSourceError(err: unknown): SourceError | undefined {
   return findInChain(err, SourceError);
 }

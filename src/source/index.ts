@@ -12,6 +12,7 @@ export {
 } from './docker-config.js';
 export {
   findSourceError,
+  isImageContentError,
   isRetryable,
   isTerminal,
   SourceError,

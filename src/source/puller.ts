@@ -11,11 +11,11 @@ import { newCounters, type SourceCounters } from './counters.js';
 import { findCredentials, noPullSecrets, type PullSecretSource } from './docker-config.js';
 import {
   findSourceError,
+  isImageContentError,
   networkErrorCode,
   retryable,
   SourceError,
   terminal,
-  type SourceErrorCode,
 } from './errors.js';
 import type { Clock } from '../util/clock.js';
 import { isTerminal, TerminalError } from '../util/errors.js';
@@ -107,16 +107,6 @@ interface SharedPull {
   waiters: number;
   activities: Set<PullActivity>;
 }
-
-/** Errors about the image's content: final for a digest, but a tag may be re-pushed. */
-const contentErrors = new Set<SourceErrorCode>([
-  'UnsafeLayer',
-  'InvalidLayer',
-  'LimitExceeded',
-  'CatalogDirMissing',
-  'NoMatchingPlatform',
-  'UnsupportedMediaType',
-]);
 
 export class ImagePuller implements Puller {
   readonly counters: SourceCounters;
@@ -446,7 +436,7 @@ function abortable<S extends Readable>(stream: S, signal: AbortSignal): S {
 function wrap(action: string, input: string, err: unknown, byDigest: boolean): Error {
   const se = findSourceError(err);
   if (!se) return new Error(`${action} ${input}`, { cause: err });
-  const stillTerminal = isTerminal(err) && (byDigest || !contentErrors.has(se.code));
+  const stillTerminal = isTerminal(err) && (byDigest || !isImageContentError(se.code));
   const cause = stillTerminal ? TerminalError.wrap(se) : se;
   return new Error(`${action} ${input}: ${se.message}`, { cause });
 }

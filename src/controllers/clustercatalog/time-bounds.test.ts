@@ -4,7 +4,7 @@
 // for a write slot does not count against the pull timeout.
 import { expect } from 'chai';
 import type { ClusterCatalog } from '../../api/v1/index.js';
-import { retryable } from '../../source/errors.js';
+import { retryable, terminal } from '../../source/errors.js';
 import type { PullOptions } from '../../source/index.js';
 import { ManualClock } from '../../util/clock.js';
 import { isTerminal } from '../../util/errors.js';
@@ -177,6 +177,31 @@ describe('reconcile time bounds', () => {
     const o = await reconcileCatalog(catalog('reg.example/ops:v1', 5), deps(puller, clock));
     expect(progressing(o)?.reason).to.equal('Retrying');
     expect(o.requeueAfterMs).to.equal(5 * 60_000);
+  });
+
+  it('an invalid layer is Blocked under a digest, and Retrying on the poll interval under a tag', async () => {
+    const clock = new ManualClock();
+    // As the puller reports it: pulled by digest, so final for that digest.
+    const invalid = new Error(
+      'pull catalog image reg.example/ops@x: layer 1: invalid tar archive',
+      {
+        cause: terminal('InvalidLayer', 'layer 1: invalid tar archive at the first entry'),
+      },
+    );
+    const puller: Puller = {
+      resolve: async () => DIGEST,
+      pull: async () => Promise.reject(invalid),
+    };
+    const pinned = await reconcileCatalog(
+      catalog(`reg.example/ops@${DIGEST}`),
+      deps(puller, clock),
+    );
+    expect(progressing(pinned)?.reason).to.equal('Blocked');
+    const tagged = await reconcileCatalog(catalog('reg.example/ops:v1', 5), deps(puller, clock));
+    expect(progressing(tagged)?.reason).to.equal('Retrying');
+    expect(progressing(tagged)?.message).to.equal(progressing(pinned)?.message);
+    expect(isTerminal(tagged.error?.cause)).to.equal(false);
+    expect(tagged.requeueAfterMs).to.equal(5 * 60_000);
   });
 
   it('waiting for a write slot does not count against the pull timeout', async () => {

@@ -3,6 +3,7 @@
 import {
   findSourceError,
   formatReference,
+  isImageContentError,
   parseReference,
   withDigest,
 } from '../../../source/index.js';
@@ -24,17 +25,25 @@ export async function resolveAndPull(state: ReconcileState): Promise<void> {
 }
 
 /**
- * A blob whose size or digest disagrees with its descriptor: under a digest the content can
- * never change, so the attempt is final (Blocked); under a tag the image may be re-pushed, so it
- * is tried again on the poll interval (or with backoff when the catalog does not poll).
+ * What a failed pull means for the catalog. Pulls are always made by digest (after resolving),
+ * so the puller calls the image's content errors final; whether they are depends on the spec:
+ * - under a digest the content can never change: a blob whose size or digest disagrees with its
+ *   descriptor, like any content error, is final (Blocked);
+ * - under a tag the image may be re-pushed: content errors (an invalid or unsafe layer, no
+ *   catalog directory, a size or digest mismatch, ...) are tried again on the poll interval (or
+ *   with backoff when the catalog does not poll), Retrying.
  */
 function classifyPullError(state: ReconcileState, err: unknown): unknown {
-  const code = findSourceError(err)?.code;
-  if ((code !== 'SizeMismatch' && code !== 'DigestMismatch') || isTerminal(err)) return err;
-  if (parseDigestPinned(state.ref)) return TerminalError.wrap(err);
+  const source = findSourceError(err);
+  if (!source) return err;
+  const mismatch = source.code === 'SizeMismatch' || source.code === 'DigestMismatch';
+  if (parseDigestPinned(state.ref))
+    return mismatch && !isTerminal(err) ? TerminalError.wrap(err) : err;
+  if (!mismatch && !(isImageContentError(source.code) && isTerminal(err))) return err;
   const poll = state.catalog.spec.source.image?.pollIntervalMinutes;
   if (poll) state.requeueAfterMs = poll * 60_000;
-  return err;
+  // The same message, without the TerminalError of the digest the tag pointed at.
+  return isTerminal(err) ? new Error((err as Error).message, { cause: source }) : err;
 }
 
 function parseDigestPinned(ref: string): boolean {
