@@ -1,0 +1,219 @@
+// `kubectl catalog ui` in a real browser: Debian's headless chromium driven by puppeteer-core
+// against the console serving a generated catalog of 32 packages synced by a real controller.
+// The package list shows every package, search and a filter narrow it, a package page shows
+// every channel head and an SVG graph per channel, and a pushed catalog update appears without
+// a reload. UI_SCREENSHOTS=DIR saves screenshots of the main pages there (docs/images/).
+import { expect } from 'chai';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { Browser, Page } from 'puppeteer-core';
+import puppeteer from 'puppeteer-core';
+import type { BundleBlob, ChannelBlob, PackageBlob } from '../../src/client/index.js';
+import { channelHead, matchesPackageFilter, packageFacts } from '../../src/client/index.js';
+import { runUi } from '../../src/cmd/kubectl-catalog/ui/command.js';
+import { pushCatalog } from '../../src/source/index.js';
+import type { Blob } from '../support/answers-catalog.js';
+import { answersCatalog, writeAnswersCatalog } from '../support/answers-catalog.js';
+import { repoRoot } from '../support/cluster.js';
+import type { RunningController } from '../support/controller.js';
+import { startController } from '../support/controller.js';
+import { kubectlOk } from '../support/kubectl.js';
+import { uniqueName } from '../support/names.js';
+import { pollUntil } from '../support/poll.js';
+
+const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
+const PNG_1X1 =
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
+
+describe('kubectl catalog ui in a browser (e2e)', function () {
+  this.timeout(180_000);
+  const catalog = uniqueName('ui');
+  const prefix = uniqueName('uip');
+  const blobs: Blob[] = answersCatalog(32, 11, prefix);
+  const first = blobs.find((b) => b.schema === 'olm.package')!;
+  // A hostile description and an icon on the first package.
+  first.description =
+    '# Hostile\n\n<script>window.__pwned = 1</script>\n\n[click me](javascript:window.__pwned=2)';
+  first.icon = { base64data: PNG_1X1, mediatype: 'image/png' };
+  let controller: RunningController;
+  let tmp: string;
+  let browser: Browser;
+  let page: Page;
+  let base: string;
+  let stop: () => void;
+  let done: Promise<number>;
+  const shots = process.env.UI_SCREENSHOTS;
+
+  const pushAndApply = async (list: Blob[], dir: string) => {
+    await writeAnswersCatalog(dir, list);
+    const ref = (await pushCatalog(dir, `${process.env.REGISTRY}/e2e/ui:${uniqueName('v')}`)).ref;
+    await kubectlOk(
+      ['apply', '-f', '-'],
+      JSON.stringify({
+        apiVersion: 'olm.operatorframework.io/v1',
+        kind: 'ClusterCatalog',
+        metadata: { name: catalog },
+        spec: { source: { type: 'Image', image: { ref } } },
+      }),
+    );
+    return ref;
+  };
+  const served = (ref: string) =>
+    pollUntil(
+      async () => {
+        const c = JSON.parse(await kubectlOk(['get', 'clustercatalog', catalog, '-o', 'json'])) as {
+          status?: {
+            resolvedSource?: { image?: { ref?: string } };
+            conditions?: Array<{ type: string; status: string }>;
+          };
+        };
+        return c.status?.conditions?.some((x) => x.type === 'Serving' && x.status === 'True') &&
+          c.status.resolvedSource?.image?.ref?.split('@')[0] === ref.split('@')[0]
+          ? c
+          : undefined;
+      },
+      { timeoutMs: 120_000, what: `ClusterCatalog ${catalog} to serve ${ref}` },
+    );
+
+  const names = (list: Blob[]) =>
+    list
+      .filter((b) => b.schema === 'olm.package')
+      .map((b) => String(b.name))
+      .sort();
+  const facts = (list: Blob[]) =>
+    list
+      .filter((b): b is Blob & PackageBlob => b.schema === 'olm.package')
+      .map((p) =>
+        packageFacts(
+          p,
+          list.filter((b) => b.schema === 'olm.channel' && b.package === p.name) as ChannelBlob[],
+          list.filter((b) => b.schema === 'olm.bundle' && b.package === p.name) as BundleBlob[],
+        ),
+      );
+  const shownNames = () =>
+    page.$$eval('li.package', (els) => els.map((e) => e.getAttribute('data-name') ?? '').sort());
+
+  before(async () => {
+    await kubectlOk(['apply', '--server-side', '-f', path.join(repoRoot, 'crds')]);
+    tmp = await mkdtemp(path.join(os.tmpdir(), 'ui-e2e-'));
+    controller = await startController();
+    await served(await pushAndApply(blobs, path.join(tmp, 'v1')));
+    const out: string[] = [];
+    const stopped = new Promise((r) => (stop = () => r(undefined)));
+    done = runUi(['--no-open', '--catalog', catalog], {
+      stdout: (s) => out.push(s),
+      stderr: (s) => out.push(s),
+      stopped,
+    });
+    base = await pollUntil(
+      () => Promise.resolve(/(http:\/\/127\.0\.0\.1:\d+\/)/.exec(out.join(''))?.[1]),
+      { timeoutMs: 30_000, what: 'the console URL' },
+    );
+    browser = await puppeteer.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
+    });
+    page = await browser.newPage();
+    await page.setViewport({ width: 1280, height: 900 });
+  });
+
+  after(async () => {
+    await browser?.close();
+    stop?.();
+    if (done) expect(await done).to.equal(0);
+    await kubectlOk(['delete', 'clustercatalog', catalog, '--ignore-not-found', '--wait=false']);
+    await controller?.stop();
+    if (tmp) await rm(tmp, { recursive: true, force: true });
+  });
+
+  it('binds loopback, sends a CSP and lists every ClusterCatalog on the index', async () => {
+    expect(base).to.match(/^http:\/\/127\.0\.0\.1:/);
+    const res = await page.goto(base);
+    expect(res?.headers()['content-security-policy']).to.contain("script-src 'self'");
+    expect(await page.$eval('table.catalogs', (t) => t.textContent)).to.contain(catalog);
+    if (shots) await page.screenshot({ path: path.join(shots, 'ui-catalogs.png') });
+  });
+
+  it('shows every package; search and a filter narrow the list', async () => {
+    await page.goto(`${base}packages?catalog=${catalog}`);
+    expect(await shownNames()).to.deep.equal(names(blobs));
+    if (shots) await page.screenshot({ path: path.join(shots, 'ui-packages.png') });
+    // An icon is served as an image with cache headers and lazy-loaded.
+    const img = await page.$eval(`li.package[data-name="${String(first.name)}"] img`, (i) => ({
+      src: i.getAttribute('src'),
+      loading: i.getAttribute('loading'),
+    }));
+    expect(img.loading).to.equal('lazy');
+    const icon = await fetch(new URL(img.src!, base));
+    expect(icon.headers.get('content-type')).to.equal('image/png');
+    expect(icon.headers.get('cache-control')).to.match(/max-age=\d+/);
+
+    await page.type('#f-search', 'databases');
+    await Promise.all([page.waitForNavigation(), page.click('form.filters button[type=submit]')]);
+    const bySearch = facts(blobs)
+      .filter((f) => matchesPackageFilter(f, { search: 'databases' }))
+      .map((f) => f.name)
+      .sort();
+    expect(bySearch.length).to.be.within(1, 31);
+    expect(await shownNames()).to.deep.equal(bySearch);
+
+    await page.goto(`${base}packages?catalog=${catalog}`);
+    await page.select('#f-installMode', 'AllNamespaces');
+    await Promise.all([page.waitForNavigation(), page.click('form.filters button[type=submit]')]);
+    const byMode = facts(blobs)
+      .filter((f) => matchesPackageFilter(f, { installMode: 'AllNamespaces' }))
+      .map((f) => f.name)
+      .sort();
+    expect(byMode.length).to.be.within(1, 31);
+    expect(await shownNames()).to.deep.equal(byMode);
+  });
+
+  it('a package page shows every channel head and an SVG graph per channel, safely', async () => {
+    await page.goto(`${base}packages?catalog=${catalog}`);
+    const pkg = String(first.name);
+    await Promise.all([
+      page.waitForNavigation(),
+      page.click(`li.package[data-name="${pkg}"] h2 a`),
+    ]);
+    const channels = blobs.filter(
+      (b): b is Blob & ChannelBlob => b.schema === 'olm.channel' && b.package === pkg,
+    );
+    const rows = await page.$$eval('table.channels tbody tr', (trs) =>
+      trs.map((tr) => [tr.getAttribute('data-channel'), tr.querySelector('.head')?.textContent]),
+    );
+    expect(rows.sort()).to.deep.equal(
+      channels
+        .map((c) => {
+          const h = channelHead(c);
+          return [c.name, h.head ?? `(${h.error ?? 'none'})`];
+        })
+        .sort(),
+    );
+    expect(await page.$$eval('svg.graph', (s) => s.length)).to.equal(channels.length);
+    expect(await page.$$eval('svg.graph g.node.head', (s) => s.length)).to.equal(
+      channels.filter((c) => channelHead(c).head !== undefined).length,
+    );
+    // The hostile description: rendered as text, its script not run, its link not a link.
+    expect(
+      await page.evaluate(() => (globalThis as unknown as { __pwned?: number }).__pwned),
+    ).to.equal(undefined);
+    expect(await page.$$eval('.markdown a', (as) => as.length)).to.equal(0);
+    expect(await page.$eval('.markdown', (d) => d.textContent)).to.contain('<script>');
+    if (shots) await page.screenshot({ path: path.join(shots, 'ui-package.png'), fullPage: false });
+  });
+
+  it('shows a pushed catalog update without a reload', async () => {
+    await page.goto(`${base}packages?catalog=${catalog}`);
+    await page.evaluate(() => ((globalThis as unknown as { __same: number }).__same = 1));
+    const added = uniqueName('uinew');
+    const next = [...blobs, ...answersCatalog(1, 3, added)];
+    await served(await pushAndApply(next, path.join(tmp, 'v2')));
+    await page.waitForSelector(`li.package[data-name="${added}-0"]`, { timeout: 30_000 });
+    expect(
+      await page.evaluate(() => (globalThis as unknown as { __same?: number }).__same),
+    ).to.equal(1);
+    expect(await shownNames()).to.deep.equal(names(next));
+  });
+});
