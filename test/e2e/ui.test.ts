@@ -23,6 +23,13 @@ import { uniqueName } from '../support/names.js';
 import { pollUntil } from '../support/poll.js';
 
 const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
+/** What the page callbacks touch of DOM elements (the project compiles without lib.dom). */
+interface El {
+  textContent: string | null;
+  getAttribute(name: string): string | null;
+  querySelector(sel: string): El | null;
+}
+
 const PNG_1X1 =
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
 
@@ -41,7 +48,7 @@ describe('kubectl catalog ui in a browser (e2e)', function () {
   let browser: Browser;
   let page: Page;
   let base: string;
-  let stop: () => void;
+  let stop: (() => void) | undefined;
   let done: Promise<number>;
   const shots = process.env.UI_SCREENSHOTS;
 
@@ -92,7 +99,9 @@ describe('kubectl catalog ui in a browser (e2e)', function () {
         ),
       );
   const shownNames = () =>
-    page.$$eval('li.package', (els) => els.map((e) => e.getAttribute('data-name') ?? '').sort());
+    page.$$eval('li.package', (els: El[]) =>
+      els.map((e) => e.getAttribute('data-name') ?? '').sort(),
+    );
 
   before(async () => {
     await kubectlOk(['apply', '--server-side', '-f', path.join(repoRoot, 'crds')]);
@@ -122,7 +131,7 @@ describe('kubectl catalog ui in a browser (e2e)', function () {
   after(async () => {
     await browser?.close();
     stop?.();
-    if (done) expect(await done).to.equal(0);
+    if (stop !== undefined) expect(await done).to.equal(0);
     await kubectlOk(['delete', 'clustercatalog', catalog, '--ignore-not-found', '--wait=false']);
     await controller?.stop();
     if (tmp) await rm(tmp, { recursive: true, force: true });
@@ -132,7 +141,7 @@ describe('kubectl catalog ui in a browser (e2e)', function () {
     expect(base).to.match(/^http:\/\/127\.0\.0\.1:/);
     const res = await page.goto(base);
     expect(res?.headers()['content-security-policy']).to.contain("script-src 'self'");
-    expect(await page.$eval('table.catalogs', (t) => t.textContent)).to.contain(catalog);
+    expect(await page.$eval('table.catalogs', (t: El) => t.textContent)).to.contain(catalog);
     if (shots) await page.screenshot({ path: path.join(shots, 'ui-catalogs.png') });
   });
 
@@ -141,12 +150,12 @@ describe('kubectl catalog ui in a browser (e2e)', function () {
     expect(await shownNames()).to.deep.equal(names(blobs));
     if (shots) await page.screenshot({ path: path.join(shots, 'ui-packages.png') });
     // An icon is served as an image with cache headers and lazy-loaded.
-    const img = await page.$eval(`li.package[data-name="${String(first.name)}"] img`, (i) => ({
+    const img = await page.$eval(`li.package[data-name="${String(first.name)}"] img`, (i: El) => ({
       src: i.getAttribute('src'),
       loading: i.getAttribute('loading'),
     }));
     expect(img.loading).to.equal('lazy');
-    const icon = await fetch(new URL(img.src!, base));
+    const icon = await fetch(new URL(img.src ?? '', base));
     expect(icon.headers.get('content-type')).to.equal('image/png');
     expect(icon.headers.get('cache-control')).to.match(/max-age=\d+/);
 
@@ -180,7 +189,7 @@ describe('kubectl catalog ui in a browser (e2e)', function () {
     const channels = blobs.filter(
       (b): b is Blob & ChannelBlob => b.schema === 'olm.channel' && b.package === pkg,
     );
-    const rows = await page.$$eval('table.channels tbody tr', (trs) =>
+    const rows = await page.$$eval('table.channels tbody tr', (trs: El[]) =>
       trs.map((tr) => [tr.getAttribute('data-channel'), tr.querySelector('.head')?.textContent]),
     );
     expect(rows.sort()).to.deep.equal(
@@ -200,8 +209,29 @@ describe('kubectl catalog ui in a browser (e2e)', function () {
       await page.evaluate(() => (globalThis as unknown as { __pwned?: number }).__pwned),
     ).to.equal(undefined);
     expect(await page.$$eval('.markdown a', (as) => as.length)).to.equal(0);
-    expect(await page.$eval('.markdown', (d) => d.textContent)).to.contain('<script>');
-    if (shots) await page.screenshot({ path: path.join(shots, 'ui-package.png'), fullPage: false });
+    expect(await page.$eval('.markdown', (d: El) => d.textContent)).to.contain('<script>');
+    // The upgrades form: from the oldest stable entry, the head is reachable.
+    const stable = channels.find((c) => c.name === 'stable')!;
+    await page.type('#from', stable.entries[0]!.name);
+    await Promise.all([page.waitForNavigation(), page.click('form.upgrades button[type=submit]')]);
+    expect(await page.$eval('#upgrades', (e: El) => e.textContent)).to.contain(
+      `Upgrades from ${stable.entries[0]!.name}`,
+    );
+    if (shots) {
+      // A package with CSV metadata and a single head in every channel makes the better picture.
+      const nice = names(blobs).find(
+        (n) =>
+          n !== pkg &&
+          facts(blobs).find((f) => f.name === n)?.displayName !== undefined &&
+          blobs
+            .filter((b): b is Blob & ChannelBlob => b.schema === 'olm.channel' && b.package === n)
+            .every((c) => channelHead(c).head !== undefined),
+      )!;
+      await page.goto(`${base}package/${catalog}/${nice}`);
+      await page.screenshot({ path: path.join(shots, 'ui-package.png') });
+      const section = await page.$('section[aria-labelledby=h-channels]');
+      await section!.screenshot({ path: path.join(shots, 'ui-graph.png') });
+    }
   });
 
   it('shows a pushed catalog update without a reload', async () => {

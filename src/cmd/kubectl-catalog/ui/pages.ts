@@ -240,7 +240,9 @@ export function packagePage(v: PackageView, upgradesFrom?: SafeHtml): SafeHtml {
     ],
   ];
   const dep = d.deprecated;
-  return html`<h1>${d.displayName ?? d.name} <small>${d.name}</small></h1>
+  return html`<h1>
+      ${d.displayName ?? d.name}${d.displayName !== undefined ? html` <small>${d.name}</small>` : ''}
+    </h1>
     ${dep?.package !== undefined ? html`<p class="warning" role="note">Deprecated: ${dep.package}</p>` : ''}
     <dl class="facts">
       ${facts.map(
