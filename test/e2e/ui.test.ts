@@ -240,7 +240,7 @@ describe('kubectl catalog ui in a browser (e2e)', function () {
     const added = uniqueName('uinew');
     const next = [...blobs, ...answersCatalog(1, 3, added)];
     await served(await pushAndApply(next, path.join(tmp, 'v2')));
-    await page.waitForSelector(`li.package[data-name="${added}-0"]`, { timeout: 30_000 });
+    await page.waitForSelector(`li.package[data-name="${added}-0"]`, { timeout: 20_000 }); // < the 30-s poll: the watch does it
     expect(
       await page.evaluate(() => (globalThis as unknown as { __same?: number }).__same),
     ).to.equal(1);

@@ -4,8 +4,12 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createServer } from 'node:http';
+import { setTimeout as delay } from 'node:timers/promises';
 import type { AddressInfo } from 'node:net';
+import type { ClusterCatalog } from '../../../api/v1/index.js';
+import { CLUSTER_CATALOG_PLURAL, GROUP, VERSION } from '../../../api/v1/index.js';
 import type { PackageFilter } from '../../../client/index.js';
+import { Resource } from '../../../kube/index.js';
 import {
   InconsistentListError,
   UnknownBundleError,
@@ -35,8 +39,8 @@ export interface UiServerOptions {
   data: UiData;
   host: string;
   port: number;
-  /** How often the server re-reads the ClusterCatalogs for live updates (default 2 s). */
-  refreshMs?: number;
+  /** How often the server re-reads the ClusterCatalogs besides its watch (default 30 s). */
+  pollMs?: number;
 }
 
 export interface UiServer {
@@ -69,18 +73,56 @@ export async function startUiServer(opts: UiServerOptions): Promise<UiServer> {
   const { data } = opts;
   await data.refreshCatalogs();
   const abort = new AbortController();
-  let timer: NodeJS.Timeout | undefined;
-  const refresh = () => {
-    timer = setTimeout(() => {
-      data
-        .refreshCatalogs(abort.signal)
-        .catch(() => undefined)
-        .finally(() => {
-          if (!abort.signal.aborted) refresh();
-        });
-    }, opts.refreshMs ?? 2000);
+  // Live updates: a watch of the ClusterCatalogs (re-opened when the server ends it) re-reads
+  // them on every change; a slow poll covers a watch that cannot be opened (RBAC, proxies).
+  let refreshing: Promise<void> | undefined;
+  let again = false;
+  const refreshNow = () => {
+    if (refreshing) {
+      again = true;
+      return;
+    }
+    refreshing = data
+      .refreshCatalogs(abort.signal)
+      .then(() => undefined)
+      .catch(() => undefined)
+      .finally(() => {
+        refreshing = undefined;
+        if (again && !abort.signal.aborted) {
+          again = false;
+          refreshNow();
+        }
+      });
   };
-  refresh();
+  const catalogs = new Resource<ClusterCatalog>(data.client.kube, {
+    group: GROUP,
+    version: VERSION,
+    plural: CLUSTER_CATALOG_PLURAL,
+  });
+  const watching = (async () => {
+    while (!abort.signal.aborted) {
+      try {
+        await catalogs.watch(
+          { resourceVersion: '', allowWatchBookmarks: true, timeoutSeconds: 300 },
+          (type) => {
+            if (type !== 'BOOKMARK') refreshNow();
+          },
+          abort.signal,
+        );
+      } catch {
+        // re-opened below
+      }
+      await delay(1000, undefined, { signal: abort.signal }).catch(() => undefined);
+    }
+  })();
+  let timer: NodeJS.Timeout | undefined;
+  const poll = () => {
+    timer = setTimeout(() => {
+      refreshNow();
+      if (!abort.signal.aborted) poll();
+    }, opts.pollMs ?? 30_000);
+  };
+  poll();
 
   const page = (res: ServerResponse, title: string, body: SafeHtml, status = 200) =>
     send(res, status, 'text/html; charset=utf-8', layout(title, body, data.revision));
@@ -178,6 +220,7 @@ export async function startUiServer(opts: UiServerOptions): Promise<UiServer> {
     close: async () => {
       abort.abort();
       clearTimeout(timer);
+      await watching;
       server.closeAllConnections();
       await new Promise<void>((r) => server.close(() => r()));
     },
