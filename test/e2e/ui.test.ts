@@ -43,6 +43,11 @@ describe('kubectl catalog ui in a browser (e2e)', function () {
   first.description =
     '# Hostile\n\n<script>window.__pwned = 1</script>\n\n[click me](javascript:window.__pwned=2)';
   first.icon = { base64data: PNG_1X1, mediatype: 'image/png' };
+  // An API only the first package's bundles provide.
+  const gvk = { group: `${prefix}.example.com`, version: 'v1', kind: 'Widget' };
+  for (const b of blobs)
+    if (b.schema === 'olm.bundle' && b.package === first.name)
+      (b.properties as unknown[]).push({ type: 'olm.gvk', value: gvk });
   let controller: RunningController;
   let tmp: string;
   let browser: Browser;
@@ -232,6 +237,17 @@ describe('kubectl catalog ui in a browser (e2e)', function () {
       const section = await page.$('section[aria-labelledby=h-channels]');
       await section!.screenshot({ path: path.join(shots, 'ui-graph.png') });
     }
+  });
+
+  it('the provides form finds the package that provides an API', async () => {
+    await page.goto(`${base}provides`);
+    await page.type('#gvk', `${gvk.group}/${gvk.version}/${gvk.kind}`);
+    await Promise.all([page.waitForNavigation(), page.click('form.provides button[type=submit]')]);
+    const rows = await page.$$eval('#providers tbody tr', (trs: El[]) =>
+      trs.map((tr) => tr.querySelector('td')?.textContent?.trim()),
+    );
+    const bundles = blobs.filter((b) => b.schema === 'olm.bundle' && b.package === first.name);
+    expect(rows).to.deep.equal(bundles.map(() => first.name));
   });
 
   it('shows a pushed catalog update without a reload', async () => {

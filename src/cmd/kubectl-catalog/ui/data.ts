@@ -9,6 +9,7 @@ import type {
   CatalogClient,
   ChannelBlob,
   DeprecationsBlob,
+  GVK,
   PackageBlob,
   PackageFacts,
 } from '../../../client/index.js';
@@ -20,6 +21,7 @@ import {
   SCHEMA_PACKAGE,
   channelHead,
   deprecationMessage,
+  gvkProviders,
   isBundleBlob,
   isChannelBlob,
   isDeprecationsBlob,
@@ -190,6 +192,30 @@ export class UiData {
     }
   }
 
+  /**
+   * The bundles of the shown Serving catalogs that provide the API (olm.gvk): the bundles are
+   * paged through and only the providers kept, as `kubectl catalog provides` does.
+   */
+  async providers(gvk: GVK): Promise<Provider[]> {
+    const out: Provider[] = [];
+    for (const c of this.catalogsNow.filter(isServing)) {
+      const list = await this.client.consistentList(
+        { catalog: c.metadata.name, schema: SCHEMA_BUNDLE },
+        {
+          keep: (o) =>
+            o.spec.content === undefined ||
+            gvkProviders([o.spec.content as unknown as BundleBlob], gvk).length > 0,
+        },
+      );
+      for (const o of list.items) {
+        const b = await this.client.blobOf(o);
+        if (isBundleBlob(b) && gvkProviders([b], gvk).length > 0)
+          out.push({ catalog: c.metadata.name, bundle: b });
+      }
+    }
+    return out;
+  }
+
   /** One package's blobs (package, channels, bundles, deprecations) in one consistent list. */
   async packageView(catalog: string, pkg: string): Promise<PackageView | undefined> {
     const c = this.catalogsNow.find((x) => x.metadata.name === catalog);
@@ -233,6 +259,12 @@ export class UiData {
       ...(deprecations && { deprecations }),
     };
   }
+}
+
+/** A bundle that provides an API, with its catalog. */
+export interface Provider {
+  catalog: string;
+  bundle: BundleBlob;
 }
 
 export class PackageNotFound extends Error {

@@ -4,7 +4,7 @@ import type { PackageRow, PackageView } from './data.js';
 import { escapeHtml, html, safeUrl } from './html.js';
 import { renderMarkdown } from './markdown.js';
 import { decodeIcon } from './icon.js';
-import { layout, packagePage, packagesPage } from './pages.js';
+import { layout, packagePage, packagesPage, providesPage } from './pages.js';
 import { packageFacts } from '../../../client/index.js';
 
 const HOSTILE = `<script>alert(1)</script>"'><img src=x onerror=alert(2)>&`;
@@ -124,6 +124,26 @@ describe('ui html escaping', () => {
     const out = layout(HOSTILE, packagePage(view), 'r');
     expectInert(out);
     expect(out).to.match(/<svg\s+class="graph"/);
+  });
+
+  it('escapes hostile input and bundle names on the provides page', () => {
+    const out = layout(
+      'p',
+      providesPage(HOSTILE, [
+        {
+          catalog: HOSTILE,
+          bundle: {
+            schema: 'olm.bundle',
+            package: HOSTILE,
+            name: HOSTILE,
+            image: HOSTILE,
+            properties: [],
+          },
+        },
+      ]),
+      'r',
+    );
+    expectInert(out);
   });
 
   it('serves icons only when the bytes are what the media type says', () => {

@@ -21,7 +21,7 @@ import {
   upgradeGraph,
   versionMap,
 } from '../../../client/index.js';
-import type { PackageRow, PackageView } from './data.js';
+import type { PackageRow, PackageView, Provider } from './data.js';
 import type { SafeHtml } from './html.js';
 import { html, safeUrl, seg, trusted } from './html.js';
 import { graphSvg } from './graph-svg.js';
@@ -40,7 +40,10 @@ export function layout(title: string, body: SafeHtml, revision: string): string 
       <body data-revision="${revision}">
         <a class="skip" href="#main">Skip to content</a>
         <header>
-          <nav aria-label="Main"><a href="/">Catalogs</a> <a href="/packages">Packages</a></nav>
+          <nav aria-label="Main">
+            <a href="/">Catalogs</a> <a href="/packages">Packages</a>
+            <a href="/provides">Provides API</a>
+          </nav>
           <span id="live" role="status" aria-live="polite"></span>
         </header>
         <main id="main">${body}</main>
@@ -344,6 +347,68 @@ function requiredGvks(b: Parameters<typeof bundleGvks>[0]): string[] {
       ? [formatGvk({ group: typeof group === 'string' ? group : '', version, kind })]
       : [];
   });
+}
+
+export function providesPage(
+  gvk: string,
+  providers: Provider[] | undefined,
+  error?: string,
+): SafeHtml {
+  const sorted = [...(providers ?? [])].sort((a, b) =>
+    a.bundle.package !== b.bundle.package
+      ? a.bundle.package < b.bundle.package
+        ? -1
+        : 1
+      : a.catalog !== b.catalog
+        ? a.catalog < b.catalog
+          ? -1
+          : 1
+        : 0,
+  );
+  return html`<h1>Which package provides an API</h1>
+    <form class="provides" method="get" action="/provides">
+      <label for="gvk">API group/version/kind</label
+      ><input
+        id="gvk"
+        name="gvk"
+        value="${gvk}"
+        placeholder="example.com/v1alpha1/ExampleBackup"
+        required
+      />
+      <button type="submit">Find</button>
+    </form>
+    ${error !== undefined ? html`<p class="error" role="alert">${error}</p>` : ''}
+    ${
+      providers === undefined
+        ? ''
+        : sorted.length === 0
+          ? html`<p id="providers">No bundle provides ${gvk}.</p>`
+          : html`<table id="providers">
+              <thead>
+                <tr>
+                  <th scope="col">Package</th>
+                  <th scope="col">Catalog</th>
+                  <th scope="col">Bundle</th>
+                  <th scope="col">Version</th>
+                </tr>
+              </thead>
+              <tbody>
+                ${sorted.map(
+                  (p) =>
+                    html`<tr>
+                      <td>
+                        <a href="/package/${seg(p.catalog)}/${seg(p.bundle.package)}"
+                          >${p.bundle.package}</a
+                        >
+                      </td>
+                      <td>${p.catalog}</td>
+                      <td>${p.bundle.name}</td>
+                      <td>${bundleVersion(p.bundle) ?? ''}</td>
+                    </tr>`,
+                )}
+              </tbody>
+            </table>`
+    }`;
 }
 
 export function errorPage(status: number, message: string): SafeHtml {

@@ -14,6 +14,7 @@ import {
   InconsistentListError,
   UnknownBundleError,
   looseVersion,
+  parseGvk,
   resolveInstalled,
   upgradesFrom,
   versionMap,
@@ -30,6 +31,7 @@ import {
   layout,
   packagePage,
   packagesPage,
+  providesPage,
 } from './pages.js';
 
 export const CSP =
@@ -162,6 +164,23 @@ export async function startUiServer(opts: UiServerOptions): Promise<UiServer> {
           );
       const catalog = url.searchParams.get('catalog') || undefined;
       return page(res, 'Packages', packagesPage(await data.packages(), filter, catalog));
+    }
+    if (url.pathname === '/provides') {
+      const text = url.searchParams.get('gvk')?.trim() ?? '';
+      if (text === '') return page(res, 'Provides API', providesPage('', undefined));
+      const gvk = parseGvk(text);
+      if (!gvk)
+        return page(
+          res,
+          'Provides API',
+          providesPage(
+            text,
+            undefined,
+            `${text} is not GROUP/VERSION/KIND (VERSION/KIND for the core group)`,
+          ),
+          400,
+        );
+      return page(res, 'Provides API', providesPage(text, await data.providers(gvk)));
     }
     if (parts[0] === 'icon' && parts.length === 3) {
       const icon = await data.icon(parts[1]!, parts[2]!);
