@@ -43,10 +43,11 @@ describe('ui html escaping', () => {
 
   it('renders Markdown without raw HTML, script links or images', () => {
     const out = renderMarkdown(
-      `# Title\n\n${HOSTILE}\n\n[click](javascript:alert(1)) [x](JAVASCRIPT:alert(1)) <a href="javascript:alert(3)">a</a>\n\n![img](https://tracker.example/p.png)\n\n[ok](https://example.com)\n\n<iframe src="https://evil.example"></iframe>`,
+      `# Title\n\n${HOSTILE}\n\n[click](javascript:alert(1)) [x](JAVASCRIPT:alert(1)) <a href="javascript:alert(3)">a</a>\n\n![img](https://tracker.example/p.png)\n\n[ok](https://example.com)\n\n[data](data:image/png;base64,AAAA) [ftp](ftp://example.com/x)\n\n<iframe src="https://evil.example"></iframe>`,
     );
     expectInert(out);
     expect(out).not.to.contain('<iframe');
+    expect(out).not.to.match(/href="(data|ftp):/);
     expect(out).not.to.contain('<img');
     expect(out).to.contain('<h1>Title</h1>');
     expect(out).to.contain(
