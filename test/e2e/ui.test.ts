@@ -4,7 +4,9 @@
 // every channel head and an SVG graph per channel, and a pushed catalog update appears without
 // a reload. UI_SCREENSHOTS=DIR saves screenshots of the main pages there (docs/images/).
 import { expect } from 'chai';
+import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import type { Browser, Page } from 'puppeteer-core';
@@ -147,6 +149,39 @@ describe('kubectl catalog ui in a browser (e2e)', function () {
     const res = await page.goto(base);
     expect(res?.headers()['content-security-policy']).to.contain("script-src 'self'");
     expect(await page.$eval('table.catalogs', (t: El) => t.textContent)).to.contain(catalog);
+    // Only requests addressed to the server by its name (no DNS rebinding).
+    const { port } = new URL(base);
+    const status = await new Promise<number>((resolve, reject) =>
+      http
+        .get(
+          { host: '127.0.0.1', port, path: '/', headers: { host: `evil.example:${port}` } },
+          (r) => {
+            r.resume();
+            resolve(r.statusCode ?? 0);
+          },
+        )
+        .on('error', reject),
+    );
+    expect(status).to.equal(421);
+    // Keyboard: the first Tab reaches the skip link; every filter control has a label.
+    await page.goto(`${base}packages?catalog=${catalog}`);
+    await page.keyboard.press('Tab');
+    expect(
+      await page.evaluate(
+        () =>
+          (globalThis as unknown as { document: { activeElement: El } }).document.activeElement
+            .textContent,
+      ),
+    ).to.equal('Skip to content');
+    const unlabelled = await page.$$eval(
+      'form.filters input:not([type=hidden]), form.filters select',
+      (els: El[]) => els.filter((e) => e.getAttribute('id') === null).length,
+    );
+    expect(unlabelled).to.equal(0);
+    const labels = await page.$$eval('form.filters label', (els: El[]) =>
+      els.map((l) => l.getAttribute('for')),
+    );
+    expect(labels).to.have.length(9);
     if (shots) await page.screenshot({ path: path.join(shots, 'ui-catalogs.png') });
   });
 
@@ -248,6 +283,36 @@ describe('kubectl catalog ui in a browser (e2e)', function () {
     );
     const bundles = blobs.filter((b) => b.schema === 'olm.bundle' && b.package === first.name);
     expect(rows).to.deep.equal(bundles.map(() => first.name));
+  });
+
+  it('runs as a process: prints its URL, serves, and stops cleanly on Ctrl-C', async () => {
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        path.join(repoRoot, 'src', 'cmd', 'kubectl-catalog.ts'),
+        'ui',
+        '--no-open',
+        '--catalog',
+        catalog,
+      ],
+      { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+    const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+    const url = await pollUntil(
+      () => Promise.resolve(/(http:\/\/127\.0\.0\.1:\d+\/)/.exec(out)?.[1]),
+      { timeoutMs: 30_000, what: `the console URL (output: ${out})` },
+    );
+    const res = await fetch(`${url}packages`);
+    expect(res.status).to.equal(200);
+    expect(await res.text()).to.contain(`${String(first.name)}`);
+    child.kill('SIGINT');
+    expect(await exited).to.equal(0);
+    expect(out).to.contain('Stopped.');
   });
 
   it('shows a pushed catalog update without a reload', async () => {

@@ -129,7 +129,13 @@ export async function startUiServer(opts: UiServerOptions): Promise<UiServer> {
   const page = (res: ServerResponse, title: string, body: SafeHtml, status = 200) =>
     send(res, status, 'text/html; charset=utf-8', layout(title, body, data.revision));
 
+  // Set once listening: the Host values this server answers to.
+  let hosts = new Set<string>();
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    // A page of another site could reach this loopback server by DNS rebinding and read the
+    // catalogs with the user's credentials: answer only requests addressed to us by name.
+    if (!hosts.has((req.headers.host ?? '').toLowerCase()))
+      return send(res, 421, 'text/plain', 'misdirected request: unknown Host');
     const url = new URL(req.url ?? '/', 'http://ui.invalid');
     const parts = url.pathname.split('/').slice(1).map(decodeURIComponent);
     if (req.method !== 'GET' && req.method !== 'HEAD')
@@ -234,6 +240,7 @@ export async function startUiServer(opts: UiServerOptions): Promise<UiServer> {
   });
   const addr = server.address() as AddressInfo;
   const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
+  hosts = allowedHosts(host, addr.port);
   return {
     url: `http://${host}:${addr.port}/`,
     close: async () => {
@@ -301,3 +308,9 @@ function upgradesSection(
 }
 
 export const packageHref = (catalog: string, pkg: string) => `/package/${seg(catalog)}/${seg(pkg)}`;
+
+/** The Host header values of requests for this server: its address, and loopback names. */
+export function allowedHosts(host: string, port: number): Set<string> {
+  const names = [host, 'localhost', '127.0.0.1', '[::1]'];
+  return new Set(names.map((n) => `${n.toLowerCase()}:${port}`));
+}
