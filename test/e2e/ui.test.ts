@@ -5,12 +5,13 @@
 // a reload. UI_SCREENSHOTS=DIR saves screenshots of the main pages there (docs/images/).
 import { expect } from 'chai';
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import type { Browser, Page } from 'puppeteer-core';
 import puppeteer from 'puppeteer-core';
+import { loadAll } from 'js-yaml';
 import type { BundleBlob, ChannelBlob, PackageBlob } from '../../src/client/index.js';
 import { channelHead, matchesPackageFilter, packageFacts } from '../../src/client/index.js';
 import { runUi } from '../../src/cmd/kubectl-catalog/ui/command.js';
@@ -331,5 +332,121 @@ describe('kubectl catalog ui in a browser (e2e)', function () {
       await page.evaluate(() => (globalThis as unknown as { __same?: number }).__same),
     ).to.equal(1);
     expect(await shownNames()).to.deep.equal(names(next));
+  });
+});
+
+/**
+ * The acceptance check on a real public catalog: CATALOGD_UI_REAL_CATALOG=DIR (an FBC directory
+ * of YAML files, e.g. community-operators-prod's catalogs/v4.20). Not in CI: the catalog is not
+ * in the repo.
+ */
+const REAL = process.env.CATALOGD_UI_REAL_CATALOG;
+(REAL ? describe : describe.skip)('kubectl catalog ui on a real catalog (e2e)', function () {
+  this.timeout(600_000);
+  const catalog = uniqueName('ui-real');
+  let controller: RunningController;
+  let browser: Browser;
+  let page: Page;
+  let base: string;
+  let stop: (() => void) | undefined;
+  let done: Promise<number>;
+  const blobs: Blob[] = [];
+
+  before(async () => {
+    for (const f of (await readdir(REAL!, { recursive: true })).filter((n) => /\.ya?ml$/.test(n)))
+      for (const d of loadAll(await readFile(path.join(REAL!, f), 'utf8')))
+        if (d && typeof d === 'object') blobs.push(d as Blob);
+    await kubectlOk(['apply', '--server-side', '-f', path.join(repoRoot, 'crds')]);
+    controller = await startController();
+    const ref = (await pushCatalog(REAL!, `${process.env.REGISTRY}/e2e/ui-real:${uniqueName('v')}`))
+      .ref;
+    await kubectlOk(
+      ['apply', '-f', '-'],
+      JSON.stringify({
+        apiVersion: 'olm.operatorframework.io/v1',
+        kind: 'ClusterCatalog',
+        metadata: { name: catalog },
+        spec: { source: { type: 'Image', image: { ref } } },
+      }),
+    );
+    await pollUntil(
+      async () =>
+        (await kubectlOk(['get', 'clustercatalog', catalog, '-o', 'json'])).includes(
+          '"reason": "Available"',
+        ) || undefined,
+      { timeoutMs: 300_000, what: `${catalog} to be served` },
+    );
+    const out: string[] = [];
+    done = runUi(['--no-open', '--catalog', catalog], {
+      stdout: (s) => out.push(s),
+      stderr: (s) => out.push(s),
+      stopped: new Promise((r) => (stop = () => r(undefined))),
+    });
+    base = await pollUntil(
+      () => Promise.resolve(/(http:\/\/127\.0\.0\.1:\d+\/)/.exec(out.join(''))?.[1]),
+      { timeoutMs: 30_000, what: 'the console URL' },
+    );
+    browser = await puppeteer.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
+    });
+    page = await browser.newPage();
+  });
+
+  after(async () => {
+    await browser?.close();
+    stop?.();
+    if (stop !== undefined) expect(await done).to.equal(0);
+    await kubectlOk(['delete', 'clustercatalog', catalog, '--ignore-not-found', '--wait=false']);
+    await controller?.stop();
+  });
+
+  it('the index shows every package; each package page shows every channel head and an SVG graph', async () => {
+    const pkgs = blobs
+      .filter((b) => b.schema === 'olm.package')
+      .map((b) => String(b.name))
+      .sort();
+    expect(pkgs.length).to.be.at.least(30);
+    await page.goto(`${base}packages?catalog=${catalog}`);
+    const shown = await page.$$eval('li.package', (els: El[]) =>
+      els.map((e) => e.getAttribute('data-name') ?? '').sort(),
+    );
+    expect(shown).to.deep.equal(pkgs);
+    const shots = process.env.UI_SCREENSHOTS;
+    if (shots) {
+      await page.setViewport({ width: 1280, height: 900 });
+      await page.goto(`${base}packages?catalog=${catalog}`, { waitUntil: 'networkidle0' });
+      await page.screenshot({ path: path.join(shots, 'ui-real-packages.png') });
+      // The channel with the most entries: the picture of a long graph.
+      const longest = blobs
+        .filter((b): b is Blob & ChannelBlob => b.schema === 'olm.channel')
+        .sort((a, b) => b.entries.length - a.entries.length)[0]!;
+      await page.goto(`${base}package/${catalog}/${longest.package}`);
+      const graph = await page.$(`#ch-${longest.name} + p + .graph-wrap`);
+      await graph!.screenshot({ path: path.join(shots, 'ui-real-graph.png') });
+    }
+    for (const pkg of pkgs) {
+      await page.goto(`${base}packages?catalog=${catalog}`);
+      await Promise.all([
+        page.waitForNavigation(),
+        page.click(`li.package[data-name="${pkg}"] h2 a`),
+      ]);
+      const channels = blobs.filter(
+        (b): b is Blob & ChannelBlob => b.schema === 'olm.channel' && b.package === pkg,
+      );
+      const rows = await page.$$eval('table.channels tbody tr', (trs: El[]) =>
+        trs.map((tr) => [tr.getAttribute('data-channel'), tr.querySelector('.head')?.textContent]),
+      );
+      expect(rows.sort(), pkg).to.deep.equal(
+        channels
+          .map((c) => {
+            const h = channelHead(c);
+            return [c.name, h.head ?? `(${h.error ?? 'none'})`];
+          })
+          .sort(),
+      );
+      expect(await page.$$eval('svg.graph', (s) => s.length), pkg).to.equal(channels.length);
+    }
   });
 });

@@ -15,7 +15,7 @@ form.filters,form.upgrades{display:flex;flex-wrap:wrap;gap:.4rem .6rem;align-ite
 form label{font-size:.85rem;color:#3c4650}input,select{padding:.25rem .35rem}
 ul.packages{list-style:none;padding:0;display:grid;grid-template-columns:repeat(auto-fill,minmax(340px,1fr));gap:.7rem}
 li.package{display:flex;gap:.7rem;background:#fff;border:1px solid #d5dbe1;border-radius:8px;padding:.6rem}
-li.package h2{font-size:1.05rem;margin:0}li.package p{margin:.2rem 0}.meta{font-size:.82rem;color:#4b5560}
+li.package>div{min-width:0;overflow-wrap:anywhere}li.package h2{font-size:1.05rem;margin:0}li.package p{margin:.2rem 0}.meta{font-size:.82rem;color:#4b5560}
 .noicon{display:inline-block;width:48px;height:48px;border-radius:8px;background:#d9e4ee;flex:none}
 li.package img{flex:none;border-radius:8px}
 .dep,.warning{color:#a4262c}.deprecated h2 a{text-decoration:line-through}

@@ -4,7 +4,7 @@ import type { PackageRow, PackageView } from './data.js';
 import { escapeHtml, html, safeUrl } from './html.js';
 import { renderMarkdown } from './markdown.js';
 import { decodeIcon } from './icon.js';
-import { layout, packagePage, packagesPage, providesPage } from './pages.js';
+import { excerpt, layout, packagePage, packagesPage, providesPage } from './pages.js';
 import { packageFacts } from '../../../client/index.js';
 
 const HOSTILE = `<script>alert(1)</script>"'><img src=x onerror=alert(2)>&`;
@@ -145,6 +145,14 @@ describe('ui html escaping', () => {
       'r',
     );
     expectInert(out);
+  });
+
+  it('shows descriptions on cards as plain text', () => {
+    expect(excerpt('## About X\n\n**X** is [a tool](https://x.example) for `y`.')).to.equal(
+      'About X X is a tool for y.',
+    );
+    expect(excerpt('Cats &#x1F640; &#60;b&#62;')).to.equal('Cats 🙀 <b>');
+    expect(excerpt('a'.repeat(200))).to.have.length(160);
   });
 
   it('serves icons only when the bytes are what the media type says', () => {

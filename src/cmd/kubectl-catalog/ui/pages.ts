@@ -167,8 +167,18 @@ export function packagesPage(
     </ul>`;
 }
 
-function excerpt(s: string): string {
-  const one = s.trim().replace(/\s+/g, ' ');
+/** The start of a description as plain text: Markdown's headings, emphasis and link syntax out. */
+export function excerpt(s: string): string {
+  const one = s
+    .replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1')
+    .replace(/^\s{0,3}#{1,6}\s+/gm, '')
+    .replace(/(\*\*|__|`)/g, '')
+    .replace(/&#(x[0-9a-f]{1,6}|[0-9]{1,7});/gi, (m, n: string) => {
+      const cp = n[0] === 'x' || n[0] === 'X' ? parseInt(n.slice(1), 16) : Number(n);
+      return cp > 0 && cp <= 0x10ffff ? String.fromCodePoint(cp) : m;
+    })
+    .trim()
+    .replace(/\s+/g, ' ');
   return one.length > 160 ? `${one.slice(0, 157)}...` : one;
 }
 
