@@ -425,6 +425,9 @@ const REAL = process.env.CATALOGD_UI_REAL_CATALOG;
       await page.goto(`${base}package/${catalog}/${longest.package}`);
       const graph = await page.$(`#ch-${longest.name} + p + .graph-wrap`);
       await graph!.screenshot({ path: path.join(shots, 'ui-real-graph.png') });
+      await page.goto(`${base}package/${catalog}/${pkgs[0]}`);
+      const description = await page.$('section[aria-labelledby=h-desc]');
+      await description!.screenshot({ path: path.join(shots, 'ui-real-description.png') });
     }
     for (const pkg of pkgs) {
       await page.goto(`${base}packages?catalog=${catalog}`);
