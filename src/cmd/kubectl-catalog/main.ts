@@ -61,6 +61,7 @@ import {
 } from '../../client/index.js';
 import { graphDot, graphMermaid, graphText } from './graph-format.js';
 import { age, excerpt, formatTable, shortDigest } from './table.js';
+import { runUi } from './ui/command.js';
 
 export const USAGE = `kubectl catalog: explore the catalogs of the cluster (ClusterCatalogs and their CatalogMetadata)
 
@@ -82,6 +83,8 @@ Usage:
                                                          in one step, and the path to the head
   kubectl catalog provides GROUP/VERSION/KIND [--catalog C]
                                                          packages and bundles that provide an API
+  kubectl catalog ui [--address HOST:PORT] [--no-open] [--catalog C]
+                                                         browse the catalogs in a web browser
 
 Filters of packages (AND; all but --search and --openshift-version need the default channel
 head's olm.csv.metadata, and a package without it does not match them):
@@ -209,6 +212,7 @@ const COMMANDS: Record<string, { args: number; flags: string[]; outputs: string[
 const SCOPED_FLAGS = ['catalog', 'channel', 'from', 'long', ...Object.values(FILTER_FLAGS)];
 
 export async function run(argv: string[], io: Io): Promise<number> {
+  if (argv[0] === 'ui') return runUi(argv.slice(1), io);
   let parsed;
   try {
     parsed = parseArgs({

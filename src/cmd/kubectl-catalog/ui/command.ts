@@ -1,0 +1,103 @@
+// `kubectl catalog ui`: starts the console's server on loopback, prints its URL, opens the
+// browser unless --no-open, and stops on Ctrl-C (SIGINT) or SIGTERM.
+import { spawn } from 'node:child_process';
+import { parseArgs } from 'node:util';
+import { CatalogClient } from '../../../client/index.js';
+import { UiData } from './data.js';
+import { startUiServer } from './server.js';
+
+export const UI_USAGE = `kubectl catalog ui: browse the catalogs of the cluster in a web browser
+
+Usage:
+  kubectl catalog ui [--address 127.0.0.1:PORT] [--no-open] [--catalog C] [--kubeconfig PATH]
+
+Serves the console on a local address (default 127.0.0.1 and a free port), reading through the
+apiserver with your kubeconfig (nothing is deployed in the cluster). Stop it with Ctrl-C.
+
+Options:
+      --address HOST:PORT  where to listen (default 127.0.0.1:0, a free port)
+      --no-open            print the URL only (default: also open the browser)
+      --catalog NAME       show this ClusterCatalog only
+      --kubeconfig PATH    the kubeconfig (default: $KUBECONFIG, ~/.kube/config)
+`;
+
+export interface UiIo {
+  stdout: (s: string) => void;
+  stderr: (s: string) => void;
+  /** Resolves when the server should stop (default: SIGINT or SIGTERM). */
+  stopped?: Promise<unknown>;
+  /** Opens a URL in the browser (default: xdg-open, open or start). */
+  open?: (url: string) => void;
+}
+
+/** host:port, [v6]:port or :port; the port may be 0 (any free port). */
+export function parseAddress(s: string): { host: string; port: number } | undefined {
+  const m = /^(?:\[([0-9a-fA-F:.]+)\]|([^:[\]]*)):(\d{1,5})$/.exec(s);
+  if (!m) return undefined;
+  const port = Number(m[3]);
+  if (port > 65535) return undefined;
+  return { host: m[1] ?? (m[2] || '127.0.0.1'), port };
+}
+
+function openBrowser(url: string): void {
+  const cmd =
+    process.platform === 'darwin' ? 'open' : process.platform === 'win32' ? 'explorer' : 'xdg-open';
+  const child = spawn(cmd, [url], { stdio: 'ignore', detached: true });
+  child.on('error', () => undefined);
+  child.unref();
+}
+
+export async function runUi(argv: string[], io: UiIo): Promise<number> {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      strict: true,
+      allowPositionals: false,
+      options: {
+        address: { type: 'string' },
+        'no-open': { type: 'boolean' },
+        catalog: { type: 'string' },
+        kubeconfig: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    }));
+  } catch (err) {
+    io.stderr(`error: ${(err as Error).message}\nSee 'kubectl catalog ui --help'.\n`);
+    return 2;
+  }
+  if (values.help) {
+    io.stdout(UI_USAGE);
+    return 0;
+  }
+  const addr = parseAddress(values.address ?? '127.0.0.1:0');
+  if (!addr) {
+    io.stderr(`error: --address ${values.address}: not HOST:PORT (e.g. 127.0.0.1:8080)\n`);
+    return 2;
+  }
+  const client = new CatalogClient(
+    values.kubeconfig !== undefined ? { kubeconfig: values.kubeconfig } : {},
+  );
+  try {
+    const server = await startUiServer({
+      data: new UiData(client, values.catalog),
+      host: addr.host,
+      port: addr.port,
+    });
+    io.stdout(`Serving the catalog console at ${server.url} (Ctrl-C to stop)\n`);
+    if (!values['no-open']) (io.open ?? openBrowser)(server.url);
+    await (io.stopped ??
+      new Promise((resolve) => {
+        process.once('SIGINT', resolve);
+        process.once('SIGTERM', resolve);
+      }));
+    await server.close();
+    io.stdout('Stopped.\n');
+    return 0;
+  } catch (err) {
+    io.stderr(`error: ${(err as Error).message}\n`);
+    return 1;
+  } finally {
+    client.close();
+  }
+}

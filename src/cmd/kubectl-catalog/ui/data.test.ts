@@ -1,0 +1,97 @@
+import { expect } from 'chai';
+import type { CatalogMetadata, ClusterCatalog } from '../../../api/v1/index.js';
+import type { CatalogClient, MetadataQuery } from '../../../client/index.js';
+import { answersCatalog } from '../../../../test/support/answers-catalog.js';
+import { UiData } from './data.js';
+
+/** A client over in-memory blobs that records every consistent list's query. */
+function fakeClient(state: { hash: string; blobs: Array<Record<string, unknown>> }) {
+  const queries: MetadataQuery[] = [];
+  const catalog = (): ClusterCatalog =>
+    ({
+      metadata: { name: 'c' },
+      spec: { source: { type: 'Image', image: { ref: 'r' } } },
+      status: {
+        contentHash: state.hash,
+        conditions: [{ type: 'Serving', status: 'True', reason: 'Available' }],
+      },
+    }) as unknown as ClusterCatalog;
+  const matches = (b: Record<string, unknown>, q: MetadataQuery) => {
+    const schemas = q.schema === undefined ? [] : [q.schema].flat();
+    const names = q.name === undefined ? [] : [q.name].flat();
+    return (
+      (schemas.length === 0 || schemas.includes(String(b.schema))) &&
+      (names.length === 0 || names.includes(String(b.name))) &&
+      (q.packageOrName === undefined || (b.package ?? b.name) === q.packageOrName)
+    );
+  };
+  const client = {
+    listCatalogs: () => Promise.resolve([catalog()]),
+    consistentList: (q: MetadataQuery) => {
+      queries.push(q);
+      return Promise.resolve({
+        contentHash: state.hash,
+        revisions: { c: state.hash },
+        items: state.blobs
+          .filter((b) => matches(b, q))
+          .map(
+            (b) => ({ spec: { catalog: { name: 'c' }, content: b } }) as unknown as CatalogMetadata,
+          ),
+        retries: 0,
+        skipped: [],
+      });
+    },
+    blobOf: (o: CatalogMetadata) => Promise.resolve(o.spec.content),
+  };
+  return { client: client as unknown as CatalogClient, queries };
+}
+
+describe('ui data (reads and cache)', () => {
+  it('reads a catalog once per contentHash: packages, channels, deprecations, then heads only', async () => {
+    const state = { hash: 'h1', blobs: answersCatalog(6, 3, 'd') };
+    const { client, queries } = fakeClient(state);
+    const data = new UiData(client);
+    await data.refreshCatalogs();
+    const rows = await data.packages();
+    expect(rows.map((r) => r.pkg.name)).to.deep.equal(['d-0', 'd-1', 'd-2', 'd-3', 'd-4', 'd-5']);
+    expect(queries[0]).to.deep.include({
+      catalog: 'c',
+      schema: ['olm.package', 'olm.channel', 'olm.deprecations'],
+    });
+    expect(
+      queries.slice(1).every((q) => q.schema === 'olm.bundle' && Array.isArray(q.name)),
+    ).to.equal(true);
+    const heads = queries.slice(1).flatMap((q) => [q.name].flat());
+    expect(heads.length).to.be.at.most(6);
+    const before = queries.length;
+    await data.refreshCatalogs();
+    await data.packages();
+    expect(queries.length, 'same contentHash: cached').to.equal(before);
+    state.hash = 'h2';
+    state.blobs = answersCatalog(7, 3, 'd');
+    await data.refreshCatalogs();
+    expect((await data.packages()).map((r) => r.pkg.name)).to.include('d-6');
+    expect(queries.length, 'new contentHash: read again').to.be.greaterThan(before);
+  });
+
+  it('reads a package page with package=P only, never the whole catalog', async () => {
+    const state = { hash: 'h1', blobs: answersCatalog(5, 3, 'd') };
+    const { client, queries } = fakeClient(state);
+    const data = new UiData(client);
+    await data.refreshCatalogs();
+    const view = await data.packageView('c', 'd-2');
+    expect(view?.pkg.name).to.equal('d-2');
+    expect(view?.bundles.every((b) => b.package === 'd-2')).to.equal(true);
+    expect(queries).to.have.length(1);
+    expect(queries[0]).to.deep.include({ catalog: 'c', packageOrName: 'd-2' });
+    await data.packageView('c', 'd-2');
+    expect(queries, 'cached').to.have.length(1);
+  });
+
+  it('shows only the --catalog catalog', async () => {
+    const { client } = fakeClient({ hash: 'h1', blobs: answersCatalog(2, 3, 'd') });
+    const data = new UiData(client, 'other');
+    expect(await data.refreshCatalogs()).to.deep.equal([]);
+    expect(await data.packages()).to.deep.equal([]);
+  });
+});

@@ -1,0 +1,167 @@
+import { expect } from 'chai';
+import type { ChannelBlob, PackageBlob } from '../../../client/index.js';
+import type { PackageRow, PackageView } from './data.js';
+import { escapeHtml, html, safeUrl } from './html.js';
+import { renderMarkdown } from './markdown.js';
+import { decodeIcon } from './icon.js';
+import { excerpt, layout, packagePage, packagesPage, providesPage } from './pages.js';
+import { packageFacts } from '../../../client/index.js';
+
+const HOSTILE = `<script>alert(1)</script>"'><img src=x onerror=alert(2)>&`;
+
+/** No element or attribute from the hostile string made it into the markup. */
+function expectInert(out: string): void {
+  expect(out).not.to.match(/<script>alert/);
+  expect(out).not.to.match(/<img src=x/);
+  expect(out).not.to.match(/onerror=alert\(2\)>/);
+  expect(out).not.to.match(/href="\s*javascript:/i);
+}
+
+describe('ui html escaping', () => {
+  it('escapes text and attribute values', () => {
+    expect(escapeHtml(HOSTILE)).to.equal(
+      '&lt;script&gt;alert(1)&lt;/script&gt;&quot;&#39;&gt;&lt;img src=x onerror=alert(2)&gt;&amp;',
+    );
+    expect(html`<a title="${HOSTILE}">${HOSTILE}</a>`.value).to.equal(
+      `<a title="${escapeHtml(HOSTILE)}">${escapeHtml(HOSTILE)}</a>`,
+    );
+  });
+
+  it('allows only http(s) and mailto URLs, however javascript: is spelled', () => {
+    for (const u of [
+      'javascript:alert(1)',
+      'JaVaScRiPt:alert(1)',
+      ' \tjava\nscript:alert(1)',
+      'data:text/html,<script>alert(1)</script>',
+      'vbscript:msgbox',
+      '//evil.example/x',
+    ])
+      expect(safeUrl(u), u).to.equal(undefined);
+    expect(safeUrl('https://example.com/a?b=<c>')).to.equal('https://example.com/a?b=%3Cc%3E');
+    expect(safeUrl('mailto:a@example.com')).to.equal('mailto:a@example.com');
+  });
+
+  it('renders Markdown without raw HTML, script links or images', () => {
+    const out = renderMarkdown(
+      `# Title\n\n${HOSTILE}\n\n[click](javascript:alert(1)) [x](JAVASCRIPT:alert(1)) <a href="javascript:alert(3)">a</a>\n\n![img](https://tracker.example/p.png)\n\n[ok](https://example.com)\n\n[data](data:image/png;base64,AAAA) [ftp](ftp://example.com/x)\n\n<iframe src="https://evil.example"></iframe>`,
+    );
+    expectInert(out);
+    expect(out).not.to.contain('<iframe');
+    expect(out).not.to.match(/href="(data|ftp):/);
+    expect(out).not.to.contain('<img');
+    expect(out).to.contain('<h1>Title</h1>');
+    expect(out).to.contain(
+      '<a href="https://example.com" rel="noopener noreferrer nofollow">ok</a>',
+    );
+  });
+
+  it('escapes hostile package names, descriptions and providers on the packages page', () => {
+    const pkg: PackageBlob = {
+      schema: 'olm.package',
+      name: HOSTILE,
+      defaultChannel: HOSTILE,
+      description: HOSTILE,
+    };
+    const channel: ChannelBlob = {
+      schema: 'olm.channel',
+      package: HOSTILE,
+      name: HOSTILE,
+      entries: [{ name: `${HOSTILE}.v1` }],
+    };
+    const row: PackageRow = {
+      catalog: HOSTILE,
+      contentHash: 'abc',
+      pkg,
+      channels: 1,
+      deprecated: HOSTILE,
+      facts: packageFacts(pkg, [channel], []),
+      hasIcon: true,
+    };
+    const out = layout(HOSTILE, packagesPage([row], { search: HOSTILE }, undefined), HOSTILE);
+    expectInert(out);
+    const seg = escapeHtml(encodeURIComponent(HOSTILE));
+    expect(out).to.contain(`/package/${seg}/${seg}`);
+  });
+
+  it('escapes hostile content on the package page (facts, links, description, graph)', () => {
+    const view: PackageView = {
+      catalog: HOSTILE,
+      contentHash: 'abc',
+      pkg: { schema: 'olm.package', name: HOSTILE, defaultChannel: 'stable', description: '' },
+      channels: [
+        {
+          schema: 'olm.channel',
+          package: HOSTILE,
+          name: 'stable',
+          entries: [
+            { name: `${HOSTILE}.v1` },
+            { name: `${HOSTILE}.v2`, replaces: `${HOSTILE}.v1`, skipRange: HOSTILE },
+          ],
+        },
+      ],
+      bundles: [
+        {
+          schema: 'olm.bundle',
+          package: HOSTILE,
+          name: `${HOSTILE}.v2`,
+          image: HOSTILE,
+          properties: [
+            { type: 'olm.package', value: { packageName: HOSTILE, version: '2.0.0' } },
+            {
+              type: 'olm.csv.metadata',
+              value: {
+                displayName: HOSTILE,
+                description: `${HOSTILE}\n\n[x](javascript:alert(1))`,
+                provider: { name: HOSTILE, url: 'javascript:alert(1)' },
+                links: [{ name: HOSTILE, url: 'javascript:alert(1)' }],
+                keywords: [HOSTILE],
+              },
+            },
+            { type: 'olm.gvk', value: { group: HOSTILE, version: 'v1', kind: HOSTILE } },
+          ],
+        },
+      ],
+    };
+    const out = layout(HOSTILE, packagePage(view), 'r');
+    expectInert(out);
+    expect(out).to.match(/<svg\s+class="graph"/);
+  });
+
+  it('escapes hostile input and bundle names on the provides page', () => {
+    const out = layout(
+      'p',
+      providesPage(HOSTILE, [
+        {
+          catalog: HOSTILE,
+          bundle: {
+            schema: 'olm.bundle',
+            package: HOSTILE,
+            name: HOSTILE,
+            image: HOSTILE,
+            properties: [],
+          },
+        },
+      ]),
+      'r',
+    );
+    expectInert(out);
+  });
+
+  it('shows descriptions on cards as plain text', () => {
+    expect(excerpt('## About X\n\n**X** is [a tool](https://x.example) for `y`.')).to.equal(
+      'About X X is a tool for y.',
+    );
+    expect(excerpt('Cats &#x1F640; &#60;b&#62;')).to.equal('Cats 🙀 <b>');
+    expect(excerpt('a'.repeat(200))).to.have.length(160);
+  });
+
+  it('serves icons only when the bytes are what the media type says', () => {
+    const png = Buffer.from([137, 80, 78, 71, 13, 10, 26, 10, 0, 0]).toString('base64');
+    expect(decodeIcon({ base64data: png, mediatype: 'image/png' })?.type).to.equal('image/png');
+    expect(decodeIcon({ base64data: png, mediatype: 'text/html' })).to.equal(undefined);
+    const html64 = Buffer.from('<script>alert(1)</script>').toString('base64');
+    expect(decodeIcon({ base64data: html64, mediatype: 'image/png' })).to.equal(undefined);
+    expect(decodeIcon({ base64data: html64, mediatype: 'image/svg+xml' })).to.equal(undefined);
+    expect(decodeIcon({ base64data: 42, mediatype: 'image/png' })).to.equal(undefined);
+  });
+});
