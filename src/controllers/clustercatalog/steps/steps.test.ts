@@ -4,6 +4,7 @@ import type { ClusterCatalog, ClusterCatalogStatus } from '../../../api/v1/index
 import { FbcError } from '../../../fbc/index.js';
 import type { PlannedSync, SyncPlan } from '../../../sync/index.js';
 import { isTerminal } from '../../../util/errors.js';
+import { ManualClock } from '../../../util/clock.js';
 import type { ReconcileDeps } from '../ports.js';
 import { removeIfUnavailable } from './availability.js';
 import { planSync } from './plan.js';
@@ -78,6 +79,9 @@ function fixture(ref = 'registry.example/ops/catalog:v1', over: Partial<Reconcil
     clock: { date: () => NOW },
     maxObjectBytes: 1 << 20,
     random: () => 0,
+    // The attempt's pull timeout on a manual clock: a real 10-minute timer per state would keep
+    // the test process alive for 10 minutes after the last test.
+    timers: new ManualClock(),
     ...over,
   };
   const state = newReconcileState(catalog(ref), deps);
