@@ -14,7 +14,7 @@ import { extractMeta } from './meta.js';
 import type { Meta } from './meta.js';
 import { decodeUtf8 } from './utf8.js';
 import { DEFAULT_YAML_LIMITS, YamlDocError, yamlDocToJSON } from './yaml-doc.js';
-import { YamlSplitter } from './yaml-split.js';
+import { YAML_NODE_WEIGHT, YamlSplitter } from './yaml-split.js';
 
 export interface ParseLimits {
   /** A bigger file is an error (checked while streaming). */
@@ -135,15 +135,11 @@ function yamlNodesPastLimit(bytes: Buffer, max: number): number {
   if (bytes.length < max / 2) return -1;
   let n = 1;
   for (let i = 0; i < bytes.length; i++) {
-    const w = NODE_WEIGHT[bytes[i]!]!;
+    const w = YAML_NODE_WEIGHT[bytes[i]!]!;
     if (w !== 0 && (n += w) > max) return i;
   }
   return -1;
 }
-
-const NODE_WEIGHT = new Uint8Array(256);
-NODE_WEIGHT[0x2d] = 1; // -
-for (const c of ',[{:?') NODE_WEIGHT[c.charCodeAt(0)] = 2;
 
 type Decoded = { value: unknown; meta: Meta } | { error: string; position: SourcePosition };
 
@@ -230,7 +226,7 @@ async function* yamlDocuments(
   limits: ParseLimits,
   firstError?: FbcError,
 ): AsyncGenerator<ParsedDocument> {
-  const splitter = new YamlSplitter(src, start, limits.maxDocumentBytes);
+  const splitter = new YamlSplitter(src, start, limits.maxDocumentBytes, limits.maxDocumentNodes);
   let first = true;
   for (;;) {
     const piece = await splitter.next();

@@ -25,8 +25,18 @@ function separatorRest(pieces: Buffer[]): string {
   return line.slice(3).replace(/\r?\n$/, '');
 }
 
+/**
+ * Upper-bound node weight of each byte (parse.ts yamlNodesPastLimit has the rule): `-` one,
+ * `,` `[` `{` `:` `?` two.
+ */
+export const YAML_NODE_WEIGHT = new Uint8Array(256);
+YAML_NODE_WEIGHT[0x2d] = 1; // -
+for (const c of ',[{:?') YAML_NODE_WEIGHT[c.charCodeAt(0)] = 2;
+
 export class YamlSplitter {
   private buf: Buffer = Buffer.alloc(0);
+  /** The node bound counted so far in the current document (yamlNodesPastLimit's rule). */
+  private nodes = 1;
   private i = 0;
   private base: number;
   private line: number;
@@ -38,6 +48,13 @@ export class YamlSplitter {
     private readonly src: ByteSource,
     start: StreamPoint,
     private readonly maxDocumentBytes: number,
+    /**
+     * Stop reading a document once its node bound passes this: the document read so far is
+     * returned, and fails the same check at the same byte when decoded. A document of many
+     * small values (4 MB of `1,1,1,…`) is then refused after about `max / 2` bytes instead of
+     * being held whole.
+     */
+    private readonly maxDocumentNodes = Infinity,
   ) {
     this.base = start.offset;
     this.line = start.line;
@@ -56,7 +73,7 @@ export class YamlSplitter {
     const pieces: Buffer[] = [];
     let size = 0;
     for (;;) {
-      if (size > max) return pieces;
+      if (size > max || this.nodes > this.maxDocumentNodes) return pieces;
       if (this.i >= this.buf.length) {
         if (this.eof) return pieces.length ? pieces : undefined;
         const next = await this.src.next();
@@ -69,6 +86,14 @@ export class YamlSplitter {
         this.i = 0;
       }
       const nl = this.buf.indexOf(0x0a, this.i);
+      const end = nl < 0 ? this.buf.length : nl + 1;
+      const over = this.countNodes(this.i, end);
+      if (over >= 0) {
+        // Past the node bound: the line stops here, incomplete (the document will fail).
+        pieces.push(this.buf.subarray(this.i, over + 1));
+        this.i = over + 1;
+        return pieces;
+      }
       if (nl < 0) {
         pieces.push(this.buf.subarray(this.i));
         size += this.buf.length - this.i;
@@ -83,11 +108,22 @@ export class YamlSplitter {
     }
   }
 
+  /** Adds the node weights of buf[from, to) to the count; the index where it passes the bound, or -1. */
+  private countNodes(from: number, to: number): number {
+    if (this.maxDocumentNodes === Infinity) return -1;
+    for (let j = from; j < to; j++) {
+      const w = YAML_NODE_WEIGHT[this.buf[j]!]!;
+      if (w !== 0 && (this.nodes += w) > this.maxDocumentNodes) return j;
+    }
+    return -1;
+  }
+
   async next(): Promise<YamlPiece | undefined> {
     if (this.finished) return undefined;
     const doc: Buffer[] = [];
     let size = 0;
     let start = this.point();
+    this.nodes = 1;
     for (;;) {
       const lineAt = this.point();
       const line = await this.nextLine(this.maxDocumentBytes - size);
@@ -97,6 +133,13 @@ export class YamlSplitter {
       }
       let lineBytes = 0;
       for (const p of line) lineBytes += p.length;
+      if (this.nodes > this.maxDocumentNodes) {
+        // The document read so far, which fails the node bound when decoded; nothing after it
+        // is read.
+        this.finished = true;
+        for (const p of line) doc.push(p);
+        return { kind: 'doc', bytes: Buffer.concat(doc, size + lineBytes), start };
+      }
       if (size + lineBytes > this.maxDocumentBytes) {
         this.finished = true;
         return {
