@@ -6,6 +6,7 @@ import {
   channelsOf,
   gvkProviders,
   sortBundlesByVersion,
+  sortProviders,
   upgradeGraph,
   versionMap,
 } from './graph.js';
@@ -236,5 +237,24 @@ describe('client/graph: deprecations', () => {
     expect(deprecationMessage(dep, 'olm.channel', 'stable')).to.equal(undefined);
     expect(deprecationMessage(dep, 'olm.bundle', 'fast')).to.equal(undefined);
     expect(deprecationMessage(undefined, 'olm.package')).to.equal(undefined);
+  });
+});
+
+describe('client/graph: providers', () => {
+  it('sorts providers by package, then catalog, newest version first', () => {
+    const q = (name: string, version: string): BundleBlob => ({
+      ...bundle(name, version),
+      package: 'q',
+    });
+    const found = [
+      { catalog: 'b', bundle: bundle('p.v1', '1.0.0') },
+      { catalog: 'a', bundle: q('q.v2', '2.0.0') },
+      { catalog: 'a', bundle: bundle('p.v1', '1.0.0') },
+      { catalog: 'a', bundle: bundle('p.v10', '10.0.0') },
+      { catalog: 'a', bundle: bundle('p.v2', '2.0.0') },
+    ];
+    expect(
+      sortProviders(found).map((f) => `${f.bundle.package}/${f.catalog}/${f.bundle.name}`),
+    ).to.deep.equal(['p/a/p.v10', 'p/a/p.v2', 'p/a/p.v1', 'p/b/p.v1', 'q/a/q.v2']);
   });
 });

@@ -164,6 +164,30 @@ export function gvkProviders<B extends BundleBlob>(bundles: Iterable<B>, gvk: GV
   return out;
 }
 
+/** A bundle that provides an API, with its catalog. */
+export interface Provider<B extends BundleBlob = BundleBlob> {
+  catalog: string;
+  bundle: B;
+}
+
+/**
+ * Providers in the order `kubectl catalog provides` and the console list them: by package, then
+ * catalog, newest version first within each.
+ */
+export function sortProviders<B extends BundleBlob>(found: readonly Provider<B>[]): Provider<B>[] {
+  const groups = new Map<string, Provider<B>[]>();
+  for (const f of found) {
+    const k = `${f.bundle.package}\0${f.catalog}`;
+    groups.set(k, [...(groups.get(k) ?? []), f]);
+  }
+  const byKey = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+  return [...groups.keys()].sort(byKey).flatMap((k) => {
+    const g = groups.get(k)!;
+    const byName = new Map(g.map((f) => [f.bundle.name, f]));
+    return sortBundlesByVersion(g.map((f) => f.bundle)).map((b) => byName.get(b.name)!);
+  });
+}
+
 /** The channels (by name) whose entries include the bundle. */
 export function channelsOf(bundle: string, channels: readonly ChannelBlob[]): string[] {
   return channels

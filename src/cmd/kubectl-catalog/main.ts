@@ -38,6 +38,7 @@ import {
   labelValue,
   parseGvk,
   sortBundlesByVersion,
+  sortProviders,
   packageDetails,
   resolveInstalled,
   upgradeGraph,
@@ -995,27 +996,8 @@ async function provides(ctx: Ctx, arg: string): Promise<number> {
     if (isBundleBlob(b) && gvkProviders([b], gvk).length > 0)
       found.push({ catalog: o.spec.catalog.name, bundle: b });
   }
-  found.sort((a, b) =>
-    a.bundle.package !== b.bundle.package
-      ? a.bundle.package < b.bundle.package
-        ? -1
-        : 1
-      : a.catalog !== b.catalog
-        ? a.catalog < b.catalog
-          ? -1
-          : 1
-        : 0,
-  );
-  // Newest first within each package and catalog.
-  const groups = new Map<string, Array<{ catalog: string; bundle: BundleBlob }>>();
-  for (const f of found) {
-    const k = `${f.bundle.package}\0${f.catalog}`;
-    groups.set(k, [...(groups.get(k) ?? []), f]);
-  }
-  const ordered = [...groups.values()].flatMap((g) => {
-    const byName = new Map(g.map((f) => [f.bundle.name, f]));
-    return sortBundlesByVersion(g.map((f) => f.bundle)).map((b) => byName.get(b.name)!);
-  });
+  // By package and catalog, newest first within each.
+  const ordered = sortProviders(found);
   const items = ordered.map((f) => ({
     package: f.bundle.package,
     catalog: f.catalog,

@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto';
 import type { ClusterCatalog } from '../../../api/v1/index.js';
 import type {
+  Provider,
   BundleBlob,
   CatalogClient,
   ChannelBlob,
@@ -261,11 +262,8 @@ export class UiData {
   }
 }
 
-/** A bundle that provides an API, with its catalog. */
-export interface Provider {
-  catalog: string;
-  bundle: BundleBlob;
-}
+/** A bundle that provides an API, with its catalog (the client library's). */
+export type { Provider } from '../../../client/index.js';
 
 export class PackageNotFound extends Error {
   constructor(

@@ -18,6 +18,7 @@ import {
   matchesPackageFilter,
   packageDetails,
   sortBundlesByVersion,
+  sortProviders,
   upgradeGraph,
   versionMap,
 } from '../../../client/index.js';
@@ -364,17 +365,7 @@ export function providesPage(
   providers: Provider[] | undefined,
   error?: string,
 ): SafeHtml {
-  const sorted = [...(providers ?? [])].sort((a, b) =>
-    a.bundle.package !== b.bundle.package
-      ? a.bundle.package < b.bundle.package
-        ? -1
-        : 1
-      : a.catalog !== b.catalog
-        ? a.catalog < b.catalog
-          ? -1
-          : 1
-        : 0,
-  );
+  const sorted = sortProviders(providers ?? []);
   return html`<h1>Which package provides an API</h1>
     <form class="provides" method="get" action="/provides">
       <label for="gvk">API group/version/kind</label
