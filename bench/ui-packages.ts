@@ -10,14 +10,14 @@ import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import puppeteer from 'puppeteer-core';
-import { runUi } from '../src/cmd/kubectl-catalog/ui/command.js';
 import { pushCatalog } from '../src/source/index.js';
 import { answersCatalog, writeAnswersCatalog } from '../test/support/answers-catalog.js';
+import { applyCatalog, waitSynced } from '../test/support/catalogs.js';
 import { readClusterEnv } from '../test/support/cluster.js';
+import type { RunningConsole } from '../test/support/console.js';
+import { startConsole } from '../test/support/console.js';
 import { startController } from '../test/support/controller.js';
 import { kubectlOk } from '../test/support/kubectl.js';
-import { pollUntil } from '../test/support/poll.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const env = readClusterEnv();
@@ -37,41 +37,14 @@ for (const b of blobs)
   if (b.schema === 'olm.package') b.icon = { base64data: ICON, mediatype: 'image/png' };
 const tmp = await mkdtemp(path.join(os.tmpdir(), 'bench-ui-'));
 const controller = await startController();
-let stop = () => {};
+let ui: RunningConsole | undefined;
 try {
   await writeAnswersCatalog(tmp, blobs);
   const { ref } = await pushCatalog(tmp, `${env.REGISTRY}/bench/ui:${catalog}`);
-  await kubectlOk(
-    ['apply', '-f', '-'],
-    JSON.stringify({
-      apiVersion: 'olm.operatorframework.io/v1',
-      kind: 'ClusterCatalog',
-      metadata: { name: catalog },
-      spec: { source: { type: 'Image', image: { ref } } },
-    }),
-  );
-  await pollUntil(
-    async () =>
-      (await kubectlOk(['get', 'clustercatalog', catalog, '-o', 'json'])).includes(
-        '"reason": "Available"',
-      ) || undefined,
-    { timeoutMs: 180_000, what: `${catalog} to be served` },
-  );
-  const out: string[] = [];
-  const done = runUi(['--no-open', '--catalog', catalog], {
-    stdout: (s) => out.push(s),
-    stderr: (s) => out.push(s),
-    stopped: new Promise((r) => (stop = () => r(undefined))),
-  });
-  const base = await pollUntil(
-    () => Promise.resolve(/(http:\/\/127\.0\.0\.1:\d+\/)/.exec(out.join(''))?.[1]),
-    { timeoutMs: 30_000, what: 'the console URL' },
-  );
-  const browser = await puppeteer.launch({
-    executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
-  });
+  await applyCatalog(catalog, ref);
+  await waitSynced(catalog, undefined, 180_000);
+  ui = await startConsole(catalog);
+  const { base, browser } = ui;
   const load = async () => {
     const page = await browser.newPage();
     await page.setViewport({ width: 1280, height: 900 });
@@ -109,9 +82,7 @@ try {
   const htmlBytes = Buffer.byteLength(
     await (await fetch(`${base}packages?catalog=${catalog}`)).text(),
   );
-  await browser.close();
-  stop();
-  await done;
+  await ui.close();
   const result = {
     catalog: { packages: cold.packages, blobs: blobs.length },
     htmlBytes,
@@ -126,7 +97,7 @@ try {
   );
   console.log(JSON.stringify(result, null, 2));
 } finally {
-  stop();
+  await ui?.close();
   await kubectlOk(['delete', 'clustercatalog', catalog, '--ignore-not-found', '--wait=false']);
   await controller.stop();
   await rm(tmp, { recursive: true, force: true });

@@ -24,14 +24,13 @@ import {
   versionMap,
 } from '../../src/client/index.js';
 import { run } from '../../src/cmd/kubectl-catalog/main.js';
-import { pushCatalog } from '../../src/source/index.js';
 import { answersCatalog, writeAnswersCatalog } from '../support/answers-catalog.js';
+import { applyCatalog, installCrds, push, waitSynced } from '../support/catalogs.js';
 import { repoRoot } from '../support/cluster.js';
 import type { RunningController } from '../support/controller.js';
 import { startController } from '../support/controller.js';
 import { kubectlOk } from '../support/kubectl.js';
 import { uniqueName } from '../support/names.js';
-import { pollUntil } from '../support/poll.js';
 
 const plugin = path.join(repoRoot, 'src', 'cmd', 'kubectl-catalog.ts');
 
@@ -85,33 +84,12 @@ describe('kubectl catalog answers e2e (generated catalog)', function () {
   let tmp: string;
 
   before(async () => {
-    await kubectlOk(['apply', '--server-side', '-f', path.join(repoRoot, 'crds')]);
+    await installCrds();
     tmp = await mkdtemp(path.join(os.tmpdir(), 'kc-answers-e2e-'));
     await writeAnswersCatalog(tmp, blobs);
-    const ref = (
-      await pushCatalog(tmp, `${process.env.REGISTRY}/e2e/kc-answers:${uniqueName('v')}`)
-    ).ref;
     controller = await startController();
-    await kubectlOk(
-      ['apply', '-f', '-'],
-      JSON.stringify({
-        apiVersion: 'olm.operatorframework.io/v1',
-        kind: 'ClusterCatalog',
-        metadata: { name: catalog },
-        spec: { source: { type: 'Image', image: { ref } } },
-      }),
-    );
-    await pollUntil(
-      async () => {
-        const c = JSON.parse(await kubectlOk(['get', 'clustercatalog', catalog, '-o', 'json'])) as {
-          status?: { contentHash?: string; conditions?: Array<{ type: string; status: string }> };
-        };
-        return c.status?.conditions?.some((x) => x.type === 'Serving' && x.status === 'True')
-          ? c
-          : undefined;
-      },
-      { timeoutMs: 120_000, what: `ClusterCatalog ${catalog} to be served` },
-    );
+    await applyCatalog(catalog, await push(tmp, `kc-answers:${uniqueName('v')}`));
+    await waitSynced(catalog);
   });
 
   after(async () => {

@@ -9,23 +9,22 @@ import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import type { Browser, Page } from 'puppeteer-core';
-import puppeteer from 'puppeteer-core';
+import type { Page } from 'puppeteer-core';
 import { loadAll } from 'js-yaml';
 import type { BundleBlob, ChannelBlob, PackageBlob } from '../../src/client/index.js';
 import { channelHead, matchesPackageFilter, packageFacts } from '../../src/client/index.js';
-import { runUi } from '../../src/cmd/kubectl-catalog/ui/command.js';
-import { pushCatalog } from '../../src/source/index.js';
 import type { Blob } from '../support/answers-catalog.js';
 import { answersCatalog, writeAnswersCatalog } from '../support/answers-catalog.js';
+import { applyCatalog, installCrds, push, waitSynced } from '../support/catalogs.js';
 import { repoRoot } from '../support/cluster.js';
+import type { RunningConsole } from '../support/console.js';
+import { startConsole } from '../support/console.js';
 import type { RunningController } from '../support/controller.js';
 import { startController } from '../support/controller.js';
 import { kubectlOk } from '../support/kubectl.js';
 import { uniqueName } from '../support/names.js';
 import { pollUntil } from '../support/poll.js';
 
-const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
 /** What the page callbacks touch of DOM elements (the project compiles without lib.dom). */
 interface El {
   textContent: string | null;
@@ -53,43 +52,18 @@ describe('kubectl catalog ui in a browser (e2e)', function () {
       (b.properties as unknown[]).push({ type: 'olm.gvk', value: gvk });
   let controller: RunningController;
   let tmp: string;
-  let browser: Browser;
+  let ui: RunningConsole | undefined;
   let page: Page;
   let base: string;
-  let stop: (() => void) | undefined;
-  let done: Promise<number>;
+  let contentHash: string | undefined;
   const shots = process.env.UI_SCREENSHOTS;
 
-  const pushAndApply = async (list: Blob[], dir: string) => {
+  /** Pushes `list` as a new image of the catalog and waits until it is synced; its contentHash. */
+  const pushAndSync = async (list: Blob[], dir: string, previousHash?: string) => {
     await writeAnswersCatalog(dir, list);
-    const ref = (await pushCatalog(dir, `${process.env.REGISTRY}/e2e/ui:${uniqueName('v')}`)).ref;
-    await kubectlOk(
-      ['apply', '-f', '-'],
-      JSON.stringify({
-        apiVersion: 'olm.operatorframework.io/v1',
-        kind: 'ClusterCatalog',
-        metadata: { name: catalog },
-        spec: { source: { type: 'Image', image: { ref } } },
-      }),
-    );
-    return ref;
+    await applyCatalog(catalog, await push(dir, `ui:${uniqueName('v')}`));
+    return (await waitSynced(catalog, previousHash)).status?.contentHash;
   };
-  const served = (ref: string) =>
-    pollUntil(
-      async () => {
-        const c = JSON.parse(await kubectlOk(['get', 'clustercatalog', catalog, '-o', 'json'])) as {
-          status?: {
-            resolvedSource?: { image?: { ref?: string } };
-            conditions?: Array<{ type: string; status: string }>;
-          };
-        };
-        return c.status?.conditions?.some((x) => x.type === 'Serving' && x.status === 'True') &&
-          c.status.resolvedSource?.image?.ref?.split('@')[0] === ref.split('@')[0]
-          ? c
-          : undefined;
-      },
-      { timeoutMs: 120_000, what: `ClusterCatalog ${catalog} to serve ${ref}` },
-    );
 
   const names = (list: Blob[]) =>
     list
@@ -112,34 +86,16 @@ describe('kubectl catalog ui in a browser (e2e)', function () {
     );
 
   before(async () => {
-    await kubectlOk(['apply', '--server-side', '-f', path.join(repoRoot, 'crds')]);
+    await installCrds();
     tmp = await mkdtemp(path.join(os.tmpdir(), 'ui-e2e-'));
     controller = await startController();
-    await served(await pushAndApply(blobs, path.join(tmp, 'v1')));
-    const out: string[] = [];
-    const stopped = new Promise((r) => (stop = () => r(undefined)));
-    done = runUi(['--no-open', '--catalog', catalog], {
-      stdout: (s) => out.push(s),
-      stderr: (s) => out.push(s),
-      stopped,
-    });
-    base = await pollUntil(
-      () => Promise.resolve(/(http:\/\/127\.0\.0\.1:\d+\/)/.exec(out.join(''))?.[1]),
-      { timeoutMs: 30_000, what: 'the console URL' },
-    );
-    browser = await puppeteer.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
-    });
-    page = await browser.newPage();
-    await page.setViewport({ width: 1280, height: 900 });
+    contentHash = await pushAndSync(blobs, path.join(tmp, 'v1'));
+    ui = await startConsole(catalog);
+    ({ base, page } = ui);
   });
 
   after(async () => {
-    await browser?.close();
-    stop?.();
-    if (stop !== undefined) expect(await done).to.equal(0);
+    if (ui) expect(await ui.close()).to.equal(0);
     await kubectlOk(['delete', 'clustercatalog', catalog, '--ignore-not-found', '--wait=false']);
     await controller?.stop();
     if (tmp) await rm(tmp, { recursive: true, force: true });
@@ -326,7 +282,7 @@ describe('kubectl catalog ui in a browser (e2e)', function () {
     await page.evaluate(() => ((globalThis as unknown as { __same: number }).__same = 1));
     const added = uniqueName('uinew');
     const next = [...blobs, ...answersCatalog(1, 3, added)];
-    await served(await pushAndApply(next, path.join(tmp, 'v2')));
+    contentHash = await pushAndSync(next, path.join(tmp, 'v2'), contentHash);
     await page.waitForSelector(`li.package[data-name="${added}-0"]`, { timeout: 20_000 }); // < the 30-s poll: the watch does it
     expect(
       await page.evaluate(() => (globalThis as unknown as { __same?: number }).__same),
@@ -345,59 +301,25 @@ const REAL = process.env.CATALOGD_UI_REAL_CATALOG;
   this.timeout(600_000);
   const catalog = uniqueName('ui-real');
   let controller: RunningController;
-  let browser: Browser;
+  let ui: RunningConsole | undefined;
   let page: Page;
   let base: string;
-  let stop: (() => void) | undefined;
-  let done: Promise<number>;
   const blobs: Blob[] = [];
 
   before(async () => {
     for (const f of (await readdir(REAL!, { recursive: true })).filter((n) => /\.ya?ml$/.test(n)))
       for (const d of loadAll(await readFile(path.join(REAL!, f), 'utf8')))
         if (d && typeof d === 'object') blobs.push(d as Blob);
-    await kubectlOk(['apply', '--server-side', '-f', path.join(repoRoot, 'crds')]);
+    await installCrds();
     controller = await startController();
-    const ref = (await pushCatalog(REAL!, `${process.env.REGISTRY}/e2e/ui-real:${uniqueName('v')}`))
-      .ref;
-    await kubectlOk(
-      ['apply', '-f', '-'],
-      JSON.stringify({
-        apiVersion: 'olm.operatorframework.io/v1',
-        kind: 'ClusterCatalog',
-        metadata: { name: catalog },
-        spec: { source: { type: 'Image', image: { ref } } },
-      }),
-    );
-    await pollUntil(
-      async () =>
-        (await kubectlOk(['get', 'clustercatalog', catalog, '-o', 'json'])).includes(
-          '"reason": "Available"',
-        ) || undefined,
-      { timeoutMs: 300_000, what: `${catalog} to be served` },
-    );
-    const out: string[] = [];
-    done = runUi(['--no-open', '--catalog', catalog], {
-      stdout: (s) => out.push(s),
-      stderr: (s) => out.push(s),
-      stopped: new Promise((r) => (stop = () => r(undefined))),
-    });
-    base = await pollUntil(
-      () => Promise.resolve(/(http:\/\/127\.0\.0\.1:\d+\/)/.exec(out.join(''))?.[1]),
-      { timeoutMs: 30_000, what: 'the console URL' },
-    );
-    browser = await puppeteer.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
-    });
-    page = await browser.newPage();
+    await applyCatalog(catalog, await push(REAL!, `ui-real:${uniqueName('v')}`));
+    await waitSynced(catalog, undefined, 300_000);
+    ui = await startConsole(catalog);
+    ({ base, page } = ui);
   });
 
   after(async () => {
-    await browser?.close();
-    stop?.();
-    if (stop !== undefined) expect(await done).to.equal(0);
+    if (ui) expect(await ui.close()).to.equal(0);
     await kubectlOk(['delete', 'clustercatalog', catalog, '--ignore-not-found', '--wait=false']);
     await controller?.stop();
   });
@@ -415,7 +337,6 @@ const REAL = process.env.CATALOGD_UI_REAL_CATALOG;
     expect(shown).to.deep.equal(pkgs);
     const shots = process.env.UI_SCREENSHOTS;
     if (shots) {
-      await page.setViewport({ width: 1280, height: 900 });
       await page.goto(`${base}packages?catalog=${catalog}`, { waitUntil: 'networkidle0' });
       await page.screenshot({ path: path.join(shots, 'ui-real-packages.png') });
       // The channel with the most entries: the picture of a long graph.

@@ -69,7 +69,11 @@ export function condition(c: ClusterCatalog, type: string) {
 }
 
 /** Waits until the catalog has synced content (optionally a different one than `notHash`). */
-export async function waitSynced(name: string, notHash?: string): Promise<ClusterCatalog> {
+export async function waitSynced(
+  name: string,
+  notHash?: string,
+  timeoutMs = 120_000,
+): Promise<ClusterCatalog> {
   return pollUntil(
     async () => {
       const c = await getCatalog(name);
@@ -82,7 +86,7 @@ export async function waitSynced(name: string, notHash?: string): Promise<Cluste
         !c.status.syncingTo;
       return ok ? c : undefined;
     },
-    { timeoutMs: 120_000, what: `ClusterCatalog ${name} to sync` },
+    { timeoutMs, what: `ClusterCatalog ${name} to sync` },
   );
 }
 

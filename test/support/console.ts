@@ -1,0 +1,56 @@
+// `kubectl catalog ui` in process on a free loopback port, with Debian's headless chromium
+// driven by puppeteer-core: the set-up the browser e2e tests and the console bench share.
+import type { Browser, Page } from 'puppeteer-core';
+import puppeteer from 'puppeteer-core';
+import { runUi } from '../../src/cmd/kubectl-catalog/ui/command.js';
+import { pollUntil } from './poll.js';
+
+export const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
+
+export interface RunningConsole {
+  /** The console's URL, `http://127.0.0.1:PORT/`. */
+  base: string;
+  browser: Browser;
+  /** A page at 1280×900. */
+  page: Page;
+  /**
+   * Closes the browser and stops the console (Ctrl-C); resolves to the command's exit code.
+   * Idempotent.
+   */
+  close(): Promise<number>;
+}
+
+/** Starts the console for `catalog` and a browser. */
+export async function startConsole(catalog: string): Promise<RunningConsole> {
+  const out: string[] = [];
+  let stop = () => {};
+  const done = runUi(['--no-open', '--catalog', catalog], {
+    stdout: (s) => out.push(s),
+    stderr: (s) => out.push(s),
+    stopped: new Promise((r) => (stop = () => r(undefined))),
+  });
+  const base = await pollUntil(
+    () => Promise.resolve(/(http:\/\/127\.0\.0\.1:\d+\/)/.exec(out.join(''))?.[1]),
+    { timeoutMs: 30_000, what: 'the console URL' },
+  );
+  const browser = await puppeteer.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
+  });
+  const page = await browser.newPage();
+  await page.setViewport({ width: 1280, height: 900 });
+  let closed: Promise<number> | undefined;
+  return {
+    base,
+    browser,
+    page,
+    close() {
+      closed ??= browser.close().then(() => {
+        stop();
+        return done;
+      });
+      return closed;
+    },
+  };
+}
