@@ -87,7 +87,10 @@ describe('fault proxy e2e: time bounds, faults and fairness', function () {
     };
   }
 
-  /** Waits until the catalog's current generation failed with `reason`; returns it. */
+  /**
+   * Waits until the catalog's current generation failed with `reason`; returns it. The deadline
+   * is the bound under test: every fault ends within the pull timeout (and some slack).
+   */
   async function waitFailed(name: string, reason: 'Retrying' | 'Blocked') {
     return pollUntil(
       async () => {
@@ -97,7 +100,10 @@ describe('fault proxy e2e: time bounds, faults and fairness', function () {
           ? { catalog: c, message: p.message }
           : undefined;
       },
-      { timeoutMs: (PULL_TIMEOUT_S + 40) * 1000, what: `ClusterCatalog ${name} to be ${reason}` },
+      {
+        timeoutMs: (PULL_TIMEOUT_S + 30) * 1000,
+        what: `ClusterCatalog ${name} to be ${reason} within the pull timeout`,
+      },
     );
   }
 
@@ -212,7 +218,6 @@ describe('fault proxy e2e: time bounds, faults and fairness', function () {
           `      ${tc.fault.kind}: ${tc.reason} after ${seconds.toFixed(1)} s: ${failed.message}`,
         );
         expect(failed.message).to.match(tc.message(img));
-        expect(seconds, 'within the deadline (generously)').to.be.below(PULL_TIMEOUT_S + 30);
         expect(failed.catalog.status?.syncingTo, 'no sync started').to.equal(undefined);
         expectSameRevision(await served(name), before);
 
@@ -227,73 +232,80 @@ describe('fault proxy e2e: time bounds, faults and fairness', function () {
     }
   });
 
-  it('fairness: with --workers 2 a good catalog syncs while two catalogs trickle; deleting or changing one stops its attempt', async () => {
-    // The good catalog's usual time, alone.
-    const alone = await pushImage('alone');
-    let t = Date.now();
-    await apply(uniqueName('alone'), alone.directRef);
-    await waitSynced(created.at(-1)!);
-    const aloneSeconds = (Date.now() - t) / 1000;
-
-    const slow = [await pushImage('slow-a'), await pushImage('slow-b')];
-    const slowNames = [uniqueName('slow-a'), uniqueName('slow-b')];
-    for (const img of slow) proxy.setFault(img.layerDigest, { kind: 'trickle', intervalMs: 1000 });
-    for (const [i, img] of slow.entries()) await apply(slowNames[i]!, img.tagRef);
-    // Both attempts are in their blob downloads: under one worker per attempt they would hold
-    // both --workers.
-    await pollUntil(async () => slow.every((img) => proxy.arrivals(img.layerDigest).length > 0), {
-      timeoutMs: 30_000,
-      what: 'both trickling downloads to start',
+  // After the faults (mocha runs a suite's own tests before its nested suites): this one swaps
+  // the controller for one whose trickling attempts never time out by themselves.
+  describe('fairness and interrupts', () => {
+    before(async () => {
+      // No pull timeout within the test and no minimum rate: only the interrupt of a delete or
+      // a spec change can end a trickling attempt, so the deadlines of the waits below are what
+      // fails without it, not a comparison of times.
+      await controller.stop();
+      controller = await startController({
+        args: ['--workers=2', '--pull-timeout=1h', '--pull-min-rate=0'],
+      });
     });
 
-    const good = await pushImage('good');
-    const goodName = uniqueName('good');
-    t = Date.now();
-    await apply(goodName, good.directRef);
-    await waitSynced(goodName);
-    const besideSeconds = (Date.now() - t) / 1000;
-    console.log(
-      `      good catalog synced in ${aloneSeconds.toFixed(1)} s alone, ` +
-        `${besideSeconds.toFixed(1)} s beside two trickling catalogs`,
-    );
-    for (const n of slowNames) {
-      const p = condition(await getCatalog(n), 'Progressing');
-      expect(p?.reason, `${n} is still in its first attempt`).to.not.equal('Retrying');
-    }
+    it('fairness: with --workers 2 a good catalog syncs while two catalogs trickle; deleting or changing one stops its attempt', async () => {
+      // The good catalog's usual time, alone.
+      const alone = await pushImage('alone');
+      let t = Date.now();
+      await apply(uniqueName('alone'), alone.directRef);
+      await waitSynced(created.at(-1)!);
+      const aloneSeconds = (Date.now() - t) / 1000;
 
-    // Delete one trickling catalog: its attempt in flight stops, so the finalizer runs long
-    // before the attempt would have timed out by itself.
-    const attemptStarted = proxy.arrivals(slow[0]!.layerDigest).at(-1)!;
-    const deleted = Date.now();
-    await kubectlOk(['delete', 'clustercatalog', slowNames[0]!, '--wait=false']);
-    await pollUntil(
-      async () =>
-        (await kubectl(['get', 'clustercatalog', slowNames[0]!])).code !== 0 ? true : undefined,
-      { timeoutMs: 60_000, what: `${slowNames[0]} to be gone` },
-    );
-    const gone = Date.now();
-    console.log(
-      `      deleted trickling catalog gone after ${((gone - deleted) / 1000).toFixed(1)} s`,
-    );
-    expect(gone, 'gone before its attempt would have timed out').to.be.below(
-      attemptStarted + (PULL_TIMEOUT_S - 2) * 1000,
-    );
+      const slow = [await pushImage('slow-a'), await pushImage('slow-b')];
+      const slowNames = [uniqueName('slow-a'), uniqueName('slow-b')];
+      for (const img of slow)
+        proxy.setFault(img.layerDigest, { kind: 'trickle', intervalMs: 1000 });
+      for (const [i, img] of slow.entries()) await apply(slowNames[i]!, img.tagRef);
+      // Both attempts are in their blob downloads: under one worker per attempt they would hold
+      // both --workers.
+      await pollUntil(async () => slow.every((img) => proxy.arrivals(img.layerDigest).length > 0), {
+        timeoutMs: 30_000,
+        what: 'both trickling downloads to start',
+      });
 
-    // Change the other one's spec to a good image: its attempt in flight stops, and the new
-    // spec syncs long before that attempt would have timed out by itself.
-    const replacement = await pushImage('replacement');
-    const otherStarted = proxy.arrivals(slow[1]!.layerDigest).at(-1)!;
-    const changed = Date.now();
-    await apply(slowNames[1]!, replacement.directRef);
-    const synced = await waitSynced(slowNames[1]!);
-    const syncedAt = Date.now();
-    console.log(
-      `      changed trickling catalog synced to its new spec after ${((syncedAt - changed) / 1000).toFixed(1)} s`,
-    );
-    expect(synced.status?.resolvedSource?.image?.ref).to.contain(replacement.digest);
-    expect(syncedAt, 'synced before the old attempt would have timed out').to.be.below(
-      otherStarted + (PULL_TIMEOUT_S - 2) * 1000,
-    );
+      const good = await pushImage('good');
+      const goodName = uniqueName('good');
+      t = Date.now();
+      await apply(goodName, good.directRef);
+      await waitSynced(goodName);
+      const besideSeconds = (Date.now() - t) / 1000;
+      console.log(
+        `      good catalog synced in ${aloneSeconds.toFixed(1)} s alone, ` +
+          `${besideSeconds.toFixed(1)} s beside two trickling catalogs`,
+      );
+      for (const n of slowNames) {
+        const p = condition(await getCatalog(n), 'Progressing');
+        expect(p?.reason, `${n} is still in its first attempt`).to.not.equal('Retrying');
+      }
+
+      // Delete one trickling catalog: its attempt in flight stops, so the finalizer runs (the
+      // attempt itself would go on for the hour).
+      const deleted = Date.now();
+      await kubectlOk(['delete', 'clustercatalog', slowNames[0]!, '--wait=false']);
+      await pollUntil(
+        async () =>
+          (await kubectl(['get', 'clustercatalog', slowNames[0]!])).code !== 0 ? true : undefined,
+        { timeoutMs: 60_000, what: `${slowNames[0]} to be gone` },
+      );
+      const gone = Date.now();
+      console.log(
+        `      deleted trickling catalog gone after ${((gone - deleted) / 1000).toFixed(1)} s`,
+      );
+
+      // Change the other one's spec to a good image: its attempt in flight stops, and the new
+      // spec syncs (waitSynced's deadline; the old attempt would go on for the hour).
+      const replacement = await pushImage('replacement');
+      const changed = Date.now();
+      await apply(slowNames[1]!, replacement.directRef);
+      const synced = await waitSynced(slowNames[1]!);
+      const syncedAt = Date.now();
+      console.log(
+        `      changed trickling catalog synced to its new spec after ${((syncedAt - changed) / 1000).toFixed(1)} s`,
+      );
+      expect(synced.status?.resolvedSource?.image?.ref).to.contain(replacement.digest);
+    });
   });
 });
 
