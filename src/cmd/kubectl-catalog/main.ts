@@ -348,6 +348,15 @@ interface Ctx {
   now: Date;
 }
 
+/** Prints a document as JSON or YAML (-o json|yaml). */
+function printDocument(ctx: Ctx, doc: unknown): void {
+  ctx.io.stdout(
+    ctx.opts.output === 'json'
+      ? `${JSON.stringify(doc, null, 2)}\n`
+      : dump(doc, { noRefs: true, lineWidth: -1 }),
+  );
+}
+
 /** Prints rows as a table, or `{items}` as JSON or YAML. */
 function print(
   ctx: Ctx,
@@ -356,9 +365,8 @@ function print(
   items: unknown[],
   empty: string,
 ): number {
-  const { output, noHeaders } = ctx.opts;
-  if (output === 'json') ctx.io.stdout(`${JSON.stringify({ items }, null, 2)}\n`);
-  else if (output === 'yaml') ctx.io.stdout(dump({ items }, { noRefs: true, lineWidth: -1 }));
+  const { noHeaders } = ctx.opts;
+  if (isDocument(ctx)) printDocument(ctx, { items });
   else if (rows.length === 0) ctx.io.stderr(`${empty}\n`);
   else ctx.io.stdout(formatTable(headers, rows, { noHeaders }));
   return 0;
@@ -505,6 +513,16 @@ async function packageView(ctx: Ctx, pkg: string, schemas: string[]): Promise<Pa
     ...(deprecations && { deprecations }),
     ...(deprecated !== undefined && { deprecated }),
   };
+}
+
+/** The channel --channel names, else the package's default channel. */
+function chosenChannel(ctx: Ctx, view: PackageView): ChannelBlob {
+  const name = ctx.opts.channel ?? view.pkg.defaultChannel;
+  if (name === undefined)
+    throw new UserError(
+      `package ${JSON.stringify(view.pkg.name)} has no default channel; choose one with --channel (${view.channels.map((c) => c.name).join(', ')})`,
+    );
+  return pickChannel(view, name);
 }
 
 function pickChannel(view: PackageView, name: string): ChannelBlob {
@@ -757,8 +775,7 @@ function detailsText(d: PackageDetails, long: boolean): string {
 async function show(ctx: Ctx, pkg: string): Promise<number> {
   const view = await packageView(ctx, pkg, [SCHEMA_CHANNEL, SCHEMA_BUNDLE, SCHEMA_DEPRECATIONS]);
   const d = packageDetails(view.catalog, view.pkg, view.channels, view.bundles, view.deprecations);
-  if (ctx.opts.output === 'json') ctx.io.stdout(`${JSON.stringify(d, null, 2)}\n`);
-  else if (ctx.opts.output === 'yaml') ctx.io.stdout(dump(d, { noRefs: true, lineWidth: -1 }));
+  if (isDocument(ctx)) printDocument(ctx, d);
   else ctx.io.stdout(detailsText(d, ctx.opts.long));
   return 0;
 }
@@ -843,12 +860,7 @@ async function bundles(ctx: Ctx, pkg: string): Promise<number> {
 
 async function graph(ctx: Ctx, pkg: string): Promise<number> {
   const view = await packageView(ctx, pkg, [SCHEMA_CHANNEL, SCHEMA_BUNDLE, SCHEMA_DEPRECATIONS]);
-  const name = ctx.opts.channel ?? view.pkg.defaultChannel;
-  if (name === undefined)
-    throw new UserError(
-      `package ${JSON.stringify(pkg)} has no default channel; choose one with --channel (${view.channels.map((c) => c.name).join(', ')})`,
-    );
-  const ch = pickChannel(view, name);
+  const ch = chosenChannel(ctx, view);
   const g = upgradeGraph(ch, versionMap(view.bundles), view.deprecations);
   for (const w of g.warnings) warn(ctx, `channel ${ch.name}: ${w}`);
   const channelDeprecated = deprecationMessage(view.deprecations, SCHEMA_CHANNEL, ch.name);
@@ -872,11 +884,7 @@ async function graph(ctx: Ctx, pkg: string): Promise<number> {
         ...(channelDeprecated !== undefined && { channelDeprecated }),
         ...g,
       };
-      ctx.io.stdout(
-        ctx.opts.output === 'json'
-          ? `${JSON.stringify(doc, null, 2)}\n`
-          : dump(doc, { noRefs: true, lineWidth: -1 }),
-      );
+      printDocument(ctx, doc);
       break;
     }
     default:
@@ -897,12 +905,7 @@ function stepText(s: PathStep): string {
 
 async function upgrades(ctx: Ctx, pkg: string): Promise<number> {
   const view = await packageView(ctx, pkg, [SCHEMA_CHANNEL, SCHEMA_BUNDLE, SCHEMA_DEPRECATIONS]);
-  const name = ctx.opts.channel ?? view.pkg.defaultChannel;
-  if (name === undefined)
-    throw new UserError(
-      `package ${JSON.stringify(pkg)} has no default channel; choose one with --channel (${view.channels.map((c) => c.name).join(', ')})`,
-    );
-  const ch = pickChannel(view, name);
+  const ch = chosenChannel(ctx, view);
   const installed = resolveInstalled(view.bundles, ctx.opts.from!, ch);
   const u = upgradesFrom(ch, installed.name, versionMap(view.bundles), view.deprecations);
   for (const w of u.warnings) warn(ctx, `channel ${ch.name}: ${w}`);
@@ -920,13 +923,9 @@ async function upgrades(ctx: Ctx, pkg: string): Promise<number> {
     ...(channelDeprecated !== undefined && { channelDeprecated }),
     warnings: u.warnings,
   };
-  const { output, noHeaders } = ctx.opts;
-  if (output === 'json' || output === 'yaml') {
-    ctx.io.stdout(
-      output === 'json'
-        ? `${JSON.stringify(doc, null, 2)}\n`
-        : dump(doc, { noRefs: true, lineWidth: -1 }),
-    );
+  const { noHeaders } = ctx.opts;
+  if (isDocument(ctx)) {
+    printDocument(ctx, doc);
     return 0;
   }
   if (channelDeprecated !== undefined)
