@@ -44,6 +44,18 @@ const hangingPuller = (seen: PullOptions[] = []): Puller => ({
   },
 });
 
+/** A pull that finds the image in the cache at once. */
+const cachedPuller: Puller = {
+  resolve: async () => DIGEST,
+  pull: async (ref) => ({
+    ref,
+    digest: DIGEST,
+    dir: '/c',
+    configsDir: '/c/configs',
+    cached: true,
+  }),
+};
+
 const syncer: Syncer = {
   plan: async (target, signal) => {
     signal?.throwIfAborted();
@@ -104,16 +116,6 @@ describe('reconcile time bounds', () => {
 
   it('the parse is inside the bound: a scan that does not finish ends Retrying too', async () => {
     const clock = new ManualClock();
-    const quick: Puller = {
-      resolve: async () => DIGEST,
-      pull: async (ref) => ({
-        ref,
-        digest: DIGEST,
-        dir: '/c',
-        configsDir: '/c/configs',
-        cached: true,
-      }),
-    };
     const slowScan: Syncer = {
       ...syncer,
       plan: (_target, signal) =>
@@ -123,7 +125,7 @@ describe('reconcile time bounds', () => {
     };
     const out = reconcileCatalog(
       catalog('reg.example/ops:v1'),
-      deps(quick, clock, { syncer: slowScan }),
+      deps(cachedPuller, clock, { syncer: slowScan }),
     );
     await clock.advance(10 * 60_000);
     const o = await out;
@@ -208,19 +210,9 @@ describe('reconcile time bounds', () => {
     const clock = new ManualClock();
     const slots = new SyncSlots(1);
     const release = await slots.acquire();
-    const quick: Puller = {
-      resolve: async () => DIGEST,
-      pull: async (ref) => ({
-        ref,
-        digest: DIGEST,
-        dir: '/c',
-        configsDir: '/c/configs',
-        cached: true,
-      }),
-    };
     const out = reconcileCatalog(
       catalog('reg.example/ops:v1'),
-      deps(quick, clock, { syncSlots: slots }),
+      deps(cachedPuller, clock, { syncSlots: slots }),
     );
     await clock.advance(30 * 60_000); // three pull timeouts, all spent waiting for the slot
     release();
