@@ -40,10 +40,10 @@ interface Result {
   stderr: string;
 }
 
-/** Runs the plugin as a process, as kubectl would (KUBECONFIG from the e2e hooks). */
-function kc(...args: string[]): Promise<Result> {
+/** Runs a TypeScript entry point as a process (KUBECONFIG from the e2e hooks). */
+function runTs(entry: string, args: string[]): Promise<Result> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', plugin, ...args], {
+    const child = spawn(process.execPath, ['--import', 'tsx', entry, ...args], {
       cwd: repoRoot,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -55,6 +55,9 @@ function kc(...args: string[]): Promise<Result> {
     child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
   });
 }
+
+/** Runs the plugin as a process, as kubectl would. */
+const kc = (...args: string[]) => runTs(plugin, args);
 
 /** Runs the plugin in this process with a request-counting client. */
 async function inProcess(args: string[]): Promise<Result & { requests: number }> {
@@ -173,26 +176,11 @@ describe('kubectl catalog answers e2e (generated catalog)', function () {
       (b) => b.schema === 'olm.channel' && b.package === pkg && b.name === 'stable',
     ) as unknown as ChannelBlob;
     const from = stable.entries[0]!.name;
-    const example = await new Promise<Result>((resolve, reject) => {
-      const child = spawn(
-        process.execPath,
-        [
-          '--import',
-          'tsx',
-          path.join(repoRoot, 'examples', 'client', 'upgrades.ts'),
-          catalog,
-          pkg,
-          from,
-        ],
-        { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] },
-      );
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-      child.on('error', reject);
-      child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-    });
+    const example = await runTs(path.join(repoRoot, 'examples', 'client', 'upgrades.ts'), [
+      catalog,
+      pkg,
+      from,
+    ]);
     expect(example.code, example.stderr).to.equal(0);
     const bundles = blobs.filter(
       (b): b is BundleBlob => isBundleBlob(b as never) && b.package === pkg,

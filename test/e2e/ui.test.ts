@@ -35,6 +35,37 @@ interface El {
 const PNG_1X1 =
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
 
+/**
+ * Opens a package's page by its link on the packages page, and checks that it shows every
+ * channel with its head (as the library computes it) and one SVG graph per channel.
+ */
+async function expectChannelHeads(
+  page: Page,
+  base: string,
+  catalog: string,
+  blobs: Blob[],
+  pkg: string,
+): Promise<ChannelBlob[]> {
+  await page.goto(`${base}packages?catalog=${catalog}`);
+  await Promise.all([page.waitForNavigation(), page.click(`li.package[data-name="${pkg}"] h2 a`)]);
+  const channels = blobs.filter(
+    (b): b is Blob & ChannelBlob => b.schema === 'olm.channel' && b.package === pkg,
+  );
+  const rows = await page.$$eval('table.channels tbody tr', (trs: El[]) =>
+    trs.map((tr) => [tr.getAttribute('data-channel'), tr.querySelector('.head')?.textContent]),
+  );
+  expect(rows.sort(), pkg).to.deep.equal(
+    channels
+      .map((c) => {
+        const h = channelHead(c);
+        return [c.name, h.head ?? `(${h.error ?? 'none'})`];
+      })
+      .sort(),
+  );
+  expect(await page.$$eval('svg.graph', (svgs) => svgs.length), pkg).to.equal(channels.length);
+  return channels;
+}
+
 describe('kubectl catalog ui in a browser (e2e)', function () {
   this.timeout(180_000);
   const catalog = uniqueName('ui');
@@ -182,27 +213,8 @@ describe('kubectl catalog ui in a browser (e2e)', function () {
   });
 
   it('a package page shows every channel head and an SVG graph per channel, safely', async () => {
-    await page.goto(`${base}packages?catalog=${catalog}`);
     const pkg = String(first.name);
-    await Promise.all([
-      page.waitForNavigation(),
-      page.click(`li.package[data-name="${pkg}"] h2 a`),
-    ]);
-    const channels = blobs.filter(
-      (b): b is Blob & ChannelBlob => b.schema === 'olm.channel' && b.package === pkg,
-    );
-    const rows = await page.$$eval('table.channels tbody tr', (trs: El[]) =>
-      trs.map((tr) => [tr.getAttribute('data-channel'), tr.querySelector('.head')?.textContent]),
-    );
-    expect(rows.sort()).to.deep.equal(
-      channels
-        .map((c) => {
-          const h = channelHead(c);
-          return [c.name, h.head ?? `(${h.error ?? 'none'})`];
-        })
-        .sort(),
-    );
-    expect(await page.$$eval('svg.graph', (s) => s.length)).to.equal(channels.length);
+    const channels = await expectChannelHeads(page, base, catalog, blobs, pkg);
     expect(await page.$$eval('svg.graph g.node.head', (s) => s.length)).to.equal(
       channels.filter((c) => channelHead(c).head !== undefined).length,
     );
@@ -350,27 +362,6 @@ const REAL = process.env.CATALOGD_UI_REAL_CATALOG;
       const description = await page.$('section[aria-labelledby=h-desc]');
       await description!.screenshot({ path: path.join(shots, 'ui-real-description.png') });
     }
-    for (const pkg of pkgs) {
-      await page.goto(`${base}packages?catalog=${catalog}`);
-      await Promise.all([
-        page.waitForNavigation(),
-        page.click(`li.package[data-name="${pkg}"] h2 a`),
-      ]);
-      const channels = blobs.filter(
-        (b): b is Blob & ChannelBlob => b.schema === 'olm.channel' && b.package === pkg,
-      );
-      const rows = await page.$$eval('table.channels tbody tr', (trs: El[]) =>
-        trs.map((tr) => [tr.getAttribute('data-channel'), tr.querySelector('.head')?.textContent]),
-      );
-      expect(rows.sort(), pkg).to.deep.equal(
-        channels
-          .map((c) => {
-            const h = channelHead(c);
-            return [c.name, h.head ?? `(${h.error ?? 'none'})`];
-          })
-          .sort(),
-      );
-      expect(await page.$$eval('svg.graph', (s) => s.length), pkg).to.equal(channels.length);
-    }
+    for (const pkg of pkgs) await expectChannelHeads(page, base, catalog, blobs, pkg);
   });
 });
