@@ -16,6 +16,7 @@ export {
   isRetryable,
   isTerminal,
   SourceError,
+  withContentFinality,
   type SourceErrorCode,
 } from './errors.js';
 export {

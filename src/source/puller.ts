@@ -11,11 +11,11 @@ import { newCounters, type SourceCounters } from './counters.js';
 import { findCredentials, noPullSecrets, type PullSecretSource } from './docker-config.js';
 import {
   findSourceError,
-  isImageContentError,
   networkErrorCode,
   retryable,
   SourceError,
   terminal,
+  withContentFinality,
 } from './errors.js';
 import type { Clock } from '../util/clock.js';
 import { isTerminal, TerminalError } from '../util/errors.js';
@@ -430,13 +430,14 @@ function abortable<S extends Readable>(stream: S, signal: AbortSignal): S {
 }
 
 /**
- * Wraps err for the caller, adjusting whether it is terminal: content errors of a tag are not
- * (the tag may be re-pushed), so they lose their TerminalError.
+ * Wraps err for the caller, with the finality the input reference gives content errors
+ * (withContentFinality): final under a digest, retryable under a tag that may be re-pushed.
  */
 function wrap(action: string, input: string, err: unknown, byDigest: boolean): Error {
   const se = findSourceError(err);
   if (!se) return new Error(`${action} ${input}`, { cause: err });
-  const stillTerminal = isTerminal(err) && (byDigest || !isImageContentError(se.code));
-  const cause = stillTerminal ? TerminalError.wrap(se) : se;
-  return new Error(`${action} ${input}: ${se.message}`, { cause });
+  const final = isTerminal(withContentFinality(err, byDigest));
+  return new Error(`${action} ${input}: ${se.message}`, {
+    cause: final ? TerminalError.wrap(se) : se,
+  });
 }

@@ -1,13 +1,13 @@
 // Step 2, resolve and pull: the digest the reference points at now, and the image pulled (or
 // found in the cache) by that digest, within the attempt's time bound.
 import {
-  findSourceError,
   formatReference,
   isImageContentError,
   parseReference,
+  withContentFinality,
   withDigest,
 } from '../../../source/index.js';
-import { isTerminal, TerminalError } from '../../../util/errors.js';
+import { isTerminal } from '../../../util/errors.js';
 import type { ReconcileState } from './state.js';
 
 export async function resolveAndPull(state: ReconcileState): Promise<void> {
@@ -25,25 +25,18 @@ export async function resolveAndPull(state: ReconcileState): Promise<void> {
 }
 
 /**
- * What a failed pull means for the catalog. Pulls are always made by digest (after resolving),
- * so the puller calls the image's content errors final; whether they are depends on the spec:
- * - under a digest the content can never change: a blob whose size or digest disagrees with its
- *   descriptor, like any content error, is final (Blocked);
- * - under a tag the image may be re-pushed: content errors (an invalid or unsafe layer, no
- *   catalog directory, a size or digest mismatch, ...) are tried again on the poll interval (or
- *   with backoff when the catalog does not poll), Retrying.
+ * What a failed pull means for the catalog. Pulls are made by digest (after resolving), so the
+ * puller calls content errors final for that digest; whether they are is the spec's reference's
+ * to say (withContentFinality): Blocked under a digest, whose content can never change; Retrying
+ * under a tag, which may be re-pushed, looked at again on the poll interval (or with backoff when
+ * the catalog does not poll).
  */
 function classifyPullError(state: ReconcileState, err: unknown): unknown {
-  const source = findSourceError(err);
-  if (!source) return err;
-  const mismatch = source.code === 'SizeMismatch' || source.code === 'DigestMismatch';
-  if (parseDigestPinned(state.ref))
-    return mismatch && !isTerminal(err) ? TerminalError.wrap(err) : err;
-  if (!mismatch && !(isImageContentError(source.code) && isTerminal(err))) return err;
+  const classified = withContentFinality(err, parseDigestPinned(state.ref));
   const poll = state.catalog.spec.source.image?.pollIntervalMinutes;
-  if (poll) state.requeueAfterMs = poll * 60_000;
-  // The same message, without the TerminalError of the digest the tag pointed at.
-  return isTerminal(err) ? new Error((err as Error).message, { cause: source }) : err;
+  if (poll && isImageContentError(err) && !isTerminal(classified))
+    state.requeueAfterMs = poll * 60_000;
+  return classified;
 }
 
 function parseDigestPinned(ref: string): boolean {
