@@ -85,7 +85,7 @@ describe('source/puller: abort and minimum rate', () => {
     expect(await readdir(cacheDir)).to.deep.equal([]);
   });
 
-  it('an abort when the unpack starts stops it with the reason of the abort, not a tar error', async () => {
+  it('an abort when the unpack starts ends the pull with the reason of the abort, not a tar error, and caches nothing', async () => {
     const reg = registry();
     const puller = new ImagePuller({ cacheDir, http: reg.http });
     const ac = new AbortController();
