@@ -14,6 +14,24 @@ export const CatalogRefSchema = Type.Object(
   { description: 'catalog names the ClusterCatalog that owns this object.' },
 );
 
+export const ContentPartSchema = Type.Object(
+  {
+    path: Type.String({
+      description:
+        'path names what was left out: "icon", or "properties[type=<property type>]" for all properties of that type.',
+      minLength: 1,
+      maxLength: 256,
+    }),
+    bytes: Type.Integer({
+      description:
+        'bytes is the size of what was left out, in canonical JSON (for properties, the sum over the properties left out).',
+      format: 'int64',
+      minimum: 0,
+    }),
+  },
+  { description: 'A part of the blob that the lean content profile left out of content.' },
+);
+
 export const ContentOmittedSchema = Type.Object(
   {
     bytes: Type.Integer({
@@ -27,10 +45,17 @@ export const ContentOmittedSchema = Type.Object(
         'url is where the blob is served over HTTP (the /api/v1/metas endpoint of the catalog).',
       minLength: 1,
     }),
+    parts: Type.Optional(
+      Type.Array(ContentPartSchema, {
+        description:
+          'parts lists what the lean content profile left out of content, which is then present but partial; absent when the whole content is omitted.',
+        maxItems: 64,
+      }),
+    ),
   },
   {
     description:
-      "contentOmitted is set instead of content when the object would exceed the controller's --max-object-bytes: the blob is then only served over HTTP.",
+      "contentOmitted is set instead of content when the object would exceed the controller's --max-object-bytes: the blob is then only served over HTTP. With the lean content profile it is set beside a partial content, and parts says what was left out.",
   },
 );
 
@@ -55,7 +80,7 @@ export const CatalogMetadataSpecSchema = Type.Object(
     content: Type.Optional(
       FreeFormObject({
         description:
-          'content is the FBC blob, as a JSON object. Absent when contentOmitted is set.',
+          'content is the FBC blob, as a JSON object. Absent when the whole blob is omitted (contentOmitted without parts); partial when contentOmitted.parts lists what was left out.',
       }),
     ),
     contentOmitted: Type.Optional(ContentOmittedSchema),
@@ -65,8 +90,9 @@ export const CatalogMetadataSpecSchema = Type.Object(
       'spec is the identity of the blob (catalog, schema, package, name) and its content.',
     'x-kubernetes-validations': [
       {
-        rule: 'has(self.content) != has(self.contentOmitted)',
-        message: 'exactly one of content and contentOmitted must be set',
+        rule: 'has(self.contentOmitted) ? has(self.content) == has(self.contentOmitted.parts) : has(self.content)',
+        message:
+          'content must be set, unless contentOmitted is set without parts (the whole blob omitted); contentOmitted.parts requires content',
       },
     ],
   },

@@ -5,6 +5,7 @@ import type {
   CatalogMetadataSpecSchema,
   CatalogRefSchema,
   ContentOmittedSchema,
+  ContentPartSchema,
 } from './catalogmetadata.schema.js';
 import type { API_VERSION } from './group.js';
 
@@ -56,9 +57,30 @@ export const ANNOTATION_CONTENT_HASH = 'olm.operatorframework.io/content-hash';
 export const ANNOTATION_CONTENT_OMITTED = 'olm.operatorframework.io/content-omitted';
 export const OMITTED_MAX_OBJECT_BYTES = 'max-object-bytes';
 export const OMITTED_APISERVER_LIMIT = 'apiserver-limit';
+/**
+ * The lean content profile left display-only parts out of spec.content (the package icon, the
+ * olm.csv.metadata and olm.bundle.object properties); spec.contentOmitted.parts lists them.
+ */
+export const OMITTED_LEAN = 'lean';
+
+/** The content profiles (SPEC §2.2): the whole blob, or the blob without display-only parts. */
+export const CONTENT_PROFILE_FULL = 'full';
+export const CONTENT_PROFILE_LEAN = 'lean';
+export const CONTENT_PROFILES = [CONTENT_PROFILE_FULL, CONTENT_PROFILE_LEAN] as const;
+export type ContentProfile = (typeof CONTENT_PROFILES)[number];
+/**
+ * On a ClusterCatalog: its content profile ("full" or "lean"), overriding the controller's
+ * --content-profile for that catalog.
+ */
+export const ANNOTATION_CONTENT_PROFILE = 'olm.operatorframework.io/content-profile';
+/** contentOmitted.parts paths the lean profile writes. */
+export const LEAN_PART_ICON = 'icon';
+export const LEAN_OMITTED_PROPERTIES: readonly string[] = ['olm.csv.metadata', 'olm.bundle.object'];
+export const leanPropertyPart = (type: string): string => `properties[type=${type}]`;
 
 export type CatalogRef = Static<typeof CatalogRefSchema>;
 export type ContentOmitted = Static<typeof ContentOmittedSchema>;
+export type ContentPart = Static<typeof ContentPartSchema>;
 export type CatalogMetadataSpec = Static<typeof CatalogMetadataSpecSchema>;
 
 export const CATALOG_METADATA_DESCRIPTION =
