@@ -1,47 +1,28 @@
-// CatalogMetadata objects in the three content shapes (SPEC §2.2), built by hand for the client's
-// and the plugin's unit tests: whole content, the lean profile's partial content
-// (contentOmitted.parts), and content omitted whole; and a fetch that serves the whole blobs as
+// CatalogMetadata objects in the three content shapes (SPEC §2.2) for the client's and the
+// plugin's unit tests: whole content, the lean profile's partial content (the controller's
+// projection, src/fbc/lean.ts), and content omitted whole; and a fetch that serves the whole blobs as
 // the content server's metas endpoint does (one canonical JSON line), counting requests.
 import type { CatalogMetadata, ContentPart } from '../../src/api/v1/index.js';
 import {
   ANNOTATION_CONTENT_HASH,
   ANNOTATION_CONTENT_OMITTED,
-  LEAN_OMITTED_PROPERTIES,
-  LEAN_PART_ICON,
   OMITTED_LEAN,
   OMITTED_MAX_OBJECT_BYTES,
   labelValue,
-  leanPropertyPart,
   objectName,
 } from '../../src/api/v1/index.js';
 import type { AnyBlob } from '../../src/client/index.js';
 import { blobHash, canonicalize } from '../../src/fbc/canonical.js';
+import { leanContent } from '../../src/fbc/lean.js';
 
 export const CONTENT_BASE = 'http://catalogd.test/catalogs';
 
 export type Shape = 'full' | 'lean' | 'absent';
 
-/** The lean profile's part of a blob and what it left out (the rule of SPEC §2.2). */
+/** The lean profile's part of a blob and what it left out: the controller's projection. */
 export function leanPart(b: AnyBlob): { content: AnyBlob; parts: ContentPart[] } {
-  const content: AnyBlob = { ...b };
-  const parts: ContentPart[] = [];
-  if (b.schema === 'olm.package' && b.icon !== undefined) {
-    delete content.icon;
-    parts.push({ path: LEAN_PART_ICON, bytes: Buffer.byteLength(canonicalize(b.icon)) });
-  }
-  if (b.schema === 'olm.bundle' && Array.isArray(b.properties)) {
-    const props = b.properties as Array<{ type: string }>;
-    for (const type of LEAN_OMITTED_PROPERTIES) {
-      const out = props.filter((p) => p.type === type);
-      if (out.length === 0) continue;
-      parts.push({
-        path: leanPropertyPart(type),
-        bytes: out.reduce((n, p) => n + Buffer.byteLength(canonicalize(p)), 0),
-      });
-    }
-    content.properties = props.filter((p) => !LEAN_OMITTED_PROPERTIES.includes(p.type));
-  }
-  return { content, parts };
+  const lean = leanContent(b.schema, b);
+  return lean ? { content: lean.content as AnyBlob, parts: lean.parts } : { content: b, parts: [] };
 }
 
 /** The content server's URL of a blob (as the controller's blobUrl writes it). */
