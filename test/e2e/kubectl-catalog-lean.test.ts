@@ -24,6 +24,8 @@ import {
   formatGvk,
 } from '../../src/client/index.js';
 import { run } from '../../src/cmd/kubectl-catalog/main.js';
+import { runUi } from '../../src/cmd/kubectl-catalog/ui/command.js';
+import { pollUntil } from '../support/poll.js';
 import { blobHash, canonicalize } from '../../src/fbc/canonical.js';
 import { answersCatalog, writeAnswersCatalog } from '../support/answers-catalog.js';
 import { installCrds, push, waitSynced } from '../support/catalogs.js';
@@ -235,5 +237,59 @@ describe('kubectl catalog on a lean catalog (e2e)', function () {
     );
     expect(r.stderr).to.include('port-forward');
     expect(r.stderr).to.not.match(/\n\s+at /);
+  });
+
+  /** The console for one catalog, without a browser: its pages read over HTTP. */
+  async function withConsole<T>(catalog: string, fn: (base: string) => Promise<T>): Promise<T> {
+    const out: string[] = [];
+    let stop = () => {};
+    const done = runUi(['--no-open', '--catalog', catalog], {
+      stdout: (s) => out.push(s),
+      stderr: (s) => out.push(s),
+      stopped: new Promise((r) => (stop = () => r(undefined))),
+    });
+    try {
+      const base = await pollUntil(
+        () => Promise.resolve(/(http:\/\/127\.0\.0\.1:\d+\/)/.exec(out.join(''))?.[1]),
+        { timeoutMs: 30_000, what: 'the console URL' },
+      );
+      return await fn(base);
+    } finally {
+      stop();
+      expect(await done).to.equal(0);
+    }
+  }
+
+  it('the console shows the same pages, and serves the fetched icon itself under its CSP', async () => {
+    const pkg = packages[0]!;
+    const read = (catalog: string) =>
+      withConsole(catalog, async (base) => {
+        const get = async (p: string) => {
+          const res = await fetch(`${base}${p}`);
+          expect(res.status, p).to.equal(200);
+          return res;
+        };
+        // The page's revision tag hashes the catalog's name: left out of the comparison.
+        const page = async (p: string) =>
+          (await (await get(p)).text())
+            .replaceAll(catalog, '<catalog>')
+            .replace(/data-revision="[0-9a-f]+"/, '');
+        const icon = await get(`icon/${catalog}/${pkg}`);
+        return {
+          packages: await page(`packages?catalog=${catalog}`),
+          package: await page(`package/${catalog}/${pkg}`),
+          icon: {
+            type: icon.headers.get('content-type'),
+            csp: icon.headers.get('content-security-policy'),
+            body: await icon.text(),
+          },
+        };
+      });
+    const f = await read(full);
+    const l = await read(lean);
+    expect(f.packages).to.include(`/icon/<catalog>/${pkg}?rev=`);
+    expect(l).to.deep.equal(f);
+    expect(l.icon.body).to.equal(SVG);
+    expect(l.icon.csp).to.contain("default-src 'none'");
   });
 });
