@@ -4,7 +4,8 @@
 // content server, and the library's blobOf returns the whole blob, byte for byte.
 import { expect } from 'chai';
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
+import { loadAll } from 'js-yaml';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
@@ -65,6 +66,39 @@ async function inProcess(args: string[]): Promise<Result> {
   return { code, stdout: out.join(''), stderr: err.join(''), fetches };
 }
 
+/** Applies the image as a full and a lean ClusterCatalog (by the annotation) and waits for both. */
+async function syncFullAndLean(ref: string, full: string, lean: string, timeoutMs = 120_000) {
+  for (const [name, annotations] of [
+    [full, {}],
+    [lean, { [ANNOTATION_CONTENT_PROFILE]: CONTENT_PROFILE_LEAN }],
+  ] as const) {
+    await kubectlOk(
+      ['apply', '-f', '-'],
+      JSON.stringify({
+        apiVersion: 'olm.operatorframework.io/v1',
+        kind: 'ClusterCatalog',
+        metadata: { name, annotations },
+        spec: { source: { type: 'Image', image: { ref } } },
+      }),
+    );
+  }
+  await waitSynced(full, undefined, timeoutMs);
+  await waitSynced(lean, undefined, timeoutMs);
+}
+
+/** Runs the command on both catalogs: the same exit code, stdout and stderr (names aside). */
+async function expectSameAnswers(args: string[], full: string, lean: string) {
+  const f = await inProcess([...args, '--catalog', full]);
+  const l = await inProcess([...args, '--catalog', lean]);
+  const what = args.join(' ');
+  expect(f.code, `${what}: ${f.stderr}`).to.equal(0);
+  expect(f.fetches, `${what} on the full catalog`).to.deep.equal([]);
+  expect(l.code, what).to.equal(f.code);
+  expect(l.stdout.replaceAll(lean, full), what).to.equal(f.stdout);
+  expect(l.stderr.replaceAll(lean, full), what).to.equal(f.stderr);
+  return { full: f, lean: l };
+}
+
 describe('kubectl catalog on a lean catalog (e2e)', function () {
   this.timeout(300_000);
   // Names of one length, so that tables line up the same on both.
@@ -77,7 +111,9 @@ describe('kubectl catalog on a lean catalog (e2e)', function () {
           ...b,
           icon: { base64data: Buffer.from(SVG).toString('base64'), mediatype: 'image/svg+xml' },
         }
-      : b,
+      : b.schema === 'olm.bundle'
+        ? { ...b, properties: [...(b.properties as unknown[]), { type: 'olm.gvk', value: GVK }] }
+        : b,
   );
   const packages = blobs.filter((b) => b.schema === 'olm.package').map((b) => String(b.name));
   let controller: RunningController;
@@ -89,23 +125,7 @@ describe('kubectl catalog on a lean catalog (e2e)', function () {
     tmp = await mkdtemp(path.join(os.tmpdir(), 'kc-lean-e2e-'));
     await writeAnswersCatalog(tmp, blobs);
     controller = await startController();
-    const ref = await push(tmp, `kc-lean:${uniqueName('v')}`);
-    for (const [name, annotations] of [
-      [full, {}],
-      [lean, { [ANNOTATION_CONTENT_PROFILE]: CONTENT_PROFILE_LEAN }],
-    ] as const) {
-      await kubectlOk(
-        ['apply', '-f', '-'],
-        JSON.stringify({
-          apiVersion: 'olm.operatorframework.io/v1',
-          kind: 'ClusterCatalog',
-          metadata: { name, annotations },
-          spec: { source: { type: 'Image', image: { ref } } },
-        }),
-      );
-    }
-    await waitSynced(full);
-    await waitSynced(lean);
+    await syncFullAndLean(await push(tmp, `kc-lean:${uniqueName('v')}`), full, lean);
   });
 
   after(async () => {
@@ -172,16 +192,14 @@ describe('kubectl catalog on a lean catalog (e2e)', function () {
         ];
       }),
     ];
+    const provides = await inProcess(['provides', formatGvk(GVK), '--catalog', lean]);
+    expect(provides.stdout.trim().split('\n')).to.have.length(
+      blobs.filter((b) => b.schema === 'olm.bundle').length + 1,
+    );
     let fetchedByShow = 0;
     for (const args of commands) {
-      const f = await inProcess([...args, '--catalog', full]);
-      const l = await inProcess([...args, '--catalog', lean]);
+      const { lean: l } = await expectSameAnswers(args, full, lean);
       const what = args.join(' ');
-      expect(f.code, `${what}: ${f.stderr}`).to.equal(0);
-      expect(f.fetches, `${what} on the full catalog`).to.deep.equal([]);
-      expect(l.code, what).to.equal(f.code);
-      expect(l.stdout.replaceAll(lean, full), what).to.equal(f.stdout);
-      expect(l.stderr.replaceAll(lean, full), what).to.equal(f.stderr);
       if (args[0] === 'show') {
         // The default channel's head only: its CSV metadata holds the details.
         expect(l.fetches.length, what).to.be.at.most(1);
@@ -293,3 +311,77 @@ describe('kubectl catalog on a lean catalog (e2e)', function () {
     expect(l.icon.csp).to.contain("default-src 'none'");
   });
 });
+
+/**
+ * The acceptance check on a real public catalog: CATALOGD_LEAN_REAL_CATALOG=DIR (an FBC directory
+ * of YAML files, e.g. /tmp/real/v4.16). Synced full and lean: `channels` names every head (as
+ * the client library's channelHead on the source blobs) and `channels`, `show`, `bundles` and
+ * the install-mode filter print the same on both.
+ */
+const REAL = process.env.CATALOGD_LEAN_REAL_CATALOG;
+(REAL ? describe : describe.skip)(
+  'kubectl catalog on a real catalog synced lean (e2e)',
+  function () {
+    this.timeout(900_000);
+    const full = uniqueName('kclr-full');
+    const lean = uniqueName('kclr-lean');
+    let controller: RunningController;
+    const blobs: Array<Record<string, unknown>> = [];
+
+    before(async () => {
+      for (const f of (await readdir(REAL!, { recursive: true })).filter((n) => /\.ya?ml$/.test(n)))
+        for (const d of loadAll(await readFile(path.join(REAL!, f), 'utf8')))
+          if (d && typeof d === 'object') blobs.push(d as Record<string, unknown>);
+      await installCrds();
+      controller = await startController();
+      await syncFullAndLean(
+        await push(REAL!, `kc-lean-real:${uniqueName('v')}`),
+        full,
+        lean,
+        600_000,
+      );
+    });
+
+    after(async () => {
+      for (const name of [full, lean])
+        await kubectlOk(['delete', 'clustercatalog', name, '--ignore-not-found', '--wait=false']);
+      await controller?.stop();
+    });
+
+    it('names every channel head and answers as the full catalog', async () => {
+      const packages = blobs.filter((b) => b.schema === 'olm.package').map((b) => String(b.name));
+      expect(packages.length).to.be.greaterThan(0);
+      await expectSameAnswers(['packages', '--install-mode', 'AllNamespaces'], full, lean);
+      let heads = 0;
+      for (const p of packages) {
+        const { lean: l } = await expectSameAnswers(['channels', p, '-o', 'json'], full, lean);
+        const shown = (JSON.parse(l.stdout) as { items: Array<{ name: string; head?: string }> })
+          .items;
+        const channels = blobs.filter(
+          (b) => b.schema === 'olm.channel' && b.package === p,
+        ) as unknown as ChannelBlob[];
+        expect(shown.map((c) => [c.name, c.head])).to.have.deep.members(
+          channels.map((c) => [c.name, channelHead(c).head]),
+        );
+        heads += shown.length;
+        await expectSameAnswers(['show', p], full, lean);
+        await expectSameAnswers(['bundles', p, '-o', 'json'], full, lean);
+      }
+      // The objects' spec bytes, lean against the catalog's content bytes (reported).
+      const contentBytes = blobs.reduce((n, b) => n + Buffer.byteLength(canonicalize(b)), 0);
+      const client = new CatalogClient();
+      try {
+        const objects = (await client.consistentList({ catalog: lean })).items;
+        const specBytes = objects.reduce(
+          (n, o) => n + Buffer.byteLength(JSON.stringify(o.spec)),
+          0,
+        );
+        console.log(
+          `      real catalog: ${packages.length} packages, ${heads} channel heads named; lean spec bytes ${specBytes} / content bytes ${contentBytes} = ${(specBytes / contentBytes).toFixed(3)}`,
+        );
+      } finally {
+        client.close();
+      }
+    });
+  },
+);
