@@ -5,6 +5,7 @@ import {
   CATALOG_METADATA_LABELS,
   ANNOTATION_CONTENT_HASH,
   ANNOTATION_CONTENT_OMITTED,
+  OMITTED_APISERVER_LIMIT,
   OMITTED_LEAN,
   OMITTED_MAX_OBJECT_BYTES,
 } from '../api/v1/index.js';
@@ -62,6 +63,20 @@ export function metadataFingerprint(meta: {
   );
 }
 
+/**
+ * The lean fingerprint an object the apiserver refused whole also stands for: a lean object
+ * refused as too large is stored like a refused full one (no content, OMITTED_APISERVER_LIMIT),
+ * so it must count as up to date in the lean profile as well, or it would be rewritten, and
+ * refused again, on every sync. Undefined for every other object.
+ */
+export function apiserverLimitLeanFingerprint(meta: {
+  labels?: Record<string, string> | undefined;
+  annotations?: Record<string, string> | undefined;
+}): Fingerprint | undefined {
+  if (meta.annotations?.[ANNOTATION_CONTENT_OMITTED] !== OMITTED_APISERVER_LIMIT) return undefined;
+  return objectFingerprint(meta.annotations[ANNOTATION_CONTENT_HASH], meta.labels, OMITTED_LEAN);
+}
+
 /** Whether a content-omitted annotation's value means the object has no content at all. */
 export function wholeContentOmitted(annotation: string | undefined): boolean {
   return annotation !== undefined && annotation !== OMITTED_LEAN;
@@ -74,6 +89,8 @@ export interface ExistingObject {
   resourceVersion: string;
   /** metadataFingerprint of its annotations and labels. */
   fingerprint: Fingerprint;
+  /** apiserverLimitLeanFingerprint: a second fingerprint it matches, if any. */
+  leanFingerprint?: Fingerprint;
   /**
    * Its whole content is omitted (the content-omitted annotation is set, and is not lean: a lean
    * object has content).
