@@ -49,7 +49,8 @@ export function objectFingerprint(
  * the content, or the lean profile reduces it, is part of it, so changing the flag or the
  * profile rewrites the objects it concerns (and only those). An object
  * the apiserver refused whole (OMITTED_APISERVER_LIMIT) counts as one with content: the
- * desired object always has content then, and rewriting it would only be refused again.
+ * desired object always has content then, and rewriting it would only be refused again (as a
+ * lean one too: apiserverLimitLeanFingerprint).
  */
 export function metadataFingerprint(meta: {
   labels?: Record<string, string> | undefined;
