@@ -160,18 +160,20 @@ function matchesLabels(labels: Record<string, string>, selector: string): boolea
 /**
  * A CatalogClient over the fixture; `requests` logs each request (verb, resource, selectors).
  * `shape` lean: the objects hold the lean profile's partial content, and `content` serves the
- * whole blobs as the content server does (its `requests` are the blobs fetched).
+ * whole blobs as the content server does (its `requests` are the blobs fetched; `serve` may
+ * change what it answers).
  */
 export function fixtureClient(
   blobs: readonly AnyBlob[] = FIXTURE_BLOBS,
   shape: Shape = 'full',
+  serve?: (url: string, line: string) => string,
 ): {
   client: CatalogClient;
   requests: string[];
   content: ContentServer;
 } {
   const objects = blobs.map((b) => metadataObject(FIXTURE_CATALOG, b, shape));
-  const content = contentServer(FIXTURE_CATALOG, blobs);
+  const content = contentServer(FIXTURE_CATALOG, blobs, serve);
   const requests: string[] = [];
   const kube = {
     request(path: string, opts: RequestOptions): Promise<unknown> {

@@ -153,4 +153,19 @@ describe('ui data on a lean catalog', () => {
       'demo-operator.v1.3.0',
     ]);
   });
+
+  it('answers no icon when the content server serves another blob, and asks again later', async () => {
+    let broken = true;
+    const f = fixtureClient(blobs, 'lean', (url, line) =>
+      broken && url.includes('schema=olm.package') ? line.replace('Demo', 'Other') : line,
+    );
+    const data = new UiData(f.client);
+    await data.refreshCatalogs();
+    expect((await data.packages()).find((r) => r.pkg.name === 'demo-operator')?.hasIcon).to.equal(
+      true,
+    );
+    expect(await data.icon(FIXTURE_CATALOG, 'demo-operator')).to.equal(undefined);
+    broken = false;
+    expect((await data.icon(FIXTURE_CATALOG, 'demo-operator'))?.body.toString()).to.equal(svg);
+  });
 });

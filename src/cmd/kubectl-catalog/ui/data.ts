@@ -131,7 +131,8 @@ export class UiData {
 
   /**
    * The package's icon, when the cached rows of its catalog at this revision have one; on a lean
-   * catalog, the package blob fetched whole the first time (ICON_FETCHES at once).
+   * catalog, the package blob fetched whole the first time (ICON_FETCHES at once); undefined
+   * when that fetch fails.
    */
   async icon(catalog: string, pkg: string): Promise<DecodedIcon | undefined> {
     const c = this.catalogsNow.find((x) => x.metadata.name === catalog);
@@ -150,7 +151,13 @@ export class UiData {
       icon.catch(() => e.fetched.delete(pkg));
       e.fetched.set(pkg, icon);
     }
-    return icon;
+    try {
+      return await icon;
+    } catch {
+      // The content server cannot be read (or served another blob): no picture (404) rather
+      // than an error page for an <img>; tried again on the next request.
+      return undefined;
+    }
   }
 
   private async boundedIconFetch<T>(fn: () => Promise<T>): Promise<T> {
