@@ -18,6 +18,7 @@ import {
   sampleDir,
   waitSynced,
   writeSampleV2,
+  writtenBytes,
 } from '../support/catalogs.js';
 import { repoRoot } from '../support/cluster.js';
 import type { RunningController } from '../support/controller.js';
@@ -308,12 +309,7 @@ describe('controller e2e: ClusterCatalog → CatalogMetadata', function () {
     const synced = await waitSynced(name);
     const objects = await listObjects(`catalog=${name}`);
     // status.storedBytes: the objects' JSON as the controller wrote them (server fields aside).
-    const written = objects.items.map(({ metadata, ...rest }) => {
-      const { name: n, labels, annotations, ownerReferences } = metadata;
-      return { ...rest, metadata: { name: n, labels, annotations, ownerReferences } };
-    });
-    const bytes = written.reduce((a, o) => a + Buffer.byteLength(JSON.stringify(o)), 0);
-    expect(synced.status?.storedBytes).to.equal(bytes);
+    expect(synced.status?.storedBytes).to.equal(writtenBytes(objects.items));
 
     try {
       const lists = () =>
