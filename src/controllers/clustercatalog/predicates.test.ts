@@ -78,6 +78,17 @@ describe('drift watch mapping', () => {
     expect(
       ref({ managedFields: [{ manager: 'catalogd-ts', time: 'z' }] }).writtenByController,
     ).to.equal(true);
+    // Times are to the second: another manager's write in the controller's second is drift.
+    const at = (a: string, b: string) =>
+      ref({
+        managedFields: [
+          { manager: 'catalogd-ts', time: a },
+          { manager: 'kubectl-patch', time: b },
+        ],
+      }).writtenByController;
+    expect(at('2026-01-01T00:00:02Z', '2026-01-01T00:00:01Z')).to.equal(true);
+    expect(at('2026-01-01T00:00:01Z', '2026-01-01T00:00:01Z')).to.equal(false);
+    expect(at('2026-01-01T00:00:01Z', '2026-01-01T00:00:02Z')).to.equal(false);
   });
 
   it('maps an object to its controller owner, else to its catalog label (an orphan)', () => {

@@ -54,7 +54,10 @@ export interface CatalogMetadataRef {
   generation?: number;
   /** metadataFingerprint of labels and annotations (src/sync). */
   fingerprint: string;
-  /** The latest write was the controller's own (its field manager): not drift. */
+  /**
+   * The latest write was the controller's own (its field manager, with a later managedFields
+   * time than any other manager's): not drift.
+   */
   writtenByController: boolean;
 }
 
@@ -65,10 +68,17 @@ export function catalogMetadataRef(
 ): CatalogMetadataRef {
   const owner = meta.ownerReferences?.find((r) => r.controller);
   const catalog = owner?.name ?? meta.labels?.[LABEL_CATALOG];
-  const latest = (meta.managedFields ?? []).reduce<{ manager?: string; time?: string } | undefined>(
-    (a, b) => (a === undefined || (b.time ?? '') > (a.time ?? '') ? b : a),
-    undefined,
-  );
+  // managedFields times have a resolution of one second: another manager's write in the same
+  // second as the controller's is someone else's (drift), else a hand edit made right after a
+  // sync would be taken for the controller's own write and never restored.
+  let ours: string | undefined;
+  let others: string | undefined;
+  for (const m of meta.managedFields ?? []) {
+    const time = m.time ?? '';
+    if (m.manager === fieldManager) ours = ours === undefined || time > ours ? time : ours;
+    else others = others === undefined || time > others ? time : others;
+  }
+  const writtenByController = ours !== undefined && (others === undefined || ours > others);
   return {
     metadata: {
       name: meta.name,
@@ -77,7 +87,7 @@ export function catalogMetadataRef(
     ...(catalog !== undefined && { catalog }),
     ...(meta.generation !== undefined && { generation: meta.generation }),
     fingerprint: metadataFingerprint(meta),
-    writtenByController: latest?.manager === fieldManager,
+    writtenByController,
   };
 }
 
