@@ -85,6 +85,8 @@ interface Candidate {
   digest: string;
   /** The docker reference it names (undefined: it names none, e.g. a bundle's subject). */
   dockerReference: string | undefined;
+  /** A signature over bytes not at hand (a message signature of another manifest). */
+  unverifiable?: true;
 }
 
 /** Failure kinds, weakest first: the strongest found is the one reported. */
@@ -208,7 +210,12 @@ export class SignatureVerifier {
       for (const c of candidates) {
         const key = signingKey(req.keys, c);
         let f: { result: VerificationResult; message: string };
-        if (!key)
+        if (c.unverifiable)
+          f = {
+            result: 'digest-mismatch',
+            message: `payload digest mismatch: a signature bundle is for ${c.digest}, not ${digest}`,
+          };
+        else if (!key)
           f = {
             result: 'wrong-key',
             message:
@@ -296,16 +303,18 @@ export class SignatureVerifier {
             dockerReference: undefined,
           });
         } else if (bundle?.kind === 'message') {
-          // Signed over the manifest itself: the manifest's bytes are what the key must verify.
-          const manifest =
-            bundle.digest === digest
-              ? await source.manifest(digest, `manifest of ${digest}`)
-              : Buffer.alloc(0);
+          // Signed over the manifest itself: only this image's manifest can be checked against
+          // the key; a bundle for another digest is a digest mismatch whoever signed it.
+          const matches = bundle.digest === digest;
+          const manifest = matches
+            ? await source.manifest(digest, `manifest of ${digest}`)
+            : undefined;
           out.push({
-            signed: manifest,
+            signed: manifest ?? Buffer.alloc(0),
             signatures: [bundle.signature],
-            digest: manifest.length > 0 ? sha256Digest(manifest) : bundle.digest,
+            digest: manifest ? sha256Digest(manifest) : bundle.digest,
             dockerReference: undefined,
+            ...(!matches && { unverifiable: true }),
           });
         }
       }
