@@ -50,7 +50,9 @@ export function dsseBundle(key: TestKey, digest: string): Buffer {
     }),
   );
   const type = 'application/vnd.in-toto+json';
-  const pae = Buffer.from(`DSSEv1 ${type.length} ${type} ${statement.length} ${statement}`);
+  const pae = Buffer.from(
+    `DSSEv1 ${type.length} ${type} ${statement.length} ${statement.toString('utf8')}`,
+  );
   return Buffer.from(
     JSON.stringify({
       mediaType: 'application/vnd.dev.sigstore.bundle.v0.3+json',
