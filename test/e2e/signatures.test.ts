@@ -6,7 +6,7 @@
 // signature is Retrying; editing the policy file serves the refused catalog; cosign accepts what
 // `catalogd push --sign-key` signed, and a cosign sigstore bundle is accepted too.
 import { expect } from 'chai';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
 import { cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -76,6 +76,32 @@ describe('signed catalogs (e2e)', function () {
       ['sign', '--key', path.join(work, 'cosign.key'), '--tlog-upload=false', ...flags, ref],
       { cwd: work, env: cosignEnv(), stdio: 'pipe' },
     );
+
+  it('refuses a policy it cannot check at start-up, with a message and no stack trace', async () => {
+    const bad = path.join(work, 'bad-policy.json');
+    await writeFile(
+      bad,
+      JSON.stringify({
+        default: [{ type: 'sigstoreSigned', keyPath: '/k.pub', rekorPublicKeyPath: '/r.pub' }],
+      }),
+    );
+    const run = spawnSync(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        path.join(repoRoot, 'src', 'cmd', 'catalogd.ts'),
+        'controller',
+        `--signature-policy=${bad}`,
+      ],
+      { cwd: repoRoot, encoding: 'utf8', timeout: 60_000 },
+    );
+    expect(run.status).to.equal(1);
+    expect(run.stderr.trim()).to.equal(
+      'catalogd: --signature-policy: signature policy: default[0]: "rekorPublicKeyPath" ' +
+        'requires a Rekor key; not supported',
+    );
+  });
 
   it('serves what the policy key signed, refuses the unsigned and the wrongly signed, reloads', async () => {
     execFileSync(cosign, ['generate-key-pair'], { cwd: work, env: cosignEnv(), stdio: 'pipe' });
@@ -202,6 +228,10 @@ describe('signed catalogs (e2e)', function () {
       },
       { timeoutMs: 60_000, what: `${tagCatalog} Retrying` },
     );
+
+    // The tag's image gets signed: the tag catalog, Retrying, is served on a later attempt.
+    sign(unsigned);
+    await waitSynced(tagCatalog);
 
     // The policy gains the second key: the refused digest is served, with no spec change.
     await policy([path.join(work, 'cosign.pub'), path.join(work, 'own.pub')]);
