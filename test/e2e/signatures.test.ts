@@ -69,7 +69,13 @@ describe('signed catalogs (e2e)', function () {
     await rm(work, { recursive: true, force: true });
   });
 
-  const cosignEnv = () => ({ ...process.env, COSIGN_PASSWORD: '', COSIGN_YES: 'true' });
+  // No transparency log, no TUF root from the network; cosign's cache stays in the temp dir.
+  const cosignEnv = () => ({
+    ...process.env,
+    COSIGN_PASSWORD: '',
+    COSIGN_YES: 'true',
+    TUF_ROOT: path.join(work, 'tuf'),
+  });
   const sign = (ref: string, ...flags: string[]) =>
     execFileSync(
       cosign,
@@ -150,7 +156,14 @@ describe('signed catalogs (e2e)', function () {
     // cosign accepts what catalogd signed.
     execFileSync(
       cosign,
-      ['verify', '--key', path.join(work, 'own.pub'), '--insecure-ignore-tlog=true', byOwn],
+      [
+        'verify',
+        '--key',
+        path.join(work, 'own.pub'),
+        '--insecure-ignore-tlog=true',
+        '--offline=true',
+        byOwn,
+      ],
       { cwd: work, env: cosignEnv(), stdio: 'pipe' },
     );
 
