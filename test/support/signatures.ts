@@ -2,6 +2,7 @@
 // node:crypto, cosign's simple-signing payload and sigstore bundles written out by hand, and an
 // in-memory registry of signature artifacts (the .sig tag, referrers, blobs) as a SignatureSource.
 import { createHash, generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
+import { SourceError } from '../../src/source/errors.js';
 import type { Descriptor } from '../../src/source/manifest.js';
 import type { SignatureSource } from '../../src/source/signature/verifier.js';
 
@@ -156,14 +157,14 @@ export class FakeSignatureRegistry implements SignatureSource {
   async manifest(digest: string): Promise<Buffer> {
     this.requests.push(`manifest ${digest}`);
     const m = this.manifests.get(digest);
-    if (!m) throw new Error(`no manifest ${digest}`);
+    if (!m) throw new SourceError('NotFound', `no manifest ${digest}`);
     return m;
   }
 
   async blob(desc: Descriptor, _what: string, limit: number): Promise<Buffer> {
     this.requests.push(`blob ${desc.digest}`);
     const b = this.blobs.get(desc.digest);
-    if (!b) throw new Error(`no blob ${desc.digest}`);
+    if (!b) throw new SourceError('NotFound', `no blob ${desc.digest}`);
     if (b.length > limit) throw new Error('over the limit');
     return b;
   }

@@ -149,6 +149,19 @@ describe('signature verifier', () => {
     expect(await outcome(new SignatureVerifier(() => policy), reg)).to.equal('ok');
   });
 
+  it('skips a signature whose payload blob is gone, and uses the others', async () => {
+    const reg = new FakeSignatureRegistry();
+    const gone = payloadFor('reg.example/team/gone', DIGEST);
+    const payload = payloadFor('reg.example/team/cat', DIGEST);
+    reg.addSimpleSignatures(DIGEST, [
+      { payload: gone, signature: cosignSign(key, gone) },
+      { payload, signature: cosignSign(key, payload) },
+    ]);
+    reg.blobs.delete(sha256(gone));
+    const policy = await policyFor(key);
+    expect(await outcome(new SignatureVerifier(() => policy), reg)).to.equal('ok');
+  });
+
   it('refuses an unsigned digest, naming what it looked for', async () => {
     const policy = await policyFor(key);
     const v = new SignatureVerifier(() => policy);

@@ -257,13 +257,11 @@ export class SignatureVerifier {
       for (const layer of layersOf(sig.bytes).slice(0, this.limits.maxSignatures)) {
         const annotation = layer.annotations?.[SIGNATURE_ANNOTATION];
         if (typeof annotation !== 'string') continue;
-        const payload = await source.blob(
-          layer,
-          `signature payload of ${digest}`,
-          this.limits.maxPayloadBytes,
+        const payload = await unlessGone(
+          source.blob(layer, `signature payload of ${digest}`, this.limits.maxPayloadBytes),
         );
-        const claims = parseSimpleSigning(payload);
-        if (!claims) continue;
+        const claims = payload && parseSimpleSigning(payload);
+        if (!payload || !claims) continue;
         out.push({
           signed: payload,
           signatures: [Buffer.from(annotation, 'base64')],
@@ -287,12 +285,13 @@ export class SignatureVerifier {
         )
         .slice(0, this.limits.maxSignatures);
       for (const d of bundles) {
-        const m = await source.manifest(d.digest, `signature bundle of ${digest}`);
-        const layer = layersOf(m).find((l) => isBundleMediaType(l.mediaType));
+        const m = await unlessGone(source.manifest(d.digest, `signature bundle of ${digest}`));
+        const layer = m && layersOf(m).find((l) => isBundleMediaType(l.mediaType));
         if (!layer) continue;
-        const bundle = parseBundle(
-          await source.blob(layer, `signature bundle of ${digest}`, this.limits.maxBundleBytes),
+        const bytes = await unlessGone(
+          source.blob(layer, `signature bundle of ${digest}`, this.limits.maxBundleBytes),
         );
+        const bundle = bytes && parseBundle(bytes);
         if (bundle?.kind === 'dsse') {
           const subject =
             bundle.subjects.find((s) => `sha256:${s.sha256}` === digest) ?? bundle.subjects[0];
@@ -320,6 +319,16 @@ export class SignatureVerifier {
       }
     }
     return out;
+  }
+}
+
+/** The value, or undefined when the registry no longer has it (one broken signature is skipped). */
+async function unlessGone<T>(p: Promise<T>): Promise<T | undefined> {
+  try {
+    return await p;
+  } catch (err) {
+    if (findSourceError(err)?.code === 'NotFound') return undefined;
+    throw err;
   }
 }
 
