@@ -63,12 +63,16 @@ test-unit: deps ## Run the unit tests (no cluster).
 	$(WITH_NODE) npm run --silent test:unit
 
 .PHONY: test-e2e
-test-e2e: deps controlplane chromium ## Run the e2e tests (starts a local control plane unless one is running).
+test-e2e: deps controlplane chromium cosign ## Run the e2e tests (starts a local control plane unless one is running).
 	$(WITH_NODE) npm run --silent test:e2e
 
 .PHONY: bench
 bench: build controlplane ## Run the benchmarks (SPEC §7); writes bench/results/latest.json
 	$(WITH_NODE) npx tsx bench/run.ts
+
+.PHONY: cosign
+cosign: ## Build (once, cached outside the repo) the cosign the signature e2e tests sign with.
+	@hack/cosign.sh >/dev/null
 
 .PHONY: chromium
 chromium: ## Install Debian's chromium for the browser e2e tests (kubectl catalog ui), when missing.

@@ -55,6 +55,7 @@ import { SyncMemo } from '../controllers/clustercatalog/sync-memo.js';
 import type { CatalogMetadataWriter } from '../sync/index.js';
 import { AdmissionRefusals, applyPlan, deleteAll, planCatalogSync } from '../sync/index.js';
 import { requestRetry } from '../util/backoff.js';
+import { PolicyError, signatureChecks } from '../source/signature/index.js';
 import { CommandError, listening } from './command-error.js';
 import { contentPublisher } from './content.js';
 import {
@@ -87,6 +88,8 @@ export const controllerFlags = {
   'global-pull-secret': { type: 'string' },
   'ca-bundle': { type: 'string' },
   'registries-conf': { type: 'string' },
+  'signature-policy': { type: 'string' },
+  'signature-policy-interval': { type: 'string', default: '10s' },
   platform: { type: 'string', default: 'linux/amd64' },
   'log-level': { type: 'string', default: 'info' },
   'log-format': { type: 'string', default: 'json' },
@@ -128,6 +131,11 @@ Reconciles ClusterCatalogs into CatalogMetadata objects and serves catalog conte
   --global-pull-secret NS/NAME       a kubernetes.io/dockerconfigjson Secret used for every pull
   --ca-bundle FILE                   PEM CA certificates trusted for registries
   --registries-conf FILE             mirrors and insecure registries ([[registry]] tables)
+  --signature-policy FILE            containers-policy.json(5) policy: catalog images are verified
+                                     against cosign signatures before anything is pulled
+                                     (docs/source.md, "Signatures"); none: no verification
+  --signature-policy-interval DURATION
+                                     how often the policy file is re-read (default 10s)
   --platform OS/ARCH                 platform picked from image indexes (default linux/amd64)
   --log-level LEVEL                  pino level (default info)
   --log-format json|text             json: one pino JSON object per line (default); text: one
@@ -166,6 +174,24 @@ function parseFlags(args: string[]) {
     if (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS_')) {
       throw new CommandError(`controller: ${(err as Error).message}`);
     }
+    throw err;
+  }
+}
+
+/** --signature-policy: the checks, or undefined without the flag; a bad policy is a CommandError. */
+async function signaturePolicyFromFlags(
+  flags: { 'signature-policy'?: string | undefined; 'signature-policy-interval': string },
+  registry: ReturnType<typeof createMetricsRegistry>,
+) {
+  const file = flags['signature-policy'];
+  if (!file) return undefined;
+  const intervalMs = parseDuration(flags['signature-policy-interval']);
+  if (intervalMs === undefined || intervalMs < 1000)
+    throw new CommandError('--signature-policy-interval must be a duration of at least 1s');
+  try {
+    return { ...(await signatureChecks(file, registry)), intervalMs };
+  } catch (err) {
+    if (err instanceof PolicyError) throw new CommandError(`--signature-policy: ${err.message}`);
     throw err;
   }
 }
@@ -247,8 +273,10 @@ export async function main(args: string[]): Promise<number> {
     ...(flags['ca-bundle'] && { caFile: flags['ca-bundle'] }),
     platform: flags.platform,
   });
+  const signatures = await signaturePolicyFromFlags(flags, registry);
   const puller = new ImagePuller({
     ...sourceOpts,
+    ...(signatures && { signatures: signatures.verifier }),
     minimumRate: { ...defaultMinimumRate, bytesPerSecond: pullMinRate },
     pullSecrets: pullSecretSource(client, {
       ...(flags['global-pull-secret'] && { globalSecret: flags['global-pull-secret'] }),
@@ -433,6 +461,17 @@ export async function main(args: string[]): Promise<number> {
     unsubscribeInterrupts();
     unsubscribeMemo();
   });
+  // A new signature policy: every catalog is looked at again, a refused one may now be accepted
+  // (and one accepted before is verified again: the verifier forgot what the old policy passed).
+  const stopPolicyWatch = signatures?.watch(realClock, signatures.intervalMs, {
+    onChange: () => {
+      log.info({ file: signatures.file.path }, 'signature policy reloaded');
+      for (const c of informer.values()) controller.queue?.add(c.metadata.name);
+    },
+    onError: (err) =>
+      log.error({ reason: err.message }, 'signature policy not reloaded; the previous one stays'),
+  });
+  shutdown.onShutdown('signature policy', () => stopPolicyWatch?.());
   const informerRun = Promise.all([informer.run(signal), metadataRefs.run(signal)]);
   const replicatorRun = replicator.run(signal);
   let work: Promise<void>;

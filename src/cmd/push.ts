@@ -9,8 +9,8 @@ import {
   parsePlatform,
   parseRegistriesConfig,
   pushCatalog,
-  type PushOptions,
 } from '../source/index.js';
+import { loadSigningKey } from '../source/signature/index.js';
 
 const usage = `usage: catalogd push [flags] <dir> <ref>
 
@@ -22,6 +22,9 @@ flags:
   --auth-file FILE         docker config JSON ({"auths": {...}}) with credentials
   --ca-file FILE           PEM CA bundle trusted besides the system roots
   --platform OS/ARCH       platform recorded in the image config (default linux/amd64)
+  --sign-key FILE          also sign the pushed digest with this PEM private key (PKCS#8, or
+                           SEC1/PKCS#1; ECDSA, RSA, Ed25519) as cosign does: a simple-signing
+                           payload under the sha256-<hex>.sig tag (no transparency log)
 `;
 
 export async function main(args: string[]): Promise<number> {
@@ -35,6 +38,7 @@ export async function main(args: string[]): Promise<number> {
         'auth-file': { type: 'string' },
         'ca-file': { type: 'string' },
         platform: { type: 'string' },
+        'sign-key': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -53,7 +57,7 @@ export async function main(args: string[]): Promise<number> {
   }
   const [dir, ref] = positionals as [string, string];
   try {
-    const opts: PushOptions & { platform?: ReturnType<typeof parsePlatform> } = {};
+    const opts: Parameters<typeof pushCatalog>[2] = {};
     if (values['registries-conf'])
       opts.registries = parseRegistriesConfig(await readFile(values['registries-conf'], 'utf8'));
     if (values['auth-file']) {
@@ -62,6 +66,8 @@ export async function main(args: string[]): Promise<number> {
     }
     if (values['ca-file']) opts.caBundle = await readFile(values['ca-file']);
     if (values.platform) opts.platform = parsePlatform(values.platform);
+    const signKey = values['sign-key'];
+    if (signKey) opts.signKey = loadSigningKey(await readFile(signKey), `--sign-key ${signKey}`);
     const { ref: pushed } = await pushCatalog(dir, ref, opts);
     stdout.write(`${pushed}\n`);
     return 0;

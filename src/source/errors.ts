@@ -20,7 +20,8 @@ export type SourceErrorCode =
   | 'UnsafeLayer'
   | 'InvalidLayer'
   | 'LimitExceeded'
-  | 'Timeout';
+  | 'Timeout'
+  | 'SignatureRejected';
 
 /**
  * A classified source error: its code says what went wrong. Whether it is terminal is not a
@@ -63,6 +64,8 @@ const IMAGE_CONTENT_ERRORS: ReadonlySet<SourceErrorCode> = new Set<SourceErrorCo
   'UnsupportedMediaType',
   'SizeMismatch',
   'DigestMismatch',
+  // The signatures of a digest may be added later, under a tag a signed image may be pushed.
+  'SignatureRejected',
 ]);
 
 /** Whether err is about the image's content (see IMAGE_CONTENT_ERRORS). */

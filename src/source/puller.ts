@@ -39,6 +39,7 @@ import {
   type RegistriesConfig,
 } from './registries-conf.js';
 import { RegistryClient, type FetchedManifest } from './registry-client.js';
+import type { SignatureSource } from './signature/verifier.js';
 import type { RetryClock, RetryPolicy } from './retry.js';
 import {
   catalogDirComponents,
@@ -95,6 +96,14 @@ export interface ImagePullerOptions {
   minimumRate?: MinimumRate;
   /** The timers of the rate check (default the real clock). */
   timers?: Pick<Clock, 'setTimer'>;
+  /** Checks each resolved digest's signatures before anything of the image is fetched. */
+  signatures?: ImageSignatureCheck;
+}
+
+/** What the puller needs from a signature verifier (src/source/signature). */
+export interface ImageSignatureCheck {
+  /** Resolves when the policy accepts image@digest; throws (a SourceError) when it does not. */
+  verify(image: ImageReference, digest: string, sources: SignatureSource[]): Promise<void>;
 }
 
 /**
@@ -118,6 +127,7 @@ export class ImagePuller implements Puller {
   private readonly maxConfigBytes: number;
   private readonly maxLayers: number;
   private readonly inflight = new Map<string, SharedPull>();
+  private readonly signatures: ImageSignatureCheck | undefined;
 
   constructor(opts: ImagePullerOptions) {
     this.counters = opts.counters ?? newCounters();
@@ -127,6 +137,7 @@ export class ImagePuller implements Puller {
     this.limits = opts.limits ?? defaultUnpackLimits;
     this.maxConfigBytes = opts.maxConfigBytes ?? 8 * 1024 * 1024;
     this.maxLayers = opts.maxLayers ?? 256;
+    this.signatures = opts.signatures;
     const secrets = opts.pullSecrets ?? noPullSecrets;
     this.client = new RegistryClient({
       http: opts.http ?? new NodeHttpClient(opts.caBundle ? { ca: opts.caBundle } : {}),
@@ -168,6 +179,12 @@ export class ImagePuller implements Puller {
         activity.doing(`resolving ${input}`);
         top = await this.fetchTop(ref, input, signal);
         digest = top.manifest.digest;
+      }
+      if (this.signatures) {
+        // On the digest, before the config or a layer is fetched, and before a cached copy is
+        // used: the policy may have changed since it was pulled.
+        activity.doing(`verifying the signatures of ${input}`);
+        await this.signatures.verify(ref, digest, this.signatureSources(ref, signal));
       }
       const key = DigestCache.key(digest, formatPlatform(this.platform));
       const hit = await this.cache.lookup(key);
@@ -258,6 +275,24 @@ export class ImagePuller implements Puller {
       configsDir: path.join(dir, ...catalogDirComponents(meta.catalogDir)),
       cached,
     };
+  }
+
+  /** Each endpoint of ref (mirrors first), as a place to read signatures from. */
+  private signatureSources(
+    ref: ImageReference,
+    signal: AbortSignal | undefined,
+  ): SignatureSource[] {
+    return endpointsFor(this.registries, ref).map((ep) => ({
+      taggedManifest: (tag, what) =>
+        this.client.fetchManifest(ep, tag, what, signal).catch((err: unknown) => {
+          if (findSourceError(err)?.code === 'NotFound') return undefined;
+          throw err;
+        }),
+      referrers: (digest, what) => this.client.fetchReferrers(ep, digest, what, signal),
+      manifest: async (digest, what) =>
+        (await this.client.fetchManifest(ep, digest, what, signal)).bytes,
+      blob: (desc, what, limit) => this.client.fetchBlobBytes(ep, desc, what, limit, signal),
+    }));
   }
 
   /** GETs the reference's manifest from the first endpoint that has it. */

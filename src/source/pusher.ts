@@ -1,7 +1,7 @@
 // Pushing images: a catalog directory as a one-layer OCI image (the layer holds the directory
 // under /configs, the config carries the configs label), plus the building blocks (push an image
 // from layers, push an index) that tests and benchmarks use for other shapes of image.
-import { createHash } from 'node:crypto';
+import { createHash, type KeyObject } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -17,7 +17,7 @@ import { terminal } from './errors.js';
 import { NodeHttpClient, type HttpClient } from './http.js';
 import { CONFIGS_LABEL, DEFAULT_CONFIGS_DIR } from './labels.js';
 import { defaultPlatform, MediaTypes, type Descriptor, type Platform } from './manifest.js';
-import { formatReference, parseReference, withDigest } from './reference.js';
+import { formatReference, parseReference, referenceName, withDigest } from './reference.js';
 import {
   emptyRegistriesConfig,
   endpointsFor,
@@ -25,6 +25,7 @@ import {
   type RegistriesConfig,
 } from './registries-conf.js';
 import { RegistryClient } from './registry-client.js';
+import { pushSignature } from './signature/sign.js';
 
 export interface BlobSource {
   mediaType: string;
@@ -229,7 +230,7 @@ export async function buildCatalogLayer(dir: string, prefix = 'configs'): Promis
 export async function pushCatalog(
   dir: string,
   ref: string,
-  opts: PushOptions & { platform?: Platform } = {},
+  opts: PushOptions & { platform?: Platform; signKey?: KeyObject } = {},
 ): Promise<{ digest: string; ref: string }> {
   const parsed = parseReference(ref);
   const layer = await buildCatalogLayer(dir);
@@ -243,6 +244,8 @@ export async function pushCatalog(
         'DigestMismatch',
         `push ${ref}: the image's digest is ${desc.digest}, not the one in the reference`,
       );
+    // Signed as `cosign sign` signs a digest: the repository and the manifest digest.
+    if (opts.signKey) await pushSignature(t, referenceName(parsed), desc.digest, opts.signKey);
     return { digest: desc.digest, ref: formatReference(withDigest(parsed, desc.digest)) };
   } finally {
     await layer.dispose();

@@ -26,7 +26,7 @@ import {
   type HttpRequest,
   type HttpResponse,
 } from './http.js';
-import { manifestAccept, type Descriptor } from './manifest.js';
+import { manifestAccept, MediaTypes, type Descriptor } from './manifest.js';
 import type { Endpoint } from './registries-conf.js';
 import {
   defaultRetryPolicy,
@@ -136,6 +136,47 @@ export class RegistryClient {
       );
     const ct = res.headers['content-type'];
     return { digest, contentType: typeof ct === 'string' ? ct : undefined, bytes };
+  }
+
+  /**
+   * GETs the OCI 1.1 referrers index of digest; undefined when the registry has no referrers API
+   * (a 404, or an answer that is not an image index: distribution 2.8 answers "404 page not found").
+   */
+  async fetchReferrers(
+    ep: Endpoint,
+    digest: string,
+    what: string,
+    signal?: AbortSignal,
+  ): Promise<Buffer | undefined> {
+    const res = await this.send(ep, {
+      method: 'GET',
+      path: `referrers/${digest}`,
+      kind: 'manifest',
+      headers: { accept: MediaTypes.ociIndex },
+      what,
+      signal,
+    });
+    const ct = res.headers['content-type'];
+    if (
+      res.status === 404 ||
+      (res.status === 200 && !(typeof ct === 'string' && ct.startsWith(MediaTypes.ociIndex)))
+    ) {
+      drain(res);
+      return undefined;
+    }
+    if (res.status !== 200) throw await statusError(res, what, false);
+    const bytes = await readLimited(res.body, this.maxManifestBytes, () =>
+      retryable(
+        'LimitExceeded',
+        `${what}: referrers index larger than ${this.maxManifestBytes} bytes`,
+      ),
+    ).catch((err: unknown) => {
+      throw findSourceError(err)
+        ? err
+        : retryable('Unavailable', `${what}: ${networkErrorCode(err)}`, err);
+    });
+    this.counters.bytes.manifest += bytes.length;
+    return bytes;
   }
 
   /** A stream of the blob's bytes that fails unless they match the descriptor's digest and size. */

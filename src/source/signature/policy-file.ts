@@ -1,0 +1,130 @@
+// The policy file given to `--signature-policy`, and its reload: in a Deployment it is a ConfigMap
+// mounted as a file, which the kubelet replaces when the ConfigMap changes. The file (and the key
+// files it names) is read again on an interval of the injected clock and compared by content; a
+// new policy that does not parse keeps the old one in force, and is logged and counted.
+import { createHash } from 'node:crypto';
+import { readFile as fsReadFile } from 'node:fs/promises';
+import type { Clock, Timer } from '../../util/clock.js';
+import { parseSignaturePolicy, PolicyError, type SignaturePolicy } from './policy.js';
+
+export type ReadFile = (path: string) => Promise<Buffer>;
+
+interface Loaded {
+  policy: SignaturePolicy;
+  fingerprint: string;
+  keyPaths: string[];
+}
+
+async function fingerprintOf(
+  text: Buffer,
+  keyPaths: string[],
+  readFile: ReadFile,
+): Promise<string> {
+  const h = createHash('sha256').update(text);
+  for (const p of keyPaths) {
+    h.update('\0').update(p).update('\0');
+    h.update(await readFile(p).catch(() => Buffer.from('unreadable')));
+  }
+  return h.digest('hex');
+}
+
+async function load(path: string, readFile: ReadFile): Promise<Loaded> {
+  let text: Buffer;
+  try {
+    text = await readFile(path);
+  } catch (err) {
+    const code = (err as { code?: unknown }).code;
+    throw new PolicyError(
+      `signature policy: cannot read ${path}${typeof code === 'string' ? ` (${code})` : ''}`,
+    );
+  }
+  const keyPaths: string[] = [];
+  const policy = await parseSignaturePolicy(text.toString('utf8'), (p) => {
+    keyPaths.push(p);
+    return readFile(p);
+  });
+  return { policy, keyPaths, fingerprint: await fingerprintOf(text, keyPaths, readFile) };
+}
+
+export interface PolicyReloadHooks {
+  /** A new policy is in force (re-verify what was verified under the old one). */
+  onChange(): void;
+  /** The file changed but does not parse: the old policy stays in force. */
+  onError(err: PolicyError): void;
+}
+
+export class PolicyFile {
+  /** Reloads that put a new policy in force, and those refused. */
+  readonly reloads = { applied: 0, failed: 0 };
+  private loaded: Loaded;
+  /** The fingerprint of the last content that failed to parse (reported once, not every poll). */
+  private failedFingerprint: string | undefined;
+
+  private constructor(
+    readonly path: string,
+    loaded: Loaded,
+    private readonly readFile: ReadFile,
+  ) {
+    this.loaded = loaded;
+  }
+
+  /** Reads and parses the file; throws PolicyError with a message for the user. */
+  static async open(path: string, readFile: ReadFile = fsReadFile): Promise<PolicyFile> {
+    return new PolicyFile(path, await load(path, readFile), readFile);
+  }
+
+  current(): SignaturePolicy {
+    return this.loaded.policy;
+  }
+
+  /** Reads the file again; applies it when its content (or a key file's) changed and it parses. */
+  async reload(hooks: PolicyReloadHooks): Promise<void> {
+    const text = await this.readFile(this.path).catch(() => undefined);
+    if (!text) {
+      this.fail(new PolicyError(`signature policy: cannot read ${this.path}`), 'unreadable', hooks);
+      return;
+    }
+    const fingerprint = await fingerprintOf(text, this.loaded.keyPaths, this.readFile);
+    if (fingerprint === this.loaded.fingerprint) {
+      this.failedFingerprint = undefined;
+      return;
+    }
+    let next: Loaded;
+    try {
+      next = await load(this.path, this.readFile);
+    } catch (err) {
+      if (!(err instanceof PolicyError)) throw err;
+      this.fail(err, fingerprint, hooks);
+      return;
+    }
+    this.loaded = next;
+    this.failedFingerprint = undefined;
+    this.reloads.applied++;
+    hooks.onChange();
+  }
+
+  private fail(err: PolicyError, fingerprint: string, hooks: PolicyReloadHooks): void {
+    if (this.failedFingerprint === fingerprint) return;
+    this.failedFingerprint = fingerprint;
+    this.reloads.failed++;
+    hooks.onError(err);
+  }
+
+  /** Reloads every intervalMs on clock until the returned function is called. */
+  watch(clock: Pick<Clock, 'setTimer'>, intervalMs: number, hooks: PolicyReloadHooks): () => void {
+    let timer: Timer | undefined;
+    let stopped = false;
+    const tick = () => {
+      void this.reload(hooks)
+        .catch((err: unknown) => hooks.onError(new PolicyError(String(err))))
+        .finally(() => {
+          if (!stopped) timer = clock.setTimer(intervalMs, tick);
+        });
+    };
+    timer = clock.setTimer(intervalMs, tick);
+    return () => {
+      stopped = true;
+      timer?.cancel();
+    };
+  }
+}

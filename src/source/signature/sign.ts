@@ -1,0 +1,102 @@
+// Signing a pushed image as `cosign sign` does without a transparency log: a simple-signing
+// payload for the repository and manifest digest, its signature in the layer's
+// `dev.cosignproject.cosign/signature` annotation, in a manifest under the `sha256-<hex>.sig` tag.
+// Signatures already under that tag are kept (as cosign appends), up to a bound.
+import type { KeyObject } from 'node:crypto';
+import { digestOf } from '../digest.js';
+import { findSourceError } from '../errors.js';
+import { MediaTypes } from '../manifest.js';
+import type { PushTarget } from '../pusher.js';
+import { signMessage } from './keys.js';
+import {
+  SIGNATURE_ANNOTATION,
+  SIMPLE_SIGNING_MEDIA_TYPE,
+  simpleSigningPayload,
+} from './payload.js';
+
+/** Signatures kept under one .sig tag when appending. */
+const MAX_KEPT_SIGNATURES = 15;
+
+interface Layer {
+  mediaType: string;
+  digest: string;
+  size: number;
+  annotations?: Record<string, string>;
+}
+
+/** Signs digest (an image of repository `dockerReference`) and pushes the signature. */
+export async function pushSignature(
+  t: PushTarget,
+  dockerReference: string,
+  digest: string,
+  key: KeyObject,
+): Promise<{ tag: string }> {
+  const payload = simpleSigningPayload(dockerReference, digest);
+  const signature = signMessage(key, payload).toString('base64');
+  const tag = `${digest.replace(':', '-')}.sig`;
+  const existing = await existingLayers(t, tag);
+  const layer: Layer = {
+    mediaType: SIMPLE_SIGNING_MEDIA_TYPE,
+    digest: digestOf(payload),
+    size: payload.length,
+    annotations: { [SIGNATURE_ANNOTATION]: signature },
+  };
+  const layers = [
+    ...existing
+      .filter((l) => l.annotations?.[SIGNATURE_ANNOTATION] !== signature)
+      .slice(-MAX_KEPT_SIGNATURES),
+    layer,
+  ];
+  const config = Buffer.from(
+    JSON.stringify({
+      architecture: '',
+      os: '',
+      config: {},
+      rootfs: { type: 'layers', diff_ids: layers.map((l) => l.digest) },
+    }),
+  );
+  await t.client.pushBlob(
+    t.endpoint,
+    layer.digest,
+    layer.size,
+    () => payload,
+    `signature of ${t.what}`,
+  );
+  const configDigest = digestOf(config);
+  await t.client.pushBlob(
+    t.endpoint,
+    configDigest,
+    config.length,
+    () => config,
+    `signature of ${t.what}`,
+  );
+  const manifest = Buffer.from(
+    JSON.stringify({
+      schemaVersion: 2,
+      mediaType: MediaTypes.ociManifest,
+      config: { mediaType: MediaTypes.ociConfig, digest: configDigest, size: config.length },
+      layers,
+    }),
+  );
+  await t.client.putManifest(
+    t.endpoint,
+    tag,
+    MediaTypes.ociManifest,
+    manifest,
+    `signature of ${t.what}`,
+  );
+  return { tag };
+}
+
+async function existingLayers(t: PushTarget, tag: string): Promise<Layer[]> {
+  try {
+    const m = await t.client.fetchManifest(t.endpoint, tag, `signature of ${t.what}`);
+    const layers = (JSON.parse(m.bytes.toString('utf8')) as { layers?: unknown }).layers;
+    return Array.isArray(layers)
+      ? (layers as Layer[]).filter((l) => l?.mediaType === SIMPLE_SIGNING_MEDIA_TYPE)
+      : [];
+  } catch (err) {
+    if (findSourceError(err)?.code === 'NotFound') return [];
+    throw err;
+  }
+}
