@@ -51,13 +51,15 @@ describe('signed catalogs (e2e)', function () {
   let work: string;
   let cosign: string;
   let controller: RunningController | undefined;
-  const repo = `${process.env.REGISTRY}/${uniqueName('sig')}`;
+  // Set in before(): the root hook exports REGISTRY after the describe bodies have run.
+  let repo: string;
   const catalog = uniqueName('signed');
   const tagCatalog = uniqueName('signed-tag');
 
   before(async function () {
     this.timeout(30 * 60_000); // the first run builds cosign from source
     cosign = execFileSync(path.join(repoRoot, 'hack', 'cosign.sh'), { encoding: 'utf8' }).trim();
+    repo = `${process.env.REGISTRY}/${uniqueName('sig')}`;
     work = await mkdtemp(path.join(tmpdir(), 'catalogd-sig-'));
     await installCrds();
   });
