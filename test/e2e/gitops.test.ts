@@ -5,14 +5,12 @@
 // --server-side` of the render output against the synced catalog shows no difference, including
 // for a blob over 1 MiB whose content is omitted.
 import { expect } from 'chai';
-import { spawn } from 'node:child_process';
-import { createWriteStream } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { ClusterCatalog } from '../../src/api/v1/index.js';
 import { applyCatalog, getCatalog, installCrds, push, waitSynced } from '../support/catalogs.js';
-import { repoRoot } from '../support/cluster.js';
+import { renderTo } from '../support/render.js';
 import type { RunningController } from '../support/controller.js';
 import { startController } from '../support/controller.js';
 import { CUSTOM_SCHEMA, generateCatalog } from '../support/fbcgen.js';
@@ -22,22 +20,6 @@ import { pollUntil } from '../support/poll.js';
 
 const SIZE_MB = 4.6; // about 1,000 blobs at seed 7
 const RESYNCS = 5;
-
-/** `catalogd render` as a user runs it, its YAML written to `out`. */
-async function renderTo(dir: string, out: string, args: string[]): Promise<void> {
-  const file = createWriteStream(out);
-  await new Promise<void>((resolve) => file.once('open', () => resolve()));
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', path.join(repoRoot, 'src/cmd/catalogd.ts'), 'render', dir, ...args],
-    { cwd: repoRoot, stdio: ['ignore', file, 'pipe'] },
-  );
-  let stderr = '';
-  child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
-  const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
-  file.close();
-  if (code !== 0) throw new Error(`catalogd render exited ${code}: ${stderr}`);
-}
 
 /** Synced events of a catalog (their counts summed: the apiserver may aggregate repeats). */
 async function syncedEvents(catalog: string): Promise<number> {

@@ -25,12 +25,11 @@ import {
   formatGvk,
 } from '../../src/client/index.js';
 import { run } from '../../src/cmd/kubectl-catalog/main.js';
-import { runUi } from '../../src/cmd/kubectl-catalog/ui/command.js';
-import { pollUntil } from '../support/poll.js';
 import { blobHash, canonicalize } from '../../src/fbc/canonical.js';
 import { answersCatalog, writeAnswersCatalog } from '../support/answers-catalog.js';
 import { installCrds, push, waitSynced } from '../support/catalogs.js';
 import { repoRoot } from '../support/cluster.js';
+import { startConsoleServer } from '../support/console.js';
 import type { RunningController } from '../support/controller.js';
 import { startController } from '../support/controller.js';
 import { kubectlOk } from '../support/kubectl.js';
@@ -259,22 +258,11 @@ describe('kubectl catalog on a lean catalog (e2e)', function () {
 
   /** The console for one catalog, without a browser: its pages read over HTTP. */
   async function withConsole<T>(catalog: string, fn: (base: string) => Promise<T>): Promise<T> {
-    const out: string[] = [];
-    let stop = () => {};
-    const done = runUi(['--no-open', '--catalog', catalog], {
-      stdout: (s) => out.push(s),
-      stderr: (s) => out.push(s),
-      stopped: new Promise((r) => (stop = () => r(undefined))),
-    });
+    const server = await startConsoleServer(catalog);
     try {
-      const base = await pollUntil(
-        () => Promise.resolve(/(http:\/\/127\.0\.0\.1:\d+\/)/.exec(out.join(''))?.[1]),
-        { timeoutMs: 30_000, what: 'the console URL' },
-      );
-      return await fn(base);
+      return await fn(server.base);
     } finally {
-      stop();
-      expect(await done).to.equal(0);
+      expect(await server.stop()).to.equal(0);
     }
   }
 

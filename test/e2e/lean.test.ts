@@ -5,8 +5,6 @@
 // profile changes. With $CATALOGD_REAL_CATALOGS (as in gitops.test.ts), also measures real
 // catalogs: their lean objects' spec bytes against the catalog's content bytes (≤ 0.3×).
 import { expect } from 'chai';
-import { spawn } from 'node:child_process';
-import { createWriteStream } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -21,7 +19,7 @@ import {
   waitSynced,
   writtenBytes,
 } from '../support/catalogs.js';
-import { repoRoot } from '../support/cluster.js';
+import { renderTo } from '../support/render.js';
 import type { RunningController } from '../support/controller.js';
 import { startController } from '../support/controller.js';
 import { generateCatalog } from '../support/fbcgen.js';
@@ -69,22 +67,6 @@ async function blobsOf(dir: string, catalog: string) {
     bytes += b.bytes;
   }
   return { hashes, bytes };
-}
-
-/** `catalogd render` as a user runs it, its YAML written to `out`. */
-async function renderTo(dir: string, out: string, args: string[]): Promise<void> {
-  const file = createWriteStream(out);
-  await new Promise<void>((resolve) => file.once('open', () => resolve()));
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', path.join(repoRoot, 'src/cmd/catalogd.ts'), 'render', dir, ...args],
-    { cwd: repoRoot, stdio: ['ignore', file, 'pipe'] },
-  );
-  let stderr = '';
-  child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
-  const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
-  file.close();
-  if (code !== 0) throw new Error(`catalogd render exited ${code}: ${stderr}`);
 }
 
 describe('lean content profile e2e', function () {

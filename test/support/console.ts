@@ -20,8 +20,15 @@ export interface RunningConsole {
   close(): Promise<number>;
 }
 
-/** Starts the console for `catalog` and a browser. */
-export async function startConsole(catalog: string): Promise<RunningConsole> {
+export interface RunningConsoleServer {
+  /** The console's URL, `http://127.0.0.1:PORT/`. */
+  base: string;
+  /** Stops the console (Ctrl-C); resolves to the command's exit code. */
+  stop(): Promise<number>;
+}
+
+/** Starts the console for `catalog`, without a browser (its pages read over HTTP). */
+export async function startConsoleServer(catalog: string): Promise<RunningConsoleServer> {
   const out: string[] = [];
   let stop = () => {};
   const done = runUi(['--no-open', '--catalog', catalog], {
@@ -29,10 +36,28 @@ export async function startConsole(catalog: string): Promise<RunningConsole> {
     stderr: (s) => out.push(s),
     stopped: new Promise((r) => (stop = () => r(undefined))),
   });
-  const base = await pollUntil(
-    () => Promise.resolve(/(http:\/\/127\.0\.0\.1:\d+\/)/.exec(out.join(''))?.[1]),
-    { timeoutMs: 30_000, what: 'the console URL' },
-  );
+  try {
+    const base = await pollUntil(
+      () => Promise.resolve(/(http:\/\/127\.0\.0\.1:\d+\/)/.exec(out.join(''))?.[1]),
+      { timeoutMs: 30_000, what: 'the console URL' },
+    );
+    return {
+      base,
+      stop: () => {
+        stop();
+        return done;
+      },
+    };
+  } catch (err) {
+    stop();
+    throw err;
+  }
+}
+
+/** Starts the console for `catalog` and a browser. */
+export async function startConsole(catalog: string): Promise<RunningConsole> {
+  const server = await startConsoleServer(catalog);
+  const { base } = server;
   const browser = await puppeteer.launch({
     executablePath: CHROMIUM,
     headless: true,
@@ -46,10 +71,7 @@ export async function startConsole(catalog: string): Promise<RunningConsole> {
     browser,
     page,
     close() {
-      closed ??= browser.close().then(() => {
-        stop();
-        return done;
-      });
+      closed ??= browser.close().then(() => server.stop());
       return closed;
     },
   };
