@@ -15,12 +15,13 @@ import type { Blob } from '../fbc/index.js';
 import { blobUrl, catalogBaseUrl } from '../server/index.js';
 import type { SyncTarget } from '../sync/index.js';
 import { scanCatalog } from '../sync/index.js';
+import { catalogCost, formatCostJson, formatCostText } from './render-cost.js';
 
 /** The controller's --server-url when none is given (its default --server-addr, :8090). */
 export const DEFAULT_SERVER_URL = 'http://127.0.0.1:8090';
 
 const USAGE = `usage: catalogd render <dir> [-o yaml|json] [--catalog NAME] [--server-url URL]
-                      [--max-object-bytes N]
+                      [--max-object-bytes N] [--cost]
 
 Prints the CatalogMetadata objects that the FBC directory <dir> produces, as the controller
 writes them (without owner references):
@@ -31,6 +32,9 @@ writes them (without owner references):
                           there (default ${DEFAULT_SERVER_URL}, the controller's default)
   --max-object-bytes N    the controller's --max-object-bytes: larger objects carry
                           spec.contentOmitted instead of spec.content (default ${DEFAULT_MAX_OBJECT_BYTES})
+  --cost                  print what syncing the catalog costs the control plane instead:
+                          objects, their bytes, and etcd bytes and kube-apiserver heap
+                          predicted for each content profile (-o json: as JSON)
 Objects are in catalog walk order (files in lexical order, blobs in file order).
 `;
 
@@ -126,7 +130,7 @@ export interface RenderOptions {
  * the owner reference counts towards an object's size (whether its content is omitted), and is
  * then left out of the printed object.
  */
-function renderTarget(dir: string, opts: RenderOptions): SyncTarget {
+export function renderTarget(dir: string, opts: RenderOptions): SyncTarget {
   const base = catalogBaseUrl(opts.serverUrl ?? DEFAULT_SERVER_URL, opts.catalog);
   return {
     catalog: { name: opts.catalog, uid: '00000000-0000-0000-0000-000000000000' },
@@ -171,6 +175,7 @@ export async function main(args: string[]): Promise<number> {
         catalog: { type: 'string' },
         'server-url': { type: 'string' },
         'max-object-bytes': { type: 'string' },
+        cost: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -218,17 +223,19 @@ export async function main(args: string[]): Promise<number> {
     if (err.code === 'EPIPE') process.exit(0);
     throw err;
   });
+  const opts: RenderOptions = {
+    catalog,
+    output,
+    ...(serverUrl !== undefined && { serverUrl }),
+    ...(maxObjectBytes !== undefined && { maxObjectBytes }),
+  };
   try {
-    await render(
-      dir,
-      {
-        catalog,
-        output,
-        ...(serverUrl !== undefined && { serverUrl }),
-        ...(maxObjectBytes !== undefined && { maxObjectBytes }),
-      },
-      write,
-    );
+    if (parsed.values.cost) {
+      const report = await catalogCost(renderTarget(dir, opts));
+      await write(output === 'json' ? formatCostJson(report) : formatCostText(report));
+    } else {
+      await render(dir, opts, write);
+    }
     return 0;
   } catch (err) {
     const msg = err instanceof FbcError ? err.message : `${(err as Error).message}`;
