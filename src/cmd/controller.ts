@@ -7,7 +7,13 @@ import { parseArgs } from 'node:util';
 import { pino } from 'pino';
 import { Counter, Gauge } from 'prom-client';
 import type { ClusterCatalog } from '../api/v1/index.js';
-import { CLUSTER_CATALOG_PLURAL, GROUP, VERSION } from '../api/v1/index.js';
+import {
+  CLUSTER_CATALOG_PLURAL,
+  CONTENT_PROFILE_FULL,
+  CONTENT_PROFILES,
+  GROUP,
+  VERSION,
+} from '../api/v1/index.js';
 import { ClusterCatalogController } from '../controllers/clustercatalog/controller.js';
 import type { Syncer } from '../controllers/clustercatalog/reconcile.js';
 import { digestToEvict } from '../controllers/clustercatalog/image-cache.js';
@@ -35,7 +41,7 @@ import {
   syncedCheck,
   watch,
 } from '../controllers/runtime/index.js';
-import { DEFAULT_MAX_OBJECT_BYTES } from '../fbc/index.js';
+import { DEFAULT_MAX_OBJECT_BYTES, isContentProfile } from '../fbc/index.js';
 import { KubeClient, Resource, eventRecorder, leaseClient } from '../kube/index.js';
 import {
   defaultMinimumRate,
@@ -76,6 +82,7 @@ export const controllerFlags = {
   // less controller CPU (bench/README.md); the apiserver's priority and fairness bounds the rest.
   'write-concurrency': { type: 'string', default: '32' },
   'max-object-bytes': { type: 'string', default: String(DEFAULT_MAX_OBJECT_BYTES) },
+  'content-profile': { type: 'string', default: CONTENT_PROFILE_FULL },
   'global-pull-secret': { type: 'string' },
   'ca-bundle': { type: 'string' },
   'registries-conf': { type: 'string' },
@@ -112,6 +119,11 @@ Reconciles ClusterCatalogs into CatalogMetadata objects and serves catalog conte
                                      30 s fails (default 1024; 0: no minimum)
   --write-concurrency N              CatalogMetadata writes in flight per catalog (default 32)
   --max-object-bytes N               larger objects carry spec.contentOmitted (default 1048576)
+  --content-profile full|lean        what CatalogMetadata objects hold: full, the whole blob
+                                     (default); lean, without display-only parts (the package
+                                     icon, olm.csv.metadata and olm.bundle.object properties),
+                                     which stay on the HTTP server. A ClusterCatalog's annotation
+                                     olm.operatorframework.io/content-profile overrides it
   --global-pull-secret NS/NAME       a kubernetes.io/dockerconfigjson Secret used for every pull
   --ca-bundle FILE                   PEM CA certificates trusted for registries
   --registries-conf FILE             mirrors and insecure registries ([[registry]] tables)
@@ -180,6 +192,11 @@ export async function main(args: string[]): Promise<number> {
     throw new CommandError('--pull-min-rate must be a whole number of bytes per second');
   const writeConcurrency = positiveInt('write-concurrency', flags['write-concurrency']);
   const maxObjectBytes = positiveInt('max-object-bytes', flags['max-object-bytes']);
+  const contentProfile = flags['content-profile'];
+  if (!isContentProfile(contentProfile))
+    throw new CommandError(
+      `--content-profile must be ${CONTENT_PROFILES.join(' or ')}, not ${JSON.stringify(contentProfile)}`,
+    );
   const cacheDir = path.resolve(flags['cache-dir']);
   const serverAddr = hostPort('server-addr', flags['server-addr']);
 
@@ -316,6 +333,7 @@ export async function main(args: string[]): Promise<number> {
       content,
       clock: realClock,
       maxObjectBytes,
+      contentProfile,
       pullTimeoutMs,
       syncSlots: new SyncSlots(workers),
     },

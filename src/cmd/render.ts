@@ -2,15 +2,23 @@
 // as the controller would write them (without owner references), for GitOps diffs and review.
 // The objects are built and validated by the sync engine's own scan (src/sync), with the same
 // --max-object-bytes and content URL, so an oversized blob renders with contentOmitted as the
-// controller stores it. Two passes: the first validates the whole catalog, so bad input prints
+// controller stores it, and --content-profile lean renders the lean objects. Two passes: the first validates the whole catalog, so bad input prints
 // nothing but the error.
 import path from 'node:path';
 import process, { stderr, stdout } from 'node:process';
 import { parseArgs } from 'node:util';
 import { DEFAULT_SCALAR_STYLE_RULES, SCALAR_STYLE, dump } from 'js-yaml';
 import type { ScalarStyleRule } from 'js-yaml';
-import type { CatalogMetadata } from '../api/v1/index.js';
-import { DEFAULT_MAX_OBJECT_BYTES, FbcError, isDNS1123Subdomain } from '../fbc/index.js';
+import type { CatalogMetadata, ContentProfile } from '../api/v1/index.js';
+import { CONTENT_PROFILES } from '../api/v1/index.js';
+import {
+  DEFAULT_MAX_OBJECT_BYTES,
+  FbcError,
+  canonicalize,
+  hasPartialContent,
+  isContentProfile,
+  isDNS1123Subdomain,
+} from '../fbc/index.js';
 import type { Blob } from '../fbc/index.js';
 import { blobUrl, catalogBaseUrl } from '../server/index.js';
 import type { SyncTarget } from '../sync/index.js';
@@ -21,7 +29,7 @@ import { catalogCost, formatCostJson, formatCostText } from './render-cost.js';
 export const DEFAULT_SERVER_URL = 'http://127.0.0.1:8090';
 
 const USAGE = `usage: catalogd render <dir> [-o yaml|json] [--catalog NAME] [--server-url URL]
-                      [--max-object-bytes N] [--cost]
+                      [--max-object-bytes N] [--content-profile full|lean] [--cost]
 
 Prints the CatalogMetadata objects that the FBC directory <dir> produces, as the controller
 writes them (without owner references):
@@ -32,6 +40,9 @@ writes them (without owner references):
                           there (default ${DEFAULT_SERVER_URL}, the controller's default)
   --max-object-bytes N    the controller's --max-object-bytes: larger objects carry
                           spec.contentOmitted instead of spec.content (default ${DEFAULT_MAX_OBJECT_BYTES})
+  --content-profile P     the catalog's content profile: full (default) or lean, which leaves
+                          display-only parts out of spec.content and lists them in
+                          spec.contentOmitted.parts, as the controller does for that profile
   --cost                  print what syncing the catalog costs the control plane instead:
                           objects, their bytes, and etcd bytes and kube-apiserver heap
                           predicted for each content profile (-o json: as JSON)
@@ -100,16 +111,18 @@ export function renderObject(obj: CatalogMetadata, blob: Blob, output: Output): 
     if (output === 'yaml') return dump(obj, { ...DUMP_OPTIONS, sortKeys: true });
     return JSON.stringify(sorted(obj), null, 2);
   }
-  const deep = deeperThan(blob.content, PRETTY_MAX_DEPTH);
+  // A lean object's content is part of the blob: its own canonical form, not the blob's.
+  const canonical = hasPartialContent(obj.spec) ? canonicalize(obj.spec.content) : blob.canonical;
+  const deep = deeperThan(obj.spec.content, PRETTY_MAX_DEPTH);
   const shell = sorted({ ...obj, spec: { ...obj.spec, content: PLACEHOLDER } });
   if (output === 'yaml') {
     if (!deep) return dump(obj, { ...DUMP_OPTIONS, sortKeys: true });
     const text = dump(shell, DUMP_OPTIONS);
-    return text.replace(/content: '%content%'/, () => `content: ${yamlSafeJson(blob.canonical)}`);
+    return text.replace(/content: '%content%'/, () => `content: ${yamlSafeJson(canonical)}`);
   }
   const content = deep
-    ? blob.canonical
-    : JSON.stringify(JSON.parse(blob.canonical), null, 2).replace(/\n/g, '\n    ');
+    ? canonical
+    : JSON.stringify(JSON.parse(canonical), null, 2).replace(/\n/g, '\n    ');
   return JSON.stringify(shell, null, 2).replace(
     `"content": "${PLACEHOLDER}"`,
     () => `"content": ${content}`,
@@ -123,6 +136,8 @@ export interface RenderOptions {
   serverUrl?: string;
   /** The controller's --max-object-bytes. */
   maxObjectBytes?: number;
+  /** The catalog's content profile (the controller's flag or the catalog's annotation). */
+  contentProfile?: ContentProfile;
 }
 
 /**
@@ -137,6 +152,7 @@ export function renderTarget(dir: string, opts: RenderOptions): SyncTarget {
     dir,
     maxObjectBytes: opts.maxObjectBytes ?? DEFAULT_MAX_OBJECT_BYTES,
     contentUrl: (blob) => blobUrl(base, blob),
+    ...(opts.contentProfile && { contentProfile: opts.contentProfile }),
   };
 }
 
@@ -175,6 +191,7 @@ export async function main(args: string[]): Promise<number> {
         catalog: { type: 'string' },
         'server-url': { type: 'string' },
         'max-object-bytes': { type: 'string' },
+        'content-profile': { type: 'string' },
         cost: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -218,6 +235,13 @@ export async function main(args: string[]): Promise<number> {
     );
     return 2;
   }
+  const contentProfile = parsed.values['content-profile'];
+  if (contentProfile !== undefined && !isContentProfile(contentProfile)) {
+    stderr.write(
+      `catalogd render: --content-profile ${JSON.stringify(contentProfile)} is not ${CONTENT_PROFILES.join(' or ')}\n`,
+    );
+    return 2;
+  }
   // A closed pipe (`render dir | head`) ends the output quietly, like other CLI tools.
   stdout.on('error', (err: NodeJS.ErrnoException) => {
     if (err.code === 'EPIPE') process.exit(0);
@@ -228,10 +252,11 @@ export async function main(args: string[]): Promise<number> {
     output,
     ...(serverUrl !== undefined && { serverUrl }),
     ...(maxObjectBytes !== undefined && { maxObjectBytes }),
+    ...(contentProfile !== undefined && { contentProfile }),
   };
   try {
     if (parsed.values.cost) {
-      const report = await catalogCost(renderTarget(dir, opts));
+      const report = await catalogCost(dir, opts);
       await write(output === 'json' ? formatCostJson(report) : formatCostText(report));
     } else {
       await render(dir, opts, write);

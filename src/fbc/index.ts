@@ -7,3 +7,4 @@ export * from './parse.js';
 export * from './walk.js';
 export * from './catalog.js';
 export * from './objects.js';
+export * from './lean.js';

@@ -4,7 +4,13 @@ import { blobHash, canonicalize } from './canonical.js';
 import type { Blob } from './catalog.js';
 import { objectName } from './identity.js';
 import type { BlobIdentity } from './identity.js';
-import { catalogMetadataLabels, serializeCatalogMetadata, toCatalogMetadata } from './objects.js';
+import { leanContent } from './lean.js';
+import {
+  catalogMetadataLabels,
+  hasPartialContent,
+  serializeCatalogMetadata,
+  toCatalogMetadata,
+} from './objects.js';
 
 function blob(content: Record<string, unknown>, identity: BlobIdentity): Blob {
   const canonical = canonicalize(content);
@@ -118,6 +124,98 @@ describe('fbc/objects: toCatalogMetadata', () => {
   it('does not share the owner reference object', () => {
     const o = toCatalogMetadata(b, { ownerReference: owner });
     expect(o.metadata.ownerReferences![0]).not.to.equal(owner);
+  });
+});
+
+describe('fbc/objects: toCatalogMetadata with the lean profile', () => {
+  const id = { catalog: 'ops', schema: 'olm.bundle', package: 'etcd', name: 'etcd.v1' };
+  const csvMeta = { type: 'olm.csv.metadata', value: { description: 'd'.repeat(2000) } };
+  const gvk = { type: 'olm.gvk', value: { group: 'g', kind: 'K', version: 'v1' } };
+  const content = {
+    schema: 'olm.bundle',
+    package: 'etcd',
+    name: 'etcd.v1',
+    image: 'x',
+    properties: [gvk, csvMeta],
+  };
+  const b = blob(content, id);
+  const url = (x: { name?: string }) => `https://h/catalogs/ops/api/v1/metas?name=${x.name}`;
+  const lean = (maxObjectBytes?: number) =>
+    toCatalogMetadata(b, {
+      ownerReference: owner,
+      contentUrl: url,
+      profile: 'lean',
+      ...(maxObjectBytes !== undefined && { maxObjectBytes }),
+    });
+
+  it("keeps the full blob's hash, marks the object lean and records what was left out and where", () => {
+    const o = lean(1 << 20);
+    const full = toCatalogMetadata(b, { ownerReference: owner, contentUrl: url });
+    expect(o.metadata.annotations).to.deep.equal({
+      [ANNOTATION_CONTENT_HASH]: b.hash,
+      'olm.operatorframework.io/content-omitted': 'lean',
+    });
+    expect(o.metadata.name).to.equal(full.metadata.name);
+    expect(o.metadata.labels).to.deep.equal(full.metadata.labels);
+    expect(o.spec.content).to.deep.equal({ ...content, properties: [gvk] });
+    expect(o.spec.contentOmitted).to.deep.equal({
+      bytes: b.bytes,
+      url: 'https://h/catalogs/ops/api/v1/metas?name=etcd.v1',
+      parts: [
+        {
+          path: 'properties[type=olm.csv.metadata]',
+          bytes: Buffer.byteLength(canonicalize(csvMeta)),
+        },
+      ],
+    });
+    expect(hasPartialContent(o.spec)).to.equal(true);
+    expect(hasPartialContent(full.spec)).to.equal(false);
+  });
+
+  it('builds the same object as full for a blob with nothing to leave out', () => {
+    const channel = blob(
+      { schema: 'olm.channel', package: 'etcd', name: 'stable', entries: [{ name: 'etcd.v1' }] },
+      { catalog: 'ops', schema: 'olm.channel', package: 'etcd', name: 'stable' },
+    );
+    const opts = { ownerReference: owner, contentUrl: url, maxObjectBytes: 1 << 20 };
+    expect(toCatalogMetadata(channel, { ...opts, profile: 'lean' })).to.deep.equal(
+      toCatalogMetadata(channel, opts),
+    );
+  });
+
+  it('keeps a lean object whose full form would pass maxObjectBytes', () => {
+    const fullSize = Buffer.byteLength(
+      JSON.stringify(toCatalogMetadata(b, { ownerReference: owner })),
+    );
+    const o = lean(fullSize - 1);
+    expect(o.spec.contentOmitted?.parts).to.have.length(1);
+    expect(o.spec.content).to.not.equal(undefined);
+  });
+
+  it('omits the whole content when even the lean object passes maxObjectBytes', () => {
+    const leanSize = Buffer.byteLength(JSON.stringify(lean(1 << 20)));
+    expect(lean(leanSize).spec.content).to.not.equal(undefined);
+    const o = lean(leanSize - 1);
+    expect(o.spec.content).to.equal(undefined);
+    expect(o.spec.contentOmitted).to.deep.equal({
+      bytes: b.bytes,
+      url: 'https://h/catalogs/ops/api/v1/metas?name=etcd.v1',
+    });
+    expect(o.metadata.annotations).to.deep.equal({
+      [ANNOTATION_CONTENT_HASH]: b.hash,
+      'olm.operatorframework.io/content-omitted': 'max-object-bytes',
+    });
+  });
+
+  it('needs a contentUrl for a blob it reduces', () => {
+    expect(() => toCatalogMetadata(b, { profile: 'lean' })).to.throw(/no contentUrl/);
+  });
+
+  it('serializes the partial content, not the blob', () => {
+    const o = lean(1 << 20);
+    const text = serializeCatalogMetadata(o, b.canonical);
+    expect(JSON.parse(text)).to.deep.equal(o);
+    expect(text).to.include(`"content":${leanContent('olm.bundle', content)!.canonical}}}`);
   });
 });
 

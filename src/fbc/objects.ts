@@ -5,22 +5,27 @@ import {
   ANNOTATION_CONTENT_OMITTED,
   API_VERSION,
   CATALOG_METADATA_KIND,
+  CONTENT_PROFILE_LEAN,
   LABEL_CATALOG,
   LABEL_NAME,
   LABEL_PACKAGE,
   LABEL_PACKAGE_OR_NAME,
   LABEL_SCHEMA,
+  OMITTED_LEAN,
   OMITTED_MAX_OBJECT_BYTES,
 } from '../api/v1/index.js';
 import type {
   CatalogMetadata,
   CatalogMetadataSpec,
+  ContentProfile,
   OwnerReference,
   OMITTED_APISERVER_LIMIT,
 } from '../api/v1/index.js';
 import type { Blob } from './catalog.js';
+import { canonicalize } from './canonical.js';
 import { labelValue, objectName } from './identity.js';
 import type { BlobIdentity } from './identity.js';
+import { leanContent } from './lean.js';
 
 /** The default --max-object-bytes: 1 MiB, below etcd's 1.5 MiB request limit. */
 export const DEFAULT_MAX_OBJECT_BYTES = 1 << 20;
@@ -29,10 +34,24 @@ export interface ToCatalogMetadataOptions {
   ownerReference?: OwnerReference;
   /** When the serialized object would be larger, spec.content is replaced by spec.contentOmitted. */
   maxObjectBytes?: number;
-  /** URL of the blob on the HTTP endpoint; required for blobs that exceed maxObjectBytes. */
+  /**
+   * URL of the blob on the HTTP endpoint; required for blobs that exceed maxObjectBytes and for
+   * blobs the lean profile reduces.
+   */
   contentUrl?: (blob: Blob) => string;
   /** Omit the content whatever its size: the apiserver refused the whole object as too large. */
   omitContent?: typeof OMITTED_APISERVER_LIMIT;
+  /**
+   * The content profile (default full). Lean leaves the display-only parts out of content
+   * (lean.ts) and records them in spec.contentOmitted.parts; a blob with nothing to leave out
+   * gives the same object as in full.
+   */
+  profile?: ContentProfile;
+}
+
+/** Whether an object's content is present but partial (reduced by the lean profile). */
+export function hasPartialContent(spec: Pick<CatalogMetadataSpec, 'contentOmitted'>): boolean {
+  return spec.contentOmitted?.parts !== undefined;
 }
 
 /** The labels of a blob's object; values encoded by labelValue. No label for an absent package or name. */
@@ -58,7 +77,9 @@ export function toCatalogMetadata(
   };
   if (blob.package !== undefined) spec.package = blob.package;
   if (blob.name !== undefined) spec.name = blob.name;
-  spec.content = blob.content;
+  const lean =
+    opts.profile === CONTENT_PROFILE_LEAN ? leanContent(blob.schema, blob.content) : undefined;
+  spec.content = lean ? lean.content : blob.content;
   const obj: CatalogMetadata = {
     apiVersion: API_VERSION,
     kind: CATALOG_METADATA_KIND,
@@ -70,25 +91,34 @@ export function toCatalogMetadata(
     spec,
   };
   if (opts.ownerReference) obj.metadata.ownerReferences = [{ ...opts.ownerReference }];
-  let omit: string | undefined = opts.omitContent;
-  if (omit === undefined && opts.maxObjectBytes !== undefined) {
-    // The object is the blob plus small metadata: its size is the canonical blob's size plus
-    // the size of the object without content.
-    const withoutContent = { ...obj, spec: { ...spec, content: {} } };
-    const size = blob.bytes + Buffer.byteLength(JSON.stringify(withoutContent)) - 2;
-    if (size > opts.maxObjectBytes) omit = OMITTED_MAX_OBJECT_BYTES;
-  }
-  if (omit !== undefined) {
+  const url = (): string => {
     if (!opts.contentUrl)
       throw new Error(`object ${obj.metadata.name}: content omitted, and no contentUrl was given`);
-    return withContentOmitted(obj, omit, { bytes: blob.bytes, url: opts.contentUrl(blob) });
+    return opts.contentUrl(blob);
+  };
+  if (lean) {
+    // The content hash stays the full blob's; contentOmitted says what is missing and where
+    // the whole blob is.
+    obj.metadata.annotations![ANNOTATION_CONTENT_OMITTED] = OMITTED_LEAN;
+    spec.contentOmitted = { bytes: blob.bytes, url: url(), parts: lean.parts };
   }
+  let omit: string | undefined = opts.omitContent;
+  if (omit === undefined && opts.maxObjectBytes !== undefined) {
+    // The object is the (lean) content plus small metadata: its size is the canonical
+    // content's size plus the size of the object without content.
+    const withoutContent = { ...obj, spec: { ...spec, content: {} } };
+    const contentBytes = lean ? Buffer.byteLength(lean.canonical) : blob.bytes;
+    const size = contentBytes + Buffer.byteLength(JSON.stringify(withoutContent)) - 2;
+    if (size > opts.maxObjectBytes) omit = OMITTED_MAX_OBJECT_BYTES;
+  }
+  if (omit !== undefined) return withContentOmitted(obj, omit, { bytes: blob.bytes, url: url() });
   return obj;
 }
 
 /**
  * The object with spec.content replaced by spec.contentOmitted (`bytes`: the canonical blob's
- * size, `url`: where the HTTP server has it) and the content-omitted annotation saying why.
+ * size, `url`: where the HTTP server has it) and the content-omitted annotation saying why. A
+ * lean object's partial content and parts go too: the whole blob is omitted.
  */
 export function withContentOmitted(
   obj: CatalogMetadata,
@@ -115,6 +145,8 @@ export function withContentOmitted(
 export function serializeCatalogMetadata(obj: CatalogMetadata, canonical: string): string {
   const { content, ...spec } = obj.spec;
   if (content === undefined) return JSON.stringify(obj);
+  // A lean object's content is not the blob: its (small) canonical form is made here.
+  if (hasPartialContent(obj.spec)) canonical = canonicalize(content);
   // Members in a fixed order with spec last, so the text ends with spec's closing brace and
   // the object's: `…}}`. spec always has members (catalog, schema), so a comma goes before
   // the content.

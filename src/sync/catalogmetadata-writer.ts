@@ -11,7 +11,7 @@ import { specCoOwned, specDigest } from './drift.js';
 import type { CatalogMetadataWriter, ObjectWrite } from './engine.js';
 import { ObjectTooLargeError } from './engine.js';
 import type { ExistingObject } from './plan.js';
-import { metadataFingerprint } from './plan.js';
+import { metadataFingerprint, wholeContentOmitted } from './plan.js';
 
 /** A CatalogMetadata as a metadata-only list returns it. */
 export interface ListedMetadata {
@@ -86,7 +86,7 @@ export function toExisting(o: ListedMetadata, fieldManager: string): ExistingObj
     uid: o.metadata.uid ?? '',
     resourceVersion: o.metadata.resourceVersion ?? '',
     fingerprint: metadataFingerprint(o.metadata),
-    omitted: o.metadata.annotations?.[ANNOTATION_CONTENT_OMITTED] !== undefined,
+    omitted: wholeContentOmitted(o.metadata.annotations?.[ANNOTATION_CONTENT_OMITTED]),
     ...(owner && { ownerUid: owner.uid }),
     deleting: o.metadata.deletionTimestamp !== undefined,
     ...(o.metadata.generation !== undefined && { generation: o.metadata.generation }),

@@ -5,12 +5,13 @@
 //          each object that differs from what exists (spool.ts);
 //   apply  send the spooled bodies, a bounded number at a time, then the deletes.
 // Nothing is written before the whole catalog has been validated.
-import type { CatalogMetadata, OwnerReference } from '../api/v1/index.js';
+import type { CatalogMetadata, ContentProfile, OwnerReference } from '../api/v1/index.js';
 import { API_VERSION, OMITTED_APISERVER_LIMIT } from '../api/v1/index.js';
 import type { Blob } from '../fbc/index.js';
 import {
   CatalogHasher,
   canonicalize,
+  hasPartialContent,
   isDNS1123Subdomain,
   isValidLabelValue,
   readCatalog,
@@ -91,8 +92,13 @@ export interface SyncTarget {
   /** The unpacked catalog directory. */
   dir: string;
   maxObjectBytes: number;
-  /** The HTTP URL of a blob, for objects whose content is omitted. */
+  /** The HTTP URL of a blob, for objects whose content is omitted or partial. */
   contentUrl: (blob: BlobRef) => string;
+  /**
+   * The content profile (SPEC §2.2; default full): lean leaves display-only parts out of the
+   * objects (src/fbc/lean.ts). Part of the target, so whatever keys on the target sees it.
+   */
+  contentProfile?: ContentProfile;
 }
 
 export interface ScanResult {
@@ -156,6 +162,7 @@ function buildObject(blob: Blob, target: SyncTarget): CatalogMetadata {
     ownerReference: ownerReference(target.catalog),
     maxObjectBytes: target.maxObjectBytes,
     contentUrl: target.contentUrl,
+    ...(target.contentProfile && { profile: target.contentProfile }),
   });
 }
 
@@ -204,7 +211,7 @@ export async function scanCatalog(
     const fingerprint = metadataFingerprint(obj.metadata);
     desired.set(obj.metadata.name, fingerprint);
     hasher.add(blob.hash);
-    if (obj.spec.contentOmitted) omitted++;
+    if (obj.spec.content === undefined) omitted++;
     bytes += blob.bytes;
     await visit?.(obj, blob, fingerprint);
   }
@@ -241,14 +248,17 @@ export async function planCatalogSync(
     // The same decision as planSync's, made per object while its body is at hand.
     const scan = await scanCatalog(target, signal, async (obj, blob, fingerprint) => {
       const have = existing.get(obj.metadata.name);
-      if (have) noteSpecAgreement(have, () => specDigest(obj.spec, blob.hash));
+      // A lean object's content is not the blob: its digest is of the partial content, which
+      // is what a GitOps tool applies from `catalogd render --content-profile lean`.
+      const contentHash = hasPartialContent(obj.spec) ? undefined : blob.hash;
+      if (have) noteSpecAgreement(have, () => specDigest(obj.spec, contentHash));
       if (have && isUpToDate(fingerprint, have, owner)) return;
       if (have) obj.metadata.resourceVersion = have.resourceVersion;
       const body = serializeCatalogMetadata(obj, blob.canonical);
       await spool.add(
         have ? 'update' : 'create',
         obj.metadata.name,
-        !!obj.spec.contentOmitted,
+        obj.spec.content === undefined,
         body,
       );
     });
@@ -362,7 +372,9 @@ function omittedByApiserver(w: SpooledWrite, target: SyncTarget): CatalogMetadat
   const obj = JSON.parse(w.body.toString('utf8')) as CatalogMetadata;
   const { schema, package: pkg, name } = obj.spec;
   return withContentOmitted(obj, OMITTED_APISERVER_LIMIT, {
-    bytes: Buffer.byteLength(canonicalize(obj.spec.content ?? {})),
+    // A lean object's content is partial: its contentOmitted has the whole blob's size.
+    bytes:
+      obj.spec.contentOmitted?.bytes ?? Buffer.byteLength(canonicalize(obj.spec.content ?? {})),
     url: target.contentUrl({
       schema,
       ...(pkg !== undefined && { package: pkg }),

@@ -48,6 +48,13 @@ describe('metadataFingerprint', () => {
     expect(metadataFingerprint(meta('max-object-bytes'))).to.not.equal(metadataFingerprint(meta()));
     expect(metadataFingerprint(meta('apiserver-limit'))).to.equal(metadataFingerprint(meta()));
   });
+
+  it('tells a lean object apart from the full one and from one omitted by --max-object-bytes', () => {
+    const lean = metadataFingerprint(meta('lean'));
+    expect(lean).to.not.equal(metadataFingerprint(meta()));
+    expect(lean).to.not.equal(metadataFingerprint(meta('max-object-bytes')));
+    expect(lean).to.equal(objectFingerprint('sha256:a', { catalog: 'c' }, 'lean'));
+  });
 });
 
 describe('planSync', () => {

@@ -5,6 +5,7 @@ import {
   CATALOG_METADATA_LABELS,
   ANNOTATION_CONTENT_HASH,
   ANNOTATION_CONTENT_OMITTED,
+  OMITTED_LEAN,
   OMITTED_MAX_OBJECT_BYTES,
 } from '../api/v1/index.js';
 import { isUpToDate } from './drift.js';
@@ -19,10 +20,16 @@ export type Fingerprint = string;
 
 const OWNED_LABELS = [...CATALOG_METADATA_LABELS].sort();
 
+/**
+ * Why an object's content is not whole, as far as the fingerprint tells: --max-object-bytes
+ * omitted it, or the lean profile reduced it (the content-omitted annotation's value).
+ */
+export type FingerprintOmission = typeof OMITTED_MAX_OBJECT_BYTES | typeof OMITTED_LEAN;
+
 export function objectFingerprint(
   contentHash: string | undefined,
   labels: Record<string, string> | undefined,
-  omittedByFlag = false,
+  omission?: FingerprintOmission,
 ): Fingerprint {
   const h = createHash('sha256').update(contentHash ?? '');
   // Only the controller's labels: a label another tool adds (a GitOps tracking label) is not
@@ -31,13 +38,15 @@ export function objectFingerprint(
     const v = labels?.[k];
     if (v !== undefined) h.update(`\n${k}=${v}`);
   }
-  if (omittedByFlag) h.update(`\n\n${OMITTED_MAX_OBJECT_BYTES}`);
+  // Nothing for a whole content, so fingerprints of full objects stay what they always were.
+  if (omission !== undefined) h.update(`\n\n${omission}`);
   return h.digest('base64url').slice(0, 22);
 }
 
 /**
  * The fingerprint of an object's metadata, desired or listed. Whether --max-object-bytes omits
- * the content is part of it, so changing the flag rewrites the objects it concerns. An object
+ * the content, or the lean profile reduces it, is part of it, so changing the flag or the
+ * profile rewrites the objects it concerns (and only those). An object
  * the apiserver refused whole (OMITTED_APISERVER_LIMIT) counts as one with content: the
  * desired object always has content then, and rewriting it would only be refused again.
  */
@@ -45,11 +54,17 @@ export function metadataFingerprint(meta: {
   labels?: Record<string, string> | undefined;
   annotations?: Record<string, string> | undefined;
 }): Fingerprint {
+  const omitted = meta.annotations?.[ANNOTATION_CONTENT_OMITTED];
   return objectFingerprint(
     meta.annotations?.[ANNOTATION_CONTENT_HASH],
     meta.labels,
-    meta.annotations?.[ANNOTATION_CONTENT_OMITTED] === OMITTED_MAX_OBJECT_BYTES,
+    omitted === OMITTED_MAX_OBJECT_BYTES || omitted === OMITTED_LEAN ? omitted : undefined,
   );
+}
+
+/** Whether a content-omitted annotation's value means the object has no content at all. */
+export function wholeContentOmitted(annotation: string | undefined): boolean {
+  return annotation !== undefined && annotation !== OMITTED_LEAN;
 }
 
 /** An existing CatalogMetadata, as listed metadata-only. */
@@ -59,7 +74,10 @@ export interface ExistingObject {
   resourceVersion: string;
   /** metadataFingerprint of its annotations and labels. */
   fingerprint: Fingerprint;
-  /** It carries spec.contentOmitted (the content-omitted annotation is set). */
+  /**
+   * Its whole content is omitted (the content-omitted annotation is set, and is not lean: a lean
+   * object has content).
+   */
   omitted?: boolean;
   /** UID of the controller owner reference, if any. */
   ownerUid?: string;

@@ -1,7 +1,7 @@
 // The inner reconcile's narrow interfaces to the world (ports): the image source, the sync
 // engine, the content server, the status sink and the clock. cmd wires the real ones; tests
 // wire small in-memory ones.
-import type { ClusterCatalogStatus } from '../../api/v1/index.js';
+import type { ClusterCatalogStatus, ContentProfile } from '../../api/v1/index.js';
 import type { Puller } from '../../source/index.js';
 import type { ApplyResult, PlannedSync, SyncTarget } from '../../sync/index.js';
 import type { Clock } from '../../util/clock.js';
@@ -55,6 +55,11 @@ export interface ReconcileDeps {
   /** The time of status conditions and lastUnpacked (of the one Clock, src/util/clock.ts). */
   clock: Pick<Clock, 'date'>;
   maxObjectBytes: number;
+  /**
+   * The controller's --content-profile (default full); a catalog's content-profile annotation
+   * overrides it (steps/content-profile.ts).
+   */
+  contentProfile?: ContentProfile;
   /** Least time between two progress messages in status. */
   progressIntervalMs?: number;
   /** Random source in [0,1) for poll jitter (injected for tests). */

@@ -176,6 +176,65 @@ describe('reconcileCatalog', () => {
     expect(again.status).to.deep.equal(out.status);
   });
 
+  describe('content profile', () => {
+    const annotated = (value: string, status?: ClusterCatalogStatus): ClusterCatalog => {
+      const c = catalog({}, status);
+      c.metadata.annotations = { 'olm.operatorframework.io/content-profile': value };
+      return c;
+    };
+    const targets = (w: World) => {
+      const profiles: Array<string | undefined> = [];
+      const plan = w.deps.syncer.plan.bind(w.deps.syncer);
+      w.deps.syncer = {
+        ...w.deps.syncer,
+        plan: (target, signal) => {
+          profiles.push(target.contentProfile);
+          return plan(target, signal);
+        },
+      };
+      return profiles;
+    };
+
+    it("syncs with the controller's profile, which the catalog's annotation overrides", async () => {
+      const w = world();
+      const profiles = targets(w);
+      await reconcileCatalog(catalog(), w.deps);
+      await reconcileCatalog(catalog(), { ...w.deps, contentProfile: 'lean' });
+      await reconcileCatalog(annotated('lean'), w.deps);
+      await reconcileCatalog(annotated('full'), { ...w.deps, contentProfile: 'lean' });
+      expect(profiles).to.deep.equal(['full', 'lean', 'lean', 'full']);
+    });
+
+    it('says lean in the Progressing message of a lean catalog, deterministically', async () => {
+      const out = await reconcileCatalog(annotated('lean'), world().deps);
+      expect(cond(out.status, 'Progressing')?.message).to.equal(
+        `synced 7 objects of content ${HASH}; content profile lean: display-only parts are left out of the objects (whole blobs on the HTTP server)`,
+      );
+      const again = await reconcileCatalog(annotated('lean', out.status), world().deps);
+      expect(again.status).to.deep.equal(out.status);
+      const full = await reconcileCatalog(catalog(), world().deps);
+      expect(cond(full.status, 'Progressing')?.message).to.equal(
+        `synced 7 objects of content ${HASH}`,
+      );
+    });
+
+    it('is Blocked by an annotation that names no profile, before pulling anything', async () => {
+      const w = world();
+      const served = await reconcileCatalog(catalog(), world().deps);
+      const out = await reconcileCatalog(annotated('Lean', served.status), w.deps);
+      expect(isTerminal(out.error?.cause)).to.equal(true);
+      expect(cond(out.status, 'Progressing')).to.include({
+        status: 'False',
+        reason: 'Blocked',
+        message:
+          'annotation olm.operatorframework.io/content-profile: "Lean" is not a content profile ("full" or "lean")',
+      });
+      // The revision synced before keeps serving.
+      expect(cond(out.status, 'Serving')).to.include({ status: 'True' });
+      expect(w.calls).to.deep.equal([]);
+    });
+  });
+
   it('does not poll a digest reference', async () => {
     const ref = `registry.example/ops/catalog@${DIGEST}`;
     const out = await reconcileCatalog(

@@ -7,6 +7,7 @@
 import type { ClusterCatalog } from '../../api/v1/index.js';
 import type { ReconcileDeps, ReconcileOutcome } from './ports.js';
 import { removeIfUnavailable } from './steps/availability.js';
+import { checkContentProfile } from './steps/content-profile.js';
 import { planSync } from './steps/plan.js';
 import { prepareContent } from './steps/prepare.js';
 import { publishContent } from './steps/publish.js';
@@ -21,6 +22,7 @@ export * from './ports.js';
 
 /** The steps of a sync, in order; each reads what the ones before it put in the state. */
 export const SYNC_STEPS: ReadonlyArray<(state: ReconcileState) => Promise<void>> = [
+  checkContentProfile,
   resolveAndPull,
   takeSyncSlot,
   planSync,

@@ -1,7 +1,8 @@
 // The one place that sets ClusterCatalog conditions: every step reports what it did in the
 // reconcile state, and these functions map that state (or the error) to Serving/Progressing.
-import type { Condition } from '../../../api/v1/index.js';
+import type { Condition, ContentProfile } from '../../../api/v1/index.js';
 import {
+  CONTENT_PROFILE_LEAN,
   REASON_AVAILABLE,
   REASON_RETRYING,
   REASON_SUCCEEDED,
@@ -13,6 +14,7 @@ import {
 } from '../../../api/v1/index.js';
 import { progressingFor } from '../errors.js';
 import { EVENT_SYNC_FAILED } from '../ports.js';
+import { contentProfile } from './content-profile.js';
 import type { ReconcileState } from './state.js';
 
 type ConditionUpdate = Omit<Condition, 'lastTransitionTime' | 'observedGeneration'>;
@@ -60,13 +62,25 @@ export function markUnavailable(state: ReconcileState): void {
   );
 }
 
-/** `omitted`: the catalog's objects that carry contentOmitted after the sync. */
-function describeSync(blobs: number, contentHash: string, omitted: number): string {
+/**
+ * `omitted`: the catalog's objects that carry contentOmitted without content after the sync;
+ * `profile`: the catalog's content profile, said when it is lean (objects with partial content).
+ */
+function describeSync(
+  blobs: number,
+  contentHash: string,
+  omitted: number,
+  profile: ContentProfile,
+): string {
+  const lean =
+    profile === CONTENT_PROFILE_LEAN
+      ? '; content profile lean: display-only parts are left out of the objects (whole blobs on the HTTP server)'
+      : '';
   const note =
     omitted > 0
       ? `; ${omitted} too large for the apiserver carry contentOmitted (content on the HTTP server)`
       : '';
-  return `${blobs} objects of content ${contentHash}${note}`;
+  return `${blobs} objects of content ${contentHash}${lean}${note}`;
 }
 
 /** Serving the synced revision. */
@@ -84,7 +98,7 @@ export function markSynced(state: ReconcileState): void {
       type: TYPE_PROGRESSING,
       status: 'True',
       reason: REASON_SUCCEEDED,
-      message: `synced ${describeSync(status.objectCount ?? 0, status.contentHash ?? '', state.omitted)}`,
+      message: `synced ${describeSync(status.objectCount ?? 0, status.contentHash ?? '', state.omitted, contentProfile(state))}`,
     },
   );
 }

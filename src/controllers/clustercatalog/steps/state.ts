@@ -7,6 +7,7 @@ import type { PlannedSync, SyncTarget } from '../../../sync/index.js';
 import { AttemptDeadline } from '../../../source/index.js';
 import { realClock } from '../../../util/clock.js';
 import { DEFAULT_PULL_TIMEOUT_MS, type CatalogEvent, type ReconcileDeps } from '../ports.js';
+import { contentProfile } from './content-profile.js';
 
 export interface ReconcileState {
   readonly catalog: ClusterCatalog;
@@ -78,6 +79,7 @@ export function syncTarget(state: ReconcileState, dir: string): SyncTarget {
     dir,
     maxObjectBytes: deps.maxObjectBytes,
     contentUrl: (blob) => deps.content.blobUrl(name, blob),
+    contentProfile: contentProfile(state),
   };
 }
 

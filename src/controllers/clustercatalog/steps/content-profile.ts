@@ -1,0 +1,29 @@
+// Step 1b, the catalog's content profile (SPEC §2.2): its content-profile annotation, else the
+// controller's --content-profile. A value that names no profile only a change of the annotation
+// can fix: terminal (Progressing=False/Blocked), found before anything is pulled.
+import type { ContentProfile } from '../../../api/v1/index.js';
+import {
+  ANNOTATION_CONTENT_PROFILE,
+  CONTENT_PROFILE_FULL,
+  CONTENT_PROFILES,
+} from '../../../api/v1/index.js';
+import { isContentProfile } from '../../../fbc/index.js';
+import { TerminalError } from '../../../util/errors.js';
+import type { ReconcileState } from './state.js';
+
+export function contentProfile(state: Pick<ReconcileState, 'catalog' | 'deps'>): ContentProfile {
+  const value = state.catalog.metadata.annotations?.[ANNOTATION_CONTENT_PROFILE];
+  if (value === undefined) return state.deps.contentProfile ?? CONTENT_PROFILE_FULL;
+  if (!isContentProfile(value)) {
+    const names = CONTENT_PROFILES.map((p) => JSON.stringify(p)).join(' or ');
+    throw new TerminalError(
+      `annotation ${ANNOTATION_CONTENT_PROFILE}: ${JSON.stringify(value)} is not a content profile (${names})`,
+    );
+  }
+  return value;
+}
+
+export function checkContentProfile(state: ReconcileState): Promise<void> {
+  contentProfile(state);
+  return Promise.resolve();
+}
