@@ -63,8 +63,8 @@ interface CatalogUnderTest {
   ref: string;
   objects: number;
   contentBytes: number;
-  /** The full profile's objects as the controller sends them (render's scan). */
-  storedBytes: number;
+  /** Each profile's objects' bytes as the controller sends them (render --cost's scan). */
+  objectBytes: Record<ContentProfile, number>;
 }
 
 interface ProfileMeasurement {
@@ -300,8 +300,9 @@ async function measureProfile(
     );
     return m;
   } finally {
-    await controller.stop();
+    // The controller removes its finalizer: delete while it runs.
     await h.deleteCatalog(h.api, name);
+    await controller.stop();
   }
 }
 
@@ -431,8 +432,9 @@ async function otherClientLatency(
     h.log(`other client, ${label}: ${JSON.stringify(out)}`);
     return out;
   } finally {
-    await controller.stop();
+    // The controller removes its finalizer: delete while it runs.
     await h.deleteCatalog(h.api, name);
+    await controller.stop();
   }
 }
 
@@ -470,14 +472,17 @@ function controllerHasLean(root: string): boolean {
 async function prepareCatalog(h: BenchHooks, id: string, dir: string): Promise<CatalogUnderTest> {
   const { ref } = await pushCatalog(dir, `${h.registry}/bench/control-plane-${id}:v1`);
   // The controller's objects, with a real uid's length in the owner reference, as render sees them.
-  const cost = await catalogCost(renderTarget(dir, { catalog: `bench-cp-${id}`, output: 'json' }));
+  const cost = await catalogCost(dir, { catalog: `bench-cp-${id}`, output: 'json' });
   return {
     id,
     dir,
     ref,
     objects: cost.objects,
     contentBytes: cost.contentBytes,
-    storedBytes: cost.profiles.full.storedBytes!,
+    objectBytes: {
+      full: cost.profiles.full.objectBytes,
+      lean: cost.profiles.lean.objectBytes,
+    },
   };
 }
 
@@ -514,14 +519,14 @@ export async function measureControlPlane(h: BenchHooks): Promise<Record<string,
     const entry: Record<string, unknown> = {
       objects: cat.objects,
       contentBytes: cat.contentBytes,
-      storedBytes: cat.storedBytes,
+      objectBytes: cat.objectBytes,
     };
     for (const p of profiles) {
       const m = await measureProfile(h, controller.file, cat, p);
       entry[p] = m;
       samples[p].push({
         objects: cat.objects,
-        contentBytes: cat.contentBytes,
+        objectBytes: cat.objectBytes[p],
         etcdBytes: m.etcdBytesAdded,
         apiserverHeapBytes: m.apiserverHeapBytesAdded,
       });
@@ -548,7 +553,6 @@ export async function measureControlPlane(h: BenchHooks): Promise<Record<string,
     profiles: Object.fromEntries(profiles.map((p) => [p, fitCoefficients(samples[p])])),
   };
   const prediction = catalogs.map((cat) => {
-    const predicted = predictCost({ objects: cat.objects, contentBytes: cat.contentBytes });
     const measured = byCatalog[cat.id]!;
     return {
       catalog: cat.id,
@@ -556,8 +560,12 @@ export async function measureControlPlane(h: BenchHooks): Promise<Record<string,
       ...Object.fromEntries(
         profiles.map((p) => {
           const m = measured[p] as ProfileMeasurement;
-          const pe = predicted[p]?.etcdBytes;
-          const ph = predicted[p]?.apiserverHeapBytes;
+          const predicted = predictCost(p, {
+            objects: cat.objects,
+            objectBytes: cat.objectBytes[p],
+          });
+          const pe = predicted?.etcdBytes;
+          const ph = predicted?.apiserverHeapBytes;
           return [
             p,
             {

@@ -8,7 +8,7 @@ import { FIXTURES } from '../../test/fixtures/fbc/expectations.js';
 import { generateCatalog } from '../../test/support/fbcgen.js';
 import type { CostModel } from '../sync/cost-model.js';
 import { COST_MODEL } from '../sync/cost-model.js';
-import { render, renderTarget } from './render.js';
+import { render } from './render.js';
 import { catalogCost, formatCostJson, formatCostText } from './render-cost.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -22,15 +22,15 @@ const MODEL: CostModel = {
   profiles: {
     full: {
       etcdBytesPerObject: 1000,
-      etcdBytesPerContentByte: 1.5,
+      etcdBytesPerObjectByte: 1.5,
       apiserverHeapBytesPerObject: 20000,
-      apiserverHeapBytesPerContentByte: 2,
+      apiserverHeapBytesPerObjectByte: 2,
     },
     lean: {
       etcdBytesPerObject: 900,
-      etcdBytesPerContentByte: 0.2,
+      etcdBytesPerObjectByte: 0.2,
       apiserverHeapBytesPerObject: 5000,
-      apiserverHeapBytesPerContentByte: 0.5,
+      apiserverHeapBytesPerObjectByte: 0.5,
     },
   },
 };
@@ -43,8 +43,7 @@ function cli(...args: string[]) {
   );
 }
 
-const target = (dir: string, catalog = 'operatorhubio') =>
-  renderTarget(dir, { catalog, output: 'json' });
+const opts = (catalog = 'operatorhubio') => ({ catalog, output: 'json' as const });
 
 describe('catalogd render --cost', () => {
   for (const [file, format] of [
@@ -52,33 +51,36 @@ describe('catalogd render --cost', () => {
     ['cost.json', formatCostJson],
   ] as const) {
     it(`json-stream matches test/golden/render/${file}`, async () => {
-      const got = format(await catalogCost(target(path.join(FIXTURES, 'json-stream')), MODEL));
+      const got = format(await catalogCost(path.join(FIXTURES, 'json-stream'), opts(), MODEL));
       const golden = path.join(GOLDEN, file);
       if (UPDATE) await writeFile(golden, got);
       expect(got).to.equal(await readFile(golden, 'utf8'));
     });
   }
 
-  it('counts exactly the objects render prints, and their bytes as the controller sends them', async () => {
+  it('counts exactly the objects render prints in each profile, and their bytes as the controller sends them', async () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'render-cost-'));
     try {
       await generateCatalog(dir, { seed: 5, sizeMB: 0.3 });
-      let json = '';
-      await render(dir, { catalog: 'c', output: 'json' }, async (s) => {
-        json += s;
-      });
-      const items = (JSON.parse(json) as { items: { metadata: object }[] }).items;
-      const cost = await catalogCost(target(dir, 'c'), MODEL);
-      expect(cost.objects).to.equal(items.length);
-      expect(cost.profiles.full.objects).to.equal(items.length);
-      expect(cost.profiles.lean.objects).to.equal(items.length);
-      // Render leaves the owner reference out; the controller's objects carry it.
-      const rendered = items.reduce((n, o) => n + Buffer.byteLength(JSON.stringify(o)), 0);
-      expect(cost.profiles.full.storedBytes).to.be.greaterThan(rendered);
-      expect(cost.profiles.full.storedBytes).to.be.lessThan(rendered + items.length * 300);
+      const cost = await catalogCost(dir, opts('c'), MODEL);
+      for (const contentProfile of ['full', 'lean'] as const) {
+        let json = '';
+        await render(dir, { ...opts('c'), contentProfile }, async (s) => {
+          json += s;
+        });
+        const items = (JSON.parse(json) as { items: { metadata: object }[] }).items;
+        const p = cost.profiles[contentProfile];
+        expect(p.objects).to.equal(items.length);
+        // Render leaves the owner reference out; the controller's objects carry it.
+        const rendered = items.reduce((n, o) => n + Buffer.byteLength(JSON.stringify(o)), 0);
+        expect(p.objectBytes).to.be.greaterThan(rendered);
+        expect(p.objectBytes).to.be.lessThan(rendered + items.length * 300);
+      }
+      expect(cost.objects).to.equal(cost.profiles.full.objects);
+      expect(cost.profiles.lean.objectBytes).to.be.lessThan(cost.profiles.full.objectBytes);
       // etcd: the model's per-object and per-byte terms.
-      expect(cost.profiles.full.etcdBytes).to.equal(
-        Math.round(1000 * cost.objects + 1.5 * cost.contentBytes),
+      expect(cost.profiles.lean.etcdBytes).to.equal(
+        Math.round(900 * cost.objects + 0.2 * cost.profiles.lean.objectBytes),
       );
     } finally {
       await rm(dir, { recursive: true, force: true });

@@ -6,13 +6,14 @@ import type { ContentProfile } from '../api/v1/index.js';
 import { CONTENT_PROFILES } from '../api/v1/index.js';
 import type { CostModel, ProfileCost } from '../sync/cost-model.js';
 import { COST_MODEL, predictCost } from '../sync/cost-model.js';
-import type { SyncTarget } from '../sync/index.js';
 import { scanCatalog } from '../sync/index.js';
+import type { RenderOptions } from './render.js';
+import { renderTarget } from './render.js';
 
 export interface ProfileCostReport extends Partial<ProfileCost> {
   objects: number;
-  /** The objects' JSON as the controller sends it; undefined: this build cannot project it. */
-  storedBytes?: number;
+  /** The objects' JSON bytes as the controller sends them (with the owner reference). */
+  objectBytes: number;
 }
 
 export interface CatalogCostReport {
@@ -27,30 +28,35 @@ export interface CatalogCostReport {
   coefficientsFrom: string;
 }
 
-/** Scans the catalog once (as render and the controller do) and predicts its cost. */
+/**
+ * Scans the catalog once per profile, as render and the controller do (opts.contentProfile is
+ * not used: every profile is reported), and predicts each profile's cost from its objects.
+ */
 export async function catalogCost(
-  target: SyncTarget,
+  dir: string,
+  opts: RenderOptions,
   model: CostModel = COST_MODEL,
 ): Promise<CatalogCostReport> {
-  let storedBytes = 0;
-  const scan = await scanCatalog(target, undefined, (obj) => {
-    storedBytes += Buffer.byteLength(JSON.stringify(obj));
-  });
-  const size = { objects: scan.blobs, contentBytes: scan.bytes };
-  const predicted = predictCost(size, model);
   const profiles = {} as Record<ContentProfile, ProfileCostReport>;
-  for (const p of CONTENT_PROFILES) {
-    profiles[p] = {
-      objects: scan.blobs,
-      ...(p === 'full' && { storedBytes }),
-      ...predicted[p],
-    };
+  let full: { blobs: number; bytes: number; omitted: number } | undefined;
+  for (const contentProfile of CONTENT_PROFILES) {
+    let objectBytes = 0;
+    const scan = await scanCatalog(
+      renderTarget(dir, { ...opts, contentProfile }),
+      undefined,
+      (obj) => {
+        objectBytes += Buffer.byteLength(JSON.stringify(obj));
+      },
+    );
+    if (contentProfile === 'full') full = scan;
+    const size = { objects: scan.blobs, objectBytes };
+    profiles[contentProfile] = { ...size, ...predictCost(contentProfile, size, model) };
   }
   return {
-    catalog: target.catalog.name,
-    objects: scan.blobs,
-    contentBytes: scan.bytes,
-    contentOmitted: scan.omitted,
+    catalog: opts.catalog,
+    objects: full!.blobs,
+    contentBytes: full!.bytes,
+    contentOmitted: full!.omitted,
     profiles,
     coefficientsFrom: model.measuredBy,
   };
@@ -81,17 +87,19 @@ export function formatCostText(r: CatalogCostReport): string {
   const rows = [['profile', 'objects', 'object bytes', 'etcd', 'apiserver heap']];
   for (const p of CONTENT_PROFILES) {
     const c = r.profiles[p];
-    rows.push([p, String(c.objects), mb(c.storedBytes), mb(c.etcdBytes), mb(c.apiserverHeapBytes)]);
+    rows.push([p, String(c.objects), mb(c.objectBytes), mb(c.etcdBytes), mb(c.apiserverHeapBytes)]);
   }
   return (
     `catalog ${r.catalog}: ${r.objects} objects, ${mb(r.contentBytes)} of FBC content` +
-    (r.contentOmitted > 0 ? `, ${r.contentOmitted} with content omitted (too large)` : '') +
+    (r.contentOmitted > 0
+      ? `, ${r.contentOmitted} with content omitted in the full profile (too large)`
+      : '') +
     '\n\n' +
     table(rows) +
     '\n\n' +
     'etcd and apiserver heap are predictions (n/a: not measured for that profile yet), from\n' +
     `coefficients measured by \`make bench\`: ${r.coefficientsFrom}.\n` +
-    'object bytes: the objects as the controller sends them (n/a: not projected by this build).\n'
+    'object bytes: the objects as the controller sends them.\n'
   );
 }
 

@@ -1,18 +1,18 @@
 // What a catalog costs the control plane, predicted from coefficients `make bench` measured
 // (bench/control-plane.ts fits them; `BENCH_UPDATE_COST_MODEL=1` rewrites this file's numbers).
-// Each quantity is linear in the catalog's object count and its FBC content bytes: an object's
-// stored JSON is its content plus a shell (name, labels, annotations, owner reference,
-// managedFields) of about the same size whatever the content, and the apiserver's watch cache
-// holds one decoded copy of each. Used by `catalogd render --cost` (src/cmd/render-cost.ts).
+// Each quantity is linear in the catalog's object count and the bytes of its objects as the
+// controller sends them (per profile: the lean profile's objects are smaller): the apiserver adds
+// a shell of about the same size to every object whatever its content (uid, resourceVersion,
+// managedFields), etcd stores the result once, and the apiserver's watch cache holds one decoded
+// copy of each. Used by `catalogd render --cost` (src/cmd/render-cost.ts).
 import type { ContentProfile } from '../api/v1/index.js';
-import { CONTENT_PROFILES } from '../api/v1/index.js';
 
-/** Bytes per object plus bytes per content byte, for one content profile. */
+/** Bytes per object plus bytes per byte of the objects as sent, for one content profile. */
 export interface ProfileCoefficients {
   etcdBytesPerObject: number;
-  etcdBytesPerContentByte: number;
+  etcdBytesPerObjectByte: number;
   apiserverHeapBytesPerObject: number;
-  apiserverHeapBytesPerContentByte: number;
+  apiserverHeapBytesPerObjectByte: number;
 }
 
 export interface CostModel {
@@ -22,9 +22,10 @@ export interface CostModel {
   profiles: Partial<Record<ContentProfile, ProfileCoefficients>>;
 }
 
+/** A catalog's objects in one profile: how many, and their JSON bytes as the controller sends them. */
 export interface CatalogSize {
   objects: number;
-  contentBytes: number;
+  objectBytes: number;
 }
 
 export interface ProfileCost {
@@ -39,26 +40,23 @@ export const COST_MODEL: CostModel = {
 };
 // COST_MODEL:END
 
-/** The predicted cost of a catalog of this size, for each profile the model has numbers for. */
+/** The predicted cost of a catalog's objects in `profile`; undefined: not measured yet. */
 export function predictCost(
+  profile: ContentProfile,
   size: CatalogSize,
   model: CostModel = COST_MODEL,
-): Partial<Record<ContentProfile, ProfileCost>> {
-  const out: Partial<Record<ContentProfile, ProfileCost>> = {};
-  for (const profile of CONTENT_PROFILES) {
-    const c = model.profiles[profile];
-    if (!c) continue;
-    out[profile] = {
-      etcdBytes: Math.round(
-        c.etcdBytesPerObject * size.objects + c.etcdBytesPerContentByte * size.contentBytes,
-      ),
-      apiserverHeapBytes: Math.round(
-        c.apiserverHeapBytesPerObject * size.objects +
-          c.apiserverHeapBytesPerContentByte * size.contentBytes,
-      ),
-    };
-  }
-  return out;
+): ProfileCost | undefined {
+  const c = model.profiles[profile];
+  if (!c) return undefined;
+  return {
+    etcdBytes: Math.round(
+      c.etcdBytesPerObject * size.objects + c.etcdBytesPerObjectByte * size.objectBytes,
+    ),
+    apiserverHeapBytes: Math.round(
+      c.apiserverHeapBytesPerObject * size.objects +
+        c.apiserverHeapBytesPerObjectByte * size.objectBytes,
+    ),
+  };
 }
 
 /** One measured catalog: its size and what it added to etcd and the apiserver's heap. */
@@ -68,14 +66,14 @@ export interface CostSample extends CatalogSize {
 }
 
 /**
- * Least-squares fit of `y = a·objects + b·contentBytes` through the origin. With fewer than two
+ * Least-squares fit of `y = a·objects + b·objectBytes` through the origin. With fewer than two
  * catalogs of different bytes per object, or when the fit would make a coefficient negative
- * (noise between two close catalogs), all of y is put on the content bytes (a = 0).
+ * (noise between two close catalogs), all of y is put on the object bytes (a = 0).
  */
 export function fitLinear(
   samples: readonly CostSample[],
   y: (s: CostSample) => number,
-): { perObject: number; perContentByte: number } {
+): { perObject: number; perObjectByte: number } {
   let soo = 0;
   let sob = 0;
   let sbb = 0;
@@ -83,19 +81,19 @@ export function fitLinear(
   let sby = 0;
   for (const s of samples) {
     soo += s.objects * s.objects;
-    sob += s.objects * s.contentBytes;
-    sbb += s.contentBytes * s.contentBytes;
+    sob += s.objects * s.objectBytes;
+    sbb += s.objectBytes * s.objectBytes;
     soy += s.objects * y(s);
-    sby += s.contentBytes * y(s);
+    sby += s.objectBytes * y(s);
   }
   const det = soo * sbb - sob * sob;
   // det relative to its terms: near 0 when every catalog has the same bytes per object.
   if (samples.length >= 2 && det > 1e-6 * soo * sbb) {
     const perObject = (sbb * soy - sob * sby) / det;
-    const perContentByte = (soo * sby - sob * soy) / det;
-    if (perObject >= 0 && perContentByte >= 0) return { perObject, perContentByte };
+    const perObjectByte = (soo * sby - sob * soy) / det;
+    if (perObject >= 0 && perObjectByte >= 0) return { perObject, perObjectByte };
   }
-  return { perObject: 0, perContentByte: sbb > 0 ? sby / sbb : 0 };
+  return { perObject: 0, perObjectByte: sbb > 0 ? sby / sbb : 0 };
 }
 
 export function fitCoefficients(samples: readonly CostSample[]): ProfileCoefficients {
@@ -104,8 +102,8 @@ export function fitCoefficients(samples: readonly CostSample[]): ProfileCoeffici
   const r = (x: number, d: number) => Number(x.toFixed(d));
   return {
     etcdBytesPerObject: r(etcd.perObject, 0),
-    etcdBytesPerContentByte: r(etcd.perContentByte, 3),
+    etcdBytesPerObjectByte: r(etcd.perObjectByte, 4),
     apiserverHeapBytesPerObject: r(heap.perObject, 0),
-    apiserverHeapBytesPerContentByte: r(heap.perContentByte, 3),
+    apiserverHeapBytesPerObjectByte: r(heap.perObjectByte, 4),
   };
 }
