@@ -32,6 +32,8 @@ const OTHER_CONFIGMAPS = 20;
 /** ConfigMap baseline: one ConfigMap per blob, in this namespace. */
 const BASELINE_NS = 'bench-configmap-baseline';
 const IDLE_PROBE_SECONDS = 15;
+/** config/flowcontrol's PriorityLevelConfiguration and FlowSchema (one name). */
+const PRIORITY_LEVEL = 'catalogd-ts-catalogmetadata';
 /** Heap samples per measurement (after a forced GC each); the median is used. */
 const HEAP_SAMPLES = 3;
 
@@ -445,7 +447,7 @@ async function applyFlowSchema(h: BenchHooks): Promise<void> {
   for (;;) {
     const fs = await h.api.json<{
       status?: { conditions?: Array<{ type: string; status: string }> };
-    }>('GET', '/apis/flowcontrol.apiserver.k8s.io/v1/flowschemas/catalogd-ts-catalogmetadata');
+    }>('GET', `/apis/flowcontrol.apiserver.k8s.io/v1/flowschemas/${PRIORITY_LEVEL}`);
     const dangling = fs.status?.conditions?.find((c) => c.type === 'Dangling');
     if (dangling?.status === 'False') return;
     if (Date.now() > deadline) throw new Error('FlowSchema not taken up in 60 s');
@@ -540,8 +542,28 @@ export async function measureControlPlane(h: BenchHooks): Promise<Record<string,
   const without = await otherClientLatency(h, controller.file, other.api, gen, 'no-flowschema');
   await applyFlowSchema(h);
   let withFs: ClientLatency;
+  const bySetting: Record<string, ClientLatency> = {};
   try {
     withFs = await otherClientLatency(h, controller.file, other.api, gen, 'flowschema');
+    // BENCH_FLOWSCHEMA_SHARES=1,2,...: the same with other nominalConcurrencyShares of the level
+    // (how config/flowcontrol's value was chosen; docs/deploy.md).
+    for (const shares of (process.env.BENCH_FLOWSCHEMA_SHARES ?? '').split(',').filter(Boolean)) {
+      kubectl(h, [
+        'patch',
+        'prioritylevelconfiguration',
+        PRIORITY_LEVEL,
+        '--type=merge',
+        '-p',
+        JSON.stringify({ spec: { limited: { nominalConcurrencyShares: Number(shares) } } }),
+      ]);
+      bySetting[`nominalConcurrencyShares=${shares}`] = await otherClientLatency(
+        h,
+        controller.file,
+        other.api,
+        gen,
+        `flowschema-shares-${shares}`,
+      );
+    }
   } finally {
     kubectl(h, ['delete', '--ignore-not-found', '-k', path.join(h.root, 'config', 'flowcontrol')]);
   }
@@ -595,7 +617,7 @@ export async function measureControlPlane(h: BenchHooks): Promise<Record<string,
     };
   const full = head.full as ProfileMeasurement;
   const leanM = head.lean as ProfileMeasurement | undefined;
-  return {
+  const result = {
     headlineCatalog: (catalogs[1] ?? catalogs[0])!.id,
     fullProfile: perByte(full),
     leanProfile: leanM
@@ -610,11 +632,13 @@ export async function measureControlPlane(h: BenchHooks): Promise<Record<string,
       catalog: gen.id,
       ...without,
       withFlowSchema: withFs,
+      ...(Object.keys(bySetting).length > 0 && { withFlowSchemaBySetting: bySetting }),
     },
     renderCostPrediction: prediction,
     fittedCostModel: fitted,
     byCatalog,
   };
+  return { ...result, targets: controlPlaneTargets(result) };
 }
 
 function measuredBy(h: BenchHooks, catalogs: CatalogUnderTest[]): string {
@@ -632,6 +656,34 @@ async function updateCostModel(root: string, model: CostModel): Promise<void> {
   const line = text.indexOf('\n', begin) + 1;
   const block = `export const COST_MODEL: CostModel = ${JSON.stringify(model, null, 2)};\n`;
   await writeFile(file, text.slice(0, line) + block + text.slice(end));
+}
+
+/** The issue 25 targets this section checks (null: not measured in this run). */
+export function controlPlaneTargets(cp: unknown): Record<string, boolean | null> {
+  const c = cp as {
+    leanProfile?: { heapRatioToFull?: number; etcdRatioToFull?: number };
+    otherClientP99Seconds?: { withFlowSchema?: { ratio: number } };
+    renderCostPrediction?: Array<{
+      objects: { predicted: number; measured: number };
+      full?: { etcdRatio: number | null };
+    }>;
+  };
+  const lean = c.leanProfile;
+  const pred = c.renderCostPrediction ?? [];
+  return {
+    leanAtMost0_25xFull:
+      lean?.heapRatioToFull === undefined || lean.etcdRatioToFull === undefined
+        ? null
+        : lean.heapRatioToFull <= 0.25 && lean.etcdRatioToFull <= 0.25,
+    otherClientP99AtMost3xIdleWithFlowSchema:
+      c.otherClientP99Seconds?.withFlowSchema === undefined
+        ? null
+        : c.otherClientP99Seconds.withFlowSchema.ratio <= 3,
+    renderCostObjectsExact: pred.every((p) => p.objects.predicted === p.objects.measured),
+    renderCostEtcdWithin25Percent: pred.every(
+      (p) => p.full?.etcdRatio != null && Math.abs(p.full.etcdRatio - 1) <= 0.25,
+    ),
+  };
 }
 
 /** Used by bench/run.ts's markdown. */

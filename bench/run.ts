@@ -42,7 +42,7 @@ import { ImagePuller, pushCatalog } from '../src/source/index.js';
 import { scanCatalog } from '../src/sync/index.js';
 import { freePort } from '../test/support/controller.js';
 import { generateCatalog } from '../test/support/fbcgen.js';
-import { controlPlaneMarkdown, measureControlPlane } from './control-plane.js';
+import { controlPlaneMarkdown, controlPlaneTargets, measureControlPlane } from './control-plane.js';
 import type { BenchHooks } from './control-plane.js';
 import { Api, pool } from './lib/api.js';
 import type { WatchEvent } from './lib/api.js';
@@ -1509,6 +1509,7 @@ function targets(r: Record<string, unknown>) {
     sameContentNewDigestZeroWrites: g('sameContentNewDigest')?.writes === 0,
     incrementalTwoWritesTwoEvents:
       g('incremental')?.writes === 2 && g('incremental')?.watchEvents === 2,
+    ...(r.controlPlane !== undefined && controlPlaneTargets(r.controlPlane)),
   };
 }
 
