@@ -9,6 +9,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { dump, load } from 'js-yaml';
+import { format, resolveConfig } from 'prettier';
 import { ANNOTATION_CONTENT_PROFILE, GROUP, VERSION } from '../src/api/v1/index.js';
 import type { ContentProfile } from '../src/api/v1/index.js';
 import { catalogCost } from '../src/cmd/render-cost.js';
@@ -88,6 +89,13 @@ async function metric(api: Api, name: string): Promise<number> {
   const r = await api.request('GET', '/metrics');
   const line = r.body.split('\n').find((l) => l.startsWith(`${name} `));
   return line === undefined ? NaN : Number(line.slice(name.length + 1));
+}
+
+/** The first sample of a metric whose labels include `label` (NaN: none). */
+async function labelledMetric(api: Api, name: string, label: string): Promise<number> {
+  const r = await api.request('GET', '/metrics');
+  const line = r.body.split('\n').find((l) => l.startsWith(`${name}{`) && l.includes(label));
+  return line === undefined ? NaN : Number(line.slice(line.lastIndexOf(' ') + 1));
 }
 
 /**
@@ -392,6 +400,8 @@ interface ClientLatency {
   p50: { idle: number; duringColdSync: number };
   /** Responses other than 200 during the sync (429: rejected by APF). */
   errorsDuringColdSync: number;
+  /** The seats the apiserver gave config/flowcontrol's level (with the FlowSchema only). */
+  prioritySeats?: number;
 }
 
 /**
@@ -431,6 +441,12 @@ async function otherClientLatency(
       },
       errorsDuringColdSync: busy.errors,
     };
+    const seats = await labelledMetric(
+      h.api,
+      'apiserver_flowcontrol_nominal_limit_seats',
+      `priority_level="${PRIORITY_LEVEL}"`,
+    );
+    if (!Number.isNaN(seats)) out.prioritySeats = seats;
     h.log(`other client, ${label}: ${JSON.stringify(out)}`);
     return out;
   } finally {
@@ -556,7 +572,9 @@ export async function measureControlPlane(h: BenchHooks): Promise<Record<string,
         '-p',
         JSON.stringify({ spec: { limited: { nominalConcurrencyShares: Number(shares) } } }),
       ]);
-      bySetting[`nominalConcurrencyShares=${shares}`] = await otherClientLatency(
+      const key = `nominalConcurrencyShares=${shares}`;
+      const n = Object.keys(bySetting).filter((k) => k.startsWith(`${key}`)).length;
+      bySetting[n === 0 ? key : `${key} (run ${n + 1})`] = await otherClientLatency(
         h,
         controller.file,
         other.api,
@@ -643,7 +661,8 @@ export async function measureControlPlane(h: BenchHooks): Promise<Record<string,
 
 function measuredBy(h: BenchHooks, catalogs: CatalogUnderTest[]): string {
   const day = new Date().toISOString().slice(0, 10);
-  return `make bench ${day} (BENCH_ONLY=controlPlane BENCH_SIZES=${h.sizeMB}; ${catalogs.map((c) => c.id).join(', ')})`;
+  const what = catalogs.map((c) => `${c.id} (${c.objects} objects)`).join(', ');
+  return `make bench ${day}, BENCH_ONLY=controlPlane BENCH_SIZES=${h.sizeMB}: ${what}`;
 }
 
 /** Rewrites the COST_MODEL block of src/sync/cost-model.ts with this run's coefficients. */
@@ -655,7 +674,10 @@ async function updateCostModel(root: string, model: CostModel): Promise<void> {
   if (begin < 0 || end < begin) throw new Error(`${file}: no COST_MODEL markers`);
   const line = text.indexOf('\n', begin) + 1;
   const block = `export const COST_MODEL: CostModel = ${JSON.stringify(model, null, 2)};\n`;
-  await writeFile(file, text.slice(0, line) + block + text.slice(end));
+  const next = text.slice(0, line) + block + text.slice(end);
+  // Formatted as `make lint` checks it.
+  const options = (await resolveConfig(file)) ?? {};
+  await writeFile(file, await format(next, { ...options, filepath: file }));
 }
 
 /** The issue 25 targets this section checks (null: not measured in this run). */
