@@ -398,6 +398,11 @@ interface ClientLatency {
   endToEndWritesPerSecond: number;
   requests: { idle: number; duringColdSync: number };
   p50: { idle: number; duringColdSync: number };
+  /** p99 of the GETs and of the LISTs alone (a LIST without resourceVersion reads etcd's revision). */
+  p99ByVerb: {
+    get: { idle: number; duringColdSync: number };
+    list: { idle: number; duringColdSync: number };
+  };
   /** Responses other than 200 during the sync (429: rejected by APF). */
   errorsDuringColdSync: number;
   /** The seats the apiserver gave config/flowcontrol's level (with the FlowSchema only). */
@@ -440,6 +445,16 @@ async function otherClientLatency(
         duringColdSync: Number(percentile(busy.seconds, 0.5).toFixed(4)),
       },
       errorsDuringColdSync: busy.errors,
+      p99ByVerb: {
+        get: {
+          idle: r3(percentile(idle.getSeconds, 0.99)),
+          duringColdSync: r3(percentile(busy.getSeconds, 0.99)),
+        },
+        list: {
+          idle: r3(percentile(idle.listSeconds, 0.99)),
+          duringColdSync: r3(percentile(busy.listSeconds, 0.99)),
+        },
+      },
     };
     const seats = await labelledMetric(
       h.api,

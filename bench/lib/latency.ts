@@ -6,6 +6,9 @@ import type { Api } from './api.js';
 export interface ProbeResult {
   /** Latency of every request that completed, in seconds. */
   seconds: number[];
+  /** The same split by request: GET of one ConfigMap, LIST of the namespace's. */
+  getSeconds: number[];
+  listSeconds: number[];
   /** Responses other than 200 (429: rejected by API Priority and Fairness). */
   errors: number;
 }
@@ -18,17 +21,21 @@ export function latencyProbe(
   configMaps: number,
 ): { stop(): Promise<ProbeResult> } {
   const seconds: number[] = [];
+  const getSeconds: number[] = [];
+  const listSeconds: number[] = [];
   let errors = 0;
   let stopped = false;
   const loop = async (k: number): Promise<void> => {
     for (let i = k; !stopped; i++) {
-      const p =
-        i % 2 === 0
-          ? `/api/v1/namespaces/${namespace}/configmaps/cm-${i % configMaps}`
-          : `/api/v1/namespaces/${namespace}/configmaps`;
+      const get = i % 2 === 0;
+      const p = get
+        ? `/api/v1/namespaces/${namespace}/configmaps/cm-${i % configMaps}`
+        : `/api/v1/namespaces/${namespace}/configmaps`;
       const t0 = performance.now();
       const r = await api.request('GET', p);
-      seconds.push((performance.now() - t0) / 1000);
+      const s = (performance.now() - t0) / 1000;
+      seconds.push(s);
+      (get ? getSeconds : listSeconds).push(s);
       if (r.status !== 200) errors++;
     }
   };
@@ -37,7 +44,7 @@ export function latencyProbe(
     async stop() {
       stopped = true;
       await loops;
-      return { seconds, errors };
+      return { seconds, getSeconds, listSeconds, errors };
     },
   };
 }
