@@ -11,7 +11,7 @@ import { specCoOwned, specDigest } from './drift.js';
 import type { CatalogMetadataWriter, ObjectWrite } from './engine.js';
 import { ObjectTooLargeError } from './engine.js';
 import type { ExistingObject } from './plan.js';
-import { metadataFingerprint, wholeContentOmitted } from './plan.js';
+import { apiserverLimitLeanFingerprint, metadataFingerprint, wholeContentOmitted } from './plan.js';
 
 /** A CatalogMetadata as a metadata-only list returns it. */
 export interface ListedMetadata {
@@ -81,11 +81,13 @@ export function catalogMetadataSelector(catalog: string): string {
 
 export function toExisting(o: ListedMetadata, fieldManager: string): ExistingObject {
   const owner = o.metadata.ownerReferences?.find((r) => r.controller);
+  const leanFingerprint = apiserverLimitLeanFingerprint(o.metadata);
   return {
     name: o.metadata.name,
     uid: o.metadata.uid ?? '',
     resourceVersion: o.metadata.resourceVersion ?? '',
     fingerprint: metadataFingerprint(o.metadata),
+    ...(leanFingerprint !== undefined && { leanFingerprint }),
     omitted: wholeContentOmitted(o.metadata.annotations?.[ANNOTATION_CONTENT_OMITTED]),
     ...(owner && { ownerUid: owner.uid }),
     deleting: o.metadata.deletionTimestamp !== undefined,

@@ -34,7 +34,7 @@ export function isUpToDate(want: Fingerprint, have: ExistingObject, ownerUid: st
   return (
     !have.deleting &&
     have.ownerUid === ownerUid &&
-    have.fingerprint === want &&
+    (have.fingerprint === want || have.leanFingerprint === want) &&
     (!have.specCoOwned || have.specMatches === true)
   );
 }

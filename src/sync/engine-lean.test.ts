@@ -7,6 +7,7 @@ import path from 'node:path';
 import type { CatalogMetadata, ContentProfile } from '../api/v1/index.js';
 import { generateCatalog } from '../../test/support/fbcgen.js';
 import type { CatalogMetadataWriter, ObjectWrite, SyncTarget } from './engine.js';
+import { toExisting } from './catalogmetadata-writer.js';
 import { applyPlan, ObjectTooLargeError, planCatalogSync, scanCatalog } from './engine.js';
 import { specDigest } from './drift.js';
 import type { ExistingObject } from './plan.js';
@@ -186,6 +187,32 @@ describe('sync engine: lean content profile', () => {
       const blobBytes = full.get(obj.metadata.name)!.spec.content;
       expect(obj.spec.contentOmitted?.bytes).to.equal(Buffer.byteLength(JSON.stringify(blobBytes)));
       expect(obj.spec.contentOmitted).to.not.have.property('parts');
+    }
+
+    // Listed afterwards, the refused objects are up to date in the lean profile (not rewritten,
+    // and refused again, on every sync) and in the full one; a lean object listed as full is not.
+    const stored = written.map((w, i) =>
+      toExisting(
+        {
+          metadata: {
+            ...w.obj.metadata,
+            uid: `u-${i}`,
+            resourceVersion: '1',
+            ownerReferences: [{ uid: 'uid-ops', controller: true }],
+          },
+        },
+        'catalogd-ts',
+      ),
+    );
+    for (const profile of ['lean', 'full'] as const) {
+      const again = await planCatalogSync(target(profile), writerOver(stored).writer, spoolDir);
+      await again.dispose();
+      const updated = again.plan.update.map((u) => u.name);
+      const leanStored = written.filter((w) => w.obj.spec.contentOmitted?.parts);
+      expect(leanStored.length).to.be.greaterThan(0); // the packages, which were not refused
+      expect(updated.sort(), profile).to.deep.equal(
+        profile === 'lean' ? [] : leanStored.map((w) => w.obj.metadata.name).sort(),
+      );
     }
   });
 });

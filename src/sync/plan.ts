@@ -5,6 +5,7 @@ import {
   CATALOG_METADATA_LABELS,
   ANNOTATION_CONTENT_HASH,
   ANNOTATION_CONTENT_OMITTED,
+  OMITTED_APISERVER_LIMIT,
   OMITTED_LEAN,
   OMITTED_MAX_OBJECT_BYTES,
 } from '../api/v1/index.js';
@@ -48,7 +49,8 @@ export function objectFingerprint(
  * the content, or the lean profile reduces it, is part of it, so changing the flag or the
  * profile rewrites the objects it concerns (and only those). An object
  * the apiserver refused whole (OMITTED_APISERVER_LIMIT) counts as one with content: the
- * desired object always has content then, and rewriting it would only be refused again.
+ * desired object always has content then, and rewriting it would only be refused again (as a
+ * lean one too: apiserverLimitLeanFingerprint).
  */
 export function metadataFingerprint(meta: {
   labels?: Record<string, string> | undefined;
@@ -60,6 +62,20 @@ export function metadataFingerprint(meta: {
     meta.labels,
     omitted === OMITTED_MAX_OBJECT_BYTES || omitted === OMITTED_LEAN ? omitted : undefined,
   );
+}
+
+/**
+ * The lean fingerprint an object the apiserver refused whole also stands for: a lean object
+ * refused as too large is stored like a refused full one (no content, OMITTED_APISERVER_LIMIT),
+ * so it must count as up to date in the lean profile as well, or it would be rewritten, and
+ * refused again, on every sync. Undefined for every other object.
+ */
+export function apiserverLimitLeanFingerprint(meta: {
+  labels?: Record<string, string> | undefined;
+  annotations?: Record<string, string> | undefined;
+}): Fingerprint | undefined {
+  if (meta.annotations?.[ANNOTATION_CONTENT_OMITTED] !== OMITTED_APISERVER_LIMIT) return undefined;
+  return objectFingerprint(meta.annotations[ANNOTATION_CONTENT_HASH], meta.labels, OMITTED_LEAN);
 }
 
 /** Whether a content-omitted annotation's value means the object has no content at all. */
@@ -74,6 +90,8 @@ export interface ExistingObject {
   resourceVersion: string;
   /** metadataFingerprint of its annotations and labels. */
   fingerprint: Fingerprint;
+  /** apiserverLimitLeanFingerprint: a second fingerprint it matches, if any. */
+  leanFingerprint?: Fingerprint;
   /**
    * Its whole content is omitted (the content-omitted annotation is set, and is not lean: a lean
    * object has content).

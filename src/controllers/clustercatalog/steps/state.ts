@@ -34,7 +34,7 @@ export interface ReconcileState {
   pulled?: PullResult;
   /** The scanned catalog and planned writes (plan step); disposed when the reconcile ends. */
   planned?: PlannedSync;
-  /** Objects that carry contentOmitted after the sync (plan and write steps). */
+  /** Objects that carry contentOmitted without content after the sync (plan and write steps). */
   omitted: number;
   /** What the write step did after a failed write (rolled back …), said after the error. */
   failureNote: string;
