@@ -1338,6 +1338,12 @@ async function noopAndIncremental(
   results: Record<string, unknown>,
 ): Promise<unknown> {
   const writesNow = () => controller.metric('catalogd_catalogmetadata_writes_total');
+  // LISTs of CatalogMetadata (every page counts): a no-op must make none (issue 25, point 5).
+  const listsNow = () =>
+    controller.metric('catalogd_apiserver_requests_total', {
+      verb: 'list',
+      resource: 'catalogmetadata',
+    });
   const reconcile = async () => ({
     count: await controller.metric('controller_runtime_reconcile_total', {
       controller: 'clustercatalog',
@@ -1393,6 +1399,7 @@ async function noopAndIncremental(
     done: (s: CatalogState) => boolean,
   ) => {
     const w0 = await writesNow();
+    const l0 = await listsNow();
     const r0 = await reconcile();
     const t0 = performance.now();
     await act();
@@ -1413,6 +1420,7 @@ async function noopAndIncremental(
       seconds: round((Math.max(t1, t2) - t0) / 1000),
       reconciles: r1.count - r0.count,
       reconcileSeconds: round((r1.sum - r0.sum) / Math.max(1, r1.count - r0.count)),
+      listCalls: (await listsNow()) - l0,
     };
     log(`${what}: ${JSON.stringify(out)}`);
     return out;
@@ -1491,7 +1499,10 @@ function targets(r: Record<string, unknown>) {
   const cold = r.cold as ColdResult[];
   const big = cold[cold.length - 1];
   const rssGrowth = r.rssGrowth as { ratio: number } | undefined;
-  const g = (k: string) => r[k] as { writes: number; watchEvents: number } | undefined;
+  const g = (k: string) =>
+    r[k] as
+      | { writes: number; watchEvents: number; listCalls?: number; reconcileSeconds: number }
+      | undefined;
   /** The write-rate target, over the catalogs of 30 MB or more that `also` picks. */
   const rateHolds = (also: (c: ColdResult) => boolean) =>
     cold.filter((c) => c.catalogBytes >= 30 * MB && also(c)).every((c) => c.ratioToRaw >= 0.9);
@@ -1506,6 +1517,9 @@ function targets(r: Record<string, unknown>) {
     peakRssAt50MBAtMost150MB: big ? big.peakRssBytes <= 150 * MB : null,
     rssGrowthAtMost25Percent: rssGrowth ? rssGrowth.ratio <= 0.25 : null,
     noopZeroWrites: g('noop')?.writes === 0,
+    // Steady state (issue 25): a no-op lists no CatalogMetadata and takes well under 100 ms.
+    noopListCallsZero: g('noop')?.listCalls === 0,
+    noopReconcileUnder0_1s: (g('noop')?.reconcileSeconds ?? Infinity) < 0.1,
     sameContentNewDigestZeroWrites: g('sameContentNewDigest')?.writes === 0,
     incrementalTwoWritesTwoEvents:
       g('incremental')?.writes === 2 && g('incremental')?.watchEvents === 2,

@@ -16,6 +16,7 @@ import {
   isDeprecationsBlob,
   isPackageBlob,
   resolveInstalled,
+  resolverBlob,
   upgradesFrom,
   versionMap,
 } from '../../src/client/index.js';
@@ -34,7 +35,9 @@ try {
     packageOrName: pkg,
     schema: [SCHEMA_PACKAGE, SCHEMA_CHANNEL, SCHEMA_BUNDLE, SCHEMA_DEPRECATIONS],
   });
-  const blobs = await Promise.all(items.map((o) => client.blobOf(o)));
+  // What resolvers read: a lean catalog's objects as they are (no fetch); only blobs omitted
+  // whole for size are fetched, a few at a time. (blobOf/blobsOf: the whole blobs.)
+  const blobs = (await client.resolverContents(items)).map(resolverBlob);
   const p = blobs.find(isPackageBlob);
   const channel = blobs.filter(isChannelBlob).find((c) => c.name === p?.defaultChannel);
   if (!p || !channel) throw new Error(`no package ${pkg} with a default channel in ${catalog}`);

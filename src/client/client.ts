@@ -14,6 +14,8 @@ import {
 } from '../api/v1/index.js';
 import type { KubeClientOptions, ObjectMetadata } from '../kube/index.js';
 import { KubeClient, Resource, isNotFound } from '../kube/index.js';
+import type { ContentFetchOptions, FullContent, PartialContent } from './content.js';
+import { contentOf, fetchWholeBlob, mapBounded } from './content.js';
 import type { AnyBlob } from './fbc-types.js';
 import type { MetadataQuery } from './query.js';
 import { matchesQuery, metadataSelectors } from './query.js';
@@ -27,6 +29,15 @@ export interface CatalogClientOptions {
   onRequest?: KubeClientOptions['onRequest'];
   /** List page size (default 500). */
   pageSize?: number;
+  /**
+   * Where the catalogs' content server is reached from here (e.g. a port-forward,
+   * `http://localhost:8090`): replaces the origin of contentOmitted.url. Default: the URL as is.
+   */
+  serverUrl?: string;
+  /** The HTTP client for blobs on the content server (default: global fetch). */
+  fetch?: typeof fetch;
+  /** Blobs fetched from the content server at once (default 4). */
+  fetchConcurrency?: number;
 }
 
 export interface ListMetadataOptions {
@@ -89,10 +100,6 @@ export class InconsistentListError extends Error {
   override name = 'InconsistentListError';
 }
 
-export class ContentOmittedError extends Error {
-  override name = 'ContentOmittedError';
-}
-
 /** Whether the catalog serves content: Serving=True and a contentHash. */
 export function isServing(c: ClusterCatalog): boolean {
   return (
@@ -108,6 +115,8 @@ export class CatalogClient {
   private readonly metadata: Resource<CatalogMetadata>;
   private readonly metadataOnly: Resource<ObjectMetadata>;
   private readonly catalogs: Resource<ClusterCatalog>;
+  private readonly fetchOptions: ContentFetchOptions;
+  private readonly fetchConcurrency: number;
 
   constructor(opts: CatalogClientOptions = {}) {
     this.ownsKube = opts.kube === undefined;
@@ -119,6 +128,11 @@ export class CatalogClient {
         maxSockets: 8,
       });
     this.pageSize = opts.pageSize ?? 500;
+    this.fetchOptions = {
+      ...(opts.serverUrl !== undefined && { serverUrl: opts.serverUrl }),
+      ...(opts.fetch && { fetch: opts.fetch }),
+    };
+    this.fetchConcurrency = Math.max(1, opts.fetchConcurrency ?? 4);
     const cm = { group: GROUP, version: VERSION, plural: CATALOG_METADATA_PLURAL };
     this.metadata = new Resource<CatalogMetadata>(this.kube, cm);
     this.metadataOnly = new Resource<ObjectMetadata>(this.kube, cm, true);
@@ -335,33 +349,36 @@ export class CatalogClient {
   }
 
   /**
-   * The blob of an object: spec.content, or, for an object too large for etcd
-   * (spec.contentOmitted), the blob fetched from the catalog's HTTP endpoint.
+   * The whole blob of an object: spec.content when it is whole; else (a lean object's partial
+   * content, or content omitted for size) the blob fetched from the catalog's content server and
+   * verified against the content-hash annotation (ContentOmittedError when it cannot be read,
+   * ContentHashMismatchError when it is not that blob).
    */
   async blobOf(obj: CatalogMetadata, signal?: AbortSignal): Promise<AnyBlob> {
-    if (obj.spec.content) return obj.spec.content as AnyBlob;
-    const omitted = obj.spec.contentOmitted;
-    if (!omitted) throw new ContentOmittedError(`${obj.metadata.name} has no content`);
-    try {
-      const res = await fetch(omitted.url, signal ? { signal } : {});
-      if (!res.ok) throw new Error(`HTTP ${res.status}`);
-      const text = await res.text();
-      for (const line of text.split('\n')) {
-        if (!line.trim()) continue;
-        const b = JSON.parse(line) as AnyBlob;
-        if (
-          b.schema === obj.spec.schema &&
-          (b.package ?? '') === (obj.spec.package ?? '') &&
-          (b.name ?? '') === (obj.spec.name ?? '')
-        )
-          return b;
-      }
-      throw new Error('the blob is not in the response');
-    } catch (err) {
-      throw new ContentOmittedError(
-        `${obj.metadata.name}: content (${omitted.bytes} bytes) is only served over HTTP at ${omitted.url}, which could not be read: ${(err as Error).message}`,
-      );
-    }
+    const c = contentOf(obj);
+    if (c.state === 'full') return c.blob;
+    return fetchWholeBlob(obj, c, this.fetchOptions, signal);
+  }
+
+  /** The whole blobs of the objects, in order: blobOf, at most fetchConcurrency fetches at once. */
+  async blobsOf(objs: readonly CatalogMetadata[], signal?: AbortSignal): Promise<AnyBlob[]> {
+    return mapBounded(objs, this.fetchConcurrency, (o) => this.blobOf(o, signal));
+  }
+
+  /**
+   * What resolvers read of each object, in order, with no fetch for whole or lean content: a
+   * lean object stays PartialContent (its display-only parts left out); only content omitted
+   * whole is fetched (bounded as blobsOf) and becomes FullContent.
+   */
+  async resolverContents(
+    objs: readonly CatalogMetadata[],
+    signal?: AbortSignal,
+  ): Promise<Array<FullContent | PartialContent>> {
+    return mapBounded(objs, this.fetchConcurrency, async (o) => {
+      const c = contentOf(o);
+      if (c.state !== 'absent') return c;
+      return { state: 'full', blob: await fetchWholeBlob(o, c, this.fetchOptions, signal) };
+    });
   }
 }
 

@@ -2,6 +2,7 @@
 // consistent-list protocol, the label-value encoding, typed FBC blobs and pure helpers
 // (channel heads, upgrade graphs, API providers). Documented in docs/client.md.
 export * from './client.js';
+export * from './content.js';
 export * from './query.js';
 export * from './fbc-types.js';
 export * from './graph.js';

@@ -51,6 +51,7 @@ import {
   registerSourceMetrics,
 } from '../source/index.js';
 import { SyncSlots } from '../controllers/clustercatalog/sync-slots.js';
+import { SyncMemo } from '../controllers/clustercatalog/sync-memo.js';
 import type { CatalogMetadataWriter } from '../sync/index.js';
 import { AdmissionRefusals, applyPlan, deleteAll, planCatalogSync } from '../sync/index.js';
 import { requestRetry } from '../util/backoff.js';
@@ -324,6 +325,17 @@ export async function main(args: string[]): Promise<number> {
     onError: (err) => log.warn({ err }, 'catalogmetadata watch failed; restarting'),
   });
 
+  // Steady state: each catalog's last successful sync, void once drift is seen (or may have been
+  // missed: a relist), so that a poll that finds the same digest costs no LIST and no parse.
+  // Marked dirty by the same events, through the same predicates, that queue a drift reconcile.
+  const syncMemo = new SyncMemo(() => metadataRefs.listCount);
+  const unsubscribeMemo = metadataRefs.subscribe(
+    owningCatalog,
+    (name) => syncMemo.markDirty(name),
+    catalogMetadataChanged,
+    catalogMetadataAdded,
+  );
+
   const catalogController = new ClusterCatalogController({
     catalogs: informer,
     api: clusterCatalogAPI(catalogs, events),
@@ -336,6 +348,7 @@ export async function main(args: string[]): Promise<number> {
       contentProfile,
       pullTimeoutMs,
       syncSlots: new SyncSlots(workers),
+      syncMemo,
     },
     cleanup: async (name) => {
       await content.remove(name);
@@ -416,7 +429,10 @@ export async function main(args: string[]): Promise<number> {
     (old, obj) => attemptMootBecause(old, obj) !== undefined,
     () => false,
   );
-  shutdown.onShutdown('interrupts', () => unsubscribeInterrupts());
+  shutdown.onShutdown('interrupts', () => {
+    unsubscribeInterrupts();
+    unsubscribeMemo();
+  });
   const informerRun = Promise.all([informer.run(signal), metadataRefs.run(signal)]);
   const replicatorRun = replicator.run(signal);
   let work: Promise<void>;
@@ -436,6 +452,8 @@ export async function main(args: string[]): Promise<number> {
           client: leaseClient(client, namespace),
           onStartedLeading: (leading) => {
             log.info({ identity }, 'became leader');
+            // Another replica may have written while this one did not lead.
+            syncMemo.clearAll();
             return controller.run(leading);
           },
           onStoppedLeading: () => log.info({ identity }, 'stopped leading'),

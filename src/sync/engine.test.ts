@@ -189,6 +189,64 @@ describe('sync engine', () => {
       expect(written.filter((w) => w.obj.spec.content === undefined)).to.have.length(1);
     });
 
+    it('counts storedBytes as the bytes of the objects as written, content omitted or not', async () => {
+      const big = 'utility-operator.v0.1.0';
+      const sizes = new Map<string, number>();
+      const writer: CatalogMetadataWriter = {
+        async *listExisting() {},
+        async create(w) {
+          const o = parse(w);
+          if (o.spec.name === big && o.spec.content !== undefined)
+            throw new ObjectTooLargeError(w.name, new Error('etcd'));
+          sizes.set(w.name, Buffer.byteLength(w.body));
+        },
+        update: async () => {},
+        delete: async () => {},
+      };
+      const sum = () => [...sizes.values()].reduce((a, b) => a + b, 0);
+      // A cold sync: one object the apiserver refuses whole is written with its content omitted.
+      const planned = await planCatalogSync(target, writer, spoolDir);
+      const result = await applyPlan(planned, writer, { concurrency: 2 });
+      await planned.dispose();
+      expect(result.storedBytesDelta).to.be.lessThan(0);
+      expect(planned.scan.storedBytes + result.storedBytesDelta).to.equal(sum());
+      // The same objects listed, unchanged: that object is counted at its stored (omitted) size.
+      const existing: ExistingObject[] = [...planned.scan.desired].map(([name, fingerprint]) => ({
+        name,
+        uid: name,
+        resourceVersion: '1',
+        fingerprint,
+        ownerUid: 'uid-ops',
+        deleting: false,
+        omitted: name === [...sizes.keys()].find((n) => n.includes('utility-operator.v0.1.0')),
+      }));
+      const again = await planCatalogSync(
+        target,
+        {
+          ...writer,
+          listExisting: async function* () {
+            yield* existing;
+          },
+        },
+        spoolDir,
+      );
+      await again.dispose();
+      expect(again.plan.unchanged).to.equal(existing.length);
+      expect(again.scan.storedBytes).to.equal(sum());
+      // --max-object-bytes omits the content of the larger objects: counted as written too.
+      sizes.clear();
+      const small = { ...target, maxObjectBytes: 900 };
+      const omitted = await planCatalogSync(
+        small,
+        { ...writer, create: async (w) => void sizes.set(w.name, Buffer.byteLength(w.body)) },
+        spoolDir,
+      );
+      await applyPlan(omitted, writer, { concurrency: 2 }).catch(() => undefined);
+      await omitted.dispose();
+      expect(omitted.scan.omitted).to.be.greaterThan(0);
+      expect(omitted.scan.storedBytes).to.equal(sum());
+    });
+
     it('fails naming the object when even the object without content is refused', async () => {
       const { writer } = recordingWriter((o) => o.spec.name === 'utility-operator.v0.1.0');
       const planned = await planCatalogSync(target, writer, spoolDir);

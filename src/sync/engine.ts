@@ -27,6 +27,7 @@ import { checkRememberedRefusal } from './admission-refusals.js';
 import { runBounded } from './bounded.js';
 import type { SpooledWrite } from './spool.js';
 import { WriteSpool } from './spool.js';
+import { storedObjectBytes } from './stored-bytes.js';
 
 /** An object to write, as its request body (JSON); parsed only when a write needs its fields. */
 export interface ObjectWrite {
@@ -110,6 +111,11 @@ export interface ScanResult {
   omitted: number;
   /** Bytes of canonical blob content. */
   bytes: number;
+  /**
+   * Bytes of the objects as written (stored-bytes.ts): status.storedBytes. planCatalogSync
+   * counts objects the apiserver made omit their content at their omitted size.
+   */
+  storedBytes: number;
 }
 
 export interface SyncResult extends ScanResult {
@@ -199,6 +205,7 @@ export async function scanCatalog(
   const hasher = new CatalogHasher();
   let omitted = 0;
   let bytes = 0;
+  let storedBytes = 0;
   for await (const blob of readCatalog(target.dir, { catalog: target.catalog.name })) {
     signal?.throwIfAborted();
     const obj = buildObject(blob, target);
@@ -213,9 +220,17 @@ export async function scanCatalog(
     hasher.add(blob.hash);
     if (obj.spec.content === undefined) omitted++;
     bytes += blob.bytes;
+    storedBytes += storedObjectBytes(obj, blob);
     await visit?.(obj, blob, fingerprint);
   }
-  return { desired, contentHash: hasher.digest(), blobs: desired.size, omitted, bytes };
+  return {
+    desired,
+    contentHash: hasher.digest(),
+    blobs: desired.size,
+    omitted,
+    bytes,
+    storedBytes,
+  };
 }
 
 /** A planned sync: what the catalog holds, the writes that make the cluster match it. */
@@ -244,6 +259,8 @@ export async function planCatalogSync(
   const owner = target.catalog.uid;
   await readCoOwnedSpecs(existing.values(), writer, owner, signal);
   const spool = await WriteSpool.create(spoolDir);
+  // Unchanged objects the apiserver refused whole are stored with their content omitted.
+  let storedOmittedBytes = 0;
   try {
     // The same decision as planSync's, made per object while its body is at hand.
     const scan = await scanCatalog(target, signal, async (obj, blob, fingerprint) => {
@@ -252,7 +269,14 @@ export async function planCatalogSync(
       // is what a GitOps tool applies from `catalogd render --content-profile lean`.
       const contentHash = hasPartialContent(obj.spec) ? undefined : blob.hash;
       if (have) noteSpecAgreement(have, () => specDigest(obj.spec, contentHash));
-      if (have && isUpToDate(fingerprint, have, owner)) return;
+      if (have && isUpToDate(fingerprint, have, owner)) {
+        if (have.omitted && obj.spec.content !== undefined) {
+          storedOmittedBytes +=
+            storedObjectBytes(omittedByApiserverLimit(obj, target, blob.bytes), blob) -
+            storedObjectBytes(obj, blob);
+        }
+        return;
+      }
       if (have) obj.metadata.resourceVersion = have.resourceVersion;
       const body = serializeCatalogMetadata(obj, blob.canonical);
       await spool.add(
@@ -263,6 +287,7 @@ export async function planCatalogSync(
       );
     });
     await spool.finish();
+    scan.storedBytes += storedOmittedBytes;
     const plan = planSync(scan.desired, existing.values(), owner);
     if (spool.count !== plan.create.length + plan.update.length) {
       throw new Error(
@@ -279,6 +304,11 @@ export async function planCatalogSync(
 export interface ApplyResult {
   /** Objects written with contentOmitted (by --max-object-bytes or the apiserver's limit). */
   omitted: number;
+  /**
+   * What the objects written with their content omitted because the apiserver refused them
+   * whole changed in stored bytes (negative): added to the plan's scan.storedBytes.
+   */
+  storedBytesDelta: number;
 }
 
 export interface ApplyOptions {
@@ -323,6 +353,7 @@ export async function applyPlan(
   const total = plan.create.length + plan.update.length + plan.delete.length;
   let done = 0;
   let omitted = 0;
+  let storedBytesDelta = 0;
   const progress = () => opts.onProgress?.(++done, total);
   const { signal } = opts;
   const send = (verb: SpooledWrite['verb'], o: ObjectWrite) =>
@@ -334,7 +365,10 @@ export async function applyPlan(
         await send(w.verb, w);
       } catch (err) {
         if (!(err instanceof ObjectTooLargeError) || w.omitted) throw err;
-        await send(w.verb, { name: w.name, body: JSON.stringify(omittedByApiserver(w, target)) });
+        const body = JSON.stringify(omittedByApiserver(w, target));
+        await send(w.verb, { name: w.name, body });
+        // Both bodies carry the same resourceVersion (an update's): the difference is exact.
+        storedBytesDelta += Buffer.byteLength(body) - Buffer.byteLength(w.body);
         isOmitted = true;
       }
     } catch (err) {
@@ -364,17 +398,31 @@ export async function applyPlan(
     throw err;
   }
   if (refusals && contentHash !== undefined) refusals.forget(catalog, contentHash);
-  return { omitted };
+  return { omitted, storedBytesDelta };
 }
 
 /** A spooled object rebuilt with its content omitted, for the apiserver's size limit. */
 function omittedByApiserver(w: SpooledWrite, target: SyncTarget): CatalogMetadata {
   const obj = JSON.parse(w.body.toString('utf8')) as CatalogMetadata;
+  return omittedByApiserverLimit(obj, target);
+}
+
+/**
+ * The object with its content omitted for the apiserver's limit; `blobBytes`, the canonical
+ * blob's size when known, saves serializing a whole content again.
+ */
+function omittedByApiserverLimit(
+  obj: CatalogMetadata,
+  target: SyncTarget,
+  blobBytes?: number,
+): CatalogMetadata {
   const { schema, package: pkg, name } = obj.spec;
   return withContentOmitted(obj, OMITTED_APISERVER_LIMIT, {
     // A lean object's content is partial: its contentOmitted has the whole blob's size.
     bytes:
-      obj.spec.contentOmitted?.bytes ?? Buffer.byteLength(canonicalize(obj.spec.content ?? {})),
+      obj.spec.contentOmitted?.bytes ??
+      blobBytes ??
+      Buffer.byteLength(canonicalize(obj.spec.content ?? {})),
     url: target.contentUrl({
       schema,
       ...(pkg !== undefined && { package: pkg }),

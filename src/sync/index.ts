@@ -3,3 +3,4 @@ export * from './engine.js';
 export * from './drift.js';
 export * from './catalogmetadata-writer.js';
 export * from './admission-refusals.js';
+export * from './target-key.js';

@@ -18,6 +18,7 @@ import {
   sampleDir,
   waitSynced,
   writeSampleV2,
+  writtenBytes,
 } from '../support/catalogs.js';
 import { repoRoot } from '../support/cluster.js';
 import type { RunningController } from '../support/controller.js';
@@ -298,6 +299,97 @@ describe('controller e2e: ClusterCatalog → CatalogMetadata', function () {
       await rm(v2Dir, { recursive: true, force: true });
     } finally {
       watch.stop();
+      await kubectl(['delete', 'clustercatalog', name, '--wait=false']);
+    }
+  });
+
+  it('steady state: a poke of an unchanged catalog lists no objects and writes nothing; drift is still restored', async () => {
+    const name = uniqueName('steady');
+    await applyCatalog(name, sampleRef);
+    const synced = await waitSynced(name);
+    const objects = await listObjects(`catalog=${name}`);
+    // status.storedBytes: the objects' JSON as the controller wrote them (server fields aside).
+    expect(synced.status?.storedBytes).to.equal(writtenBytes(objects.items));
+
+    try {
+      const lists = () =>
+        controller.metric('catalogd_apiserver_requests_total', {
+          verb: 'list',
+          resource: 'catalogmetadata',
+        });
+      const writes = () =>
+        controller.metric('catalogd_catalogmetadata_writes_total', { catalog: name });
+      const reconciles = () =>
+        controller.metric('controller_runtime_reconcile_total', { controller: 'clustercatalog' });
+      // The controller idle, with no catalog being deleted and no orphans to remove (their
+      // removal lists objects): other catalogs, synced, then cost no LIST either.
+      await pollUntil(
+        async () => {
+          const catalogs = JSON.parse(await kubectlOk(['get', 'clustercatalog', '-o', 'json'])) as {
+            items: Array<{ metadata: { name: string; deletionTimestamp?: string } }>;
+          };
+          const live = new Set(
+            catalogs.items.filter((c) => !c.metadata.deletionTimestamp).map((c) => c.metadata.name),
+          );
+          const orphans = (await listObjects('catalog')).items.filter(
+            (o) => !live.has(o.metadata.labels?.catalog ?? ''),
+          );
+          return (
+            live.size === catalogs.items.length &&
+            orphans.length === 0 &&
+            (await controller.metric('workqueue_depth', { name: 'clustercatalog' })) === 0 &&
+            (await controller.metric('workqueue_unfinished_work_seconds', {
+              name: 'clustercatalog',
+            })) === 0
+          );
+        },
+        { timeoutMs: 60_000, what: 'no catalog deletion under way and the controller idle' },
+      );
+      /** Annotates the catalog, as a user asking for a resync does; waits for its reconcile. */
+      const poke = async (i: number) => {
+        const before = await reconciles();
+        await kubectlOk(['annotate', 'clustercatalog', name, `e2e-poke=${i}`, '--overwrite']);
+        await pollUntil(async () => (await reconciles()) > before, {
+          timeoutMs: 30_000,
+          what: 'the poked reconcile',
+        });
+      };
+      const [lists0, writes0] = [await lists(), await writes()];
+      for (let i = 1; i <= 3; i++) await poke(i);
+      expect((await lists()) - lists0, 'LISTs of CatalogMetadata').to.equal(0);
+      expect(await writes()).to.equal(writes0);
+      const after = await getCatalog(name);
+      expect(after.status).to.deep.equal(synced.status);
+
+      // Drift still reaches the catalog: a deleted object comes back, an edited one is restored.
+      const victim = objects.items[0]!;
+      await kubectlOk(['delete', 'catalogmetadata', victim.metadata.name, '--wait=true']);
+      await pollUntil(
+        async () =>
+          (await listObjects(`catalog=${name}`)).items.some(
+            (o) => o.metadata.name === victim.metadata.name,
+          ),
+        { timeoutMs: 60_000, what: 'the deleted object to be restored' },
+      );
+      const edited = objects.items[1]!;
+      await kubectlOk([
+        'patch',
+        'catalogmetadata',
+        edited.metadata.name,
+        '--type=merge',
+        '-p',
+        JSON.stringify({ spec: { content: { tampered: true } } }),
+      ]);
+      await pollUntil(
+        async () => {
+          const o = (await listObjects(`catalog=${name}`)).items.find(
+            (x) => x.metadata.name === edited.metadata.name,
+          );
+          return JSON.stringify(o?.spec.content) === JSON.stringify(edited.spec.content);
+        },
+        { timeoutMs: 60_000, what: 'the edited object to be restored' },
+      );
+    } finally {
       await kubectl(['delete', 'clustercatalog', name, '--wait=false']);
     }
   });

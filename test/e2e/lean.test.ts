@@ -13,7 +13,14 @@ import path from 'node:path';
 import type { CatalogMetadata, ContentProfile } from '../../src/api/v1/index.js';
 import { blobHash, readCatalog, toCatalogMetadata } from '../../src/fbc/index.js';
 import { scanCatalog } from '../../src/sync/index.js';
-import { condition, getCatalog, installCrds, push, waitSynced } from '../support/catalogs.js';
+import {
+  condition,
+  getCatalog,
+  installCrds,
+  push,
+  waitSynced,
+  writtenBytes,
+} from '../support/catalogs.js';
 import { repoRoot } from '../support/cluster.js';
 import type { RunningController } from '../support/controller.js';
 import { startController } from '../support/controller.js';
@@ -129,6 +136,8 @@ describe('lean content profile e2e', function () {
       `      ${objects.length} objects (${lean.length} lean): spec ${specBytes(objects)} bytes for ${bytes} content bytes (${ratio.toFixed(3)}x)`,
     );
     expect(ratio).to.be.below(0.5);
+    // status.storedBytes counts the lean objects at their stored (partial) size.
+    expect(synced.status?.storedBytes).to.equal(writtenBytes(objects));
 
     // The URL serves the whole blob: its hash is the annotation's.
     for (const o of lean) {

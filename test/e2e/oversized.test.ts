@@ -16,6 +16,7 @@ import {
   push,
   sampleDir,
   waitSynced,
+  writtenBytes,
 } from '../support/catalogs.js';
 import type { RunningController } from '../support/controller.js';
 import { startController } from '../support/controller.js';
@@ -128,6 +129,8 @@ describe('resilience e2e: oversized blobs', function () {
     expect(huge.metadata.annotations?.['olm.operatorframework.io/content-omitted']).to.equal(
       'apiserver-limit',
     );
+    // status.storedBytes counts the refused object at its stored size, without its content.
+    expect(synced.status?.storedBytes).to.equal(writtenBytes(objects));
     const omitted = huge.spec.contentOmitted as { bytes: number; url: string };
     expect(await fetchOmitted(omitted.url)).to.equal(canonicalize(bundle(HUGE, 1_800_000)));
 

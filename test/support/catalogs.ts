@@ -115,6 +115,26 @@ export function normalize(list: ObjectList, ownerUid: string) {
 }
 
 /**
+ * What status.storedBytes should be for listed objects: the bytes of each object's JSON as the
+ * controller writes it, without the fields the apiserver sets (uid, resourceVersion, …).
+ */
+export function writtenBytes(
+  items: ReadonlyArray<{
+    metadata: Pick<ObjectList['items'][number]['metadata'], 'name' | 'labels' | 'annotations'> & {
+      ownerReferences?: readonly object[];
+    };
+  }>,
+): number {
+  let bytes = 0;
+  for (const { metadata, ...rest } of items) {
+    const { name, labels, annotations, ownerReferences } = metadata;
+    const written = { ...rest, metadata: { name, labels, annotations, ownerReferences } };
+    bytes += Buffer.byteLength(JSON.stringify(written));
+  }
+  return bytes;
+}
+
+/**
  * The sample catalog, changed: one bundle added (utility-operator.v0.2.0) and one channel
  * changed (utility-operator's alpha gains it). Returns the new directory.
  */

@@ -1,12 +1,13 @@
 // A catalog for the plugin's golden tests: FBC blobs served as CatalogMetadata objects by a fake
 // KubeClient (one Serving ClusterCatalog; lists answered with every object, as the client
 // re-checks each against the query's exact spec fields).
-import type { CatalogMetadata, ClusterCatalog } from '../../src/api/v1/index.js';
-import { labelValue, objectName } from '../../src/api/v1/index.js';
+import type { ClusterCatalog } from '../../src/api/v1/index.js';
 import type { AnyBlob } from '../../src/client/index.js';
 import { CatalogClient } from '../../src/client/index.js';
 import type { KubeClient, RequestOptions } from '../../src/kube/index.js';
 import { KubeApiError } from '../../src/kube/index.js';
+import type { ContentServer, Shape } from './lean-objects.js';
+import { contentServer, metadataObject } from './lean-objects.js';
 
 export const FIXTURE_CATALOG = 'demo';
 const HASH = `sha256:${'a'.repeat(64)}`;
@@ -126,38 +127,6 @@ export const FIXTURE_BLOBS: AnyBlob[] = [
   },
 ];
 
-function toObject(b: AnyBlob): CatalogMetadata {
-  const pkg = typeof b.package === 'string' ? b.package : undefined;
-  const name = typeof b.name === 'string' ? b.name : undefined;
-  const id = {
-    catalog: FIXTURE_CATALOG,
-    schema: b.schema,
-    ...(pkg !== undefined && { package: pkg }),
-    ...(name !== undefined && { name }),
-  };
-  return {
-    apiVersion: 'olm.operatorframework.io/v1',
-    kind: 'CatalogMetadata',
-    metadata: {
-      name: objectName(id),
-      labels: {
-        catalog: FIXTURE_CATALOG,
-        schema: labelValue(b.schema),
-        ...(pkg !== undefined && { package: labelValue(pkg) }),
-        ...(name !== undefined && { name: labelValue(name) }),
-        packageOrName: labelValue(pkg ?? name ?? ''),
-      },
-    },
-    spec: {
-      catalog: { name: FIXTURE_CATALOG },
-      schema: b.schema,
-      ...(pkg !== undefined && { package: pkg }),
-      ...(name !== undefined && { name }),
-      content: b,
-    },
-  };
-}
-
 const CATALOG: ClusterCatalog = {
   apiVersion: 'olm.operatorframework.io/v1',
   kind: 'ClusterCatalog',
@@ -188,12 +157,23 @@ function matchesLabels(labels: Record<string, string>, selector: string): boolea
   });
 }
 
-/** A CatalogClient over the fixture; `requests` logs each request (verb, resource, selectors). */
-export function fixtureClient(blobs: readonly AnyBlob[] = FIXTURE_BLOBS): {
+/**
+ * A CatalogClient over the fixture; `requests` logs each request (verb, resource, selectors).
+ * `shape` lean: the objects hold the lean profile's partial content, and `content` serves the
+ * whole blobs as the content server does (its `requests` are the blobs fetched; `serve` may
+ * change what it answers).
+ */
+export function fixtureClient(
+  blobs: readonly AnyBlob[] = FIXTURE_BLOBS,
+  shape: Shape = 'full',
+  serve?: (url: string, line: string) => string,
+): {
   client: CatalogClient;
   requests: string[];
+  content: ContentServer;
 } {
-  const objects = blobs.map(toObject);
+  const objects = blobs.map((b) => metadataObject(FIXTURE_CATALOG, b, shape));
+  const content = contentServer(FIXTURE_CATALOG, blobs, serve);
   const requests: string[] = [];
   const kube = {
     request(path: string, opts: RequestOptions): Promise<unknown> {
@@ -215,5 +195,9 @@ export function fixtureClient(blobs: readonly AnyBlob[] = FIXTURE_BLOBS): {
     },
     close() {},
   };
-  return { client: new CatalogClient({ kube: kube as unknown as KubeClient }), requests };
+  return {
+    client: new CatalogClient({ kube: kube as unknown as KubeClient, fetch: content.fetch }),
+    requests,
+    content,
+  };
 }

@@ -168,6 +168,14 @@ export const ClusterCatalogStatusSchema = Type.Object(
         minimum: 0,
       }),
     ),
+    storedBytes: Type.Optional(
+      Type.Integer({
+        description:
+          "storedBytes is the sum of the sizes of this catalog's CatalogMetadata objects as the controller writes them (their JSON, content included, or contentOmitted for objects whose content is omitted), as of the last successful sync.",
+        format: 'int64',
+        minimum: 0,
+      }),
+    ),
     syncingTo: Type.Optional(
       Type.String({
         description:

@@ -112,12 +112,13 @@ describe('CRDs', () => {
       'Age',
       'Resolved',
       'Objects',
+      'StoredBytes',
       'ContentHash',
     ]);
-    // The last three only with -o wide.
+    // The last four only with -o wide.
     expect(
       crd.spec.versions[0]?.additionalPrinterColumns.map((c) => c.priority ?? 0),
-    ).to.deep.equal([0, 0, 0, 1, 1, 1]);
+    ).to.deep.equal([0, 0, 0, 1, 1, 1, 1]);
   });
 
   it('CatalogMetadata has printer columns Catalog, Schema, Package, Name, Age (wide: content hash, omission) and no status', () => {

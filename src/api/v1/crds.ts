@@ -89,6 +89,7 @@ export const CLUSTER_CATALOG_PRINTER_COLUMNS: readonly PrinterColumn[] = [
   // -o wide: which revision is synced.
   { name: 'Resolved', type: 'string', jsonPath: '.status.resolvedSource.image.ref', priority: 1 },
   { name: 'Objects', type: 'integer', jsonPath: '.status.objectCount', priority: 1 },
+  { name: 'StoredBytes', type: 'integer', jsonPath: '.status.storedBytes', priority: 1 },
   { name: 'ContentHash', type: 'string', jsonPath: '.status.contentHash', priority: 1 },
 ];
 

@@ -41,6 +41,7 @@ import {
   sortProviders,
   packageDetails,
   resolveInstalled,
+  resolverBlob,
   upgradeGraph,
   upgradesFrom,
   versionMap,
@@ -105,6 +106,10 @@ Options:
                         upgrades: the installed version or bundle name
       --long            show: the whole description
       --kubeconfig PATH the kubeconfig (default: $KUBECONFIG, ~/.kube/config)
+      --server-url URL  where the catalogs' content server is reached from here (e.g. a
+                        port-forward: http://localhost:8090); blobs not whole in their objects
+                        (lean catalogs, oversized blobs) are read from it (default: the URL in
+                        the objects, status.urls.base)
   -h, --help            this help (kubectl catalog show|upgrades -h: that command's)
 `;
 
@@ -224,6 +229,7 @@ export async function run(argv: string[], io: Io): Promise<number> {
         output: { type: 'string', short: 'o' },
         'no-headers': { type: 'boolean' },
         kubeconfig: { type: 'string' },
+        'server-url': { type: 'string' },
         catalog: { type: 'string' },
         channel: { type: 'string' },
         from: { type: 'string' },
@@ -287,9 +293,17 @@ export async function run(argv: string[], io: Io): Promise<number> {
       filter: packageFilter(flag),
       long: values.long === true,
     };
-    const client = (io.client ?? ((k) => new CatalogClient(k ? { kubeconfig: k } : {})))(
-      values.kubeconfig,
-    );
+    const serverUrl = values['server-url'];
+    if (serverUrl !== undefined && !URL.canParse(serverUrl))
+      throw new UserError(`--server-url ${serverUrl}: not a URL (e.g. http://localhost:8090)`, 2);
+    const client = (
+      io.client ??
+      ((k) =>
+        new CatalogClient({
+          ...(k !== undefined && { kubeconfig: k }),
+          ...(serverUrl !== undefined && { serverUrl }),
+        }))
+    )(values.kubeconfig);
     const ctx: Ctx = { client, io, opts, now: io.now?.() ?? new Date() };
     try {
       switch (command) {
@@ -431,10 +445,12 @@ async function list(ctx: Ctx): Promise<number> {
 
 // ---- shared: blobs of a package ---------------------------------------------------------
 
+/**
+ * What resolvers read of each object: a lean catalog's partial content as is (its display-only
+ * parts left out), only content omitted whole fetched.
+ */
 async function blobs(ctx: Ctx, items: CatalogMetadata[]): Promise<AnyBlob[]> {
-  const out: AnyBlob[] = [];
-  for (const o of items) out.push(await ctx.client.blobOf(o));
-  return out;
+  return (await ctx.client.resolverContents(items)).map(resolverBlob);
 }
 
 interface PackageView {
@@ -485,8 +501,17 @@ function searchHint(pkg: string): string {
   return /^[A-Za-z0-9._-]+$/.test(word) ? word : JSON.stringify(word);
 }
 
-/** One consistent read of the package's blobs of the given schemas in its catalog. */
-async function packageView(ctx: Ctx, pkg: string, schemas: string[]): Promise<PackageView> {
+/**
+ * One consistent read of the package's blobs of the given schemas in its catalog. Bundles are
+ * what resolvers read (lean: without CSV metadata), except, with `wholeHead`, the default
+ * channel's head: its whole blob (fetched when the catalog is lean), for its CSV metadata.
+ */
+async function packageView(
+  ctx: Ctx,
+  pkg: string,
+  schemas: string[],
+  opts: { wholeHead?: boolean } = {},
+): Promise<PackageView> {
   const catalog = await resolveCatalog(ctx, pkg);
   const list = await ctx.client.consistentList({
     catalog,
@@ -499,6 +524,17 @@ async function packageView(ctx: Ctx, pkg: string, schemas: string[]): Promise<Pa
     throw new UserError(
       `package ${JSON.stringify(pkg)} not found in catalog ${JSON.stringify(catalog)}; list its packages with: kubectl catalog packages --catalog ${catalog}`,
     );
+  const channels = all.filter(isChannelBlob).sort((a, b) => (a.name < b.name ? -1 : 1));
+  const bundles = all.filter(isBundleBlob);
+  if (opts.wholeHead) {
+    const ch = channels.find((c) => c.name === p.defaultChannel);
+    const head = ch ? channelHead(ch).head : undefined;
+    const i = all.findIndex((b) => isBundleBlob(b) && b.name === head);
+    if (i >= 0) {
+      const whole = await ctx.client.blobOf(list.items[i]!);
+      if (isBundleBlob(whole)) bundles[bundles.indexOf(all[i] as BundleBlob)] = whole;
+    }
+  }
   const deprecations = all.find(isDeprecationsBlob);
   const deprecated = deprecationMessage(deprecations, SCHEMA_PACKAGE);
   // Tables say it on stderr; documents carry it (packageDeprecated).
@@ -508,8 +544,8 @@ async function packageView(ctx: Ctx, pkg: string, schemas: string[]): Promise<Pa
     catalog,
     contentHash: list.contentHash!,
     pkg: p,
-    channels: all.filter(isChannelBlob).sort((a, b) => (a.name < b.name ? -1 : 1)),
-    bundles: all.filter(isBundleBlob),
+    channels,
+    bundles,
     ...(deprecations && { deprecations }),
     ...(deprecated !== undefined && { deprecated }),
   };
@@ -570,8 +606,9 @@ async function packageRows(ctx: Ctx, filter: PackageFilter): Promise<PackageRow[
     const pkgs: Array<{ catalog: string; pkg: PackageBlob }> = [];
     const channels = new Map<string, ChannelBlob[]>();
     const deprecations = new Map<string, DeprecationsBlob>();
-    for (const o of list.items) {
-      const b = await ctx.client.blobOf(o);
+    const listed = await blobs(ctx, list.items);
+    for (const [i, o] of list.items.entries()) {
+      const b = listed[i]!;
       const cat = o.spec.catalog.name;
       if (isPackageBlob(b)) pkgs.push({ catalog: cat, pkg: b });
       else if (isDeprecationsBlob(b)) deprecations.set(byCatalogAndName(cat, b.package), b);
@@ -636,9 +673,11 @@ async function packageRows(ctx: Ctx, filter: PackageFilter): Promise<PackageRow[
         'the catalogs changed between the list of packages and the list of their bundles three times; try again later',
       );
     for (const s of list.skipped) warn(ctx, `catalog ${s} is syncing: its packages are not shown`);
+    // The heads' whole blobs (their CSV metadata; fetched a few at a time when lean).
     const bundles = new Map<string, BundleBlob[]>();
-    for (const o of bundleItems) {
-      const b = await ctx.client.blobOf(o);
+    const whole = await ctx.client.blobsOf(bundleItems);
+    for (const [i, o] of bundleItems.entries()) {
+      const b = whole[i]!;
       if (!isBundleBlob(b)) continue;
       const k = byCatalogAndName(o.spec.catalog.name, b.package);
       bundles.set(k, [...(bundles.get(k) ?? []), b]);
@@ -773,7 +812,9 @@ function detailsText(d: PackageDetails, long: boolean): string {
 }
 
 async function show(ctx: Ctx, pkg: string): Promise<number> {
-  const view = await packageView(ctx, pkg, [SCHEMA_CHANNEL, SCHEMA_BUNDLE, SCHEMA_DEPRECATIONS]);
+  const view = await packageView(ctx, pkg, [SCHEMA_CHANNEL, SCHEMA_BUNDLE, SCHEMA_DEPRECATIONS], {
+    wholeHead: true,
+  });
   const d = packageDetails(view.catalog, view.pkg, view.channels, view.bundles, view.deprecations);
   if (isDocument(ctx)) printDocument(ctx, d);
   else ctx.io.stdout(detailsText(d, ctx.opts.long));
@@ -978,7 +1019,8 @@ async function provides(ctx: Ctx, arg: string): Promise<number> {
       2,
     );
   const { catalog } = ctx.opts;
-  // Bundles across catalogs, paginated; only the providers are kept while paging.
+  // Bundles across catalogs, paginated; only the providers are kept while paging (olm.gvk is
+  // in a lean bundle's content; a bundle whose content is omitted whole is kept and fetched).
   const list = await ctx.client.consistentList(
     { schema: SCHEMA_BUNDLE, ...(catalog !== undefined && { catalog }) },
     {
@@ -990,8 +1032,9 @@ async function provides(ctx: Ctx, arg: string): Promise<number> {
   );
   for (const s of list.skipped) warn(ctx, `catalog ${s} is syncing: its bundles are not shown`);
   const found: Array<{ catalog: string; bundle: BundleBlob }> = [];
-  for (const o of list.items) {
-    const b = await ctx.client.blobOf(o);
+  const kept = await blobs(ctx, list.items);
+  for (const [i, o] of list.items.entries()) {
+    const b = kept[i]!;
     if (isBundleBlob(b) && gvkProviders([b], gvk).length > 0)
       found.push({ catalog: o.spec.catalog.name, bundle: b });
   }

@@ -82,11 +82,18 @@ function deps(): Omit<ReconcileDeps, 'status'> {
     syncer: {
       plan: async (target) => ({
         target,
-        scan: { desired: new Map(), contentHash: HASH, blobs: 1, omitted: 0, bytes: 1 },
+        scan: {
+          desired: new Map(),
+          contentHash: HASH,
+          blobs: 1,
+          omitted: 0,
+          bytes: 1,
+          storedBytes: 1,
+        },
         plan: { create: ['a'], update: [], delete: [], unchanged: 0, unchangedOmitted: 0 },
         dispose: async () => {},
       }),
-      apply: async () => ({ omitted: 0 }),
+      apply: async () => ({ omitted: 0, storedBytesDelta: 0 }),
       deleteAll: async () => 0,
     },
     content: {

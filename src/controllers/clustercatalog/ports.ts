@@ -42,6 +42,35 @@ export interface ContentPublisher {
   remove(catalog: string): Promise<void>;
 }
 
+/** What a successful sync left in the cluster, as status reports it. */
+export interface SyncedRevision {
+  contentHash: string;
+  objectCount: number;
+  /** Objects that carry contentOmitted. */
+  omitted: number;
+  storedBytes: number;
+}
+
+/** Taken when a sync starts, before it looks at the cluster (SyncMemoPort.begin). */
+export interface SyncMemoToken {
+  readonly catalog: string;
+  readonly seq: number;
+  readonly relists: number;
+}
+
+/**
+ * The memo of each catalog's last successful sync and whether drift was seen since
+ * (sync-memo.ts): what lets a reconcile that would find nothing to do skip the plan.
+ */
+export interface SyncMemoPort {
+  begin(catalog: string): SyncMemoToken;
+  /** The revision synced under `key`, if no drift was seen since; else undefined. */
+  lookup(catalog: string, key: string): SyncedRevision | undefined;
+  /** Stores the sync's key and result, unless drift was seen since `token`. */
+  remember(token: SyncMemoToken, key: string, revision: SyncedRevision): void;
+  forget(catalog: string): void;
+}
+
 /** Writes an intermediate status during a long reconcile (the sync journal, progress). */
 export interface StatusSink {
   write(status: ClusterCatalogStatus): Promise<void>;
@@ -70,6 +99,8 @@ export interface ReconcileDeps {
   timers?: Pick<Clock, 'setTimer' | 'now'>;
   /** Slots for the parse and writes; none: unbounded (tests). */
   syncSlots?: SyncSlots;
+  /** The last successful syncs (sync-memo.ts); none: every reconcile plans in full. */
+  syncMemo?: SyncMemoPort;
 }
 
 /** 10 minutes: a 1 GiB image over a slow link fits; a stalled registry frees its catalog. */

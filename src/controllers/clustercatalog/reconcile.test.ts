@@ -46,6 +46,8 @@ function world(
     pullError?: Error;
     scanError?: Error;
     appliedOmitted?: number;
+    /** The digest the reference resolves to (default DIGEST). */
+    digest?: string;
   } = {},
 ): World {
   const calls: string[] = [];
@@ -56,6 +58,7 @@ function world(
     blobs: 7,
     omitted: 0,
     bytes: 100,
+    storedBytes: 4321,
   };
   const plan: SyncPlan = {
     create: [],
@@ -69,11 +72,12 @@ function world(
     resolve: async () => {
       calls.push('resolve');
       if (opts.pullError) throw opts.pullError;
-      return DIGEST;
+      return opts.digest ?? DIGEST;
     },
     pull: async (ref) => {
       calls.push(`pull ${ref}`);
-      return { ref, digest: DIGEST, dir: '/cache', configsDir: '/cache/configs', cached: false };
+      const digest = opts.digest ?? DIGEST;
+      return { ref, digest, dir: '/cache', configsDir: '/cache/configs', cached: false };
     },
   };
   const syncer: Syncer = {
@@ -86,7 +90,7 @@ function world(
       calls.push('apply');
       const total = p.create.length + p.update.length + p.delete.length;
       for (let i = 1; i <= total; i++) onProgress(i, total);
-      return { omitted: opts.appliedOmitted ?? 0 };
+      return { omitted: opts.appliedOmitted ?? 0, storedBytesDelta: 0 };
     },
     deleteAll: async () => {
       calls.push('deleteAll');
@@ -125,6 +129,7 @@ describe('reconcileCatalog', () => {
     expect(out.status.resolvedSource?.image.ref).to.equal(`registry.example/ops/catalog@${DIGEST}`);
     expect(out.status.contentHash).to.equal(HASH);
     expect(out.status.objectCount).to.equal(7);
+    expect(out.status.storedBytes).to.equal(4321);
     expect(out.status.urls?.base).to.equal('http://content.example/catalogs/ops');
     expect(out.status.lastUnpacked).to.equal('2026-01-02T03:04:05Z');
     expect(out.status.syncingTo).to.equal(undefined);
@@ -353,7 +358,14 @@ describe('reconcileCatalog', () => {
       w.deps.syncer.plan = async (t, sig) => {
         const planned = await planNew(t, sig);
         if (t.dir !== '/cache/prev') return planned;
-        const scan = { desired: new Map(), contentHash: PREV_HASH, blobs: 3, omitted: 0, bytes: 1 };
+        const scan = {
+          desired: new Map(),
+          contentHash: PREV_HASH,
+          blobs: 3,
+          omitted: 0,
+          bytes: 1,
+          storedBytes: 1,
+        };
         return { ...planned, scan };
       };
       w.deps.syncer.apply = async ({ target }) => {
@@ -361,7 +373,7 @@ describe('reconcileCatalog', () => {
         if (target.dir === '/cache/new' || rollbackFails) {
           throw new Error('create CatalogMetadata ops-bundle-x: denied by policy');
         }
-        return { omitted: 0 };
+        return { omitted: 0, storedBytesDelta: 0 };
       };
       return { w, applied };
     }

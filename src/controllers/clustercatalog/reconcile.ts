@@ -8,6 +8,7 @@ import type { ClusterCatalog } from '../../api/v1/index.js';
 import type { ReconcileDeps, ReconcileOutcome } from './ports.js';
 import { removeIfUnavailable } from './steps/availability.js';
 import { checkContentProfile } from './steps/content-profile.js';
+import { rememberSync, reuseUnchangedSync } from './steps/memo.js';
 import { planSync } from './steps/plan.js';
 import { prepareContent } from './steps/prepare.js';
 import { publishContent } from './steps/publish.js';
@@ -20,10 +21,11 @@ import { writeObjects } from './steps/write.js';
 
 export * from './ports.js';
 
-/** The steps of a sync, in order; each reads what the ones before it put in the state. */
+/**
+ * The steps of a sync after the resolve step, in order; each reads what the ones before it put
+ * in the state. Skipped when the memo says the last sync stands (steps/memo.ts).
+ */
 export const SYNC_STEPS: ReadonlyArray<(state: ReconcileState) => Promise<void>> = [
-  checkContentProfile,
-  resolveAndPull,
   takeSyncSlot,
   planSync,
   prepareContent,
@@ -47,10 +49,20 @@ export async function reconcileCatalog(
 }
 
 async function sync(state: ReconcileState): Promise<ReconcileOutcome> {
+  // Before anything is looked at: drift seen after this voids what this sync remembers.
+  const memo = state.deps.syncMemo;
+  state.memoToken = memo?.begin(state.name);
   try {
-    for (const step of SYNC_STEPS) await step(state);
+    await checkContentProfile(state);
+    await resolveAndPull(state);
+    if (!(await reuseUnchangedSync(state))) {
+      for (const step of SYNC_STEPS) await step(state);
+      rememberSync(state);
+    }
     return summarize(state, { kind: 'synced' });
   } catch (err) {
+    // Whatever failed, the cluster may not be what the last sync left: plan in full next.
+    memo?.forget(state.name);
     // Shutdown or lost leadership is not the catalog's failure: report nothing, and leave any
     // syncingTo journal for the next leader to finish. Nor is an interrupt (the catalog was
     // deleted or changed): its new state is reconciled next.

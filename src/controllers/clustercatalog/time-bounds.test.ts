@@ -61,12 +61,19 @@ const syncer: Syncer = {
     signal?.throwIfAborted();
     return {
       target,
-      scan: { desired: new Map(), contentHash: HASH, blobs: 3, omitted: 0, bytes: 1 },
+      scan: {
+        desired: new Map(),
+        contentHash: HASH,
+        blobs: 3,
+        omitted: 0,
+        bytes: 1,
+        storedBytes: 1,
+      },
       plan: { create: [], update: [], delete: [], unchanged: 3, unchangedOmitted: 0 },
       dispose: async () => {},
     };
   },
-  apply: async () => ({ omitted: 0 }),
+  apply: async () => ({ omitted: 0, storedBytesDelta: 0 }),
   deleteAll: async () => 0,
 };
 

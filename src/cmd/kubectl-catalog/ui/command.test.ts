@@ -16,6 +16,8 @@ describe('kubectl catalog ui command', () => {
     expect(await runUi(['--address', 'nope'], io)).to.equal(2);
     expect(err.join('')).to.contain('--address nope');
     expect(await runUi(['--bogus'], io)).to.equal(2);
+    expect(await runUi(['--server-url', 'localhost 8090'], io)).to.equal(2);
+    expect(err.join('')).to.contain('--server-url localhost 8090: not a URL');
   });
 
   it('prints its help', async () => {
@@ -24,5 +26,6 @@ describe('kubectl catalog ui command', () => {
       await runUi(['--help'], { stdout: (s) => out.push(s), stderr: () => undefined }),
     ).to.equal(0);
     expect(out.join('')).to.contain('--no-open');
+    expect(out.join('')).to.contain('--server-url URL');
   });
 });

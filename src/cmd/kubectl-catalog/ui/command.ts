@@ -10,6 +10,7 @@ export const UI_USAGE = `kubectl catalog ui: browse the catalogs of the cluster 
 
 Usage:
   kubectl catalog ui [--address 127.0.0.1:PORT] [--no-open] [--catalog C] [--kubeconfig PATH]
+                     [--server-url URL]
 
 Serves the console on a local address (default 127.0.0.1 and a free port), reading through the
 apiserver with your kubeconfig (nothing is deployed in the cluster). Stop it with Ctrl-C.
@@ -19,6 +20,9 @@ Options:
       --no-open            print the URL only (default: also open the browser)
       --catalog NAME       show this ClusterCatalog only
       --kubeconfig PATH    the kubeconfig (default: $KUBECONFIG, ~/.kube/config)
+      --server-url URL     where the catalogs' content server is reached from here (e.g. a
+                           port-forward: http://localhost:8090), for lean catalogs' icons and
+                           head details (default: the URL in the objects)
 `;
 
 export interface UiIo {
@@ -59,6 +63,7 @@ export async function runUi(argv: string[], io: UiIo): Promise<number> {
         'no-open': { type: 'boolean' },
         catalog: { type: 'string' },
         kubeconfig: { type: 'string' },
+        'server-url': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -75,9 +80,15 @@ export async function runUi(argv: string[], io: UiIo): Promise<number> {
     io.stderr(`error: --address ${values.address}: not HOST:PORT (e.g. 127.0.0.1:8080)\n`);
     return 2;
   }
-  const client = new CatalogClient(
-    values.kubeconfig !== undefined ? { kubeconfig: values.kubeconfig } : {},
-  );
+  const serverUrl = values['server-url'];
+  if (serverUrl !== undefined && !URL.canParse(serverUrl)) {
+    io.stderr(`error: --server-url ${serverUrl}: not a URL (e.g. http://localhost:8090)\n`);
+    return 2;
+  }
+  const client = new CatalogClient({
+    ...(values.kubeconfig !== undefined && { kubeconfig: values.kubeconfig }),
+    ...(serverUrl !== undefined && { serverUrl }),
+  });
   try {
     const server = await startUiServer({
       data: new UiData(client, values.catalog),

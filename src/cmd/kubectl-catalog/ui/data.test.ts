@@ -1,7 +1,14 @@
 import { expect } from 'chai';
 import type { CatalogMetadata, ClusterCatalog } from '../../../api/v1/index.js';
 import type { CatalogClient, MetadataQuery } from '../../../client/index.js';
+import { packageDetails } from '../../../client/index.js';
 import { answersCatalog } from '../../../../test/support/answers-catalog.js';
+import {
+  FIXTURE_BLOBS,
+  FIXTURE_CATALOG,
+  fixtureClient,
+} from '../../../../test/support/kubectl-catalog-fixture.js';
+import type { Shape } from '../../../../test/support/lean-objects.js';
 import { UiData } from './data.js';
 
 /** A client over in-memory blobs that records every consistent list's query. */
@@ -42,6 +49,9 @@ function fakeClient(state: { hash: string; blobs: Array<Record<string, unknown>>
       });
     },
     blobOf: (o: CatalogMetadata) => Promise.resolve(o.spec.content),
+    blobsOf: (objs: CatalogMetadata[]) => Promise.resolve(objs.map((o) => o.spec.content)),
+    resolverContents: (objs: CatalogMetadata[]) =>
+      Promise.resolve(objs.map((o) => ({ state: 'full', blob: o.spec.content }))),
   };
   return { client: client as unknown as CatalogClient, queries };
 }
@@ -93,5 +103,69 @@ describe('ui data (reads and cache)', () => {
     const data = new UiData(client, 'other');
     expect(await data.refreshCatalogs()).to.deep.equal([]);
     expect(await data.packages()).to.deep.equal([]);
+  });
+});
+
+describe('ui data on a lean catalog', () => {
+  const svg = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 1 1"/>';
+  const blobs = FIXTURE_BLOBS.map((b) =>
+    b.schema === 'olm.package' && b.name === 'demo-operator'
+      ? {
+          ...b,
+          icon: { base64data: Buffer.from(svg).toString('base64'), mediatype: 'image/svg+xml' },
+        }
+      : b,
+  );
+  const open = async (shape: Shape) => {
+    const f = fixtureClient(blobs, shape);
+    const data = new UiData(f.client);
+    await data.refreshCatalogs();
+    return {
+      data,
+      fetched: () => f.content.requests.map((u) => new URL(u).searchParams.get('name')),
+    };
+  };
+
+  it('shows the same rows, icons and package pages as the full catalog, fetching only heads and asked icons', async () => {
+    const full = await open('full');
+    const lean = await open('lean');
+    expect(await lean.data.packages()).to.deep.equal(await full.data.packages());
+    expect(lean.fetched(), 'the default channels’ heads only').to.deep.equal([
+      'demo-operator.v1.3.0',
+    ]);
+
+    const icon = await lean.data.icon(FIXTURE_CATALOG, 'demo-operator');
+    expect(icon).to.deep.equal(await full.data.icon(FIXTURE_CATALOG, 'demo-operator'));
+    expect(icon?.body.toString()).to.equal(svg);
+    await lean.data.icon(FIXTURE_CATALOG, 'demo-operator');
+    expect(await lean.data.icon(FIXTURE_CATALOG, 'plain-operator')).to.equal(undefined);
+    expect(lean.fetched(), 'the icon once').to.deep.equal([
+      'demo-operator.v1.3.0',
+      'demo-operator',
+    ]);
+
+    const details = async (d: UiData) => {
+      const v = (await d.packageView(FIXTURE_CATALOG, 'demo-operator'))!;
+      return packageDetails(v.catalog, v.pkg, v.channels, v.bundles, v.deprecations);
+    };
+    expect(await details(lean.data)).to.deep.equal(await details(full.data));
+    expect(lean.fetched().slice(2), 'the package page: its head').to.deep.equal([
+      'demo-operator.v1.3.0',
+    ]);
+  });
+
+  it('answers no icon when the content server serves another blob, and asks again later', async () => {
+    let broken = true;
+    const f = fixtureClient(blobs, 'lean', (url, line) =>
+      broken && url.includes('schema=olm.package') ? line.replace('Demo', 'Other') : line,
+    );
+    const data = new UiData(f.client);
+    await data.refreshCatalogs();
+    expect((await data.packages()).find((r) => r.pkg.name === 'demo-operator')?.hasIcon).to.equal(
+      true,
+    );
+    expect(await data.icon(FIXTURE_CATALOG, 'demo-operator')).to.equal(undefined);
+    broken = false;
+    expect((await data.icon(FIXTURE_CATALOG, 'demo-operator'))?.body.toString()).to.equal(svg);
   });
 });

@@ -2,8 +2,12 @@
 // catalog's packages (package, channel and deprecations blobs, then only the default channels'
 // head bundles by name) are kept while the catalog's contentHash stays the same, and a package
 // page reads only that package's blobs (`package=P` selected on the server), never the catalog.
+// On a lean catalog (SPEC §2.2) the objects lack the icon and the bundles' CSV metadata: the
+// heads are fetched whole from the content server (a few at a time), as `kubectl catalog
+// packages` does, and an icon only when the browser asks for it, then kept for the revision.
 import { createHash } from 'node:crypto';
-import type { ClusterCatalog } from '../../../api/v1/index.js';
+import type { CatalogMetadata, ClusterCatalog } from '../../../api/v1/index.js';
+import { LEAN_PART_ICON } from '../../../api/v1/index.js';
 import type {
   Provider,
   BundleBlob,
@@ -28,7 +32,9 @@ import {
   isDeprecationsBlob,
   isPackageBlob,
   isServing,
+  leftOut,
   packageFacts,
+  resolverBlob,
 } from '../../../client/index.js';
 import type { DecodedIcon } from './icon.js';
 import { decodeIcon } from './icon.js';
@@ -52,10 +58,21 @@ export interface PackageView {
   deprecations?: DeprecationsBlob;
 }
 
+interface CatalogRows {
+  rows: PackageRow[];
+  icons: Map<string, DecodedIcon>;
+  /** Lean: the package objects whose icon was left out, fetched on demand (then in `fetched`). */
+  leanIcons: Map<string, CatalogMetadata>;
+  fetched: Map<string, Promise<DecodedIcon | undefined>>;
+}
+
 interface CatalogEntry {
   contentHash: string;
-  rows: Promise<{ rows: PackageRow[]; icons: Map<string, DecodedIcon> }>;
+  rows: Promise<CatalogRows>;
 }
+
+/** Icons fetched from the content server at once (the browser asks for many lazily). */
+const ICON_FETCHES = 4;
 
 /** Head bundle names per request (keeps request lines short). */
 const HEAD_CHUNK = 100;
@@ -65,6 +82,8 @@ export class UiData {
   private catalogsNow: ClusterCatalog[] = [];
   private readonly byCatalog = new Map<string, CatalogEntry>();
   private readonly views = new Map<string, { contentHash: string; view: Promise<PackageView> }>();
+  private iconFetches = 0;
+  private readonly iconQueue: Array<() => void> = [];
 
   constructor(
     readonly client: CatalogClient,
@@ -110,11 +129,46 @@ export class UiData {
     );
   }
 
-  /** The package's icon, when the cached rows of its catalog at this revision have one. */
+  /**
+   * The package's icon, when the cached rows of its catalog at this revision have one; on a lean
+   * catalog, the package blob fetched whole the first time (ICON_FETCHES at once); undefined
+   * when that fetch fails.
+   */
   async icon(catalog: string, pkg: string): Promise<DecodedIcon | undefined> {
     const c = this.catalogsNow.find((x) => x.metadata.name === catalog);
     if (!c || !isServing(c)) return undefined;
-    return (await this.entry(c)).icons.get(pkg);
+    const e = await this.entry(c);
+    const have = e.icons.get(pkg);
+    if (have) return have;
+    const obj = e.leanIcons.get(pkg);
+    if (!obj) return undefined;
+    let icon = e.fetched.get(pkg);
+    if (!icon) {
+      icon = this.boundedIconFetch(async () => {
+        const b = await this.client.blobOf(obj);
+        return isPackageBlob(b) ? decodeIcon(b.icon) : undefined;
+      });
+      icon.catch(() => e.fetched.delete(pkg));
+      e.fetched.set(pkg, icon);
+    }
+    try {
+      return await icon;
+    } catch {
+      // The content server cannot be read (or served another blob): no picture (404) rather
+      // than an error page for an <img>; tried again on the next request.
+      return undefined;
+    }
+  }
+
+  private async boundedIconFetch<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.iconFetches >= ICON_FETCHES) await new Promise<void>((r) => this.iconQueue.push(r));
+    this.iconFetches++;
+    try {
+      return await fn();
+    } finally {
+      this.iconFetches--;
+      this.iconQueue.shift()?.();
+    }
   }
 
   private entry(c: ClusterCatalog): CatalogEntry['rows'] {
@@ -129,9 +183,7 @@ export class UiData {
     return e.rows;
   }
 
-  private async readRows(
-    catalog: string,
-  ): Promise<{ rows: PackageRow[]; icons: Map<string, DecodedIcon> }> {
+  private async readRows(catalog: string): Promise<CatalogRows> {
     for (let attempt = 1; ; attempt++) {
       const list = await this.client.consistentList({
         catalog,
@@ -140,8 +192,11 @@ export class UiData {
       const pkgs: PackageBlob[] = [];
       const channels = new Map<string, ChannelBlob[]>();
       const deprecations = new Map<string, DeprecationsBlob>();
-      for (const o of list.items) {
-        const b = await this.client.blobOf(o);
+      const leanIcons = new Map<string, CatalogMetadata>();
+      const contents = await this.client.resolverContents(list.items);
+      for (const [i, c] of contents.entries()) {
+        const b = resolverBlob(c);
+        if (isPackageBlob(b) && leftOut(c, LEAN_PART_ICON)) leanIcons.set(b.name, list.items[i]!);
         if (isPackageBlob(b)) pkgs.push(b);
         else if (isDeprecationsBlob(b)) deprecations.set(b.package, b);
         else if (isChannelBlob(b)) channels.set(b.package, [...(channels.get(b.package) ?? []), b]);
@@ -162,8 +217,8 @@ export class UiData {
           name: names.slice(i, i + HEAD_CHUNK),
         });
         same = part.contentHash === list.contentHash;
-        for (const o of part.items) {
-          const b = await this.client.blobOf(o);
+        // The heads whole: their CSV metadata (fetched when lean, a few at a time).
+        for (const b of await this.client.blobsOf(part.items)) {
           if (isBundleBlob(b)) bundles.set(b.package, [...(bundles.get(b.package) ?? []), b]);
         }
       }
@@ -186,10 +241,10 @@ export class UiData {
           channels: chs.length,
           ...(deprecated !== undefined && { deprecated }),
           facts: packageFacts(p, chs, bundles.get(p.name) ?? []),
-          hasIcon: icon !== undefined,
+          hasIcon: icon !== undefined || leanIcons.has(p.name),
         };
       });
-      return { rows, icons };
+      return { rows, icons, leanIcons, fetched: new Map() };
     }
   }
 
@@ -208,8 +263,8 @@ export class UiData {
             gvkProviders([o.spec.content as unknown as BundleBlob], gvk).length > 0,
         },
       );
-      for (const o of list.items) {
-        const b = await this.client.blobOf(o);
+      for (const content of await this.client.resolverContents(list.items)) {
+        const b = resolverBlob(content);
         if (isBundleBlob(b) && gvkProviders([b], gvk).length > 0)
           out.push({ catalog: c.metadata.name, bundle: b });
       }
@@ -242,15 +297,28 @@ export class UiData {
     const channels: ChannelBlob[] = [];
     const bundles: BundleBlob[] = [];
     let deprecations: DeprecationsBlob | undefined;
-    for (const o of list.items) {
-      const b = await this.client.blobOf(o);
+    const bundleObjects = new Map<string, CatalogMetadata>();
+    const contents = await this.client.resolverContents(list.items);
+    for (const [i, c] of contents.entries()) {
+      const b = resolverBlob(c);
       if (isPackageBlob(b) && b.name === pkg) p = b;
       else if (isChannelBlob(b) && b.package === pkg) channels.push(b);
-      else if (isBundleBlob(b) && b.package === pkg) bundles.push(b);
-      else if (isDeprecationsBlob(b) && b.package === pkg) deprecations = b;
+      else if (isBundleBlob(b) && b.package === pkg) {
+        bundles.push(b);
+        if (c.state === 'partial') bundleObjects.set(b.name, list.items[i]!);
+      } else if (isDeprecationsBlob(b) && b.package === pkg) deprecations = b;
     }
     if (!p) throw new PackageNotFound(catalog, pkg);
     channels.sort((a, b) => (a.name < b.name ? -1 : 1));
+    // The default channel's head whole (lean: fetched), for the details the page shows.
+    const ch = channels.find((x) => x.name === p.defaultChannel);
+    const head = ch ? channelHead(ch).head : undefined;
+    const headObject = head !== undefined ? bundleObjects.get(head) : undefined;
+    if (headObject) {
+      const whole = await this.client.blobOf(headObject);
+      const i = bundles.findIndex((b) => b.name === head);
+      if (isBundleBlob(whole) && i >= 0) bundles[i] = whole;
+    }
     return {
       catalog,
       contentHash: list.contentHash!,

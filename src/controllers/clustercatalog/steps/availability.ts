@@ -7,9 +7,15 @@ import type { ReconcileState } from './state.js';
 export async function removeIfUnavailable(state: ReconcileState): Promise<boolean> {
   if (state.catalog.spec.availabilityMode !== AVAILABILITY_MODE_UNAVAILABLE) return false;
   const { deps, name } = state;
+  deps.syncMemo?.forget(name);
   await deps.content.remove(name);
   const deleted = await deps.syncer.deleteAll(name, state.signal);
-  const status = { ...state.prev, objectCount: 0, observedGeneration: state.generation };
+  const status = {
+    ...state.prev,
+    objectCount: 0,
+    storedBytes: 0,
+    observedGeneration: state.generation,
+  };
   delete status.urls;
   delete status.contentHash;
   delete status.syncingTo;

@@ -6,7 +6,12 @@ import type { ImageReference, PullResult } from '../../../source/index.js';
 import type { PlannedSync, SyncTarget } from '../../../sync/index.js';
 import { AttemptDeadline } from '../../../source/index.js';
 import { realClock } from '../../../util/clock.js';
-import { DEFAULT_PULL_TIMEOUT_MS, type CatalogEvent, type ReconcileDeps } from '../ports.js';
+import {
+  DEFAULT_PULL_TIMEOUT_MS,
+  type CatalogEvent,
+  type ReconcileDeps,
+  type SyncMemoToken,
+} from '../ports.js';
 import { contentProfile } from './content-profile.js';
 
 export interface ReconcileState {
@@ -36,6 +41,12 @@ export interface ReconcileState {
   planned?: PlannedSync;
   /** Objects that carry contentOmitted without content after the sync (plan and write steps). */
   omitted: number;
+  /** The write step's correction of the plan's storedBytes (objects the apiserver refused whole). */
+  storedBytesDelta: number;
+  /** Taken before the sync looks at the cluster (memo.ts). */
+  memoToken?: SyncMemoToken;
+  /** The memo's key of this sync, once the image is pulled (memo.ts). */
+  syncKey?: string;
   /** What the write step did after a failed write (rolled back …), said after the error. */
   failureNote: string;
   /** Look again after this long (publish step: the poll interval; a tag's bad blob). */
@@ -67,6 +78,7 @@ export function newReconcileState(
     status: { ...prev, observedGeneration: generation },
     events: [],
     omitted: 0,
+    storedBytesDelta: 0,
     failureNote: '',
   };
 }

@@ -43,7 +43,7 @@ function planned(plan: Partial<SyncPlan> = {}): PlannedSync {
       maxObjectBytes: 1,
       contentUrl: () => '',
     },
-    scan: { desired: new Map(), contentHash: HASH, blobs: 3, omitted: 0, bytes: 1 },
+    scan: { desired: new Map(), contentHash: HASH, blobs: 3, omitted: 0, bytes: 1, storedBytes: 1 },
     plan: { create: [], update: [], delete: [], unchanged: 3, unchangedOmitted: 1, ...plan },
     dispose: async () => {},
   };
@@ -65,7 +65,7 @@ function fixture(ref = 'registry.example/ops/catalog:v1', over: Partial<Reconcil
     },
     syncer: {
       plan: async () => planned(),
-      apply: async () => ({ omitted: 0 }),
+      apply: async () => ({ omitted: 0, storedBytesDelta: 0 }),
       deleteAll: async () => 2,
     },
     content: {
@@ -108,7 +108,7 @@ describe('reconcile steps', () => {
     );
     expect(await removeIfUnavailable(state)).to.equal(true);
     expect(g.calls).to.deep.equal(['remove']);
-    expect(state.status).to.deep.equal({ objectCount: 0, observedGeneration: 2 });
+    expect(state.status).to.deep.equal({ objectCount: 0, storedBytes: 0, observedGeneration: 2 });
     expect(state.events.map((e) => e.message)).to.deep.equal(['deleted 2 CatalogMetadata objects']);
   });
 

@@ -40,6 +40,7 @@ export async function writeObjects(state: ReconcileState): Promise<void> {
     const applied = await deps.syncer.apply(planned, onProgress, signal);
     await pending;
     state.omitted += applied.omitted;
+    state.storedBytesDelta += applied.storedBytesDelta;
   } catch (err) {
     // Shutdown or lost leadership: leave the journal for the next leader to finish.
     if (signal?.aborted) throw err;

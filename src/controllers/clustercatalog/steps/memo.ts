@@ -1,0 +1,46 @@
+// Steady state (SPEC §3.3): after the resolve step, a catalog whose digest, spec generation and
+// sync options are those of its last successful sync by this process, with no drift seen since
+// (the memo's to say: sync-memo.ts), is what that sync left. Its plan would list every object
+// and parse the whole catalog to find nothing to write: it is skipped, and the reconcile costs
+// O(1). The content is published again from the cache (a no-op when it is served).
+import { canonicalize } from '../../../fbc/index.js';
+import { syncTargetKey } from '../../../sync/index.js';
+import { publishRevision } from './publish.js';
+import type { ReconcileState } from './state.js';
+import { required, syncTarget } from './state.js';
+
+/** What the result of a sync depends on, besides the cluster: the memo's key. */
+export function syncKey(state: ReconcileState): string {
+  const pulled = required(state.pulled, 'the pulled image');
+  return canonicalize({
+    ref: pulled.ref,
+    generation: state.generation,
+    // The owner's uid is in the target (a catalog deleted and created again is another owner).
+    target: syncTargetKey(syncTarget(state, pulled.configsDir)),
+  });
+}
+
+/** Whether the last sync is reused (then status says what it synced); else plan in full. */
+export async function reuseUnchangedSync(state: ReconcileState): Promise<boolean> {
+  const memo = state.deps.syncMemo;
+  if (!memo) return false;
+  state.syncKey = syncKey(state);
+  const revision = memo.lookup(state.name, state.syncKey);
+  if (!revision) return false;
+  state.omitted = revision.omitted;
+  await publishRevision(state, required(state.pulled, 'the pulled image'), revision);
+  return true;
+}
+
+/** After a successful full sync: what it left, for the next reconcile to reuse. */
+export function rememberSync(state: ReconcileState): void {
+  const memo = state.deps.syncMemo;
+  if (!memo || !state.memoToken || state.syncKey === undefined) return;
+  const { status } = state;
+  memo.remember(state.memoToken, state.syncKey, {
+    contentHash: required(status.contentHash, 'the synced contentHash'),
+    objectCount: status.objectCount ?? 0,
+    omitted: state.omitted,
+    storedBytes: status.storedBytes ?? 0,
+  });
+}
