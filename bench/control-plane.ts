@@ -79,6 +79,8 @@ interface ProfileMeasurement {
   /** The live-heap samples (after a forced GC each), before and after. */
   heapSamples: { before: number[]; after: number[] };
   syncSeconds?: number;
+  /** The ClusterCatalog's status.storedBytes after the sync (the objects as written). */
+  statusStoredBytes?: number;
 }
 
 const r3 = (x: number) => Number(x.toFixed(3));
@@ -222,6 +224,7 @@ interface CatalogStatus {
     syncingTo?: string;
     contentHash?: string;
     objectCount?: number;
+    storedBytes?: number;
     conditions?: Array<{ type: string; reason?: string; observedGeneration?: number }>;
   };
 }
@@ -246,7 +249,7 @@ async function syncCatalog(
   name: string,
   ref: string,
   profile: ContentProfile,
-): Promise<{ objects: number; seconds: number; writeSeconds: number }> {
+): Promise<{ objects: number; storedBytes?: number; seconds: number; writeSeconds: number }> {
   const t0 = performance.now();
   await h.api.json('POST', CC, clusterCatalog(name, ref, profile));
   let writingAt: number | undefined;
@@ -258,6 +261,7 @@ async function syncCatalog(
       const now = performance.now();
       return {
         objects: c.status?.objectCount ?? 0,
+        ...(c.status?.storedBytes !== undefined && { storedBytes: c.status.storedBytes }),
         seconds: (now - t0) / 1000,
         writeSeconds: (now - (writingAt ?? t0)) / 1000,
       };
@@ -304,6 +308,7 @@ async function measureProfile(
       etcdBytesPerContentByte: r3(etcdAdded / cat.contentBytes),
       heapSamples: { before, after },
       syncSeconds: Number(sync.seconds.toFixed(1)),
+      ...(sync.storedBytes !== undefined && { statusStoredBytes: sync.storedBytes }),
     };
     h.log(
       `control plane, ${cat.id} ${profile}: ${JSON.stringify({ ...m, heapSamples: undefined })}`,
@@ -624,6 +629,11 @@ export async function measureControlPlane(h: BenchHooks): Promise<Record<string,
           return [
             p,
             {
+              // render --cost's object bytes against what the controller wrote.
+              objectBytes: {
+                predicted: cat.objectBytes[p],
+                measured: m.statusStoredBytes ?? null,
+              },
               etcdBytes: { predicted: pe ?? null, measured: m.etcdBytesAdded },
               etcdRatio: pe === undefined ? null : r3(pe / m.etcdBytesAdded),
               apiserverHeapBytes: { predicted: ph ?? null, measured: m.apiserverHeapBytesAdded },
