@@ -11,6 +11,9 @@
 //   BENCH_MERGE=a.json,b.json   no run: merge results of several runs into BENCH_OUT
 //   BENCH_OUT=NAME          write bench/results/NAME.{json,md} and leave README.md alone
 //   BENCH_SKIP_KUBECTL=1, BENCH_SKIP_PARSE=1, BENCH_SKIP_ENTRIES=1, BENCH_SKIP_HTTP=1   skip those
+//   BENCH_ONLY=controlPlane only the control-plane section (bench/control-plane.ts), on the
+//                           largest of BENCH_SIZES and BENCH_REAL_CATALOGS (default /tmp/real/v4.20)
+//   BENCH_SKIP_CONTROL_PLANE=1   skip that section in a full run
 //   BENCH_PPROF=DIR         save a 10-s apiserver CPU profile of each write phase (controller
 //                           rounds, raw levels) in DIR, for `go tool pprof`
 //
@@ -39,6 +42,8 @@ import { ImagePuller, pushCatalog } from '../src/source/index.js';
 import { scanCatalog } from '../src/sync/index.js';
 import { freePort } from '../test/support/controller.js';
 import { generateCatalog } from '../test/support/fbcgen.js';
+import { controlPlaneMarkdown, controlPlaneTargets, measureControlPlane } from './control-plane.js';
+import type { BenchHooks } from './control-plane.js';
 import { Api, pool } from './lib/api.js';
 import type { WatchEvent } from './lib/api.js';
 
@@ -77,6 +82,8 @@ const MB = 1048576;
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? '3'));
 /** Results file base name; only `latest` updates bench/README.md. */
 const OUT = process.env.BENCH_OUT ?? 'latest';
+/** `controlPlane`: run only bench/control-plane.ts's section. */
+const ONLY = process.env.BENCH_ONLY;
 /** Where apiserver CPU profiles of the write phases go (unset: none are taken). */
 const PPROF_DIR = process.env.BENCH_PPROF ? path.resolve(process.env.BENCH_PPROF) : undefined;
 const PPROF_SECONDS = 10;
@@ -938,9 +945,33 @@ async function main(): Promise<void> {
       );
     };
 
+    const largest = Math.max(...SIZES);
+    const hooks: BenchHooks = {
+      root: ROOT,
+      api,
+      kubeconfig,
+      registry,
+      work,
+      logDir,
+      reuse,
+      sizeMB: largest,
+      log,
+      etcd,
+      resetControlPlane,
+      waitForQuiet: waitForQuietControlPlane,
+      startController,
+      deleteCatalog,
+    };
+    if (ONLY === 'controlPlane') {
+      const controlPlane = await measureControlPlane(hooks);
+      results.controlPlane = controlPlane;
+      await writeResults(results, started);
+      process.stdout.write(`\n${controlPlaneMarkdown(controlPlane)}\n`);
+      return;
+    }
+
     const cold: ColdResult[] = [];
     results.cold = cold;
-    const largest = Math.max(...SIZES);
     for (const sizeMB of SIZES) {
       log(`--- ${sizeMB} MB catalog ---`);
       const dir = path.join(work, `fbc-${sizeMB}`);
@@ -1222,6 +1253,10 @@ async function main(): Promise<void> {
       await rm(dir, { recursive: true, force: true });
       await writeResults(results, started);
     }
+    if (process.env.BENCH_SKIP_CONTROL_PLANE !== '1') {
+      results.controlPlane = await measureControlPlane(hooks);
+      await writeResults(results, started);
+    }
     rssGrowth(results);
     if (process.env.BENCH_SKIP_PARSE !== '1')
       results.fbcParse = childBench('fbc-parse', ['--size-mb', String(largest), '--runs', '3']);
@@ -1488,6 +1523,7 @@ function targets(r: Record<string, unknown>) {
     sameContentNewDigestZeroWrites: g('sameContentNewDigest')?.writes === 0,
     incrementalTwoWritesTwoEvents:
       g('incremental')?.writes === 2 && g('incremental')?.watchEvents === 2,
+    ...(r.controlPlane !== undefined && controlPlaneTargets(r.controlPlane)),
   };
 }
 
@@ -1581,6 +1617,8 @@ function markdown(r: Record<string, unknown>): string {
       `FBC parse (${p.catalog.sizeMB} MB, ${p.catalog.blobs} blobs): ${p.ours.mbPerSec} MB/s, peak RSS ${p.ours.peakRssMB} MB${opm}.`,
     );
   }
+  if (r.controlPlane)
+    lines.push('', controlPlaneMarkdown(r.controlPlane as Record<string, unknown>));
   const h = r.http as Record<string, unknown> | undefined;
   if (h && !('error' in h)) lines.push('', `HTTP (bench/http.ts): \`${JSON.stringify(h)}\``);
   const t = r.targets as Record<string, unknown>;

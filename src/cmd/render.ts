@@ -23,12 +23,13 @@ import type { Blob } from '../fbc/index.js';
 import { blobUrl, catalogBaseUrl } from '../server/index.js';
 import type { SyncTarget } from '../sync/index.js';
 import { scanCatalog } from '../sync/index.js';
+import { catalogCost, formatCostJson, formatCostText } from './render-cost.js';
 
 /** The controller's --server-url when none is given (its default --server-addr, :8090). */
 export const DEFAULT_SERVER_URL = 'http://127.0.0.1:8090';
 
 const USAGE = `usage: catalogd render <dir> [-o yaml|json] [--catalog NAME] [--server-url URL]
-                      [--max-object-bytes N] [--content-profile full|lean]
+                      [--max-object-bytes N] [--content-profile full|lean] [--cost]
 
 Prints the CatalogMetadata objects that the FBC directory <dir> produces, as the controller
 writes them (without owner references):
@@ -42,6 +43,9 @@ writes them (without owner references):
   --content-profile P     the catalog's content profile: full (default) or lean, which leaves
                           display-only parts out of spec.content and lists them in
                           spec.contentOmitted.parts, as the controller does for that profile
+  --cost                  print what syncing the catalog costs the control plane instead:
+                          objects, their bytes, and etcd bytes and kube-apiserver heap
+                          predicted for each content profile (-o json: as JSON)
 Objects are in catalog walk order (files in lexical order, blobs in file order).
 `;
 
@@ -141,7 +145,7 @@ export interface RenderOptions {
  * the owner reference counts towards an object's size (whether its content is omitted), and is
  * then left out of the printed object.
  */
-function renderTarget(dir: string, opts: RenderOptions): SyncTarget {
+export function renderTarget(dir: string, opts: RenderOptions): SyncTarget {
   const base = catalogBaseUrl(opts.serverUrl ?? DEFAULT_SERVER_URL, opts.catalog);
   return {
     catalog: { name: opts.catalog, uid: '00000000-0000-0000-0000-000000000000' },
@@ -188,6 +192,7 @@ export async function main(args: string[]): Promise<number> {
         'server-url': { type: 'string' },
         'max-object-bytes': { type: 'string' },
         'content-profile': { type: 'string' },
+        cost: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -242,18 +247,20 @@ export async function main(args: string[]): Promise<number> {
     if (err.code === 'EPIPE') process.exit(0);
     throw err;
   });
+  const opts: RenderOptions = {
+    catalog,
+    output,
+    ...(serverUrl !== undefined && { serverUrl }),
+    ...(maxObjectBytes !== undefined && { maxObjectBytes }),
+    ...(contentProfile !== undefined && { contentProfile }),
+  };
   try {
-    await render(
-      dir,
-      {
-        catalog,
-        output,
-        ...(serverUrl !== undefined && { serverUrl }),
-        ...(maxObjectBytes !== undefined && { maxObjectBytes }),
-        ...(contentProfile !== undefined && { contentProfile }),
-      },
-      write,
-    );
+    if (parsed.values.cost) {
+      const report = await catalogCost(dir, opts);
+      await write(output === 'json' ? formatCostJson(report) : formatCostText(report));
+    } else {
+      await render(dir, opts, write);
+    }
     return 0;
   } catch (err) {
     const msg = err instanceof FbcError ? err.message : `${(err as Error).message}`;

@@ -75,6 +75,21 @@ async function render(dir: string): Promise<KObject[]> {
   return (loadAll(out) as KObject[]).filter(Boolean);
 }
 
+interface FlowSchemaSpec {
+  priorityLevelConfiguration: { name: string };
+  matchingPrecedence: number;
+  rules: Array<{ subjects: unknown[]; resourceRules?: Array<{ resources: string[] }> }>;
+}
+
+interface PriorityLevelSpec {
+  type: string;
+  limited?: {
+    lendablePercent?: number;
+    borrowingLimitPercent?: number;
+    limitResponse: { type: string };
+  };
+}
+
 function find<T extends KObject>(objs: KObject[], kind: string, name: string): T {
   const o = objs.find((x) => x.kind === kind && x.metadata.name === name);
   if (!o) throw new Error(`no ${kind} ${name} in the rendered manifests`);
@@ -180,6 +195,8 @@ describe('deploy: config/ against the local apiserver', function () {
           `Service/${NS}/catalogd-ts`,
           'MutatingAdmissionPolicy//catalogd-ts-metadata-name-label',
           'MutatingAdmissionPolicyBinding//catalogd-ts-metadata-name-label',
+          'PriorityLevelConfiguration//catalogd-ts-catalogmetadata',
+          'FlowSchema//catalogd-ts-catalogmetadata',
         ].sort(),
       );
       for (const o of objs) {
@@ -193,6 +210,35 @@ describe('deploy: config/ against the local apiserver', function () {
       );
       const ns = find(objs, 'Namespace', NS);
       expect(ns.metadata.labels?.['pod-security.kubernetes.io/enforce']).to.equal('restricted');
+    });
+
+    it("FlowSchema: the Deployment's ServiceAccount's CatalogMetadata requests, to a capped level", function () {
+      // API Priority and Fairness (docs/deploy.md, "Control-plane cost"): the level neither lends
+      // nor borrows seats, so a cold sync cannot take the apiserver's idle seats either.
+      const fs = find<KObject & { spec: FlowSchemaSpec }>(
+        objs,
+        'FlowSchema',
+        'catalogd-ts-catalogmetadata',
+      );
+      const pl = find<KObject & { spec: PriorityLevelSpec }>(
+        objs,
+        'PriorityLevelConfiguration',
+        fs.spec.priorityLevelConfiguration.name,
+      );
+      expect(fs.spec.rules).to.have.length(1);
+      expect(fs.spec.rules[0]!.subjects).to.deep.equal([
+        {
+          kind: 'ServiceAccount',
+          serviceAccount: { name: deploy.spec.template.spec.serviceAccountName, namespace: NS },
+        },
+      ]);
+      expect(fs.spec.rules[0]!.resourceRules?.[0]?.resources).to.deep.equal(['catalogmetadata']);
+      // Before the built-in service-accounts schema (9000), which would match first otherwise.
+      expect(fs.spec.matchingPrecedence).to.be.lessThan(9000);
+      expect(pl.spec.type).to.equal('Limited');
+      expect(pl.spec.limited?.lendablePercent).to.equal(0);
+      expect(pl.spec.limited?.borrowingLimitPercent).to.equal(0);
+      expect(pl.spec.limited?.limitResponse.type).to.equal('Queue');
     });
 
     it('Deployment: one replica, restricted security context, read-only root with emptyDirs', function () {

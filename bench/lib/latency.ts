@@ -1,0 +1,57 @@
+// The "other client" of the control-plane section (bench/control-plane.ts): a ServiceAccount
+// doing simple GETs and LISTs of ConfigMaps in its own namespace, one request at a time on each
+// of two loops, recording every request's latency, until stopped.
+import type { Api } from './api.js';
+
+export interface ProbeResult {
+  /** Latency of every request that completed, in seconds. */
+  seconds: number[];
+  /** The same split by request: GET of one ConfigMap, LIST of the namespace's. */
+  getSeconds: number[];
+  listSeconds: number[];
+  /** Responses other than 200 (429: rejected by API Priority and Fairness). */
+  errors: number;
+}
+
+const LOOPS = 2;
+
+export function latencyProbe(
+  api: Api,
+  namespace: string,
+  configMaps: number,
+): { stop(): Promise<ProbeResult> } {
+  const seconds: number[] = [];
+  const getSeconds: number[] = [];
+  const listSeconds: number[] = [];
+  let errors = 0;
+  let stopped = false;
+  const loop = async (k: number): Promise<void> => {
+    for (let i = k; !stopped; i++) {
+      const get = i % 2 === 0;
+      const p = get
+        ? `/api/v1/namespaces/${namespace}/configmaps/cm-${i % configMaps}`
+        : `/api/v1/namespaces/${namespace}/configmaps`;
+      const t0 = performance.now();
+      const r = await api.request('GET', p);
+      const s = (performance.now() - t0) / 1000;
+      seconds.push(s);
+      (get ? getSeconds : listSeconds).push(s);
+      if (r.status !== 200) errors++;
+    }
+  };
+  const loops = Promise.all(Array.from({ length: LOOPS }, (_, k) => loop(k)));
+  return {
+    async stop() {
+      stopped = true;
+      await loops;
+      return { seconds, getSeconds, listSeconds, errors };
+    },
+  };
+}
+
+/** The q-quantile (0 < q ≤ 1) by the nearest-rank method; NaN for no samples. */
+export function percentile(xs: readonly number[], q: number): number {
+  if (xs.length === 0) return NaN;
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil(q * s.length) - 1))]!;
+}
