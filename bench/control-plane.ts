@@ -713,6 +713,7 @@ export function controlPlaneTargets(cp: unknown): Record<string, boolean | null>
     renderCostPrediction?: Array<{
       objects: { predicted: number; measured: number };
       full?: { etcdRatio: number | null };
+      lean?: { etcdRatio: number | null };
     }>;
   };
   const lean = c.leanProfile;
@@ -727,8 +728,13 @@ export function controlPlaneTargets(cp: unknown): Record<string, boolean | null>
         ? null
         : c.otherClientP99Seconds.withFlowSchema.ratio <= 3,
     renderCostObjectsExact: pred.every((p) => p.objects.predicted === p.objects.measured),
+    // Both profiles: a lean prediction off by more than that is as misleading as a full one.
     renderCostEtcdWithin25Percent: pred.every(
-      (p) => p.full?.etcdRatio != null && Math.abs(p.full.etcdRatio - 1) <= 0.25,
+      (p) =>
+        p.full?.etcdRatio != null &&
+        Math.abs(p.full.etcdRatio - 1) <= 0.25 &&
+        (p.lean === undefined ||
+          (p.lean.etcdRatio != null && Math.abs(p.lean.etcdRatio - 1) <= 0.25)),
     ),
   };
 }
