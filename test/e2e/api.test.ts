@@ -223,7 +223,24 @@ const CASES: Case[] = [
     manifest: metadata(
       `{catalog: {name: cat}, schema: olm.package, content: {schema: olm.package}, contentOmitted: {bytes: 1, url: "u"}}`,
     ),
-    rejectedWith: ['spec: Invalid value', 'exactly one of content and contentOmitted must be set'],
+    rejectedWith: [
+      'spec: Invalid value',
+      'content must be set, unless contentOmitted is set without parts',
+    ],
+  },
+  {
+    // The lean profile: a partial content beside contentOmitted.parts.
+    name: 'CatalogMetadata with a partial content and contentOmitted.parts',
+    manifest: metadata(
+      `{catalog: {name: cat}, schema: olm.package, content: {schema: olm.package}, contentOmitted: {bytes: 9, url: "u", parts: [{path: icon, bytes: 5}]}}`,
+    ),
+  },
+  {
+    name: 'CatalogMetadata with contentOmitted.parts and no content',
+    manifest: metadata(
+      `{catalog: {name: cat}, schema: olm.package, contentOmitted: {bytes: 9, url: "u", parts: [{path: icon, bytes: 5}]}}`,
+    ),
+    rejectedWith: ['spec: Invalid value', 'contentOmitted.parts requires content'],
   },
   {
     name: 'CatalogMetadata without schema',
