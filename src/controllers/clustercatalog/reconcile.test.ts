@@ -1,6 +1,7 @@
 // The inner reconcile with no client: the world is small in-memory implementations of its own
 // narrow interfaces (Puller, Syncer, ContentPublisher, StatusSink, Clock).
 import { expect } from 'chai';
+import { clusterCatalog } from '../../../test/support/cluster-catalog.js';
 import type { ClusterCatalog, ClusterCatalogStatus } from '../../api/v1/index.js';
 import { FbcError } from '../../fbc/index.js';
 import { retryable, terminal } from '../../source/errors.js';
@@ -14,24 +15,10 @@ const HASH = `sha256:${'b'.repeat(64)}`;
 const NOW = new Date('2026-01-02T03:04:05Z');
 
 function catalog(
-  over: Partial<ClusterCatalog['spec']> = {},
+  spec: Partial<ClusterCatalog['spec']> = {},
   status?: ClusterCatalogStatus,
 ): ClusterCatalog {
-  return {
-    apiVersion: 'olm.operatorframework.io/v1',
-    kind: 'ClusterCatalog',
-    metadata: { name: 'ops', uid: 'uid-1', generation: 3 },
-    spec: {
-      source: {
-        type: 'Image',
-        image: { ref: 'registry.example/ops/catalog:latest', pollIntervalMinutes: 10 },
-      },
-      priority: 0,
-      availabilityMode: 'Available',
-      ...over,
-    },
-    ...(status && { status }),
-  };
+  return clusterCatalog({ spec, ...(status && { status }) });
 }
 
 interface World {

@@ -2,6 +2,7 @@
 // key matches and no drift was seen since), with the memo itself and with the inner reconcile
 // over in-memory ports.
 import { expect } from 'chai';
+import { clusterCatalog } from '../../../test/support/cluster-catalog.js';
 import type { ClusterCatalog, ClusterCatalogStatus } from '../../api/v1/index.js';
 import type { ScanResult } from '../../sync/index.js';
 import type { ReconcileDeps, SyncedRevision } from './reconcile.js';
@@ -62,21 +63,7 @@ describe('SyncMemo', () => {
 });
 
 function catalog(over: { uid?: string; generation?: number } = {}, status?: ClusterCatalogStatus) {
-  const c: ClusterCatalog = {
-    apiVersion: 'olm.operatorframework.io/v1',
-    kind: 'ClusterCatalog',
-    metadata: { name: 'ops', uid: over.uid ?? 'uid-1', generation: over.generation ?? 3 },
-    spec: {
-      source: {
-        type: 'Image',
-        image: { ref: 'registry.example/ops/catalog:latest', pollIntervalMinutes: 10 },
-      },
-      priority: 0,
-      availabilityMode: 'Available',
-    },
-  };
-  if (status) c.status = status;
-  return c;
+  return clusterCatalog({ ...over, ...(status && { status }) });
 }
 
 /** The inner reconcile's ports in memory; `calls` says what each reconcile did. */

@@ -3,6 +3,7 @@
 // disagrees with its descriptor is Blocked under a digest and polled again under a tag; waiting
 // for a write slot does not count against the pull timeout.
 import { expect } from 'chai';
+import { clusterCatalog } from '../../../test/support/cluster-catalog.js';
 import type { ClusterCatalog } from '../../api/v1/index.js';
 import { retryable, terminal } from '../../source/errors.js';
 import type { PullOptions } from '../../source/index.js';
@@ -16,20 +17,11 @@ const DIGEST = `sha256:${'a'.repeat(64)}`;
 const HASH = `sha256:${'b'.repeat(64)}`;
 
 function catalog(ref: string, pollIntervalMinutes?: number): ClusterCatalog {
-  return {
-    apiVersion: 'olm.operatorframework.io/v1',
-    kind: 'ClusterCatalog',
-    metadata: { name: 'ops', uid: 'uid-1', generation: 2 },
-    spec: {
-      source: {
-        type: 'Image',
-        image: { ref, ...(pollIntervalMinutes && { pollIntervalMinutes }) },
-      },
-      priority: 0,
-      availabilityMode: 'Available',
-    },
+  return clusterCatalog({
+    generation: 2,
+    image: { ref, ...(pollIntervalMinutes && { pollIntervalMinutes }) },
     status: { contentHash: HASH, objectCount: 3 },
-  };
+  });
 }
 
 /** A pull that reports a layer's progress and then waits until its signal aborts. */
