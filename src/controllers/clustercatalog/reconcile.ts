@@ -70,7 +70,6 @@ async function sync(state: ReconcileState): Promise<ReconcileOutcome> {
     if (state.interrupted?.aborted) throw state.interrupted.reason;
     return summarize(state, { kind: 'failed', err });
   } finally {
-    state.attempt.dispose();
     state.releaseSlot?.();
     await state.planned?.dispose();
   }
