@@ -69,11 +69,6 @@ export class SyncMemo implements SyncMemoPort {
     this.#entries.clear();
   }
 
-  /** Catalogs with an entry (for tests and metrics). */
-  get size(): number {
-    return this.#entries.size;
-  }
-
   #cleanSince(token: SyncMemoToken): boolean {
     return (
       (this.#dirtiedAt.get(token.catalog) ?? 0) <= token.seq &&

@@ -10,7 +10,7 @@ import type { ReconcileState } from './state.js';
 import { required, syncTarget } from './state.js';
 
 /** What the result of a sync depends on, besides the cluster: the memo's key. */
-export function syncKey(state: ReconcileState): string {
+function syncKey(state: ReconcileState): string {
   const pulled = required(state.pulled, 'the pulled image');
   return canonicalize({
     ref: pulled.ref,
