@@ -20,7 +20,8 @@ import type { CostModel, CostSample } from '../src/sync/cost-model.js';
 import { fitCoefficients, predictCost } from '../src/sync/cost-model.js';
 import { generateCatalog } from '../test/support/fbcgen.js';
 import { Api, pool } from './lib/api.js';
-import { latencyProbe, percentile } from './lib/latency.js';
+import { latencyProbe } from './lib/latency.js';
+import { median, percentile } from './lib/stats.js';
 
 const CC = `/apis/${GROUP}/${VERSION}/clustercatalogs`;
 /** The controller's ServiceAccount (config/rbac), which config/flowcontrol's FlowSchema matches. */
@@ -112,12 +113,6 @@ async function liveHeapSamples(api: Api): Promise<number[]> {
     out.push(await metric(api, 'go_memstats_heap_alloc_bytes'));
   }
   return out;
-}
-
-function median(xs: readonly number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 }
 
 // ---------- identities: the controller's ServiceAccount and the other client's ----------

@@ -46,6 +46,7 @@ import { controlPlaneMarkdown, controlPlaneTargets, measureControlPlane } from '
 import type { BenchHooks } from './control-plane.js';
 import { Api, pool } from './lib/api.js';
 import type { WatchEvent } from './lib/api.js';
+import { median } from './lib/stats.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const RESULTS = path.join(ROOT, 'bench', 'results');
@@ -115,13 +116,6 @@ function deployedEnv(name: string): string | undefined {
  */
 const NODE_OPTIONS = process.env.BENCH_NODE_OPTIONS ?? deployedEnv('NODE_OPTIONS') ?? '';
 const MALLOC_ARENA_MAX = deployedEnv('MALLOC_ARENA_MAX');
-
-/** The median (the mean of the two middle values for an even count). */
-function median(xs: readonly number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-}
 
 /** The item of the median key (the lower middle for an even count): the round that is reported. */
 function medianItem<T>(xs: readonly T[], key: (x: T) => number): T {

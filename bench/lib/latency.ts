@@ -48,10 +48,3 @@ export function latencyProbe(
     },
   };
 }
-
-/** The q-quantile (0 < q ≤ 1) by the nearest-rank method; NaN for no samples. */
-export function percentile(xs: readonly number[], q: number): number {
-  if (xs.length === 0) return NaN;
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.max(0, Math.ceil(q * s.length) - 1))]!;
-}
