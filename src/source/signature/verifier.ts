@@ -5,10 +5,11 @@
 // has no referrers API). Every signature found is bounded in count and size. A digest verified
 // under the current policy is remembered (bounded), so a poll that finds the same digest costs
 // no request; a new policy forgets them all.
+import { digestOf } from '../digest.js';
 import type { Descriptor } from '../manifest.js';
 import { referenceName, withDigest, type ImageReference } from '../reference.js';
 import { findSourceError, SourceError } from '../errors.js';
-import { isBundleMediaType, parseBundle, sha256Digest } from './bundle.js';
+import { isBundleMediaType, parseBundle } from './bundle.js';
 import { verifySignature } from './keys.js';
 import {
   describeIdentity,
@@ -53,18 +54,7 @@ export const defaultSignatureLimits: SignatureLimits = {
   maxVerifiedDigests: 4096,
 };
 
-export type VerificationResult =
-  | 'verified'
-  | 'cached'
-  | 'accepted'
-  | 'rejected'
-  | 'no-signature'
-  | 'wrong-key'
-  | 'digest-mismatch'
-  | 'identity-mismatch'
-  | 'error';
-
-export const verificationResults: readonly VerificationResult[] = [
+export const verificationResults = [
   'verified',
   'cached',
   'accepted',
@@ -74,7 +64,9 @@ export const verificationResults: readonly VerificationResult[] = [
   'digest-mismatch',
   'identity-mismatch',
   'error',
-];
+] as const;
+
+export type VerificationResult = (typeof verificationResults)[number];
 
 /** One signature found: what it signs, the bytes signed, and the signature. */
 interface Candidate {
@@ -311,7 +303,7 @@ export class SignatureVerifier {
           out.push({
             signed: manifest ?? Buffer.alloc(0),
             signatures: [bundle.signature],
-            digest: manifest ? sha256Digest(manifest) : bundle.digest,
+            digest: manifest ? digestOf(manifest) : bundle.digest,
             dockerReference: undefined,
             ...(!matches && { unverifiable: true }),
           });
