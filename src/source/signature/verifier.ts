@@ -8,7 +8,7 @@
 import { digestOf } from '../digest.js';
 import type { Descriptor } from '../manifest.js';
 import { referenceName, withDigest, type ImageReference } from '../reference.js';
-import { findSourceError, SourceError } from '../errors.js';
+import { findSourceError, SourceError, unlessNotFound } from '../errors.js';
 import { isBundleMediaType, parseBundle } from './bundle.js';
 import { verifySignature } from './keys.js';
 import {
@@ -249,7 +249,7 @@ export class SignatureVerifier {
       for (const layer of layersOf(sig.bytes).slice(0, this.limits.maxSignatures)) {
         const annotation = layer.annotations?.[SIGNATURE_ANNOTATION];
         if (typeof annotation !== 'string') continue;
-        const payload = await unlessGone(
+        const payload = await unlessNotFound(
           source.blob(layer, `signature payload of ${digest}`, this.limits.maxPayloadBytes),
         );
         const claims = payload && parseSimpleSigning(payload);
@@ -277,10 +277,10 @@ export class SignatureVerifier {
         )
         .slice(0, this.limits.maxSignatures);
       for (const d of bundles) {
-        const m = await unlessGone(source.manifest(d.digest, `signature bundle of ${digest}`));
+        const m = await unlessNotFound(source.manifest(d.digest, `signature bundle of ${digest}`));
         const layer = m && layersOf(m).find((l) => isBundleMediaType(l.mediaType));
         if (!layer) continue;
-        const bytes = await unlessGone(
+        const bytes = await unlessNotFound(
           source.blob(layer, `signature bundle of ${digest}`, this.limits.maxBundleBytes),
         );
         const bundle = bytes && parseBundle(bytes);
@@ -311,16 +311,6 @@ export class SignatureVerifier {
       }
     }
     return out;
-  }
-}
-
-/** The value, or undefined when the registry no longer has it (one broken signature is skipped). */
-async function unlessGone<T>(p: Promise<T>): Promise<T | undefined> {
-  try {
-    return await p;
-  } catch (err) {
-    if (findSourceError(err)?.code === 'NotFound') return undefined;
-    throw err;
   }
 }
 
