@@ -9,19 +9,17 @@
 # Progress goes to stderr; only the binary's path is printed on stdout.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=hack/go-tool.sh
+. "$here/go-tool.sh"
 version=$(sed -n 's/^COSIGN_VERSION=//p' "$here/versions.env")
-cache=${CATALOGD_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/catalogd-ts}
-out="$cache/cosign-$version"
-mkdir -p "$out"
-if [ ! -x "$out/cosign" ]; then
-  echo "building cosign $version (first time only; cached in $out)" >&2
-  start=$SECONDS
+
+build() {
   # `go install module@version` builds with the module's own go.mod/go.sum (checked against the
   # checksum database), independently of any go.mod here.
-  GOFLAGS=-mod=mod GOBIN="$out/bin.tmp" nice -n 10 go install -trimpath -ldflags "-s -w" \
+  local bin="$1.bin"
+  GOFLAGS=-mod=mod GOBIN="$bin" nice -n 10 go install -trimpath -ldflags "-s -w" \
     "github.com/sigstore/cosign/v2/cmd/cosign@$version"
-  mv "$out/bin.tmp/cosign" "$out/cosign"
-  rmdir "$out/bin.tmp"
-  echo "built cosign in $((SECONDS - start))s" >&2
-fi
-echo "$out/cosign"
+  mv "$bin/cosign" "$1"
+  rmdir "$bin"
+}
+go_tool cosign "$version" build

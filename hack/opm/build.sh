@@ -8,15 +8,11 @@
 # Progress goes to stderr; only the binary's path is printed on stdout.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=hack/go-tool.sh
+. "$here/../go-tool.sh"
 version=$(sed -n "s|^require github.com/operator-framework/operator-registry \(v[^ ]*\)$|\1|p" "$here/go.mod")
-cache=${CATALOGD_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/catalogd-ts}
-out="$cache/opm-$version"
-mkdir -p "$out"
-if [ ! -x "$out/opm" ]; then
-  echo "building opm $version (first time only; cached in $out)" >&2
-  start=$SECONDS
-  (cd "$here" && go mod download && nice -n 10 go build -trimpath -tags json1,containers_image_openpgp -ldflags "-s -w" -o "$out/opm.tmp" github.com/operator-framework/operator-registry/cmd/opm)
-  mv "$out/opm.tmp" "$out/opm"
-  echo "built opm in $((SECONDS - start))s" >&2
-fi
-echo "$out/opm"
+
+build() {
+  (cd "$here" && go mod download && nice -n 10 go build -trimpath -tags json1,containers_image_openpgp -ldflags "-s -w" -o "$1" github.com/operator-framework/operator-registry/cmd/opm)
+}
+go_tool opm "$version" build

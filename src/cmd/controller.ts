@@ -463,7 +463,7 @@ export async function main(args: string[]): Promise<number> {
   });
   // A new signature policy: every catalog is looked at again, a refused one may now be accepted
   // (and one accepted before is verified again: the verifier forgot what the old policy passed).
-  const stopPolicyWatch = signatures?.watch(realClock, signatures.intervalMs, {
+  const stopPolicyWatch = signatures?.file.watch(realClock, signatures.intervalMs, {
     onChange: () => {
       log.info({ file: signatures.file.path }, 'signature policy reloaded');
       for (const c of informer.values()) controller.queue?.add(c.metadata.name);

@@ -91,6 +91,16 @@ export function findSourceError(err: unknown): SourceError | undefined {
   return findInChain(err, SourceError);
 }
 
+/** p's value, or undefined when it fails with NotFound (the registry has no such object). */
+export async function unlessNotFound<T>(p: Promise<T>): Promise<T | undefined> {
+  try {
+    return await p;
+  } catch (err) {
+    if (findSourceError(err)?.code === 'NotFound') return undefined;
+    throw err;
+  }
+}
+
 /** Whether retrying later may succeed (no TerminalError in err's cause chain). */
 export function isRetryable(err: unknown): boolean {
   return !isTerminal(err);

@@ -7,6 +7,7 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
+import { oneLayerImage } from '../../test/support/oci-image.js';
 import { ManualClock } from '../util/clock.js';
 import { digestOf } from './digest.js';
 import { findSourceError } from './errors.js';
@@ -14,17 +15,9 @@ import type { HttpClient, HttpRequest } from './http.js';
 import { MediaTypes } from './manifest.js';
 import { ImagePuller } from './puller.js';
 
-const config = Buffer.from(JSON.stringify({ architecture: 'amd64', os: 'linux', config: {} }));
-const layer = Buffer.alloc(4096, 1); // never read to the end: its content does not matter
-const manifest = Buffer.from(
-  JSON.stringify({
-    schemaVersion: 2,
-    mediaType: MediaTypes.ociManifest,
-    config: { mediaType: MediaTypes.ociConfig, digest: digestOf(config), size: config.length },
-    layers: [{ mediaType: MediaTypes.ociLayer, digest: digestOf(layer), size: layer.length }],
-  }),
-);
-const REF = `reg.example/team/cat@${digestOf(manifest)}`;
+// The layer is never read to the end: its content does not matter.
+const { config, layer, manifest, digest } = oneLayerImage(Buffer.alloc(4096, 1));
+const REF = `reg.example/team/cat@${digest}`;
 
 /** A registry whose layer bodies are PassThroughs the test writes to. */
 function registry() {

@@ -7,6 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
+import { oneLayerImage } from '../../test/support/oci-image.js';
 import { cosignSign, payloadFor, sha256, testKey } from '../../test/support/signatures.js';
 import { findSourceError, isTerminal } from './errors.js';
 import type { HttpClient } from './http.js';
@@ -15,17 +16,7 @@ import { ImagePuller } from './puller.js';
 import { parseSignaturePolicy } from './signature/policy.js';
 import { SignatureVerifier } from './signature/verifier.js';
 
-const config = Buffer.from(JSON.stringify({ architecture: 'amd64', os: 'linux', config: {} }));
-const layer = Buffer.alloc(512, 1);
-const manifest = Buffer.from(
-  JSON.stringify({
-    schemaVersion: 2,
-    mediaType: MediaTypes.ociManifest,
-    config: { mediaType: MediaTypes.ociConfig, digest: sha256(config), size: config.length },
-    layers: [{ mediaType: MediaTypes.ociLayer, digest: sha256(layer), size: layer.length }],
-  }),
-);
-const DIGEST = sha256(manifest);
+const { config, layer, manifest, digest: DIGEST } = oneLayerImage(Buffer.alloc(512, 1));
 const key = testKey('p256');
 
 function registry(signed: boolean) {

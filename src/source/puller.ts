@@ -15,6 +15,7 @@ import {
   retryable,
   SourceError,
   terminal,
+  unlessNotFound,
   withContentFinality,
 } from './errors.js';
 import type { Clock } from '../util/clock.js';
@@ -284,10 +285,7 @@ export class ImagePuller implements Puller {
   ): SignatureSource[] {
     return endpointsFor(this.registries, ref).map((ep) => ({
       taggedManifest: (tag, what) =>
-        this.client.fetchManifest(ep, tag, what, signal).catch((err: unknown) => {
-          if (findSourceError(err)?.code === 'NotFound') return undefined;
-          throw err;
-        }),
+        unlessNotFound(this.client.fetchManifest(ep, tag, what, signal)),
       referrers: (digest, what) => this.client.fetchReferrers(ep, digest, what, signal),
       manifest: async (digest, what) =>
         (await this.client.fetchManifest(ep, digest, what, signal)).bytes,

@@ -118,14 +118,7 @@ export class RegistryClient {
       signal,
     });
     if (res.status !== 200) throw await statusError(res, what, byDigest);
-    const bytes = await readLimited(res.body, this.maxManifestBytes, () =>
-      retryable('LimitExceeded', `${what}: manifest larger than ${this.maxManifestBytes} bytes`),
-    ).catch((err: unknown) => {
-      throw findSourceError(err)
-        ? err
-        : retryable('Unavailable', `${what}: ${networkErrorCode(err)}`, err);
-    });
-    this.counters.bytes.manifest += bytes.length;
+    const bytes = await this.readManifestBody(res, what, 'manifest');
     const header = res.headers['docker-content-digest'];
     const expected = byDigest ? reference : typeof header === 'string' ? header : undefined;
     const digest = digestOf(bytes, expected ? hashAlgorithm(expected) : 'sha256');
@@ -165,11 +158,13 @@ export class RegistryClient {
       return undefined;
     }
     if (res.status !== 200) throw await statusError(res, what, false);
+    return this.readManifestBody(res, what, 'referrers index');
+  }
+
+  /** A manifest-sized body (at most maxManifestBytes), counted as manifest bytes. */
+  private async readManifestBody(res: HttpResponse, what: string, noun: string): Promise<Buffer> {
     const bytes = await readLimited(res.body, this.maxManifestBytes, () =>
-      retryable(
-        'LimitExceeded',
-        `${what}: referrers index larger than ${this.maxManifestBytes} bytes`,
-      ),
+      retryable('LimitExceeded', `${what}: ${noun} larger than ${this.maxManifestBytes} bytes`),
     ).catch((err: unknown) => {
       throw findSourceError(err)
         ? err

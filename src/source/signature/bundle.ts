@@ -3,7 +3,6 @@
 // the image's manifest digest, or a messageSignature over the manifest itself. Pure: parsing, and
 // what a bundle binds the signature to; the transparency-log entries are not checked (see
 // docs/source.md).
-import { createHash } from 'node:crypto';
 
 export const BUNDLE_MEDIA_TYPES = [
   'application/vnd.dev.sigstore.bundle.v0.3+json',
@@ -91,9 +90,4 @@ export function parseBundle(bytes: Buffer): BundleContent | undefined {
     return { kind: 'message', digest: `sha256:${digest.toString('hex')}`, signature };
   }
   return undefined;
-}
-
-/** sha256:<hex> of bytes. */
-export function sha256Digest(bytes: Buffer): string {
-  return `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
 }

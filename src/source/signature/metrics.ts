@@ -11,9 +11,7 @@ export function registerSignatureMetrics(
 ): void {
   new Counter({
     name: 'catalogd_signature_verifications_total',
-    help:
-      'Signature policy decisions on resolved digests, by result (verified, cached, accepted, ' +
-      'rejected, no-signature, wrong-key, digest-mismatch, identity-mismatch, error)',
+    help: `Signature policy decisions on resolved digests, by result (${verificationResults.join(', ')})`,
     labelNames: ['result'],
     registers: [registry],
     collect() {

@@ -15,35 +15,41 @@ interface Loaded {
   keyPaths: string[];
 }
 
-async function fingerprintOf(
-  text: Buffer,
-  keyPaths: string[],
-  readFile: ReadFile,
-): Promise<string> {
+/** The policy text and its key files' contents, as one hash (a key file not read: "unreadable"). */
+function fingerprintOf(text: Buffer, keys: ReadonlyArray<readonly [string, Buffer]>): string {
   const h = createHash('sha256').update(text);
-  for (const p of keyPaths) {
-    h.update('\0').update(p).update('\0');
-    h.update(await readFile(p).catch(() => Buffer.from('unreadable')));
-  }
+  for (const [p, bytes] of keys) h.update('\0').update(p).update('\0').update(bytes);
   return h.digest('hex');
 }
 
-async function load(path: string, readFile: ReadFile): Promise<Loaded> {
-  let text: Buffer;
+const UNREADABLE = Buffer.from('unreadable');
+
+async function readKeys(keyPaths: string[], readFile: ReadFile): Promise<[string, Buffer][]> {
+  const keys: [string, Buffer][] = [];
+  for (const p of keyPaths) keys.push([p, await readFile(p).catch(() => UNREADABLE)]);
+  return keys;
+}
+
+async function readPolicy(path: string, readFile: ReadFile): Promise<Buffer> {
   try {
-    text = await readFile(path);
+    return await readFile(path);
   } catch (err) {
     const code = (err as { code?: unknown }).code;
     throw new PolicyError(
       `signature policy: cannot read ${path}${typeof code === 'string' ? ` (${code})` : ''}`,
     );
   }
-  const keyPaths: string[] = [];
-  const policy = await parseSignaturePolicy(text.toString('utf8'), (p) => {
-    keyPaths.push(p);
-    return readFile(p);
+}
+
+/** Parses text; its fingerprint is of the key files' bytes the parse read (each read once). */
+async function load(text: Buffer, readFile: ReadFile): Promise<Loaded> {
+  const keys: [string, Buffer][] = [];
+  const policy = await parseSignaturePolicy(text.toString('utf8'), async (p) => {
+    const bytes = await readFile(p);
+    keys.push([p, bytes]);
+    return bytes;
   });
-  return { policy, keyPaths, fingerprint: await fingerprintOf(text, keyPaths, readFile) };
+  return { policy, keyPaths: keys.map(([p]) => p), fingerprint: fingerprintOf(text, keys) };
 }
 
 export interface PolicyReloadHooks {
@@ -70,7 +76,7 @@ export class PolicyFile {
 
   /** Reads and parses the file; throws PolicyError with a message for the user. */
   static async open(path: string, readFile: ReadFile = fsReadFile): Promise<PolicyFile> {
-    return new PolicyFile(path, await load(path, readFile), readFile);
+    return new PolicyFile(path, await load(await readPolicy(path, readFile), readFile), readFile);
   }
 
   current(): SignaturePolicy {
@@ -84,14 +90,14 @@ export class PolicyFile {
       this.fail(new PolicyError(`signature policy: cannot read ${this.path}`), 'unreadable', hooks);
       return;
     }
-    const fingerprint = await fingerprintOf(text, this.loaded.keyPaths, this.readFile);
+    const fingerprint = fingerprintOf(text, await readKeys(this.loaded.keyPaths, this.readFile));
     if (fingerprint === this.loaded.fingerprint) {
       this.failedFingerprint = undefined;
       return;
     }
     let next: Loaded;
     try {
-      next = await load(this.path, this.readFile);
+      next = await load(text, this.readFile);
     } catch (err) {
       if (!(err instanceof PolicyError)) throw err;
       this.fail(err, fingerprint, hooks);

@@ -281,10 +281,3 @@ export function requirementsFor(policy: SignaturePolicy, ref: ImageReference): S
   }
   return { scope: 'default', requirements: policy.default };
 }
-
-/** Whether a requirement list needs signatures looked up (any sigstoreSigned in it). */
-export function needsSignatures(reqs: Requirement[]): boolean {
-  return reqs.some((r) => r.type === 'sigstoreSigned');
-}
-
-export type { KeyObject };

@@ -4,8 +4,8 @@
 // Signatures already under that tag are kept (as cosign appends), up to a bound.
 import type { KeyObject } from 'node:crypto';
 import { digestOf } from '../digest.js';
-import { findSourceError } from '../errors.js';
-import { MediaTypes } from '../manifest.js';
+import { unlessNotFound } from '../errors.js';
+import { MediaTypes, type Descriptor } from '../manifest.js';
 import type { PushTarget } from '../pusher.js';
 import { signMessage } from './keys.js';
 import {
@@ -16,13 +16,6 @@ import {
 
 /** Signatures kept under one .sig tag when appending. */
 const MAX_KEPT_SIGNATURES = 15;
-
-interface Layer {
-  mediaType: string;
-  digest: string;
-  size: number;
-  annotations?: Record<string, string>;
-}
 
 /** Signs digest (an image of repository `dockerReference`) and pushes the signature. */
 export async function pushSignature(
@@ -35,7 +28,7 @@ export async function pushSignature(
   const signature = signMessage(key, payload).toString('base64');
   const tag = `${digest.replace(':', '-')}.sig`;
   const existing = await existingLayers(t, tag);
-  const layer: Layer = {
+  const layer: Descriptor = {
     mediaType: SIMPLE_SIGNING_MEDIA_TYPE,
     digest: digestOf(payload),
     size: payload.length,
@@ -88,15 +81,11 @@ export async function pushSignature(
   return { tag };
 }
 
-async function existingLayers(t: PushTarget, tag: string): Promise<Layer[]> {
-  try {
-    const m = await t.client.fetchManifest(t.endpoint, tag, `signature of ${t.what}`);
-    const layers = (JSON.parse(m.bytes.toString('utf8')) as { layers?: unknown }).layers;
-    return Array.isArray(layers)
-      ? (layers as Layer[]).filter((l) => l?.mediaType === SIMPLE_SIGNING_MEDIA_TYPE)
-      : [];
-  } catch (err) {
-    if (findSourceError(err)?.code === 'NotFound') return [];
-    throw err;
-  }
+async function existingLayers(t: PushTarget, tag: string): Promise<Descriptor[]> {
+  const m = await unlessNotFound(t.client.fetchManifest(t.endpoint, tag, `signature of ${t.what}`));
+  if (!m) return [];
+  const layers = (JSON.parse(m.bytes.toString('utf8')) as { layers?: unknown }).layers;
+  return Array.isArray(layers)
+    ? (layers as Descriptor[]).filter((l) => l?.mediaType === SIMPLE_SIGNING_MEDIA_TYPE)
+    : [];
 }

@@ -5,10 +5,11 @@
 // has no referrers API). Every signature found is bounded in count and size. A digest verified
 // under the current policy is remembered (bounded), so a poll that finds the same digest costs
 // no request; a new policy forgets them all.
+import { digestOf } from '../digest.js';
 import type { Descriptor } from '../manifest.js';
 import { referenceName, withDigest, type ImageReference } from '../reference.js';
-import { findSourceError, SourceError } from '../errors.js';
-import { isBundleMediaType, parseBundle, sha256Digest } from './bundle.js';
+import { findSourceError, SourceError, unlessNotFound } from '../errors.js';
+import { isBundleMediaType, parseBundle } from './bundle.js';
 import { verifySignature } from './keys.js';
 import {
   describeIdentity,
@@ -53,18 +54,7 @@ export const defaultSignatureLimits: SignatureLimits = {
   maxVerifiedDigests: 4096,
 };
 
-export type VerificationResult =
-  | 'verified'
-  | 'cached'
-  | 'accepted'
-  | 'rejected'
-  | 'no-signature'
-  | 'wrong-key'
-  | 'digest-mismatch'
-  | 'identity-mismatch'
-  | 'error';
-
-export const verificationResults: readonly VerificationResult[] = [
+export const verificationResults = [
   'verified',
   'cached',
   'accepted',
@@ -74,7 +64,9 @@ export const verificationResults: readonly VerificationResult[] = [
   'digest-mismatch',
   'identity-mismatch',
   'error',
-];
+] as const;
+
+export type VerificationResult = (typeof verificationResults)[number];
 
 /** One signature found: what it signs, the bytes signed, and the signature. */
 interface Candidate {
@@ -257,7 +249,7 @@ export class SignatureVerifier {
       for (const layer of layersOf(sig.bytes).slice(0, this.limits.maxSignatures)) {
         const annotation = layer.annotations?.[SIGNATURE_ANNOTATION];
         if (typeof annotation !== 'string') continue;
-        const payload = await unlessGone(
+        const payload = await unlessNotFound(
           source.blob(layer, `signature payload of ${digest}`, this.limits.maxPayloadBytes),
         );
         const claims = payload && parseSimpleSigning(payload);
@@ -285,10 +277,10 @@ export class SignatureVerifier {
         )
         .slice(0, this.limits.maxSignatures);
       for (const d of bundles) {
-        const m = await unlessGone(source.manifest(d.digest, `signature bundle of ${digest}`));
+        const m = await unlessNotFound(source.manifest(d.digest, `signature bundle of ${digest}`));
         const layer = m && layersOf(m).find((l) => isBundleMediaType(l.mediaType));
         if (!layer) continue;
-        const bytes = await unlessGone(
+        const bytes = await unlessNotFound(
           source.blob(layer, `signature bundle of ${digest}`, this.limits.maxBundleBytes),
         );
         const bundle = bytes && parseBundle(bytes);
@@ -311,7 +303,7 @@ export class SignatureVerifier {
           out.push({
             signed: manifest ?? Buffer.alloc(0),
             signatures: [bundle.signature],
-            digest: manifest ? sha256Digest(manifest) : bundle.digest,
+            digest: manifest ? digestOf(manifest) : bundle.digest,
             dockerReference: undefined,
             ...(!matches && { unverifiable: true }),
           });
@@ -319,16 +311,6 @@ export class SignatureVerifier {
       }
     }
     return out;
-  }
-}
-
-/** The value, or undefined when the registry no longer has it (one broken signature is skipped). */
-async function unlessGone<T>(p: Promise<T>): Promise<T | undefined> {
-  try {
-    return await p;
-  } catch (err) {
-    if (findSourceError(err)?.code === 'NotFound') return undefined;
-    throw err;
   }
 }
 
