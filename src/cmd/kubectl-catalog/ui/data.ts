@@ -330,9 +330,6 @@ export class UiData {
   }
 }
 
-/** A bundle that provides an API, with its catalog (the client library's). */
-export type { Provider } from '../../../client/index.js';
-
 export class PackageNotFound extends Error {
   constructor(
     readonly catalog: string,
