@@ -16,7 +16,9 @@ import type { KubeClientOptions, ObjectMetadata } from '../kube/index.js';
 import { KubeClient, Resource, isNotFound } from '../kube/index.js';
 import type { ContentFetchOptions, FullContent, PartialContent } from './content.js';
 import { contentOf, fetchWholeBlob, mapBounded } from './content.js';
-import type { AnyBlob } from './fbc-types.js';
+import type { AnyBlob, BundleBlob, ChannelBlob, PackageBlob } from './fbc-types.js';
+import { SCHEMA_BUNDLE, isBundleBlob } from './fbc-types.js';
+import { channelHead } from './graph.js';
 import type { MetadataQuery } from './query.js';
 import { matchesQuery, metadataSelectors } from './query.js';
 
@@ -385,4 +387,31 @@ export class CatalogClient {
 function sameRevisions(a: Record<string, string>, b: Record<string, string>): boolean {
   const ka = Object.keys(a);
   return ka.length === Object.keys(b).length && ka.every((k) => a[k] === b[k]);
+}
+
+/**
+ * A package's bundles as resolvers read them, with the default channel's head whole: its blob
+ * fetched (client.blobOf) when its object in `objs` holds only its lean part, for the CSV
+ * metadata a package's details show.
+ */
+export async function withWholeDefaultHead(
+  client: Pick<CatalogClient, 'blobOf'>,
+  pkg: PackageBlob,
+  channels: readonly ChannelBlob[],
+  bundles: readonly BundleBlob[],
+  objs: readonly CatalogMetadata[],
+  signal?: AbortSignal,
+): Promise<BundleBlob[]> {
+  const ch = channels.find((c) => c.name === pkg.defaultChannel);
+  const head = ch ? channelHead(ch).head : undefined;
+  const obj = objs.find(
+    (o) =>
+      o.spec.schema === SCHEMA_BUNDLE &&
+      o.spec.package === pkg.name &&
+      o.spec.name === head &&
+      contentOf(o).state === 'partial',
+  );
+  if (head === undefined || !obj) return [...bundles];
+  const whole = await client.blobOf(obj, signal);
+  return isBundleBlob(whole) ? bundles.map((b) => (b.name === head ? whole : b)) : [...bundles];
 }

@@ -40,16 +40,11 @@ export async function catalogCost(
   const profiles = {} as Record<ContentProfile, ProfileCostReport>;
   let full: { blobs: number; bytes: number; omitted: number } | undefined;
   for (const contentProfile of CONTENT_PROFILES) {
-    let objectBytes = 0;
-    const scan = await scanCatalog(
-      renderTarget(dir, { ...opts, contentProfile }),
-      undefined,
-      (obj) => {
-        objectBytes += Buffer.byteLength(JSON.stringify(obj));
-      },
-    );
+    // storedBytes: the objects' JSON as the controller writes them, measured by the scan
+    // without serializing the content again.
+    const scan = await scanCatalog(renderTarget(dir, { ...opts, contentProfile }));
     if (contentProfile === 'full') full = scan;
-    const size = { objects: scan.blobs, objectBytes };
+    const size = { objects: scan.blobs, objectBytes: scan.storedBytes };
     profiles[contentProfile] = { ...size, ...predictCost(contentProfile, size, model) };
   }
   return {

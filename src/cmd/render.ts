@@ -14,8 +14,7 @@ import { CONTENT_PROFILES } from '../api/v1/index.js';
 import {
   DEFAULT_MAX_OBJECT_BYTES,
   FbcError,
-  canonicalize,
-  hasPartialContent,
+  contentCanonical,
   isContentProfile,
   isDNS1123Subdomain,
 } from '../fbc/index.js';
@@ -112,7 +111,7 @@ export function renderObject(obj: CatalogMetadata, blob: Blob, output: Output): 
     return JSON.stringify(sorted(obj), null, 2);
   }
   // A lean object's content is part of the blob: its own canonical form, not the blob's.
-  const canonical = hasPartialContent(obj.spec) ? canonicalize(obj.spec.content) : blob.canonical;
+  const canonical = contentCanonical(obj, blob.canonical);
   const deep = deeperThan(obj.spec.content, PRETTY_MAX_DEPTH);
   const shell = sorted({ ...obj, spec: { ...obj.spec, content: PLACEHOLDER } });
   if (output === 'yaml') {

@@ -54,6 +54,24 @@ export function hasPartialContent(spec: Pick<CatalogMetadataSpec, 'contentOmitte
   return spec.contentOmitted?.parts !== undefined;
 }
 
+/** The canonical form of each lean object's partial content, as leanContent made it. */
+const partialCanonical = new WeakMap<object, string>();
+
+/**
+ * The canonical form of an object's spec.content: `blobCanonical` (the blob's), or for a lean
+ * object the canonical form of its partial content, as toCatalogMetadata made it.
+ */
+export function contentCanonical(obj: CatalogMetadata, blobCanonical: string): string {
+  const { content } = obj.spec;
+  if (content === undefined || !hasPartialContent(obj.spec)) return blobCanonical;
+  let canonical = partialCanonical.get(content);
+  if (canonical === undefined) {
+    canonical = canonicalize(content);
+    partialCanonical.set(content, canonical);
+  }
+  return canonical;
+}
+
 /** The labels of a blob's object; values encoded by labelValue. No label for an absent package or name. */
 export function catalogMetadataLabels(id: BlobIdentity): Record<string, string> {
   const labels: Record<string, string> = {
@@ -80,6 +98,7 @@ export function toCatalogMetadata(
   const lean =
     opts.profile === CONTENT_PROFILE_LEAN ? leanContent(blob.schema, blob.content) : undefined;
   spec.content = lean ? lean.content : blob.content;
+  if (lean) partialCanonical.set(lean.content, lean.canonical);
   const obj: CatalogMetadata = {
     apiVersion: API_VERSION,
     kind: CATALOG_METADATA_KIND,
@@ -137,16 +156,16 @@ export function withContentOmitted(
 }
 
 /**
- * The object as JSON, with `canonical` (the canonical form of spec.content, which it must be)
- * spliced in as the content rather than serializing the content again: a sync sends tens of
- * megabytes of content, and its canonical form is already at hand. Equal, as JSON, to
- * JSON.stringify(obj); only the content's key order may differ (canonical keys are sorted).
+ * The object as JSON, with `canonical` (the canonical form of the blob) spliced in as the
+ * content rather than serializing the content again: a sync sends tens of megabytes of
+ * content, and its canonical form is already at hand (a lean object's partial content: see
+ * contentCanonical). Equal, as JSON, to JSON.stringify(obj); only the content's key order may
+ * differ (canonical keys are sorted).
  */
 export function serializeCatalogMetadata(obj: CatalogMetadata, canonical: string): string {
   const { content, ...spec } = obj.spec;
   if (content === undefined) return JSON.stringify(obj);
-  // A lean object's content is not the blob: its (small) canonical form is made here.
-  if (hasPartialContent(obj.spec)) canonical = canonicalize(content);
+  canonical = contentCanonical(obj, canonical);
   // Members in a fixed order with spec last, so the text ends with spec's closing brace and
   // the object's: `…}}`. spec always has members (catalog, schema), so a comma goes before
   // the content.

@@ -14,23 +14,25 @@ import {
 import type { AnyBlob } from '../../src/client/index.js';
 import { blobHash, canonicalize } from '../../src/fbc/canonical.js';
 import { leanContent } from '../../src/fbc/lean.js';
+import { blobUrl, catalogBaseUrl } from '../../src/server/index.js';
 
-export const CONTENT_BASE = 'http://catalogd.test/catalogs';
+const CONTENT_SERVER = 'http://catalogd.test';
 
 export type Shape = 'full' | 'lean' | 'absent';
 
 /** The lean profile's part of a blob and what it left out: the controller's projection. */
-export function leanPart(b: AnyBlob): { content: AnyBlob; parts: ContentPart[] } {
+function leanPart(b: AnyBlob): { content: AnyBlob; parts: ContentPart[] } {
   const lean = leanContent(b.schema, b);
   return lean ? { content: lean.content as AnyBlob, parts: lean.parts } : { content: b, parts: [] };
 }
 
-/** The content server's URL of a blob (as the controller's blobUrl writes it). */
-export function blobUrlOf(catalog: string, b: AnyBlob): string {
-  const q = new URLSearchParams({ schema: b.schema });
-  if (typeof b.package === 'string') q.set('package', b.package);
-  if (typeof b.name === 'string') q.set('name', b.name);
-  return `${CONTENT_BASE}/${catalog}/api/v1/metas?${q.toString()}`;
+/** The content server's URL of a blob: the controller's blobUrl. */
+function blobUrlOf(catalog: string, b: AnyBlob): string {
+  return blobUrl(catalogBaseUrl(CONTENT_SERVER, catalog), {
+    schema: b.schema,
+    ...(typeof b.package === 'string' && { package: b.package }),
+    ...(typeof b.name === 'string' && { name: b.name }),
+  });
 }
 
 /** The object of a blob in the given shape (a lean blob with nothing to leave out stays whole). */

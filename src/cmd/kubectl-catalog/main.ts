@@ -45,6 +45,7 @@ import {
   upgradeGraph,
   upgradesFrom,
   versionMap,
+  withWholeDefaultHead,
 } from '../../client/index.js';
 import type {
   InstallMode,
@@ -525,16 +526,9 @@ async function packageView(
       `package ${JSON.stringify(pkg)} not found in catalog ${JSON.stringify(catalog)}; list its packages with: kubectl catalog packages --catalog ${catalog}`,
     );
   const channels = all.filter(isChannelBlob).sort((a, b) => (a.name < b.name ? -1 : 1));
-  const bundles = all.filter(isBundleBlob);
-  if (opts.wholeHead) {
-    const ch = channels.find((c) => c.name === p.defaultChannel);
-    const head = ch ? channelHead(ch).head : undefined;
-    const i = all.findIndex((b) => isBundleBlob(b) && b.name === head);
-    if (i >= 0) {
-      const whole = await ctx.client.blobOf(list.items[i]!);
-      if (isBundleBlob(whole)) bundles[bundles.indexOf(all[i] as BundleBlob)] = whole;
-    }
-  }
+  const bundles = opts.wholeHead
+    ? await withWholeDefaultHead(ctx.client, p, channels, all.filter(isBundleBlob), list.items)
+    : all.filter(isBundleBlob);
   const deprecations = all.find(isDeprecationsBlob);
   const deprecated = deprecationMessage(deprecations, SCHEMA_PACKAGE);
   // Tables say it on stderr; documents carry it (packageDeprecated).

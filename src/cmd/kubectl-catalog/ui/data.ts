@@ -35,6 +35,7 @@ import {
   leftOut,
   packageFacts,
   resolverBlob,
+  withWholeDefaultHead,
 } from '../../../client/index.js';
 import type { DecodedIcon } from './icon.js';
 import { decodeIcon } from './icon.js';
@@ -295,30 +296,19 @@ export class UiData {
     });
     let p: PackageBlob | undefined;
     const channels: ChannelBlob[] = [];
-    const bundles: BundleBlob[] = [];
+    let bundles: BundleBlob[] = [];
     let deprecations: DeprecationsBlob | undefined;
-    const bundleObjects = new Map<string, CatalogMetadata>();
-    const contents = await this.client.resolverContents(list.items);
-    for (const [i, c] of contents.entries()) {
+    for (const c of await this.client.resolverContents(list.items)) {
       const b = resolverBlob(c);
       if (isPackageBlob(b) && b.name === pkg) p = b;
       else if (isChannelBlob(b) && b.package === pkg) channels.push(b);
-      else if (isBundleBlob(b) && b.package === pkg) {
-        bundles.push(b);
-        if (c.state === 'partial') bundleObjects.set(b.name, list.items[i]!);
-      } else if (isDeprecationsBlob(b) && b.package === pkg) deprecations = b;
+      else if (isBundleBlob(b) && b.package === pkg) bundles.push(b);
+      else if (isDeprecationsBlob(b) && b.package === pkg) deprecations = b;
     }
     if (!p) throw new PackageNotFound(catalog, pkg);
     channels.sort((a, b) => (a.name < b.name ? -1 : 1));
     // The default channel's head whole (lean: fetched), for the details the page shows.
-    const ch = channels.find((x) => x.name === p.defaultChannel);
-    const head = ch ? channelHead(ch).head : undefined;
-    const headObject = head !== undefined ? bundleObjects.get(head) : undefined;
-    if (headObject) {
-      const whole = await this.client.blobOf(headObject);
-      const i = bundles.findIndex((b) => b.name === head);
-      if (isBundleBlob(whole) && i >= 0) bundles[i] = whole;
-    }
+    bundles = await withWholeDefaultHead(this.client, p, channels, bundles, list.items);
     return {
       catalog,
       contentHash: list.contentHash!,
@@ -329,9 +319,6 @@ export class UiData {
     };
   }
 }
-
-/** A bundle that provides an API, with its catalog (the client library's). */
-export type { Provider } from '../../../client/index.js';
 
 export class PackageNotFound extends Error {
   constructor(

@@ -3,7 +3,7 @@
 import { dump } from 'js-yaml';
 import type { ClusterCatalog } from '../../../api/v1/index.js';
 import { TYPE_PROGRESSING, TYPE_SERVING, findCondition } from '../../../api/v1/index.js';
-import type { PackageFilter } from '../../../client/index.js';
+import type { PackageFilter, Provider } from '../../../client/index.js';
 import {
   INSTALL_MODES,
   SCHEMA_BUNDLE,
@@ -22,7 +22,7 @@ import {
   upgradeGraph,
   versionMap,
 } from '../../../client/index.js';
-import type { PackageRow, PackageView, Provider } from './data.js';
+import type { PackageRow, PackageView } from './data.js';
 import type { SafeHtml } from './html.js';
 import { html, safeUrl, seg, trusted } from './html.js';
 import { graphSvg } from './graph-svg.js';
