@@ -5,14 +5,17 @@
 // --max-object-bytes check); an object whose content is omitted is small, serialized whole.
 import type { CatalogMetadata } from '../api/v1/index.js';
 import type { Blob } from '../fbc/index.js';
-import { canonicalize, hasPartialContent } from '../fbc/index.js';
+import { contentCanonical, hasPartialContent } from '../fbc/index.js';
 
 /** Bytes of the object's JSON as written (without resourceVersion, which only updates carry). */
-export function storedObjectBytes(obj: CatalogMetadata, blob: Pick<Blob, 'bytes'>): number {
+export function storedObjectBytes(
+  obj: CatalogMetadata,
+  blob: Pick<Blob, 'bytes' | 'canonical'>,
+): number {
   if (obj.spec.content === undefined) return Buffer.byteLength(JSON.stringify(obj));
-  // A lean object's content is partial, and small: its canonical form is made here.
+  // A lean object's content is partial: its canonical form is the one toCatalogMetadata made.
   const contentBytes = hasPartialContent(obj.spec)
-    ? Buffer.byteLength(canonicalize(obj.spec.content))
+    ? Buffer.byteLength(contentCanonical(obj, blob.canonical))
     : blob.bytes;
   const withoutContent = { ...obj, spec: { ...obj.spec, content: {} } };
   // `{}` stands for the content: its 2 bytes are replaced by the canonical blob's.
