@@ -22,11 +22,13 @@ import {
   upgradeGraph,
   versionMap,
 } from '../../../client/index.js';
-import type { PackageRow, PackageView } from './data.js';
+import type { PackageView } from '../../../client/index.js';
+import type { PackageCard } from './data.js';
 import type { SafeHtml } from './html.js';
 import { html, safeUrl, seg, trusted } from './html.js';
 import { graphSvg } from './graph-svg.js';
-import { renderMarkdown } from './markdown.js';
+import { plainText, renderMarkdown } from './markdown.js';
+import { excerpt } from '../table.js';
 
 export function layout(title: string, body: SafeHtml, revision: string): string {
   return html`<!doctype html>
@@ -108,7 +110,7 @@ export const FILTER_FIELDS: Array<[keyof PackageFilter, string]> = [
 ];
 
 export function packagesPage(
-  rows: PackageRow[],
+  rows: PackageCard[],
   filter: PackageFilter,
   catalog: string | undefined,
 ): SafeHtml {
@@ -161,26 +163,11 @@ export function packagesPage(
               <span class="name">${r.pkg.name}</span> ·
               ${r.catalog}${f.provider !== undefined ? html` · ${f.provider}` : ''}${f.headVersion !== undefined ? html` · <span class="version">${f.headVersion}</span> (${f.defaultChannel ?? ''})` : ''}${r.deprecated !== undefined ? html` · <strong class="dep" title="${r.deprecated}">deprecated</strong>` : ''}
             </p>
-            <p class="desc">${excerpt(description)}</p>
+            <p class="desc">${excerpt(plainText(description), 160)}</p>
           </div>
         </li> `;
       })}
     </ul>`;
-}
-
-/** The start of a description as plain text: Markdown's headings, emphasis and link syntax out. */
-export function excerpt(s: string): string {
-  const one = s
-    .replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1')
-    .replace(/^\s{0,3}#{1,6}\s+/gm, '')
-    .replace(/(\*\*|__|`)/g, '')
-    .replace(/&#(x[0-9a-f]{1,6}|[0-9]{1,7});/gi, (m, n: string) => {
-      const cp = n[0] === 'x' || n[0] === 'X' ? parseInt(n.slice(1), 16) : Number(n);
-      return cp > 0 && cp <= 0x10ffff ? String.fromCodePoint(cp) : m;
-    })
-    .trim()
-    .replace(/\s+/g, ' ');
-  return one.length > 160 ? `${one.slice(0, 157)}...` : one;
 }
 
 /** The OLM v1 ClusterExtension that installs the package from this catalog and channel. */

@@ -1,0 +1,215 @@
+// The packages of the catalogs, one row each: channel count, deprecation and, with heads, the
+// facts the compatibility filters read (the default channel head's CSV metadata). The plugin's
+// `kubectl catalog packages` and the console's packages page both read their rows through here.
+// Without heads: the olm.package and olm.deprecations blobs, and a metadata-only list of
+// channels for the counts. With heads: the package, channel and deprecations blobs, then only
+// the default channels' head bundles, selected by name, of the same revisions (retried
+// otherwise); a lean head is fetched whole (a few at a time) for its CSV metadata.
+import type { CatalogMetadata } from '../api/v1/catalogmetadata.js';
+import { labelValue } from '../api/v1/identity.js';
+import type { CatalogClient, ConsistentList } from './client.js';
+import { InconsistentListError } from './client.js';
+import { contentOf, resolverBlob } from './content.js';
+import type { BundleBlob, ChannelBlob, DeprecationsBlob, PackageBlob } from './fbc-types.js';
+import {
+  SCHEMA_BUNDLE,
+  SCHEMA_CHANNEL,
+  SCHEMA_DEPRECATIONS,
+  SCHEMA_PACKAGE,
+  deprecationMessage,
+  isBundleBlob,
+  isChannelBlob,
+  isDeprecationsBlob,
+  isPackageBlob,
+} from './fbc-types.js';
+import { channelHead } from './graph.js';
+import type { PackageFacts } from './packages.js';
+import { packageFacts } from './packages.js';
+
+export interface PackageRow {
+  catalog: string;
+  /** The catalog's contentHash the row is of. */
+  contentHash: string;
+  pkg: PackageBlob;
+  /** The package's object when it holds only its lean part (its icon left out): blobOf reads it whole. */
+  leanObject?: CatalogMetadata;
+  /** How many channels the package has. */
+  channels: number;
+  /** The package's deprecation message. */
+  deprecated?: string;
+  /** With heads: what the filters read of the package. */
+  facts?: PackageFacts;
+}
+
+export interface PackageRowsOptions {
+  /** Only this catalog (default: every catalog). */
+  catalog?: string;
+  /** Read the default channels' heads for the rows' facts (the filters need them). */
+  withHeads?: boolean;
+  signal?: AbortSignal;
+}
+
+export interface PackageRows {
+  /** By package name, then catalog. */
+  rows: PackageRow[];
+  /** Catalogs left out because they were syncing. */
+  skipped: string[];
+}
+
+/** By package name, then catalog: the order every list of packages shows. */
+export function comparePackageRows(a: PackageRow, b: PackageRow): number {
+  if (a.pkg.name !== b.pkg.name) return a.pkg.name < b.pkg.name ? -1 : 1;
+  return a.catalog < b.catalog ? -1 : a.catalog > b.catalog ? 1 : 0;
+}
+
+/** Head bundle names per request: keeps the request line well under the apiserver's limits. */
+const HEAD_CHUNK = 100;
+
+/** How often the lists are taken again when the catalogs change between them. */
+const ATTEMPTS = 3;
+
+const byCatalogAndName = (catalog: string, name: string) => `${catalog}\0${name}`;
+
+/** The blobs of one list, grouped per package (keys: byCatalogAndName). */
+interface Listed {
+  pkgs: Array<{ catalog: string; pkg: PackageBlob; object: CatalogMetadata }>;
+  channels: Map<string, ChannelBlob[]>;
+  deprecations: Map<string, DeprecationsBlob>;
+}
+
+/** The packages of the catalogs (one with `catalog`), Serving ones only, sorted. */
+export async function packageRows(
+  client: CatalogClient,
+  opts: PackageRowsOptions = {},
+): Promise<PackageRows> {
+  const { catalog, withHeads = false, signal } = opts;
+  const inCatalog = catalog !== undefined ? { catalog } : {};
+  for (let attempt = 1; ; attempt++) {
+    const list = await client.consistentList(
+      {
+        schema: [SCHEMA_PACKAGE, SCHEMA_DEPRECATIONS, ...(withHeads ? [SCHEMA_CHANNEL] : [])],
+        ...inCatalog,
+      },
+      { skipSyncing: true, ...(signal && { signal }) },
+    );
+    const listed = await groupBlobs(client, list.items, signal);
+    let rows: PackageRow[] | undefined;
+    if (!withHeads) rows = await rowsWithCounts(client, list, listed, inCatalog, signal);
+    else rows = await rowsWithHeads(client, list, listed, inCatalog, signal);
+    if (rows) return { rows: rows.sort(comparePackageRows), skipped: list.skipped };
+    if (attempt === ATTEMPTS)
+      throw new InconsistentListError(
+        `the catalogs changed between the list of packages and the list of their head bundles ${ATTEMPTS} times; try again later`,
+      );
+  }
+}
+
+async function groupBlobs(
+  client: CatalogClient,
+  items: CatalogMetadata[],
+  signal: AbortSignal | undefined,
+): Promise<Listed> {
+  const listed: Listed = { pkgs: [], channels: new Map(), deprecations: new Map() };
+  const contents = await client.resolverContents(items, signal);
+  for (const [i, object] of items.entries()) {
+    const b = resolverBlob(contents[i]!);
+    const cat = object.spec.catalog.name;
+    if (isPackageBlob(b)) listed.pkgs.push({ catalog: cat, pkg: b, object });
+    else if (isDeprecationsBlob(b)) listed.deprecations.set(byCatalogAndName(cat, b.package), b);
+    else if (isChannelBlob(b)) {
+      const k = byCatalogAndName(cat, b.package);
+      listed.channels.set(k, [...(listed.channels.get(k) ?? []), b]);
+    }
+  }
+  return listed;
+}
+
+function rowOf(
+  list: ConsistentList,
+  listed: Listed,
+  p: Listed['pkgs'][number],
+  channels: number,
+): PackageRow {
+  const deprecations = listed.deprecations.get(byCatalogAndName(p.catalog, p.pkg.name));
+  const deprecated = deprecationMessage(deprecations, SCHEMA_PACKAGE);
+  return {
+    catalog: p.catalog,
+    contentHash: list.revisions[p.catalog]!,
+    pkg: p.pkg,
+    ...(contentOf(p.object).state === 'partial' && { leanObject: p.object }),
+    channels,
+    ...(deprecated !== undefined && { deprecated }),
+  };
+}
+
+/** Rows whose channel counts come from labels only (a metadata-only list, no content). */
+async function rowsWithCounts(
+  client: CatalogClient,
+  list: ConsistentList,
+  listed: Listed,
+  inCatalog: { catalog?: string },
+  signal: AbortSignal | undefined,
+): Promise<PackageRow[]> {
+  const counts = new Map<string, number>();
+  if (listed.pkgs.length > 0) {
+    const q = { schema: SCHEMA_CHANNEL, ...inCatalog };
+    for await (const o of client.listMetadataLabels(q, { ...(signal && { signal }) })) {
+      const l = o.metadata.labels ?? {};
+      const key = byCatalogAndName(l.catalog ?? '', l.package ?? '');
+      counts.set(key, (counts.get(key) ?? 0) + 1);
+    }
+  }
+  return listed.pkgs.map((p) => {
+    const key = byCatalogAndName(labelValue(p.catalog), labelValue(p.pkg.name));
+    return rowOf(list, listed, p, counts.get(key) ?? 0);
+  });
+}
+
+/**
+ * Rows with facts: the default channels' head bundles, selected by name (`name in (...)`,
+ * HEAD_CHUNK names a request) and read whole; undefined when a catalog changed meanwhile.
+ */
+async function rowsWithHeads(
+  client: CatalogClient,
+  list: ConsistentList,
+  listed: Listed,
+  inCatalog: { catalog?: string },
+  signal: AbortSignal | undefined,
+): Promise<PackageRow[] | undefined> {
+  const heads = new Set<string>();
+  for (const p of listed.pkgs) {
+    const chs = listed.channels.get(byCatalogAndName(p.catalog, p.pkg.name)) ?? [];
+    const ch = chs.find((c) => c.name === p.pkg.defaultChannel);
+    const head = ch ? channelHead(ch).head : undefined;
+    if (head !== undefined) heads.add(byCatalogAndName(p.catalog, head));
+  }
+  const headNames = [...new Set([...heads].map((k) => k.slice(k.indexOf('\0') + 1)))].sort();
+  const bundleItems: CatalogMetadata[] = [];
+  for (let i = 0; i < headNames.length; i += HEAD_CHUNK) {
+    const part = await client.consistentList(
+      { schema: SCHEMA_BUNDLE, name: headNames.slice(i, i + HEAD_CHUNK), ...inCatalog },
+      {
+        skipSyncing: true,
+        keep: (o) => heads.has(byCatalogAndName(o.spec.catalog.name, o.spec.name ?? '')),
+        ...(signal && { signal }),
+      },
+    );
+    const same = Object.entries(list.revisions).every(([c, h]) => part.revisions[c] === h);
+    if (!same) return undefined;
+    bundleItems.push(...part.items);
+  }
+  const bundles = new Map<string, BundleBlob[]>();
+  const whole = await client.blobsOf(bundleItems, signal);
+  for (const [i, o] of bundleItems.entries()) {
+    const b = whole[i]!;
+    if (!isBundleBlob(b)) continue;
+    const k = byCatalogAndName(o.spec.catalog.name, b.package);
+    bundles.set(k, [...(bundles.get(k) ?? []), b]);
+  }
+  return listed.pkgs.map((p) => {
+    const k = byCatalogAndName(p.catalog, p.pkg.name);
+    const chs = listed.channels.get(k) ?? [];
+    const facts = packageFacts(p.pkg, chs, bundles.get(k) ?? []);
+    return { ...rowOf(list, listed, p, chs.length), facts };
+  });
+}
