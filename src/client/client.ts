@@ -19,8 +19,11 @@ import { Resource } from '../kube/resource.js';
 import type { ExponentialBackoffOptions } from '../util/backoff.js';
 import { ExponentialBackoff } from '../util/backoff.js';
 import type { ContentFetchOptions, FullContent, PartialContent } from './content.js';
-import { contentOf, fetchWholeBlob, mapBounded } from './content.js';
-import type { AnyBlob } from './fbc-types.js';
+import { contentOf, fetchWholeBlob, mapBounded, resolverBlob } from './content.js';
+import type { AnyBlob, BundleBlob, GVK } from './fbc-types.js';
+import { SCHEMA_BUNDLE, isBundleBlob } from './fbc-types.js';
+import type { Provider } from './graph.js';
+import { gvkProviders, sortProviders } from './graph.js';
 import type { MetadataQuery } from './query.js';
 import { matchesQuery, metadataSelectors } from './query.js';
 
@@ -414,6 +417,37 @@ export class CatalogClient {
   /** The whole blobs of the objects, in order: blobOf, at most fetchConcurrency fetches at once. */
   async blobsOf(objs: readonly CatalogMetadata[], signal?: AbortSignal): Promise<AnyBlob[]> {
     return mapBounded(objs, this.fetchConcurrency, (o) => this.blobOf(o, signal));
+  }
+
+  /**
+   * The bundles that provide an API (an olm.gvk property equal to gvk), in every catalog (but
+   * syncing ones, named in `skipped`) or in `catalog`, in sortProviders' order. The bundles are
+   * paged through and only the providers kept while paging (olm.gvk is in a lean bundle's
+   * content; a bundle whose content is omitted whole is kept and fetched).
+   */
+  async providersOf(
+    gvk: GVK,
+    opts: { catalog?: string; signal?: AbortSignal } = {},
+  ): Promise<{ providers: Provider[]; skipped: string[] }> {
+    const { catalog, signal } = opts;
+    const list = await this.consistentList(
+      { schema: SCHEMA_BUNDLE, ...(catalog !== undefined && { catalog }) },
+      {
+        skipSyncing: true,
+        keep: (o) =>
+          o.spec.content === undefined ||
+          gvkProviders([o.spec.content as unknown as BundleBlob], gvk).length > 0,
+        ...(signal && { signal }),
+      },
+    );
+    const found: Provider[] = [];
+    const contents = await this.resolverContents(list.items, signal);
+    for (const [i, o] of list.items.entries()) {
+      const b = resolverBlob(contents[i]!);
+      if (isBundleBlob(b) && gvkProviders([b], gvk).length > 0)
+        found.push({ catalog: o.spec.catalog.name, bundle: b });
+    }
+    return { providers: sortProviders(found), skipped: list.skipped };
   }
 
   /**

@@ -10,7 +10,6 @@ import type { CatalogMetadata, ClusterCatalog } from '../../../api/v1/index.js';
 import { LEAN_PART_ICON } from '../../../api/v1/index.js';
 import type {
   Provider,
-  BundleBlob,
   CatalogClient,
   GVK,
   PackageFacts,
@@ -18,17 +17,13 @@ import type {
   PackageView,
 } from '../../../client/index.js';
 import {
-  SCHEMA_BUNDLE,
   comparePackageRows,
   contentOf,
-  gvkProviders,
-  isBundleBlob,
   isPackageBlob,
   isServing,
   leftOut,
   packageRows,
   packageView,
-  resolverBlob,
 } from '../../../client/index.js';
 import type { DecodedIcon } from './icon.js';
 import { decodeIcon } from './icon.js';
@@ -174,28 +169,12 @@ export class UiData {
     return { rows: cards, icons, leanIcons, fetched: new Map() };
   }
 
-  /**
-   * The bundles of the shown Serving catalogs that provide the API (olm.gvk): the bundles are
-   * paged through and only the providers kept, as `kubectl catalog provides` does.
-   */
+  /** The bundles of the shown catalogs that provide the API (olm.gvk): client's providersOf. */
   async providers(gvk: GVK): Promise<Provider[]> {
-    const out: Provider[] = [];
-    for (const c of this.catalogsNow.filter(isServing)) {
-      const list = await this.client.consistentList(
-        { catalog: c.metadata.name, schema: SCHEMA_BUNDLE },
-        {
-          keep: (o) =>
-            o.spec.content === undefined ||
-            gvkProviders([o.spec.content as unknown as BundleBlob], gvk).length > 0,
-        },
-      );
-      for (const content of await this.client.resolverContents(list.items)) {
-        const b = resolverBlob(content);
-        if (isBundleBlob(b) && gvkProviders([b], gvk).length > 0)
-          out.push({ catalog: c.metadata.name, bundle: b });
-      }
-    }
-    return out;
+    if (this.only === undefined) return (await this.client.providersOf(gvk)).providers;
+    // A catalog that is not Serving shows nothing (rather than waiting for its sync).
+    if (!this.catalogsNow.some(isServing)) return [];
+    return (await this.client.providersOf(gvk, { catalog: this.only })).providers;
   }
 
   /** One package's blobs (package, channels, bundles, deprecations) in one consistent list. */
