@@ -2,7 +2,7 @@
 // catalog) rather than a stack trace: the user's mistakes and the machine's state they can fix
 // (a busy port, a bad flag, an unknown package).
 
-export interface CommandErrorOptions extends ErrorOptions {
+interface CommandErrorOptions extends ErrorOptions {
   /** The process's exit code (default 1; 2 for a usage error). */
   exitCode?: number;
 }

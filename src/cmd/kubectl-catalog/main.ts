@@ -25,9 +25,7 @@ import { ui } from './commands/ui.js';
 import { upgrades } from './commands/upgrades.js';
 import type { Command, Ctx, Io, Opts } from './context.js';
 
-export type { Io } from './context.js';
-
-export const USAGE = `kubectl catalog: explore the catalogs of the cluster (ClusterCatalogs and their CatalogMetadata)
+const USAGE = `kubectl catalog: explore the catalogs of the cluster (ClusterCatalogs and their CatalogMetadata)
 
 Usage:
   kubectl catalog list                                   catalogs and their state

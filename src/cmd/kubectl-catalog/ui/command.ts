@@ -6,7 +6,7 @@ import { CatalogClient } from '../../../client/index.js';
 import { UiData } from './data.js';
 import { startUiServer } from './server.js';
 
-export const UI_USAGE = `kubectl catalog ui: browse the catalogs of the cluster in a web browser
+const UI_USAGE = `kubectl catalog ui: browse the catalogs of the cluster in a web browser
 
 Usage:
   kubectl catalog ui [--address 127.0.0.1:PORT] [--no-open] [--catalog C] [--kubeconfig PATH]
@@ -25,7 +25,7 @@ Options:
                            head details (default: the URL in the objects)
 `;
 
-export interface UiIo {
+interface UiIo {
   stdout: (s: string) => void;
   stderr: (s: string) => void;
   /** Resolves when the server should stop (default: SIGINT or SIGTERM). */

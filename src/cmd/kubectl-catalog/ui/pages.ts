@@ -171,7 +171,7 @@ export function packagesPage(
 }
 
 /** The OLM v1 ClusterExtension that installs the package from this catalog and channel. */
-export function installSnippet(pkg: string, channel: string | undefined, catalog: string): string {
+function installSnippet(pkg: string, channel: string | undefined, catalog: string): string {
   return dump(
     {
       apiVersion: 'olm.operatorframework.io/v1',

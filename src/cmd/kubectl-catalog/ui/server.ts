@@ -8,7 +8,7 @@ import type { UiData } from './data.js';
 import { keepCatalogsCurrent } from './live.js';
 import { failed, route, send } from './routes.js';
 
-export interface UiServerOptions {
+interface UiServerOptions {
   data: UiData;
   host: string;
   port: number;
@@ -16,7 +16,7 @@ export interface UiServerOptions {
   pollMs?: number;
 }
 
-export interface UiServer {
+interface UiServer {
   url: string;
   close(): Promise<void>;
 }
