@@ -25,7 +25,7 @@ import {
 import type { PackageDetails, PackageView } from '../../../client/index.js';
 import type { PackageCard } from './data.js';
 import type { SafeHtml } from './html.js';
-import { html, safeUrl, seg, trusted } from './html.js';
+import { html, safeUrl, seg, tableHead, trusted } from './html.js';
 import { graphSvg } from './graph-svg.js';
 import { plainText, renderMarkdown } from './markdown.js';
 import { excerpt } from '../table.js';
@@ -65,16 +65,7 @@ export function catalogsPage(catalogs: ClusterCatalog[]): SafeHtml {
       catalogs.length === 0
         ? html`<p>No catalogs found (create a ClusterCatalog).</p>`
         : html`<table class="catalogs">
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Serving</th>
-                <th scope="col">Progressing</th>
-                <th scope="col">Objects</th>
-                <th scope="col">Digest</th>
-                <th scope="col">Last unpacked</th>
-              </tr>
-            </thead>
+            ${tableHead('Name', 'Serving', 'Progressing', 'Objects', 'Digest', 'Last unpacked')}
             <tbody>
               ${catalogs.map(
                 (c) =>
@@ -258,15 +249,7 @@ function channelsSection(
   return html`<section aria-labelledby="h-channels">
     <h2 id="h-channels">Channels</h2>
     <table class="channels">
-      <thead>
-        <tr>
-          <th scope="col">Channel</th>
-          <th scope="col">Head</th>
-          <th scope="col">Head version</th>
-          <th scope="col">Entries</th>
-          <th scope="col">Deprecated</th>
-        </tr>
-      </thead>
+      ${tableHead('Channel', 'Head', 'Head version', 'Entries', 'Deprecated')}
       <tbody>
         ${v.channels.map((c) => {
           const h = channelHead(c);
@@ -311,16 +294,7 @@ function bundlesSection(v: PackageView): SafeHtml {
   return html`<section aria-labelledby="h-bundles">
     <h2 id="h-bundles">Bundles</h2>
     <table class="bundles">
-      <thead>
-        <tr>
-          <th scope="col">Bundle</th>
-          <th scope="col">Version</th>
-          <th scope="col">Channels</th>
-          <th scope="col">Provides</th>
-          <th scope="col">Requires</th>
-          <th scope="col">Image</th>
-        </tr>
-      </thead>
+      ${tableHead('Bundle', 'Version', 'Channels', 'Provides', 'Requires', 'Image')}
       <tbody>
         ${sortBundlesByVersion(v.bundles).map((b) => {
           const bdep = deprecationMessage(v.deprecations, SCHEMA_BUNDLE, b.name);
@@ -387,14 +361,7 @@ export function providesPage(
         : sorted.length === 0
           ? html`<p id="providers">No bundle provides ${gvk}.</p>`
           : html`<table id="providers">
-              <thead>
-                <tr>
-                  <th scope="col">Package</th>
-                  <th scope="col">Catalog</th>
-                  <th scope="col">Bundle</th>
-                  <th scope="col">Version</th>
-                </tr>
-              </thead>
+              ${tableHead('Package', 'Catalog', 'Bundle', 'Version')}
               <tbody>
                 ${sorted.map(
                   (p) =>

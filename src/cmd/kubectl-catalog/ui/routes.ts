@@ -17,7 +17,7 @@ import {
 import { CSS, SCRIPT } from './assets.js';
 import type { UiData } from './data.js';
 import type { SafeHtml } from './html.js';
-import { html } from './html.js';
+import { html, tableHead } from './html.js';
 import {
   FILTER_FIELDS,
   catalogsPage,
@@ -175,14 +175,7 @@ function upgradesSection(
         u.items.length === 0
           ? html`<p>No upgrade: this is the newest reachable bundle.</p>`
           : html`<table>
-              <thead>
-                <tr>
-                  <th scope="col">Bundle</th>
-                  <th scope="col">Version</th>
-                  <th scope="col">Via</th>
-                  <th scope="col">Head</th>
-                </tr>
-              </thead>
+              ${tableHead('Bundle', 'Version', 'Via', 'Head')}
               <tbody>
                 ${u.items.map(
                   (i) =>
