@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { importGraph, REPO_ROOT } from '../../test/support/import-graph.js';
+import type { CatalogClient, CatalogMetadata, ClusterCatalog, Condition } from './index.js';
 
 // The client library's entry point (package.json "exports": "./client") is imported by other
 // programs: it must load only the client, the kube transport and the API types, never the
@@ -27,6 +28,18 @@ describe('client: the catalogd-ts/client entry point', () => {
   it('loads no npm package but the kubeconfig parser (client-node only for exec users)', () => {
     expect(graph.packages).to.deep.equal(['js-yaml']);
     expect(graph.dynamicPackages).to.deep.equal(['@kubernetes/client-node']);
+  });
+
+  it('exports the API types its methods return (a program can name them)', () => {
+    // The type checker is the test: this compiles only while the index exports the types.
+    const catalogsOf = (c: CatalogClient): Promise<ClusterCatalog[]> => c.listCatalogs();
+    const servingOf = (c: ClusterCatalog): Condition | undefined => c.status?.conditions?.[0];
+    const catalogOf = (o: CatalogMetadata): string => o.spec.catalog.name;
+    expect([catalogsOf, servingOf, catalogOf].map((f) => typeof f)).to.deep.equal([
+      'function',
+      'function',
+      'function',
+    ]);
   });
 
   it('is package.json\'s "./client" export, built from src/client/index.ts', () => {
