@@ -20,7 +20,8 @@ import type { RevisionLease } from './store.js';
 
 /** What the handler needs of the store. */
 export interface LeaseSource {
-  acquire(catalog: string): RevisionLease | undefined;
+  /** The served revision, or with `revision` (a revision key) the one it names, if held. */
+  acquire(catalog: string, revision?: string): RevisionLease | undefined;
 }
 
 /** One finished response, for metrics and logs (no timing inside: the caller measures). */
@@ -45,6 +46,11 @@ export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void
 
 export const DEFAULT_PATH_PREFIX = '/catalogs';
 const CONTENT_TYPE = 'application/jsonl';
+/**
+ * Retry-After of a revision this replica does not hold: it is usually a new revision that the
+ * replica is still pulling (about 100 ms behind the leader), so a second is enough.
+ */
+export const REVISION_RETRY_AFTER_SECONDS = 1;
 
 function sendError(
   res: ServerResponse,
@@ -106,7 +112,16 @@ async function serve(
     query = parsed.query;
     normalized = normalizeMetasQuery(parsed.query);
   }
-  const lease = store.acquire(route.catalog);
+  const lease = store.acquire(route.catalog, route.revision);
+  // A revision URL names one revision: a replica that does not hold it (not caught up yet, or
+  // the revision's grace period is over) answers a retryable 503, never another revision.
+  if (!lease && route.revision !== undefined)
+    return sendError(
+      res,
+      503,
+      `revision ${route.revision} of catalog ${JSON.stringify(route.catalog)} is not served by this replica; retry, or read the ClusterCatalog's status.urls.base again`,
+      { 'Retry-After': String(REVISION_RETRY_AFTER_SECONDS), 'Cache-Control': 'no-store' },
+    );
   if (!lease) return sendError(res, 404, `catalog ${JSON.stringify(route.catalog)} is not served`);
   try {
     const tag =
