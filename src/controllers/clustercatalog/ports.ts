@@ -111,6 +111,11 @@ export interface ReconcileDeps {
   syncSlots?: SyncSlots;
   /** The last successful syncs (sync-memo.ts); none: every reconcile plans in full. */
   syncMemo?: SyncMemoPort;
+  /**
+   * What is wrong with the ClusterCatalog CRD the apiserver serves, if anything
+   * (crd-status-fields.ts): said in every catalog's Progressing message.
+   */
+  crdProblem?: () => string | undefined;
 }
 
 /** 10 minutes: a 1 GiB image over a slow link fits; a stalled registry frees its catalog. */

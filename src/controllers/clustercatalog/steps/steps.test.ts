@@ -233,4 +233,21 @@ describe('reconcile steps', () => {
       ['Progressing', 'Succeeded', `synced 3 objects of content ${HASH}`],
     ]);
   });
+
+  it('summarize: a CRD that prunes our status fields is said first in Progressing', async () => {
+    const problem = 'the ClusterCatalog CRD the apiserver serves lacks the status fields x';
+    const f = fixture(undefined, { crdProblem: () => problem });
+    f.state.status = { ...f.state.status, contentHash: HASH, objectCount: 3 };
+    const synced = summarize(f.state, { kind: 'synced' });
+    expect(
+      synced.status.conditions?.map((c) => [c.type, c.status, c.reason, c.message]),
+    ).to.deep.equal([
+      ['Serving', 'True', 'Available', 'serving the content of the resolved source'],
+      ['Progressing', 'True', 'Retrying', `${problem}; synced 3 objects of content ${HASH}`],
+    ]);
+    const g = fixture(undefined, { crdProblem: () => problem });
+    const failed = summarize(g.state, { kind: 'failed', err: new Error('registry unreachable') });
+    expect(failed.error?.message).to.equal(`${problem}; registry unreachable`);
+    expect(failed.status.conditions?.at(-1)?.message).to.equal(`${problem}; registry unreachable`);
+  });
 });
