@@ -68,6 +68,40 @@ function sendError(
   res.end(res.req.method === 'HEAD' ? undefined : body);
 }
 
+/**
+ * No lease: the catalog is not served (404). A revision URL names one revision: a replica that
+ * does not hold it (not caught up yet, or its grace period is over) answers a retryable 503 (404
+ * for a catalog it serves no revision of), never another revision.
+ */
+function sendNotHeld(
+  store: LeaseSource,
+  catalog: string,
+  revision: string | undefined,
+  res: ServerResponse,
+): void {
+  const quoted = JSON.stringify(catalog);
+  if (revision === undefined) return sendError(res, 404, `catalog ${quoted} is not served`);
+  const retry = {
+    'Retry-After': String(REVISION_RETRY_AFTER_SECONDS),
+    'Cache-Control': 'no-store',
+  };
+  const latest = store.acquire(catalog);
+  latest?.release();
+  if (!latest)
+    return sendError(
+      res,
+      404,
+      `catalog ${quoted} is not served by this replica; retry, or read the ClusterCatalog's status.urls.base again`,
+      retry,
+    );
+  return sendError(
+    res,
+    503,
+    `revision ${revision} of catalog ${quoted} is not served by this replica; retry, or read the ClusterCatalog's status.urls.base again`,
+    retry,
+  );
+}
+
 export function createContentHandler(opts: ContentHandlerOptions): RequestHandler {
   const prefix = (opts.pathPrefix ?? DEFAULT_PATH_PREFIX).replace(/\/+$/, '');
   const { onResponse } = opts;
@@ -113,16 +147,7 @@ async function serve(
     normalized = normalizeMetasQuery(parsed.query);
   }
   const lease = store.acquire(route.catalog, route.revision);
-  // A revision URL names one revision: a replica that does not hold it (not caught up yet, or
-  // the revision's grace period is over) answers a retryable 503, never another revision.
-  if (!lease && route.revision !== undefined)
-    return sendError(
-      res,
-      503,
-      `revision ${route.revision} of catalog ${JSON.stringify(route.catalog)} is not served by this replica; retry, or read the ClusterCatalog's status.urls.base again`,
-      { 'Retry-After': String(REVISION_RETRY_AFTER_SECONDS), 'Cache-Control': 'no-store' },
-    );
-  if (!lease) return sendError(res, 404, `catalog ${JSON.stringify(route.catalog)} is not served`);
+  if (!lease) return sendNotHeld(store, route.catalog, route.revision, res);
   try {
     const tag =
       route.endpoint === 'all'

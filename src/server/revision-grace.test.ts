@@ -94,10 +94,10 @@ describe('server: revision URLs and the grace period', function () {
     expect(r.body).to.equal(
       `revision ${revisionKey(b.contentHash)} of catalog "cat" is not served by this replica; retry, or read the ClusterCatalog's status.urls.base again\n`,
     );
-    // A catalog the replica has not served at all yet is retryable the same way.
-    expect(
-      (await get(server, `/catalogs/other/revisions/${'0'.repeat(16)}/api/v1/all`)).status,
-    ).to.equal(503);
+    // A catalog the replica serves no revision of (not caught up, or deleted): 404, retryable.
+    const none = await get(server, `/catalogs/other/revisions/${'0'.repeat(16)}/api/v1/all`);
+    expect(none.status).to.equal(404);
+    expect(none.headers['retry-after']).to.equal('1');
     // The unversioned URL is the revision the replica holds now.
     expect((await get(server, '/catalogs/cat/api/v1/all')).body).to.equal(expectedLines(a.blobs));
   });
@@ -186,7 +186,7 @@ describe('server: revision URLs and the grace period', function () {
   it('remove ends every grace period', async () => {
     await store.ensureServed('cat', b.contentHash, T1, () => streamOf(b.blobs));
     await store.remove('cat');
-    expect((await get(server, path_(a))).status).to.equal(503);
+    expect((await get(server, path_(a))).status).to.equal(404);
     expect(store.gracedRevisions('cat')).to.deep.equal([]);
     expect(clock.pendingTimers()).to.equal(0);
   });
