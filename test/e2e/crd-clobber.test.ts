@@ -103,8 +103,21 @@ describe('CRD clobber e2e: upstream ClusterCatalog CRD applied over ours', funct
     expect(condition(withProblem, 'Progressing')?.message).to.contain(
       'run "kubectl apply --server-side --force-conflicts -k config/crd"',
     );
+    // One log line of its own (a failed reconcile's line may quote the Progressing message too).
     const log = await readFile(leader!.logFile, 'utf8');
-    expect(log.split('\n').filter((l) => l.includes(PROBLEM))).to.have.length(1);
+    const own = log
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as { msg?: string; missing?: string[] })
+      .filter((l) => l.msg?.startsWith(PROBLEM));
+    expect(own).to.have.length(1);
+    expect(own[0]?.missing).to.deep.equal([
+      'contentHash',
+      'objectCount',
+      'observedGeneration',
+      'storedBytes',
+      'syncingTo',
+    ]);
     const events = await kubectlOk([
       'get',
       'events',
