@@ -128,6 +128,21 @@ describe('replicas e2e: every replica answers with the revision a client was poi
       statuses.every((s) => s === 404 || s === 503),
       'retryable answers only',
     ).to.equal(true);
+    // A conditional request with the tag one replica gave is a 304 from each (once it holds it).
+    const last = fetched.at(-1)!;
+    for (const backend of [leader!.serverUrl, follower!.serverUrl]) {
+      const url = `${last.base.replace(proxy.url, backend)}/api/v1/all`;
+      await pollUntil(
+        async () => {
+          const r = await fetch(url, { headers: { 'if-none-match': last.etag } });
+          await r.arrayBuffer();
+          if (r.status === 503) return false;
+          expect(r.status, url).to.equal(304);
+          return true;
+        },
+        { timeoutMs: 30_000, intervalMs: 20, what: `${url} to answer 304` },
+      );
+    }
     // Both replicas answered: the round robin reached the follower.
     expect(proxy.counts.every((n) => n > 0)).to.equal(true);
   });
