@@ -407,7 +407,8 @@ export class ContentStore {
   private async replace(s: Served): Promise<void> {
     if (this.graceMs <= 0 || this.maxGraced <= 0) return this.retire(s);
     const timer = this.clock.setTimer(this.graceMs, () => {
-      void this.withLock(s.catalog, () => this.endGrace(s));
+      // Files that cannot be deleted now are deleted by the next activation's prune.
+      this.withLock(s.catalog, () => this.endGrace(s)).catch(() => undefined);
     });
     s.grace = { until: this.clock.now() + this.graceMs, timer };
     const list = this.graced.get(s.catalog) ?? [];
