@@ -12,8 +12,7 @@ export { labelValue, objectName, isValidLabelValue } from '../api/v1/identity.js
 export * from './upgrades.js';
 export * from './packages.js';
 export * from './details.js';
-export * from './package-rows.js';
-export * from './package-view.js';
+export * from './answers.js';
 // The API types the client's methods take and return (types only: nothing more is loaded).
 export type { BlobIdentity } from '../api/v1/identity.js';
 export type {

@@ -104,7 +104,7 @@ function searchHint(pkg: string): string {
 }
 
 /**
- * The package's view (client/package-view.ts) in its catalog; a deprecated package is said on
+ * The package's view (client/answers.ts) in its catalog; a deprecated package is said on
  * stderr for tables (documents carry it as packageDeprecated).
  */
 export async function viewPackage(
