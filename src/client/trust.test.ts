@@ -76,10 +76,10 @@ describe('content server trust', () => {
       },
     };
     const direct = (input: string | URL | Request) => {
-      seen.push(`direct ${String(input)}`);
+      seen.push(`direct ${input instanceof Request ? input.url : input.toString()}`);
       return Promise.resolve(new Response('d'));
     };
-    const f = viaApiserverProxy(kube, direct as typeof fetch);
+    const f = viaApiserverProxy(kube, direct);
     await f(
       'https://api.example:6443/prefix/api/v1/namespaces/n/services/https:s:443/proxy/catalogs/c/api/v1/metas?schema=x',
     );

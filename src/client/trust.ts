@@ -14,11 +14,11 @@ export function fetchTrusting(ca: string | Buffer): typeof fetch {
   const load = async (): Promise<typeof fetch> => {
     const { Agent, fetch: undiciFetch } = await import('undici');
     const dispatcher = new Agent({ connect: { ca } });
-    return ((input: string | URL | Request, init?: RequestInit) =>
+    return (input: string | URL | Request, init?: RequestInit) =>
       undiciFetch(input as Parameters<typeof undiciFetch>[0], {
         ...(init as Parameters<typeof undiciFetch>[1]),
         dispatcher,
-      })) as unknown as typeof fetch;
+      });
   };
   return async (input, init) => {
     loaded ??= load();
@@ -35,6 +35,7 @@ export function readCertificateAuthority(file: string, flag = '--certificate-aut
     const code = (err as { code?: unknown }).code;
     throw new Error(
       `${flag} ${file}: cannot read it${typeof code === 'string' ? ` (${code})` : ''}`,
+      { cause: err },
     );
   }
   if (!pem.toString('latin1').includes('-----BEGIN CERTIFICATE-----'))
