@@ -17,14 +17,7 @@ import type { TLSSocket } from 'node:tls';
 import { promisify } from 'node:util';
 import { CatalogClient, ContentOmittedError, fetchTrusting } from '../../src/client/index.js';
 import { run } from '../../src/cmd/kubectl-catalog/main.js';
-import {
-  applyCatalog,
-  installCrds,
-  listObjects,
-  push,
-  sampleDir,
-  waitSynced,
-} from '../support/catalogs.js';
+import { applyCatalog, installCrds, listObjects, push, waitSynced } from '../support/catalogs.js';
 import { repoRoot } from '../support/cluster.js';
 import type { RunningController } from '../support/controller.js';
 import { startController } from '../support/controller.js';
@@ -66,6 +59,30 @@ class SecretMount {
       await symlink('..data/tls.key', path.join(this.dir, 'tls.key'));
     }
   }
+}
+
+/** A package whose one bundle is larger than the controller's --max-object-bytes below. */
+function tlsCatalog(): string {
+  const blobs = [
+    { schema: 'olm.package', name: 'tls-op', defaultChannel: 'stable' },
+    {
+      schema: 'olm.channel',
+      package: 'tls-op',
+      name: 'stable',
+      entries: [{ name: 'tls-op.v1.0.0' }],
+    },
+    {
+      schema: 'olm.bundle',
+      package: 'tls-op',
+      name: 'tls-op.v1.0.0',
+      image: 'quay.io/example/tls-op-bundle:v1.0.0',
+      properties: [
+        { type: 'olm.package', value: { packageName: 'tls-op', version: '1.0.0' } },
+        { type: 'olm.bundle.object', value: { data: Buffer.alloc(3000, 'x').toString('base64') } },
+      ],
+    },
+  ];
+  return blobs.map((b) => JSON.stringify(b)).join('\n') + '\n';
 }
 
 /** One GET over a new connection: its status and the serial of the certificate it was served. */
@@ -110,11 +127,14 @@ describe('server e2e: HTTPS content, certificate rotation, trust', function () {
         `--tls-cert-file=${mount.dir}/tls.crt`,
         `--tls-key-file=${mount.dir}/tls.key`,
         '--tls-reload-interval=1s',
-        // Every object's content on the server only: any client read of a blob goes to HTTPS.
-        '--max-object-bytes=64',
+        // The bundle (over 2000 bytes) is on the content server only: a client reads it over HTTPS.
+        '--max-object-bytes=2000',
       ],
     });
-    await applyCatalog(name, await push(sampleDir, `sample:${uniqueName('v')}`));
+    const fbc = path.join(tmp, 'fbc');
+    await mkdir(fbc);
+    await writeFile(path.join(fbc, 'catalog.json'), tlsCatalog());
+    await applyCatalog(name, await push(fbc, `tls:${uniqueName('v')}`));
     base = (await waitSynced(name)).status?.urls?.base ?? '';
   });
 
@@ -136,7 +156,7 @@ describe('server e2e: HTTPS content, certificate rotation, trust', function () {
   });
 
   it('a client without the CA fails in one line naming the URL and the reason; with it, it reads', async () => {
-    const [obj] = (await listObjects(`catalog=${name},schema=olm.package`)).items;
+    const [obj] = (await listObjects(`catalog=${name},schema=olm.bundle`)).items;
     const client = new CatalogClient();
     try {
       const err = await client
@@ -145,7 +165,7 @@ describe('server e2e: HTTPS content, certificate rotation, trust', function () {
       expect(err).to.be.instanceOf(ContentOmittedError);
       const msg = (err as Error).message;
       expect(msg).to.not.include('\n');
-      expect(msg).to.include(`from ${base}/api/v1/metas?schema=olm.package`);
+      expect(msg).to.include(`from ${base}/api/v1/metas?schema=olm.bundle`);
       expect(msg).to.match(
         /: the server's certificate is not trusted \((UNABLE_TO_VERIFY_LEAF_SIGNATURE|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_GET_ISSUER_CERT_LOCALLY)[^)]*\); give its CA with --certificate-authority FILE/,
       );
@@ -163,15 +183,15 @@ describe('server e2e: HTTPS content, certificate rotation, trust', function () {
       };
     };
     const without = io();
-    expect(await run(['channels', 'example-operator', '--catalog', name], without.io)).to.equal(1);
+    expect(await run(['bundles', 'tls-op', '--catalog', name], without.io)).to.equal(1);
     expect(without.err.join('')).to.match(
       /^error: cannot read the whole blob of .* from https:\/\/127\.0\.0\.1:\d+\/catalogs\/.*: the server's certificate is not trusted \([A-Z_]+[^)]*\); give its CA with --certificate-authority FILE[^\n]*\n$/,
     );
     const trusted = io();
     const code = await run(
       [
-        'channels',
-        'example-operator',
+        'bundles',
+        'tls-op',
         '--catalog',
         name,
         '--certificate-authority',
@@ -180,7 +200,7 @@ describe('server e2e: HTTPS content, certificate rotation, trust', function () {
       trusted.io,
     );
     expect(code, trusted.err.join('')).to.equal(0);
-    expect(trusted.out.join('')).to.include('stable');
+    expect(trusted.out.join('')).to.include('tls-op.v1.0.0');
   });
 
   it('serves a rotated certificate to new connections, no restart, while a client polls without a failure; a broken pair keeps it', async () => {
