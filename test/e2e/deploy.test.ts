@@ -181,7 +181,7 @@ describe('deploy: config/ against the local apiserver', function () {
           'apiVersion: kustomize.config.k8s.io/v1beta1',
           'kind: Kustomization',
           'resources:',
-          `  - ${configDir('default')}`,
+          `  - ${path.relative(overlay, configDir('default'))}`,
           'components:',
           `  - ${path.relative(overlay, configDir('tls'))}`,
           `  - ${path.relative(overlay, configDir('cert-manager'))}`,
