@@ -1,5 +1,6 @@
 // Wiring of the HTTP content server: the on-disk per-revision store (src/server), its HTTP
 // listener, and the ContentPublisher the reconciler uses.
+import { revisionBaseUrl } from '../api/v1/index.js';
 import { readCatalog } from '../fbc/index.js';
 import type { ReplicaContent } from '../controllers/clustercatalog/replicate.js';
 import type { ServingPair } from '../server/index.js';
@@ -32,13 +33,15 @@ export async function contentPublisher(opts: {
   return {
     store,
     served: (catalog) => store.current(catalog)?.contentHash,
-    baseUrl: base,
+    baseUrl: (catalog, contentHash) => revisionBaseUrl(base(catalog), contentHash),
     blobUrl: (catalog, blob) => blobUrl(base(catalog), blob),
     // Built once per content: the same content under a new digest reuses the revision.
-    prepare: (catalog, contentHash, dir) =>
-      store.ensureBuilt(catalog, contentHash, () => readCatalog(dir, { catalog })),
-    publish: (catalog, contentHash, dir, lastModified) =>
-      store.ensureServed(catalog, contentHash, lastModified, () => readCatalog(dir, { catalog })),
+    prepare: async (catalog, contentHash, dir) =>
+      void (await store.ensureBuilt(catalog, contentHash, () => readCatalog(dir, { catalog }))),
+    publish: async (catalog, revision, dir, lastModified) =>
+      void (await store.ensureServed(catalog, revision, lastModified, () =>
+        readCatalog(dir, { catalog }),
+      )),
     remove: (catalog) => store.remove(catalog),
     setCertificate: (pair) => server.setCertificate(pair),
     async close() {

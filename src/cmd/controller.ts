@@ -59,6 +59,7 @@ import { PolicyError, signatureChecks } from '../source/signature/index.js';
 import { CommandError, listening } from './command-error.js';
 import { contentPublisher } from './content.js';
 import { checkServerUrlScheme, servingTlsFromFlags, watchServingTls } from './controller-tls.js';
+import { clusterCatalogCRDCheck } from './crd-check.js';
 import {
   catalogMetadataRefs,
   catalogMetadataWriter,
@@ -370,6 +371,17 @@ export async function main(args: string[]): Promise<number> {
     onError: (err) => log.warn({ err }, 'clustercatalog watch failed; restarting'),
   });
   const events = eventRecorder(client, { component: 'catalogd-ts', instance: identity });
+  // Another ClusterCatalog CRD (OLM v1's) applied over ours prunes our status fields: said in
+  // logs, an event, a metric and every catalog's Progressing message; its end re-queues them.
+  const crdCheck = clusterCatalogCRDCheck({
+    client,
+    registry,
+    log,
+    events,
+    onChange: () => {
+      for (const c of informer.values()) controller.queue?.add(c.metadata.name);
+    },
+  });
   const metadataRefs = new Informer<CatalogMetadataRef>({
     name: 'catalogmetadata',
     listWatch: catalogMetadataRefs(client),
@@ -400,6 +412,7 @@ export async function main(args: string[]): Promise<number> {
       pullTimeoutMs,
       syncSlots: new SyncSlots(workers),
       syncMemo,
+      crdProblem: () => crdCheck.check.problem(),
     },
     cleanup: async (name) => {
       await content.remove(name);
@@ -486,6 +499,7 @@ export async function main(args: string[]): Promise<number> {
   shutdown.onShutdown('interrupts', () => {
     unsubscribeInterrupts();
     unsubscribeMemo();
+    crdCheck.stop();
   });
   // A new signature policy: every catalog is looked at again, a refused one may now be accepted
   // (and one accepted before is verified again: the verifier forgot what the old policy passed).
@@ -498,7 +512,11 @@ export async function main(args: string[]): Promise<number> {
       log.error({ reason: err.message }, 'signature policy not reloaded; the previous one stays'),
   });
   shutdown.onShutdown('signature policy', () => stopPolicyWatch?.());
-  const informerRun = Promise.all([informer.run(signal), metadataRefs.run(signal)]);
+  const informerRun = Promise.all([
+    informer.run(signal),
+    metadataRefs.run(signal),
+    crdCheck.informer.run(signal),
+  ]);
   const replicatorRun = replicator.run(signal);
   let work: Promise<void>;
   if (flags['leader-elect']) {
