@@ -270,6 +270,29 @@ describe('server e2e: HTTPS content, certificate rotation, trust', function () {
     expect(controller.alive()).to.equal(true);
   });
 
+  it('hack/serving-cert.sh puts the pair and the CA into a kubernetes.io/tls Secret and prints the CA', async () => {
+    const secret = uniqueName('serving-cert');
+    const out = path.join(tmp, 'secret');
+    const { stdout } = await exec(
+      path.join(repoRoot, 'hack', 'serving-cert.sh'),
+      ['--out', out, '--namespace', 'default', '--secret', secret],
+      { cwd: repoRoot },
+    );
+    try {
+      expect(stdout).to.equal(readFileSync(path.join(out, 'ca.crt'), 'utf8'));
+      const got = JSON.parse(
+        (await kubectl(['-n', 'default', 'get', 'secret', secret, '-o', 'json'])).stdout,
+      ) as { type: string; data: Record<string, string> };
+      expect(got.type).to.equal('kubernetes.io/tls');
+      const data = (k: string) => Buffer.from(got.data[k] ?? '', 'base64').toString('utf8');
+      expect(data('tls.crt')).to.equal(readFileSync(path.join(out, 'tls.crt'), 'utf8'));
+      expect(data('tls.key')).to.equal(readFileSync(path.join(out, 'tls.key'), 'utf8'));
+      expect(data('ca.crt')).to.equal(stdout);
+    } finally {
+      await kubectl(['-n', 'default', 'delete', 'secret', secret, '--wait=false']);
+    }
+  });
+
   it('refuses to start with a mismatched pair, in one line', async () => {
     const other = path.join(tmp, 'other');
     await makeServingCert(other);
