@@ -207,6 +207,16 @@ describe('server e2e: HTTPS content, certificate rotation, trust', function () {
     expect(trusted.out.join('')).to.include('tls-op.v1.0.0');
   });
 
+  it('kubectl catalog trusts a CA given by the environment (NODE_EXTRA_CA_CERTS)', async () => {
+    const args = ['--import', 'tsx', path.join(repoRoot, 'src', 'cmd', 'kubectl-catalog.ts')];
+    args.push('bundles', 'tls-op', '--catalog', name);
+    const { stdout } = await exec(process.execPath, args, {
+      cwd: repoRoot,
+      env: { ...process.env, NODE_EXTRA_CA_CERTS: path.join(certs, 'ca.crt') },
+    });
+    expect(stdout).to.include('tls-op.v1.0.0');
+  });
+
   it('serves a rotated certificate to new connections, no restart, while a client polls without a failure; a broken pair keeps it', async () => {
     const url = `${base}/api/v1/all`;
     const pid = controller.pid;
