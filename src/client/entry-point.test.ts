@@ -25,9 +25,9 @@ describe('client: the catalogd-ts/client entry point', () => {
     expect(graph.files.length, graph.files.join('\n')).to.be.at.most(25);
   });
 
-  it('loads no npm package but the kubeconfig parser (client-node only for exec users)', () => {
+  it('loads no npm package but the kubeconfig parser (client-node only for exec users, undici only with a content CA)', () => {
     expect(graph.packages).to.deep.equal(['js-yaml']);
-    expect(graph.dynamicPackages).to.deep.equal(['@kubernetes/client-node']);
+    expect(graph.dynamicPackages).to.deep.equal(['@kubernetes/client-node', 'undici']);
   });
 
   it('exports the API types its methods return (a program can name them)', () => {

@@ -4,6 +4,7 @@
 // (package rows, a package's view, which catalog holds a package). Documented in docs/client.md.
 export * from './client.js';
 export * from './content.js';
+export { fetchTrusting, readCertificateAuthority, untrustedReason } from './trust.js';
 export * from './query.js';
 export * from './fbc-types.js';
 export * from './graph.js';

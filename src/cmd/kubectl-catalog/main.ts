@@ -12,6 +12,7 @@ import {
   ContentOmittedError,
   InconsistentListError,
   UnknownBundleError,
+  readCertificateAuthority,
 } from '../../client/index.js';
 import { CommandError, usageError } from '../command-error.js';
 import { bundles } from './commands/bundles.js';
@@ -70,6 +71,11 @@ Options:
                         port-forward: http://localhost:8090); blobs not whole in their objects
                         (lean catalogs, oversized blobs) are read from it (default: the URL in
                         the objects, status.urls.base)
+      --certificate-authority FILE
+                        PEM CA the content server's certificate is verified against (an HTTPS
+                        content server with a private CA; default: the system roots and
+                        NODE_EXTRA_CA_CERTS); through the apiserver's service proxy the
+                        kubeconfig's CA is used
   -h, --help            this help (kubectl catalog show|upgrades -h: that command's)
 `;
 
@@ -84,6 +90,7 @@ const GLOBAL_FLAGS = {
   'no-headers': { type: 'boolean' },
   kubeconfig: { type: 'string' },
   'server-url': { type: 'string' },
+  'certificate-authority': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 const SCOPED_FLAGS = [
@@ -186,14 +193,26 @@ function clientOf(io: Io, values: Values): CatalogClient {
   const serverUrl = values['server-url'] as string | undefined;
   if (serverUrl !== undefined && !URL.canParse(serverUrl))
     throw usageError(`--server-url ${serverUrl}: not a URL (e.g. http://localhost:8090)`);
+  const ca = certificateAuthority(values['certificate-authority'] as string | undefined);
   const make =
     io.client ??
     ((kubeconfig) =>
       new CatalogClient({
         ...(kubeconfig !== undefined && { kubeconfig }),
         ...(serverUrl !== undefined && { serverUrl }),
+        ...(ca !== undefined && { ca }),
       }));
   return make(values.kubeconfig as string | undefined);
+}
+
+/** --certificate-authority FILE read, or undefined without the flag; a bad file is a usage error. */
+function certificateAuthority(file: string | undefined): Buffer | undefined {
+  if (file === undefined) return undefined;
+  try {
+    return readCertificateAuthority(file);
+  } catch (err) {
+    throw usageError((err as Error).message);
+  }
 }
 
 /** Errors the user can act on print their message; anything else its message too, exit 1. */
