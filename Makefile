@@ -7,6 +7,8 @@ SHELL := bash
 
 WITH_NODE = PATH="$$(hack/node.sh)":"$$PATH"
 LOCAL := .local
+# The catalogd-ts image tag of `make image` and `make deploy`.
+TAG ?= local
 
 ##@ General
 .PHONY: help
@@ -99,6 +101,17 @@ cluster-up: controlplane ## Start etcd, kube-apiserver, kube-controller-manager 
 .PHONY: node-up
 node-up: export NODE := 1
 node-up: cluster-up ## cluster-up with the node: scheduler, kubelet, containerd, kube-proxy, CoreDNS (root).
+
+.PHONY: image
+image: ## Build the Containerfile with buildah (base stand-in: hack/base-image.sh) and push it to the local registry as catalogd-ts:$(TAG).
+	hack/image.sh $(TAG)
+
+.PHONY: deploy
+deploy: export NODE := 1
+deploy: controlplane ## Cluster with its node, `make image`, then config/default (2 replicas, overlay in .local/deploy) on the node.
+	hack/cluster.sh up
+	hack/image.sh $(TAG) >/dev/null
+	hack/deploy.sh $(TAG)
 
 .PHONY: cluster-down
 cluster-down: ## Stop everything cluster-up started (the node too).
