@@ -20,10 +20,13 @@ bridge_name=catalogd0
 node_lock=/run/catalogd-ts-node.lock
 node_packages=(containerd runc containernetworking-plugins nftables)
 
-# The address pods reach the host on: the source address of the default route (the node's).
+# The address pods reach the host on: the first global IPv4 address of the default route's
+# interface (the node's).
 node_ip() {
-  ip -4 -o route get 192.0.2.255 2>/dev/null | sed -n 's/.* src \([0-9.]*\).*/\1/p' | head -n1 ||
-    true
+  local dev
+  dev=$(ip -4 route show default | awk '{for (i = 1; i < NF; i++) if ($i == "dev") { print $(i + 1); exit }}')
+  [ -n "$dev" ] || return 0
+  ip -4 -o addr show dev "$dev" scope global | awk '{split($4, a, "/"); print a[1]; exit}'
 }
 
 ensure_node_packages() {
@@ -174,7 +177,7 @@ COREFILE
 
   wait_for kubelet 120 node_ready
   wait_for coredns 60 curl -fsS "http://127.0.0.1:$COREDNS_READY_PORT/ready"
-  wait_for kube-proxy 60 curl -fsS "http://127.0.0.1:$KUBE_PROXY_HEALTHZ_PORT/healthz"
+  wait_for kube-proxy 120 curl -fsS "http://127.0.0.1:$KUBE_PROXY_HEALTHZ_PORT/healthz"
 }
 
 node_ready() {
@@ -191,15 +194,25 @@ node_healthy() {
 # Everything below undoes what the node leaves beyond its processes: containers (and their
 # shims), mounts, the pods' network namespaces and veths, the bridge and kube-proxy's table.
 
-# The shims outlive containerd by design; their PIDs are in containerd's state directory.
-stop_shims() {
-  local f pid
-  for f in "$state"/node/containerd/state/io.containerd.runtime.v2.task/*/*/shim.pid \
-           "$state"/node/containerd/state/io.containerd.runtime.v2.task/*/*/init.pid; do
-    [ -f "$f" ] || continue
-    pid=$(cat "$f")
-    kill -KILL "$pid" 2>/dev/null || true
+# The processes started for this node's containerd: its shims (they outlive containerd by design)
+# name its socket in their command line; each one's containers are its children.
+node_shims() {
+  local p sock="$state/node/containerd.sock"
+  for p in /proc/[0-9]*; do
+    tr '\0' ' ' < "$p/cmdline" 2>/dev/null | grep -qF -- "-address $sock " && echo "${p#/proc/}"
   done
+  return 0
+}
+
+kill_tree() { # kill_tree <pid>: its descendants first, then itself
+  local child
+  for child in $(ps -o pid= --ppid "$1" 2>/dev/null); do kill_tree "$child"; done
+  kill -KILL "$1" 2>/dev/null || true
+}
+
+stop_shims() {
+  local pid
+  for pid in $(node_shims); do kill_tree "$pid"; done
 }
 
 # Stops and removes every pod sandbox through containerd's CRI (the network is torn down by the
@@ -224,14 +237,14 @@ unmount_under() { # unmount_under <dir>...: every mount below, deepest first
   done
 }
 
-# The network namespaces of this node's containers (pods' sandboxes): containerd 1.6 bind-mounts
-# them under /run/netns; matched by the inode of each container's init process's netns.
+# The network namespaces of this node's pods: containerd 1.6 bind-mounts them under /run/netns as
+# cni-<uuid>; matched by the inode of the netns of each shim's children (the containers).
 pod_netns_mounts() {
-  local f pid ino m inodes=()
-  for f in "$state"/node/containerd/state/io.containerd.runtime.v2.task/*/*/init.pid; do
-    [ -f "$f" ] || continue
-    pid=$(cat "$f")
-    ino=$(stat -L -c %i "/proc/$pid/ns/net" 2>/dev/null) && inodes+=("$ino")
+  local shim pid ino m inodes=()
+  for shim in $(node_shims); do
+    for pid in $(ps -o pid= --ppid "$shim" 2>/dev/null); do
+      ino=$(stat -L -c %i "/proc/$pid/ns/net" 2>/dev/null) && inodes+=("$ino")
+    done
   done
   [ ${#inodes[@]} -gt 0 ] || return 0
   for m in /run/netns/*; do
@@ -240,6 +253,22 @@ pod_netns_mounts() {
     printf '%s\n' "${inodes[@]}" | grep -qx "$ino" && echo "$m"
   done
   return 0
+}
+
+# The kubelet's iptables chains (KUBE-FIREWALL drops non-loopback traffic to 127.0.0.0/8, and
+# canaries it watches for flushes), made when the machine has iptables.
+remove_kubelet_iptables() {
+  local ipt t chain
+  for ipt in iptables ip6tables; do
+    command -v "$ipt" >/dev/null 2>&1 || continue
+    while "$ipt" -w -t filter -D INPUT -j KUBE-FIREWALL 2>/dev/null; do :; done
+    while "$ipt" -w -t filter -D OUTPUT -j KUBE-FIREWALL 2>/dev/null; do :; done
+    for t in filter nat mangle; do
+      for chain in KUBE-FIREWALL KUBE-KUBELET-CANARY KUBE-IPTABLES-HINT; do
+        "$ipt" -w -t "$t" -F "$chain" 2>/dev/null && "$ipt" -w -t "$t" -X "$chain" 2>/dev/null || true
+      done
+    done
+  done
 }
 
 stop_node() {
@@ -256,7 +285,10 @@ stop_node() {
     rm -f "$ns"
   done
   unmount_under "$state/node"
+  # The kubelet's pod cgroups (cgroup v1: one tree per controller), empty once the pods are gone.
+  find /sys/fs/cgroup/*/kubepods -depth -type d -exec rmdir {} + 2>/dev/null || true
   if ip link show "$bridge_name" >/dev/null 2>&1; then ip link delete "$bridge_name" 2>/dev/null || true; fi
+  remove_kubelet_iptables
   if command -v nft >/dev/null 2>&1; then
     nft delete table ip kube-proxy 2>/dev/null || true
     nft delete table ip6 kube-proxy 2>/dev/null || true
@@ -270,18 +302,25 @@ check_node_clean() {
   local left=0 p
   for p in /proc/[0-9]*; do
     if tr '\0' ' ' < "$p/cmdline" 2>/dev/null | grep -qF "$state/"; then
-      echo "left: process ${p#/proc/}: $(tr '\0' ' ' < "$p/cmdline" | cut -c1-160)"; left=1
+      echo "left: process ${p#/proc/}: $(tr '\0' ' ' < "$p/cmdline" 2>/dev/null | cut -c1-160)"; left=1
     fi
   done
   if findmnt -rn -o TARGET | grep -qF "$state/"; then
     findmnt -rn -o TARGET | grep -F "$state/" | sed 's/^/left: mount /'; left=1
   fi
   if ip link show "$bridge_name" >/dev/null 2>&1; then echo "left: interface $bridge_name"; left=1; fi
+  # One node per machine: a pod network namespace left is this node's.
+  for p in /run/netns/cni-*; do
+    if [ -e "$p" ]; then echo "left: network namespace $p"; left=1; fi
+  done
   if ip -o link show type veth 2>/dev/null | grep -q "master $bridge_name"; then
     echo "left: veth on $bridge_name"; left=1
   fi
   if command -v nft >/dev/null 2>&1 && nft list table ip kube-proxy >/dev/null 2>&1; then
     echo "left: nftables table ip kube-proxy"; left=1
+  fi
+  if command -v iptables-save >/dev/null 2>&1 && iptables-save 2>/dev/null | grep -q '^:KUBE-'; then
+    echo "left: iptables chains $(iptables-save | sed -n 's/^:\(KUBE-[^ ]*\).*/\1/p' | sort -u | tr '\n' ' ')"; left=1
   fi
   return $left
 }

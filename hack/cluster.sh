@@ -144,7 +144,8 @@ start_apiserver() { # start_apiserver <bin dir>: on the ports of ports.env; wait
     --disable-admission-plugins ServiceAccount)
   [ -z "${NODE_IP:-}" ] || node_args=(--bind-address 0.0.0.0 --advertise-address "$NODE_IP"
     --authorization-mode Node,RBAC --enable-admission-plugins NodeRestriction
-    --kubelet-client-certificate "$pki/admin.crt" --kubelet-client-key "$pki/admin.key")
+    --kubelet-client-certificate "$pki/admin.crt" --kubelet-client-key "$pki/admin.key"
+    --kubelet-preferred-address-types InternalIP)
   start kube-apiserver "$bins/kube-apiserver" \
     --etcd-servers "http://127.0.0.1:$ETCD_PORT" --secure-port "$APISERVER_PORT" "${node_args[@]}" \
     --cert-dir "$state/apiserver-certs" \
@@ -223,6 +224,9 @@ up() {
   start_controller_manager "$bins"
 
   mkdir -p "$state/registry"
+  # With a node, pods pull (containerd) and sync catalogs (the controller) from the node's address.
+  local registry_addr=127.0.0.1
+  [ -z "${NODE_IP:-}" ] || registry_addr=0.0.0.0
   cat > "$state/registry.yml" <<YAML
 version: 0.1
 log: {level: warn}
@@ -230,7 +234,7 @@ storage:
   filesystem: {rootdirectory: $state/registry}
   delete: {enabled: true}
 http:
-  addr: ${NODE_IP:+0.0.0.0}${NODE_IP:-127.0.0.1}:$REGISTRY_PORT
+  addr: $registry_addr:$REGISTRY_PORT
 YAML
   start_registry
 

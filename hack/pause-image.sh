@@ -10,7 +10,7 @@ registry=$1 name=$2
 repo=${name%%:*} tag=${name#*:}
 url="http://$registry/v2/$repo"
 
-curl -fsS -o /dev/null -H 'Accept: application/vnd.oci.image.manifest.v1+json' "$url/manifests/$tag" 2>/dev/null && exit 0
+curl -fs -o /dev/null -H 'Accept: application/vnd.oci.image.manifest.v1+json' "$url/manifests/$tag" 2>/dev/null && exit 0
 
 build_pause() { (cd "$here/pause" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$1" .); }
 # shellcheck source=go-tool.sh
@@ -30,7 +30,7 @@ printf '{"architecture":"amd64","os":"linux","config":{"Entrypoint":["/pause"],"
 push_blob() { # push_blob <file>: prints its digest
   local digest location
   digest=sha256:$(sha256sum "$1" | cut -d' ' -f1)
-  if ! curl -fsS -o /dev/null -I "$url/blobs/$digest"; then
+  if ! curl -fs -o /dev/null -I "$url/blobs/$digest"; then
     location=$(curl -fsS -X POST -D - -o /dev/null "$url/blobs/uploads/" | tr -d '\r' | sed -n 's/^[Ll]ocation: //p')
     case "$location" in http*) ;; *) location="http://$registry$location" ;; esac
     case "$location" in *\?*) location="$location&digest=$digest" ;; *) location="$location?digest=$digest" ;; esac

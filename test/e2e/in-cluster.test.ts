@@ -223,10 +223,12 @@ describe('catalogd-ts deployed on the local node (make image, make deploy)', fun
     const leader = before.find((p) => holder.startsWith(`${p.metadata.name}_`));
     const other = before.find((p) => p !== leader);
     expect(leader && other).to.not.equal(undefined);
-    // The pending update: new content at a new ref, then the leader goes at once.
-    await push(await writeSampleV2(), `${catalog}:v2`);
-    await applyCatalog(catalog, `${process.env.NODE_REGISTRY}/e2e/${catalog}:v2`, {}, 1);
+    // The leader goes, and at once an update is pending: new content at a new ref, which only
+    // the next leader can sync.
+    const v2 = await push(await writeSampleV2(), `${catalog}:v2`);
+    expect(v2).to.contain(`${catalog}:v2`);
     await kubectlOk(['-n', NS, 'delete', 'pod', leader!.metadata.name, '--wait=false']);
+    await applyCatalog(catalog, `${process.env.NODE_REGISTRY}/e2e/${catalog}:v2`, {}, 1);
     const updated = await waitSynced(catalog, synced.status?.contentHash, 240_000);
     expect(updated.status?.contentHash).to.not.equal(synced.status?.contentHash);
     expect(await leaseHolder()).to.match(new RegExp(`^${other!.metadata.name}_`));
