@@ -32,8 +32,19 @@ ensure_packages
 "$here/base-image.sh"
 
 start=$SECONDS
-# --network=host: `npm ci` in the builder stage reaches the npm registry as the host does.
-buildah bud --quiet --layers --pull=never --network=host -f "$root/Containerfile" \
+# --network=host: `npm ci` in the builder stage reaches the npm registry as the host does, and
+# trusts what the host trusts: the host's CA bundle and an npmrc naming it are mounted for the
+# RUN steps only (a machine whose traffic passes a TLS-inspecting proxy needs its CA; neither
+# file ends up in the image).
+mounts=()
+host_ca=/etc/ssl/certs/ca-certificates.crt
+if [ -f "$host_ca" ]; then
+  npmrc=$(mktemp)
+  trap 'rm -f "$npmrc"' EXIT
+  echo "cafile=/run/host-ca.crt" > "$npmrc"
+  mounts=(--volume "$host_ca:/run/host-ca.crt:ro" --volume "$npmrc:/usr/local/etc/npmrc:ro")
+fi
+buildah bud --quiet --layers --pull=never --network=host "${mounts[@]}" -f "$root/Containerfile" \
   -t "catalogd-ts:$tag" "$root" >&2
 buildah push --quiet --tls-verify=false "catalogd-ts:$tag" "docker://$registry/catalogd-ts:$tag" >&2
 echo "image: built and pushed $registry/catalogd-ts:$tag in $((SECONDS - start))s" >&2
