@@ -10,6 +10,7 @@
 // At the end everything but the CRDs is deleted: later suites run their own controllers.
 import { expect } from 'chai';
 import { execFile } from 'node:child_process';
+import http from 'node:http';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { loadAll } from 'js-yaml';
@@ -56,6 +57,21 @@ async function pods(): Promise<Pod[]> {
 const isReady = (p: Pod) =>
   !p.metadata.deletionTimestamp &&
   (p.status.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
+
+/** One GET on a new connection (as a pod's curl or a fresh client would send it). */
+function getOnce(url: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.get(url, { agent: false, timeout: 10_000 }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (d: string) => (body += d));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      res.on('error', reject);
+    });
+    req.on('timeout', () => req.destroy(new Error('timed out')));
+    req.on('error', reject);
+  });
+}
 
 async function leaseHolder(): Promise<string> {
   return kubectlOk([
@@ -179,7 +195,7 @@ describe('catalogd-ts deployed on the local node (make image, make deploy)', fun
   });
 
   it('has one leader: the Lease names one of the pods', async () => {
-    const names = (await pods()).map((p) => p.metadata.name);
+    const names = (await pods()).filter(isReady).map((p) => p.metadata.name);
     const holder = await pollUntil(async () => (await leaseHolder()) || undefined, {
       timeoutMs: 60_000,
       what: 'a Lease holder',
@@ -218,20 +234,34 @@ describe('catalogd-ts deployed on the local node (make image, make deploy)', fun
   });
 
   it('lets the other replica finish a pending update when the leader pod is deleted', async () => {
-    const before = await pods();
+    const before = (await pods()).filter(isReady);
+    expect(before).to.have.length(2);
     const holder = await leaseHolder();
     const leader = before.find((p) => holder.startsWith(`${p.metadata.name}_`));
-    const other = before.find((p) => p !== leader);
-    expect(leader && other).to.not.equal(undefined);
-    // The leader goes, and at once an update is pending: new content at a new ref, which only
-    // the next leader can sync.
-    const v2 = await push(await writeSampleV2(), `${catalog}:v2`);
-    expect(v2).to.contain(`${catalog}:v2`);
-    await kubectlOk(['-n', NS, 'delete', 'pod', leader!.metadata.name, '--wait=false']);
+    expect(leader).to.not.equal(undefined);
+    // A pending update: the ClusterCatalog names content that is not in the registry yet, so
+    // no leader can finish it. The leader goes (after its preStop sleep it releases the Lease);
+    // once another replica holds the Lease (the standby, or the Deployment's replacement pod:
+    // both may win the released Lease) the content appears, and only that one can sync it.
+    const gone = `${leader!.metadata.name}_`;
     await applyCatalog(catalog, `${process.env.NODE_REGISTRY}/e2e/${catalog}:v2`, {}, 1);
+    await kubectlOk(['-n', NS, 'delete', 'pod', leader!.metadata.name, '--wait=false']);
+    const next = await pollUntil(
+      async () => {
+        const h = await leaseHolder();
+        return h && !h.startsWith(gone) ? h : undefined;
+      },
+      { timeoutMs: 150_000, what: `the Lease to pass from ${leader!.metadata.name}` },
+    );
+    await push(await writeSampleV2(), `${catalog}:v2`);
     const updated = await waitSynced(catalog, synced.status?.contentHash, 240_000);
     expect(updated.status?.contentHash).to.not.equal(synced.status?.contentHash);
-    expect(await leaseHolder()).to.match(new RegExp(`^${other!.metadata.name}_`));
+    expect(await leaseHolder()).to.equal(next);
+    const live = (await pods()).filter(isReady).map((p) => `${p.metadata.name}_`);
+    expect(
+      live.some((n) => next.startsWith(n)),
+      `${next} is a Ready pod`,
+    ).to.equal(true);
     synced = updated;
     await kubectlOk(['-n', NS, 'rollout', 'status', 'deployment/catalogd-ts', '--timeout=180s']);
   });
@@ -252,16 +282,17 @@ describe('catalogd-ts deployed on the local node (make image, make deploy)', fun
     let done = false;
     let requests = 0;
     const failures: string[] = [];
-    // The client: bounded (it stops with the rollout, or after 5 minutes at most).
+    // The client: bounded (it stops with the rollout, or after 5 minutes at most). Each request
+    // on a new connection, as Services balance them: a client that keeps one connection open
+    // across the exit of its pod must retry an idempotent GET (docs/deploy.md).
     const client = (async () => {
       const deadline = Date.now() + 5 * 60 * 1000;
       while (!done && Date.now() < deadline) {
         requests++;
         try {
-          const r = await fetch(url, { signal: AbortSignal.timeout(10_000) });
-          const body = await r.text();
+          const r = await getOnce(url);
           if (r.status !== 200) failures.push(`status ${r.status}`);
-          else if (body !== expected) failures.push('other content');
+          else if (r.body !== expected) failures.push('other content');
         } catch (err) {
           failures.push(String(err));
         }
