@@ -199,7 +199,7 @@ node_healthy() {
 node_shims() {
   local p sock="$state/node/containerd.sock"
   for p in /proc/[0-9]*; do
-    tr '\0' ' ' < "$p/cmdline" 2>/dev/null | grep -qF -- "-address $sock " && echo "${p#/proc/}"
+    tr '\0' ' ' 2>/dev/null < "$p/cmdline" | grep -qF -- "-address $sock " && echo "${p#/proc/}"
   done
   return 0
 }
@@ -301,8 +301,8 @@ stop_node() {
 check_node_clean() {
   local left=0 p
   for p in /proc/[0-9]*; do
-    if tr '\0' ' ' < "$p/cmdline" 2>/dev/null | grep -qF "$state/"; then
-      echo "left: process ${p#/proc/}: $(tr '\0' ' ' < "$p/cmdline" 2>/dev/null | cut -c1-160)"; left=1
+    if tr '\0' ' ' 2>/dev/null < "$p/cmdline" | grep -qF "$state/"; then
+      echo "left: process ${p#/proc/}: $(tr '\0' ' ' 2>/dev/null < "$p/cmdline" | cut -c1-160)"; left=1
     fi
   done
   if findmnt -rn -o TARGET | grep -qF "$state/"; then
