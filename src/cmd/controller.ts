@@ -58,6 +58,8 @@ import { requestRetry } from '../util/backoff.js';
 import { PolicyError, signatureChecks } from '../source/signature/index.js';
 import { CommandError, listening } from './command-error.js';
 import { contentPublisher } from './content.js';
+import { checkServerUrlScheme, servingTlsFromFlags, watchServingTls } from './controller-tls.js';
+import { clusterCatalogCRDCheck } from './crd-check.js';
 import {
   catalogMetadataRefs,
   catalogMetadataWriter,
@@ -75,6 +77,9 @@ export const controllerFlags = {
   'health-addr': { type: 'string', default: ':8081' },
   'server-addr': { type: 'string', default: ':8090' },
   'server-url': { type: 'string' },
+  'tls-cert-file': { type: 'string' },
+  'tls-key-file': { type: 'string' },
+  'tls-reload-interval': { type: 'string', default: '10s' },
   'cache-dir': { type: 'string', default: '/var/cache/catalogd' },
   workers: { type: 'string', default: '2' },
   'pull-workers': { type: 'string', default: '16' },
@@ -110,8 +115,13 @@ Reconciles ClusterCatalogs into CatalogMetadata objects and serves catalog conte
   --health-addr HOST:PORT            /healthz and /readyz (default :8081)
   --server-addr HOST:PORT            the HTTP content server (default :8090)
   --server-url URL                   base URL clients reach the content server at, used in
-                                     status.urls.base (default http://<server-addr>, with 127.0.0.1
-                                     for an empty host)
+                                     status.urls.base (default http://<server-addr>, https:// with
+                                     --tls-cert-file, with 127.0.0.1 for an empty host)
+  --tls-cert-file FILE               serve content over HTTPS with this PEM certificate (chain);
+                                     with --tls-key-file; reloaded when the file changes
+                                     (default: plain HTTP)
+  --tls-key-file FILE                the PEM private key of --tls-cert-file
+  --tls-reload-interval DURATION     how often the certificate files are re-read (default 10s)
   --cache-dir DIR                    unpacked images and served content (default /var/cache/catalogd)
   --workers N                        catalogs that parse and write at once (default 2)
   --pull-workers N                   catalog attempts in flight at once, pulling or waiting for
@@ -329,12 +339,26 @@ export async function main(args: string[]): Promise<number> {
       }),
   };
 
+  const tls = await servingTlsFromFlags(flags, realClock);
+  checkServerUrlScheme(flags['server-url'], tls !== undefined);
   const serverUrl =
     flags['server-url'] ??
-    `http://${serverAddr.host === '0.0.0.0' ? '127.0.0.1' : serverAddr.host}:${serverAddr.port}`;
+    `${tls ? 'https' : 'http'}://${serverAddr.host === '0.0.0.0' ? '127.0.0.1' : serverAddr.host}:${serverAddr.port}`;
   const content = await listening('server-addr', flags['server-addr'], () =>
-    contentPublisher({ dir: path.join(cacheDir, 'content'), serverUrl, listen: serverAddr }),
+    contentPublisher({
+      dir: path.join(cacheDir, 'content'),
+      serverUrl,
+      listen: serverAddr,
+      ...(tls && { tls: tls.certificate.current() }),
+    }),
   );
+  const stopTlsWatch =
+    tls &&
+    watchServingTls(tls, (pair) => content.setCertificate(pair), {
+      clock: realClock,
+      registry,
+      log,
+    });
 
   const catalogs = new Resource<ClusterCatalog>(client, {
     group: GROUP,
@@ -347,6 +371,17 @@ export async function main(args: string[]): Promise<number> {
     onError: (err) => log.warn({ err }, 'clustercatalog watch failed; restarting'),
   });
   const events = eventRecorder(client, { component: 'catalogd-ts', instance: identity });
+  // Another ClusterCatalog CRD (OLM v1's) applied over ours prunes our status fields: said in
+  // logs, an event, a metric and every catalog's Progressing message; its end re-queues them.
+  const crdCheck = clusterCatalogCRDCheck({
+    client,
+    registry,
+    log,
+    events,
+    onChange: () => {
+      for (const c of informer.values()) controller.queue?.add(c.metadata.name);
+    },
+  });
   const metadataRefs = new Informer<CatalogMetadataRef>({
     name: 'catalogmetadata',
     listWatch: catalogMetadataRefs(client),
@@ -377,6 +412,7 @@ export async function main(args: string[]): Promise<number> {
       pullTimeoutMs,
       syncSlots: new SyncSlots(workers),
       syncMemo,
+      crdProblem: () => crdCheck.check.problem(),
     },
     cleanup: async (name) => {
       await content.remove(name);
@@ -442,7 +478,10 @@ export async function main(args: string[]): Promise<number> {
     await probes.close();
     await metricsServer.close();
   });
-  shutdown.onShutdown('content server', () => content.close());
+  shutdown.onShutdown('content server', () => {
+    stopTlsWatch?.();
+    return content.close();
+  });
   shutdown.onShutdown('apiserver connections', () => client.close());
   log.info(
     { identity, namespace, server: serverUrl, health: probes.url, metrics: metricsServer.url },
@@ -460,6 +499,7 @@ export async function main(args: string[]): Promise<number> {
   shutdown.onShutdown('interrupts', () => {
     unsubscribeInterrupts();
     unsubscribeMemo();
+    crdCheck.stop();
   });
   // A new signature policy: every catalog is looked at again, a refused one may now be accepted
   // (and one accepted before is verified again: the verifier forgot what the old policy passed).
@@ -472,7 +512,11 @@ export async function main(args: string[]): Promise<number> {
       log.error({ reason: err.message }, 'signature policy not reloaded; the previous one stays'),
   });
   shutdown.onShutdown('signature policy', () => stopPolicyWatch?.());
-  const informerRun = Promise.all([informer.run(signal), metadataRefs.run(signal)]);
+  const informerRun = Promise.all([
+    informer.run(signal),
+    metadataRefs.run(signal),
+    crdCheck.informer.run(signal),
+  ]);
   const replicatorRun = replicator.run(signal);
   let work: Promise<void>;
   if (flags['leader-elect']) {
