@@ -54,7 +54,6 @@ run: build controlplane ## Local cluster + registry (unless KUBECONFIG is set), 
 # `make test` always runs the local cluster with its node (NODE=1: hack/cluster-node.sh), and
 # ends by stopping the cluster and checking that nothing of it is left (a recorded check).
 .PHONY: test
-test: export NODE := 1
 test: deps controlplane ## Install everything and run all checks: verify, unit tests, e2e against a local cluster with a node, cluster left clean.
 	@rm -rf $(LOCAL)/test-results
 	@status=0; \
@@ -63,6 +62,7 @@ test: deps controlplane ## Install everything and run all checks: verify, unit t
 	$(MAKE) --no-print-directory test-e2e || status=1; \
 	hack/record-check.sh cluster-down-clean $(MAKE) --no-print-directory cluster-down-check || status=1; \
 	exit $$status
+test: export NODE := 1
 
 .PHONY: test-unit
 test-unit: deps ## Run the unit tests (no cluster).

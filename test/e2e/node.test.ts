@@ -133,14 +133,8 @@ describe('the local node (NODE=1)', function () {
     await kubectlOk(['-n', ns, 'rollout', 'status', 'deployment/web', '--timeout=180s']);
   });
 
-  it('resolves <service>.<namespace>.svc in a pod and reaches the Service through it', async () => {
-    await kubectlOk(['apply', '-f', '-'], getterPod('dns-get', `http://web.${ns}.svc/`));
-    const { phase, logs } = await podLogsWhenDone('dns-get');
-    expect(logs, logs).to.match(/^web-/);
-    expect(phase).to.equal('Succeeded');
-  });
-
   it('reaches the Service ClusterIP from the host', async () => {
+    // Also the wait for kube-proxy to program the new Service before a pod uses it.
     const ip = await kubectlOk([
       '-n',
       ns,
@@ -155,9 +149,16 @@ describe('the local node (NODE=1)', function () {
         const res = await fetch(`http://${ip}/`, { signal: AbortSignal.timeout(5000) });
         return res.ok ? res.text() : undefined;
       },
-      { timeoutMs: 30_000, what: `GET http://${ip}/` },
+      { timeoutMs: 60_000, what: `GET http://${ip}/` },
     );
     expect(body).to.match(/^web-/);
+  });
+
+  it('resolves <service>.<namespace>.svc in a pod and reaches the Service through it', async () => {
+    await kubectlOk(['apply', '-f', '-'], getterPod('dns-get', `http://web.${ns}.svc/`));
+    const { phase, logs } = await podLogsWhenDone('dns-get');
+    expect(logs, logs).to.match(/^web-/);
+    expect(phase).to.equal('Succeeded');
   });
 
   it('reaches the apiserver from a pod through the kubernetes Service', async () => {
