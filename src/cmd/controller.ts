@@ -16,7 +16,7 @@ import {
 } from '../api/v1/index.js';
 import { ClusterCatalogController } from '../controllers/clustercatalog/controller.js';
 import type { Syncer } from '../controllers/clustercatalog/reconcile.js';
-import { digestToEvict } from '../controllers/clustercatalog/image-cache.js';
+import { digestToEvict, servedDigests } from '../controllers/clustercatalog/image-cache.js';
 import type { CatalogMetadataRef } from '../controllers/clustercatalog/predicates.js';
 import {
   attemptMootBecause,
@@ -44,6 +44,7 @@ import {
 import { DEFAULT_MAX_OBJECT_BYTES, isContentProfile } from '../fbc/index.js';
 import { KubeClient, Resource, eventRecorder, leaseClient } from '../kube/index.js';
 import {
+  DEFAULT_MAX_CACHE_BYTES,
   defaultMinimumRate,
   ImagePuller,
   parseDuration,
@@ -89,6 +90,7 @@ export const controllerFlags = {
   // less controller CPU (bench/README.md); the apiserver's priority and fairness bounds the rest.
   'write-concurrency': { type: 'string', default: '32' },
   'max-object-bytes': { type: 'string', default: String(DEFAULT_MAX_OBJECT_BYTES) },
+  'max-image-cache-bytes': { type: 'string', default: String(DEFAULT_MAX_CACHE_BYTES) },
   'content-profile': { type: 'string', default: CONTENT_PROFILE_FULL },
   'global-pull-secret': { type: 'string' },
   'ca-bundle': { type: 'string' },
@@ -133,6 +135,9 @@ Reconciles ClusterCatalogs into CatalogMetadata objects and serves catalog conte
                                      30 s fails (default 1024; 0: no minimum)
   --write-concurrency N              CatalogMetadata writes in flight per catalog (default 32)
   --max-object-bytes N               larger objects carry spec.contentOmitted (default 1048576)
+  --max-image-cache-bytes N          files the unpacked images may hold together; an image that
+                                     would pass it is refused, the images catalogs serve are kept
+                                     (default 1073741824)
   --content-profile full|lean        what CatalogMetadata objects hold: full, the whole blob
                                      (default); lean, without display-only parts (the package
                                      icon, olm.csv.metadata and olm.bundle.object properties),
@@ -229,6 +234,7 @@ export async function main(args: string[]): Promise<number> {
     throw new CommandError('--pull-min-rate must be a whole number of bytes per second');
   const writeConcurrency = positiveInt('write-concurrency', flags['write-concurrency']);
   const maxObjectBytes = positiveInt('max-object-bytes', flags['max-object-bytes']);
+  const maxCacheBytes = positiveInt('max-image-cache-bytes', flags['max-image-cache-bytes']);
   const contentProfile = flags['content-profile'];
   if (!isContentProfile(contentProfile))
     throw new CommandError(
@@ -288,6 +294,7 @@ export async function main(args: string[]): Promise<number> {
     ...sourceOpts,
     ...(signatures && { signatures: signatures.verifier }),
     minimumRate: { ...defaultMinimumRate, bytesPerSecond: pullMinRate },
+    maxCacheBytes,
     pullSecrets: pullSecretSource(client, {
       ...(flags['global-pull-secret'] && { globalSecret: flags['global-pull-secret'] }),
       namespace: process.env.POD_NAMESPACE ?? namespace,
@@ -399,6 +406,36 @@ export async function main(args: string[]): Promise<number> {
     catalogMetadataAdded,
   );
 
+  // The image cache keeps only what catalogs serve (and what attempts hold): pruned once the
+  // informer has synced, then after each attempt. One prune at a time; a request during one
+  // runs once after it.
+  const latestResolved = new Map<string, string | undefined>();
+  let pruning: Promise<void> | undefined;
+  let pruneAgain = false;
+  const pruneImages = (): void => {
+    if (pruning) {
+      pruneAgain = true;
+      return;
+    }
+    pruning = (async () => {
+      do {
+        pruneAgain = false;
+        const removed = await puller
+          .prune(servedDigests(informer.values(), latestResolved))
+          .catch((err: unknown) => {
+            log.warn({ err }, 'image cache prune failed');
+            return [];
+          });
+        if (removed.length > 0)
+          log.info({ removed }, 'image cache: removed images no catalog serves');
+      } while (pruneAgain);
+      pruning = undefined;
+    })();
+  };
+  void informer.waitForSync().then((synced) => {
+    if (synced) pruneImages();
+  });
+
   const catalogController = new ClusterCatalogController({
     catalogs: informer,
     api: clusterCatalogAPI(catalogs, events),
@@ -416,6 +453,7 @@ export async function main(args: string[]): Promise<number> {
     },
     cleanup: async (name) => {
       await content.remove(name);
+      latestResolved.delete(name);
       // The unpacked image goes too, unless another catalog still uses the same digest.
       const digest = digestToEvict(name, informer.values());
       if (digest) await puller.evict(digest);
@@ -423,6 +461,9 @@ export async function main(args: string[]): Promise<number> {
     removeOrphans: async (name) => void (await syncer.deleteAll(name)),
     onOutcome: (name, outcome) => {
       if (!outcome.error) objectsPerCatalog.set({ catalog: name }, outcome.status.objectCount ?? 0);
+      // After every attempt, synced or failed: a refused image goes unless a catalog serves it.
+      latestResolved.set(name, outcome.status.resolvedSource?.image.ref);
+      pruneImages();
     },
   });
   const controller = new Controller({
