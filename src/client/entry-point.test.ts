@@ -19,9 +19,9 @@ describe('client: the catalogd-ts/client entry point', () => {
     expect(via, 'imports that leave src/client, src/kube, src/api').to.deep.equal([]);
   });
 
-  it('loads no npm package but the kubeconfig parser (client-node only for exec users)', () => {
+  it('loads no npm package but the kubeconfig parser (client-node only for exec users, undici only with a content CA)', () => {
     expect(graph.packages).to.deep.equal(['js-yaml']);
-    expect(graph.dynamicPackages).to.deep.equal(['@kubernetes/client-node']);
+    expect(graph.dynamicPackages).to.deep.equal(['@kubernetes/client-node', 'undici']);
   });
 
   it('is package.json\'s "./client" export, built from src/client/index.ts', () => {

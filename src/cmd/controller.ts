@@ -16,7 +16,7 @@ import {
 } from '../api/v1/index.js';
 import { ClusterCatalogController } from '../controllers/clustercatalog/controller.js';
 import type { Syncer } from '../controllers/clustercatalog/reconcile.js';
-import { digestToEvict } from '../controllers/clustercatalog/image-cache.js';
+import { digestToEvict, servedDigests } from '../controllers/clustercatalog/image-cache.js';
 import type { CatalogMetadataRef } from '../controllers/clustercatalog/predicates.js';
 import {
   attemptMootBecause,
@@ -44,6 +44,7 @@ import {
 import { DEFAULT_MAX_OBJECT_BYTES, isContentProfile } from '../fbc/index.js';
 import { KubeClient, Resource, eventRecorder, leaseClient } from '../kube/index.js';
 import {
+  DEFAULT_MAX_CACHE_BYTES,
   defaultMinimumRate,
   ImagePuller,
   parseDuration,
@@ -58,6 +59,7 @@ import { requestRetry } from '../util/backoff.js';
 import { PolicyError, signatureChecks } from '../source/signature/index.js';
 import { CommandError, listening } from './command-error.js';
 import { contentPublisher } from './content.js';
+import { checkServerUrlScheme, servingTlsFromFlags, watchServingTls } from './controller-tls.js';
 import { clusterCatalogCRDCheck } from './crd-check.js';
 import {
   catalogMetadataRefs,
@@ -76,6 +78,9 @@ export const controllerFlags = {
   'health-addr': { type: 'string', default: ':8081' },
   'server-addr': { type: 'string', default: ':8090' },
   'server-url': { type: 'string' },
+  'tls-cert-file': { type: 'string' },
+  'tls-key-file': { type: 'string' },
+  'tls-reload-interval': { type: 'string', default: '10s' },
   'cache-dir': { type: 'string', default: '/var/cache/catalogd' },
   workers: { type: 'string', default: '2' },
   'pull-workers': { type: 'string', default: '16' },
@@ -85,6 +90,7 @@ export const controllerFlags = {
   // less controller CPU (bench/README.md); the apiserver's priority and fairness bounds the rest.
   'write-concurrency': { type: 'string', default: '32' },
   'max-object-bytes': { type: 'string', default: String(DEFAULT_MAX_OBJECT_BYTES) },
+  'max-image-cache-bytes': { type: 'string', default: String(DEFAULT_MAX_CACHE_BYTES) },
   'content-profile': { type: 'string', default: CONTENT_PROFILE_FULL },
   'global-pull-secret': { type: 'string' },
   'ca-bundle': { type: 'string' },
@@ -111,8 +117,13 @@ Reconciles ClusterCatalogs into CatalogMetadata objects and serves catalog conte
   --health-addr HOST:PORT            /healthz and /readyz (default :8081)
   --server-addr HOST:PORT            the HTTP content server (default :8090)
   --server-url URL                   base URL clients reach the content server at, used in
-                                     status.urls.base (default http://<server-addr>, with 127.0.0.1
-                                     for an empty host)
+                                     status.urls.base (default http://<server-addr>, https:// with
+                                     --tls-cert-file, with 127.0.0.1 for an empty host)
+  --tls-cert-file FILE               serve content over HTTPS with this PEM certificate (chain);
+                                     with --tls-key-file; reloaded when the file changes
+                                     (default: plain HTTP)
+  --tls-key-file FILE                the PEM private key of --tls-cert-file
+  --tls-reload-interval DURATION     how often the certificate files are re-read (default 10s)
   --cache-dir DIR                    unpacked images and served content (default /var/cache/catalogd)
   --workers N                        catalogs that parse and write at once (default 2)
   --pull-workers N                   catalog attempts in flight at once, pulling or waiting for
@@ -124,6 +135,9 @@ Reconciles ClusterCatalogs into CatalogMetadata objects and serves catalog conte
                                      30 s fails (default 1024; 0: no minimum)
   --write-concurrency N              CatalogMetadata writes in flight per catalog (default 32)
   --max-object-bytes N               larger objects carry spec.contentOmitted (default 1048576)
+  --max-image-cache-bytes N          files the unpacked images may hold together; an image that
+                                     would pass it is refused, the images catalogs serve are kept
+                                     (default 1073741824)
   --content-profile full|lean        what CatalogMetadata objects hold: full, the whole blob
                                      (default); lean, without display-only parts (the package
                                      icon, olm.csv.metadata and olm.bundle.object properties),
@@ -220,6 +234,7 @@ export async function main(args: string[]): Promise<number> {
     throw new CommandError('--pull-min-rate must be a whole number of bytes per second');
   const writeConcurrency = positiveInt('write-concurrency', flags['write-concurrency']);
   const maxObjectBytes = positiveInt('max-object-bytes', flags['max-object-bytes']);
+  const maxCacheBytes = positiveInt('max-image-cache-bytes', flags['max-image-cache-bytes']);
   const contentProfile = flags['content-profile'];
   if (!isContentProfile(contentProfile))
     throw new CommandError(
@@ -279,6 +294,7 @@ export async function main(args: string[]): Promise<number> {
     ...sourceOpts,
     ...(signatures && { signatures: signatures.verifier }),
     minimumRate: { ...defaultMinimumRate, bytesPerSecond: pullMinRate },
+    maxCacheBytes,
     pullSecrets: pullSecretSource(client, {
       ...(flags['global-pull-secret'] && { globalSecret: flags['global-pull-secret'] }),
       namespace: process.env.POD_NAMESPACE ?? namespace,
@@ -330,12 +346,26 @@ export async function main(args: string[]): Promise<number> {
       }),
   };
 
+  const tls = await servingTlsFromFlags(flags, realClock);
+  checkServerUrlScheme(flags['server-url'], tls !== undefined);
   const serverUrl =
     flags['server-url'] ??
-    `http://${serverAddr.host === '0.0.0.0' ? '127.0.0.1' : serverAddr.host}:${serverAddr.port}`;
+    `${tls ? 'https' : 'http'}://${serverAddr.host === '0.0.0.0' ? '127.0.0.1' : serverAddr.host}:${serverAddr.port}`;
   const content = await listening('server-addr', flags['server-addr'], () =>
-    contentPublisher({ dir: path.join(cacheDir, 'content'), serverUrl, listen: serverAddr }),
+    contentPublisher({
+      dir: path.join(cacheDir, 'content'),
+      serverUrl,
+      listen: serverAddr,
+      ...(tls && { tls: tls.certificate.current() }),
+    }),
   );
+  const stopTlsWatch =
+    tls &&
+    watchServingTls(tls, (pair) => content.setCertificate(pair), {
+      clock: realClock,
+      registry,
+      log,
+    });
 
   const catalogs = new Resource<ClusterCatalog>(client, {
     group: GROUP,
@@ -376,6 +406,36 @@ export async function main(args: string[]): Promise<number> {
     catalogMetadataAdded,
   );
 
+  // The image cache keeps only what catalogs serve (and what attempts hold): pruned once the
+  // informer has synced, then after each attempt. One prune at a time; a request during one
+  // runs once after it.
+  const latestResolved = new Map<string, string | undefined>();
+  let pruning: Promise<void> | undefined;
+  let pruneAgain = false;
+  const pruneImages = (): void => {
+    if (pruning) {
+      pruneAgain = true;
+      return;
+    }
+    pruning = (async () => {
+      do {
+        pruneAgain = false;
+        const removed = await puller
+          .prune(servedDigests(informer.values(), latestResolved))
+          .catch((err: unknown) => {
+            log.warn({ err }, 'image cache prune failed');
+            return [];
+          });
+        if (removed.length > 0)
+          log.info({ removed }, 'image cache: removed images no catalog serves');
+      } while (pruneAgain);
+      pruning = undefined;
+    })();
+  };
+  void informer.waitForSync().then((synced) => {
+    if (synced) pruneImages();
+  });
+
   const catalogController = new ClusterCatalogController({
     catalogs: informer,
     api: clusterCatalogAPI(catalogs, events),
@@ -393,6 +453,7 @@ export async function main(args: string[]): Promise<number> {
     },
     cleanup: async (name) => {
       await content.remove(name);
+      latestResolved.delete(name);
       // The unpacked image goes too, unless another catalog still uses the same digest.
       const digest = digestToEvict(name, informer.values());
       if (digest) await puller.evict(digest);
@@ -400,6 +461,9 @@ export async function main(args: string[]): Promise<number> {
     removeOrphans: async (name) => void (await syncer.deleteAll(name)),
     onOutcome: (name, outcome) => {
       if (!outcome.error) objectsPerCatalog.set({ catalog: name }, outcome.status.objectCount ?? 0);
+      // After every attempt, synced or failed: a refused image goes unless a catalog serves it.
+      latestResolved.set(name, outcome.status.resolvedSource?.image.ref);
+      pruneImages();
     },
   });
   const controller = new Controller({
@@ -455,7 +519,10 @@ export async function main(args: string[]): Promise<number> {
     await probes.close();
     await metricsServer.close();
   });
-  shutdown.onShutdown('content server', () => content.close());
+  shutdown.onShutdown('content server', () => {
+    stopTlsWatch?.();
+    return content.close();
+  });
   shutdown.onShutdown('apiserver connections', () => client.close());
   log.info(
     { identity, namespace, server: serverUrl, health: probes.url, metrics: metricsServer.url },
