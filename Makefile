@@ -80,6 +80,10 @@ bench: build controlplane ## Run the benchmarks (SPEC §7); writes bench/results
 cosign: ## Build (once, cached outside the repo) the cosign the signature e2e tests sign with.
 	@hack/cosign.sh >/dev/null
 
+.PHONY: olmv1
+olmv1: ## Build (once, cached outside the repo) operator-controller and upstream catalogd v1.5.1 (docs/olmv1.md).
+	@hack/olmv1/build.sh >/dev/null
+
 .PHONY: chromium
 chromium: ## Install Debian's chromium for the browser e2e tests (kubectl catalog ui), when missing.
 	@hack/chromium.sh
