@@ -38,8 +38,10 @@ const NS = 'catalogd-system';
 const overlay = path.join(repoRoot, '.local', 'deploy');
 // hack/deploy.sh's overlay with the config/tls component (written by the HTTPS case).
 const tlsOverlay = path.join(repoRoot, '.local', 'deploy-tls');
-const tagA = 'e2e-a';
-const tagB = 'e2e-b';
+// Tags new to each run: the Deployment pulls IfNotPresent, so a fixed tag on a reused cluster
+// would run the node's copy of an earlier run's image instead of this tree's.
+const tagA = uniqueName('e2e-a');
+const tagB = uniqueName('e2e-b');
 
 interface Pod {
   metadata: { name: string; deletionTimestamp?: string };
