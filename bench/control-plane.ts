@@ -13,7 +13,7 @@ import { format, resolveConfig } from 'prettier';
 import { ANNOTATION_CONTENT_PROFILE, GROUP, VERSION } from '../src/api/v1/index.js';
 import type { ContentProfile } from '../src/api/v1/index.js';
 import { catalogCost } from '../src/cmd/render-cost.js';
-import { renderTarget } from '../src/cmd/render.js';
+import { renderTarget } from '../src/cmd/render-target.js';
 import { pushCatalog } from '../src/source/index.js';
 import { scanCatalog } from '../src/sync/index.js';
 import type { CostModel, CostSample } from '../src/sync/cost-model.js';

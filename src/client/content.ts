@@ -5,7 +5,7 @@
 // (contentOmitted.url) and checked against the object's content-hash annotation.
 import type { CatalogMetadata, ContentPart } from '../api/v1/index.js';
 import { ANNOTATION_CONTENT_HASH } from '../api/v1/index.js';
-import { blobHash, canonicalize } from '../fbc/canonical.js';
+import { blobHash, canonicalize } from '../api/v1/index.js';
 import type { AnyBlob } from './fbc-types.js';
 
 /** spec.content is the whole blob. */

@@ -13,6 +13,7 @@ import {
   CONTENT_PROFILES,
   GROUP,
   VERSION,
+  isContentProfile,
 } from '../api/v1/index.js';
 import { ClusterCatalogController } from '../controllers/clustercatalog/controller.js';
 import type { Syncer } from '../controllers/clustercatalog/reconcile.js';
@@ -41,7 +42,7 @@ import {
   syncedCheck,
   watch,
 } from '../controllers/runtime/index.js';
-import { DEFAULT_MAX_OBJECT_BYTES, isContentProfile } from '../fbc/index.js';
+import { DEFAULT_MAX_OBJECT_BYTES } from '../fbc/index.js';
 import { KubeClient, Resource, eventRecorder, leaseClient } from '../kube/index.js';
 import {
   defaultMinimumRate,
@@ -60,7 +61,7 @@ import { CommandError, listening } from './command-error.js';
 import { contentPublisher } from './content.js';
 import {
   catalogMetadataRefs,
-  catalogMetadataWriter,
+  apiserverCatalogMetadataWriter,
   clusterCatalogAPI,
   pullSecretSource,
 } from './kube-ports.js';
@@ -292,7 +293,7 @@ export async function main(args: string[]): Promise<number> {
   const spoolDir = path.join(cacheDir, 'sync', os.hostname());
   await rm(spoolDir, { recursive: true, force: true });
   await mkdir(spoolDir, { recursive: true });
-  const writer = catalogMetadataWriter(client);
+  const writer = apiserverCatalogMetadataWriter(client);
   // Writes are counted per catalog: on a cluster with several catalogs, which one causes writes
   // is the question (and a catalog's orphans, removed here, count as that catalog's).
   const countedWriter = (catalog: string): CatalogMetadataWriter => {

@@ -7,8 +7,8 @@ import { CONTENT_PROFILES } from '../api/v1/index.js';
 import type { CostModel, ProfileCost } from '../sync/cost-model.js';
 import { COST_MODEL, predictCost } from '../sync/cost-model.js';
 import { scanCatalog } from '../sync/index.js';
-import type { RenderOptions } from './render.js';
-import { renderTarget } from './render.js';
+import type { RenderOptions } from './render-target.js';
+import { renderTarget } from './render-target.js';
 
 export interface ProfileCostReport extends Partial<ProfileCost> {
   objects: number;

@@ -5,3 +5,4 @@ export * from './conditions.js';
 export * from './imageref.js';
 export * from './metadatalabel.js';
 export * from './identity.js';
+export * from './canonical.js';

@@ -9,7 +9,7 @@ import type { ReconcileDeps, ReconcileOutcome } from './ports.js';
 import { removeIfUnavailable } from './steps/availability.js';
 import { checkContentProfile } from './steps/content-profile.js';
 import { rememberSync, reuseUnchangedSync } from './steps/memo.js';
-import { planSync } from './steps/plan.js';
+import { scanAndPlan } from './steps/plan.js';
 import { prepareContent } from './steps/prepare.js';
 import { publishContent } from './steps/publish.js';
 import { resolveAndPull } from './steps/resolve.js';
@@ -27,7 +27,7 @@ export * from './ports.js';
  */
 export const SYNC_STEPS: ReadonlyArray<(state: ReconcileState) => Promise<void>> = [
   takeSyncSlot,
-  planSync,
+  scanAndPlan,
   prepareContent,
   writeObjects,
   publishContent,

@@ -6,7 +6,7 @@
 import type { CounterConfiguration, GaugeConfiguration, HistogramConfiguration } from 'prom-client';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { QueueMetricsSink, WorkQueue } from './queue.js';
-import type { ReconcileObserver, ReconcileOutcome } from './workers.js';
+import type { ReconcileObserver, ReconcileResultLabel } from './workers.js';
 import { isTerminal } from '../../util/errors.js';
 
 export interface MetricsRegistryOptions {
@@ -162,7 +162,7 @@ export class RuntimeMetrics {
     return {
       reconciled: (
         _key: string,
-        outcome: ReconcileOutcome,
+        outcome: ReconcileResultLabel,
         durationMs: number,
         error?: unknown,
       ) => {
