@@ -19,7 +19,8 @@ import { scanCatalog } from '../src/sync/index.js';
 import type { CostModel, CostSample } from '../src/sync/cost-model.js';
 import { fitCoefficients, predictCost } from '../src/sync/cost-model.js';
 import { generateCatalog } from '../test/support/fbcgen.js';
-import { Api, pool } from './lib/api.js';
+import { mapBounded } from '../src/util/bounded.js';
+import { Api } from './lib/api.js';
 import { latencyProbe } from './lib/latency.js';
 import { median, percentile } from './lib/stats.js';
 
@@ -348,7 +349,7 @@ async function measureConfigMaps(
     if (!h.reuse) await h.etcd.compactDefrag();
     const etcdBefore = (await h.etcd.status()).dbSize;
     const client = h.api.withSockets(16);
-    await pool(blobs, 16, async (body) => {
+    await mapBounded(blobs, 16, async (body) => {
       const r = await client.request('POST', `/api/v1/namespaces/${BASELINE_NS}/configmaps`, body);
       if (r.status !== 201) throw new Error(`ConfigMap POST: ${r.status} ${r.body.slice(0, 300)}`);
     });

@@ -44,7 +44,8 @@ import { freePort } from '../test/support/controller.js';
 import { generateCatalog } from '../test/support/fbcgen.js';
 import { controlPlaneMarkdown, controlPlaneTargets, measureControlPlane } from './control-plane.js';
 import type { BenchHooks } from './control-plane.js';
-import { Api, pool } from './lib/api.js';
+import { mapBounded } from '../src/util/bounded.js';
+import { Api } from './lib/api.js';
 import type { WatchEvent } from './lib/api.js';
 import { median } from './lib/stats.js';
 
@@ -721,7 +722,7 @@ async function rawPosts(
   await Promise.all(Array.from({ length: concurrency }, () => client.request('GET', '/version')));
   const served0 = await apiserverPostSeconds(api);
   const t0 = performance.now();
-  await pool(bodies, concurrency, async (b) => {
+  await mapBounded(bodies, concurrency, async (b) => {
     const r = await client.request('POST', CM, b, 'application/json', accept);
     // 409: a POST retried after a reset connection had been applied (names are fresh).
     if (r.status !== 201 && r.status !== 409)

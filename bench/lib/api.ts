@@ -185,16 +185,3 @@ export class Api {
     return { stop: () => req.destroy() };
   }
 }
-
-/** Runs `fn` over `items` with at most `limit` in flight; rejects on the first failure. */
-export async function pool<T>(
-  items: readonly T[],
-  limit: number,
-  fn: (item: T) => Promise<void>,
-): Promise<void> {
-  let next = 0;
-  async function worker(): Promise<void> {
-    while (next < items.length) await fn(items[next++]!);
-  }
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-}

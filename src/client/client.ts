@@ -15,7 +15,8 @@ import {
 import type { KubeClientOptions, ObjectMetadata } from '../kube/index.js';
 import { KubeClient, Resource, isNotFound } from '../kube/index.js';
 import type { ContentFetchOptions, FullContent, PartialContent } from './content.js';
-import { contentOf, fetchWholeBlob, mapBounded } from './content.js';
+import { mapBounded } from '../util/bounded.js';
+import { contentOf, fetchWholeBlob } from './content.js';
 import type { AnyBlob, BundleBlob, ChannelBlob, PackageBlob } from './fbc-types.js';
 import { SCHEMA_BUNDLE, isBundleBlob } from './fbc-types.js';
 import { channelHead } from './graph.js';

@@ -174,24 +174,3 @@ function causeText(err: unknown): string {
   const why = e.cause?.code ?? e.cause?.message;
   return why ? `${e.message} (${why})` : (e.message ?? String(err));
 }
-
-/**
- * Runs `fn` over `items` with at most `limit` calls at a time; results in input order. Bounds
- * what a command fetches at once, however many blobs it needs.
- */
-export async function mapBounded<T, R>(
-  items: readonly T[],
-  limit: number,
-  fn: (item: T) => Promise<R>,
-): Promise<R[]> {
-  const out: R[] = new Array<R>(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await fn(items[i]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return out;
-}

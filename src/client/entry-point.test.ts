@@ -10,8 +10,8 @@ import { importGraph, REPO_ROOT } from '../../test/support/import-graph.js';
 describe('client: the catalogd-ts/client entry point', () => {
   const graph = importGraph('src/client/index.ts');
 
-  it('loads no npm package but the kubeconfig parser (client-node only for exec users)', () => {
-    expect(graph.packages).to.deep.equal(['js-yaml']);
+  it('loads no npm package but the kubeconfig parser and the concurrency cap (client-node only for exec users)', () => {
+    expect(graph.packages).to.deep.equal(['js-yaml', 'p-limit']);
     expect(graph.dynamicPackages).to.deep.equal(['@kubernetes/client-node']);
   });
 

@@ -67,7 +67,7 @@ import {
 } from './kube-ports.js';
 import { textLogDestination } from './log-text.js';
 
-export const controllerFlags = {
+const controllerFlags = {
   kubeconfig: { type: 'string' },
   'leader-elect': { type: 'boolean', default: true },
   'leader-election-namespace': { type: 'string' },

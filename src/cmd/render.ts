@@ -98,7 +98,7 @@ function yamlSafeJson(json: string): string {
   );
 }
 
-export function renderObject(obj: CatalogMetadata, blob: Blob, output: Output): string {
+function renderObject(obj: CatalogMetadata, blob: Blob, output: Output): string {
   if (obj.spec.content === undefined) {
     // Content omitted: a small object, printed as it is.
     if (output === 'yaml') return dump(obj, { ...DUMP_OPTIONS, sortKeys: true });

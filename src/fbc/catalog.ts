@@ -32,7 +32,7 @@ export interface Blob {
 }
 
 /** Schemas whose identity must be unique (operator-registry's model rejects repeats). */
-export const UNIQUE_IDENTITY_SCHEMAS: ReadonlySet<string> = new Set([
+const UNIQUE_IDENTITY_SCHEMAS: ReadonlySet<string> = new Set([
   'olm.package',
   'olm.channel',
   'olm.bundle',

@@ -7,7 +7,7 @@ import ignore from 'ignore';
 import type { Ignore } from 'ignore';
 import { FbcError } from './errors.js';
 
-export const INDEX_IGNORE = '.indexignore';
+const INDEX_IGNORE = '.indexignore';
 
 /** The directory access the walker needs; tests inject an in-memory one. */
 export interface DirReader {

@@ -52,7 +52,7 @@ export interface RequestOptions {
 }
 
 /** requestRetry's waits (src/util/backoff.ts) in real time, for callers that inject none. */
-export const defaultRequestRetry: RequestRetry = {
+const defaultRequestRetry: RequestRetry = {
   retryDelay: (attempt, retryAfterMs) => requestRetryDelay(attempt, retryAfterMs),
   sleep: (ms, signal) => delay(ms, undefined, signal ? { signal } : {}),
 };

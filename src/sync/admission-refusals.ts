@@ -6,7 +6,7 @@
 // writes nothing while the refusal persists.
 import { isInvalid as isAdmissionRefusal } from '../kube/errors.js';
 import type { CatalogMetadataWriter } from './writer-port.js';
-import { runBounded } from './bounded.js';
+import { runBounded } from '../util/bounded.js';
 import { SyncWriteError } from './writer-port.js';
 import type { SpooledWrite, WriteSpool } from './spool.js';
 

@@ -75,7 +75,7 @@ export interface CatalogMetadataWriterOptions {
   maxRememberedSpecs?: number;
 }
 
-export function catalogMetadataSelector(catalog: string): string {
+function catalogMetadataSelector(catalog: string): string {
   return `${LABEL_CATALOG}=${labelValue(catalog)}`;
 }
 

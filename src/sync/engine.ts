@@ -24,7 +24,7 @@ import { isUpToDate, noteSpecAgreement, specDigest } from './drift.js';
 import { metadataFingerprint, planSync } from './plan.js';
 import type { AdmissionRefusals } from './admission-refusals.js';
 import { checkRememberedRefusal } from './admission-refusals.js';
-import { runBounded } from './bounded.js';
+import { runBounded } from '../util/bounded.js';
 import type { SpooledWrite } from './spool.js';
 import { WriteSpool } from './spool.js';
 import { storedObjectBytes } from './stored-bytes.js';
@@ -93,13 +93,6 @@ export interface ScanResult {
   storedBytes: number;
 }
 
-export interface SyncResult extends ScanResult {
-  created: number;
-  updated: number;
-  deleted: number;
-  unchanged: number;
-}
-
 export function ownerReference(catalog: { name: string; uid: string }): OwnerReference {
   return {
     apiVersion: API_VERSION,
@@ -121,7 +114,7 @@ function buildObject(blob: Blob, target: SyncTarget): CatalogMetadata {
 }
 
 /** Client-side validation of an object before anything is written (SPEC §3.3). */
-export function validateObject(obj: CatalogMetadata, maxObjectBytes: number): string | undefined {
+function validateObject(obj: CatalogMetadata, maxObjectBytes: number): string | undefined {
   const name = obj.metadata.name;
   if (!isDNS1123Subdomain(name))
     return `object name ${JSON.stringify(name)} is not a DNS-1123 subdomain`;

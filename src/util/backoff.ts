@@ -79,7 +79,7 @@ export function backoffDelay(policy: RetryPolicy, attempt: number, retryAfterMs?
 }
 
 /** The apiserver client's retries: 200 ms → 400 ms → … → 5 s. */
-export const apiserverRetryPolicy: Omit<RetryPolicy, 'attempts'> = {
+const apiserverRetryPolicy: Omit<RetryPolicy, 'attempts'> = {
   baseDelayMs: 200,
   maxDelayMs: 5000,
 };

@@ -25,7 +25,7 @@ export * from './ports.js';
  * The steps of a sync after the resolve step, in order; each reads what the ones before it put
  * in the state. Skipped when the memo says the last sync stands (steps/memo.ts).
  */
-export const SYNC_STEPS: ReadonlyArray<(state: ReconcileState) => Promise<void>> = [
+const SYNC_STEPS: ReadonlyArray<(state: ReconcileState) => Promise<void>> = [
   takeSyncSlot,
   scanAndPlan,
   prepareContent,

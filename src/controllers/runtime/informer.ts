@@ -50,14 +50,14 @@ export interface ObjectWithMeta {
 }
 
 /** "namespace/name" for namespaced objects, "name" for cluster-scoped ones (client-go's MetaNamespaceKeyFunc). */
-export function metaNamespaceKey(obj: ObjectWithMeta): string {
+function metaNamespaceKey(obj: ObjectWithMeta): string {
   const name = obj.metadata?.name;
   if (name === undefined || name === '') throw new Error('object has no metadata.name');
   const ns = obj.metadata?.namespace;
   return ns ? `${ns}/${name}` : name;
 }
 
-export function metaResourceVersion(obj: ObjectWithMeta): string | undefined {
+function metaResourceVersion(obj: ObjectWithMeta): string | undefined {
   return obj.metadata?.resourceVersion;
 }
 

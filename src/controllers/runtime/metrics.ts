@@ -27,14 +27,14 @@ export function newCounter<L extends string>(
   return new Counter<L>({ ...config, registers: [registry] });
 }
 
-export function newGauge<L extends string>(
+function newGauge<L extends string>(
   registry: Registry,
   config: Omit<GaugeConfiguration<L>, 'registers'>,
 ): Gauge<L> {
   return new Gauge<L>({ ...config, registers: [registry] });
 }
 
-export function newHistogram<L extends string>(
+function newHistogram<L extends string>(
   registry: Registry,
   config: Omit<HistogramConfiguration<L>, 'registers'>,
 ): Histogram<L> {
