@@ -9,7 +9,6 @@ import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { dump, load } from 'js-yaml';
-import { format, resolveConfig } from 'prettier';
 import { ANNOTATION_CONTENT_PROFILE, GROUP, VERSION } from '../src/api/v1/index.js';
 import type { ContentProfile } from '../src/api/v1/index.js';
 import { catalogCost } from '../src/cmd/render-cost.js';
@@ -17,7 +16,8 @@ import { renderTarget } from '../src/cmd/render-target.js';
 import { pushCatalog } from '../src/source/index.js';
 import { scanCatalog } from '../src/sync/index.js';
 import type { CostModel, CostSample } from '../src/sync/cost-model.js';
-import { fitCoefficients, predictCost } from '../src/sync/cost-model.js';
+import { fitCostModel, predictCost } from '../src/sync/cost-model.js';
+import { writeCostModel } from './lib/cost-model-file.js';
 import { generateCatalog } from '../test/support/fbcgen.js';
 import { mapBounded } from '../src/util/bounded.js';
 import { Api } from './lib/api.js';
@@ -604,10 +604,10 @@ export async function measureControlPlane(h: BenchHooks): Promise<Record<string,
   other.api.close();
 
   // The coefficients this run measured, and how well the checked-in ones predict this run.
-  const fitted: CostModel = {
-    measuredBy: measuredBy(h, catalogs),
-    profiles: Object.fromEntries(profiles.map((p) => [p, fitCoefficients(samples[p])])),
-  };
+  const fitted: CostModel = fitCostModel(
+    measuredBy(h, catalogs),
+    Object.fromEntries(profiles.map((p) => [p, samples[p]])),
+  );
   const prediction = catalogs.map((cat) => {
     const measured = byCatalog[cat.id]!;
     return {
@@ -640,7 +640,7 @@ export async function measureControlPlane(h: BenchHooks): Promise<Record<string,
       ),
     };
   });
-  if (process.env.BENCH_UPDATE_COST_MODEL === '1') await updateCostModel(h.root, fitted);
+  if (process.env.BENCH_UPDATE_COST_MODEL === '1') await writeCostModel(h.root, fitted);
   await writeFile(
     path.join(h.root, 'bench', 'results', 'cost-model.json'),
     JSON.stringify(fitted, null, 2) + '\n',
@@ -684,21 +684,6 @@ function measuredBy(h: BenchHooks, catalogs: CatalogUnderTest[]): string {
   const day = new Date().toISOString().slice(0, 10);
   const what = catalogs.map((c) => `${c.id} (${c.objects} objects)`).join(', ');
   return `make bench ${day}, BENCH_ONLY=controlPlane BENCH_SIZES=${h.sizeMB}: ${what}`;
-}
-
-/** Rewrites the COST_MODEL block of src/sync/cost-model.ts with this run's coefficients. */
-async function updateCostModel(root: string, model: CostModel): Promise<void> {
-  const file = path.join(root, 'src', 'sync', 'cost-model.ts');
-  const text = await readFile(file, 'utf8');
-  const begin = text.indexOf('// COST_MODEL:BEGIN');
-  const end = text.indexOf('// COST_MODEL:END');
-  if (begin < 0 || end < begin) throw new Error(`${file}: no COST_MODEL markers`);
-  const line = text.indexOf('\n', begin) + 1;
-  const block = `export const COST_MODEL: CostModel = ${JSON.stringify(model, null, 2)};\n`;
-  const next = text.slice(0, line) + block + text.slice(end);
-  // Formatted as `make lint` checks it.
-  const options = (await resolveConfig(file)) ?? {};
-  await writeFile(file, await format(next, { ...options, filepath: file }));
 }
 
 /** The issue 25 targets this section checks (null: not measured in this run). */
