@@ -20,11 +20,11 @@ import { fitCostModel, predictCost } from '../src/sync/cost-model.js';
 import { writeCostModel } from './lib/cost-model-file.js';
 import { generateCatalog } from '../test/support/fbcgen.js';
 import { mapBounded } from '../src/util/bounded.js';
-import { Api } from './lib/api.js';
+import { Api, CC } from './lib/api.js';
+import { stateOf, succeeded } from './lib/catalogs.js';
 import { latencyProbe } from './lib/latency.js';
 import { median, percentile } from './lib/stats.js';
 
-const CC = `/apis/${GROUP}/${VERSION}/clustercatalogs`;
 /** The controller's ServiceAccount (config/rbac), which config/flowcontrol's FlowSchema matches. */
 const CONTROLLER_NS = 'catalogd-system';
 const CONTROLLER_SA = 'catalogd-ts';
@@ -225,16 +225,6 @@ interface CatalogStatus {
   };
 }
 
-function succeeded(c: CatalogStatus): boolean {
-  const p = c.status?.conditions?.find((x) => x.type === 'Progressing');
-  return (
-    p?.reason === 'Succeeded' &&
-    p.observedGeneration === c.metadata.generation &&
-    c.status?.contentHash !== undefined &&
-    !c.status.syncingTo
-  );
-}
-
 /**
  * Creates the ClusterCatalog and polls it (once a second, as the bench's admin) until it has
  * synced; returns the object count, and the seconds from creation and from the first status with
@@ -253,7 +243,7 @@ async function syncCatalog(
   for (;;) {
     const c = await h.api.json<CatalogStatus>('GET', `${CC}/${name}`);
     if (c.status?.syncingTo && writingAt === undefined) writingAt = performance.now();
-    if (succeeded(c)) {
+    if (succeeded(stateOf(c))) {
       const now = performance.now();
       return {
         objects: c.status?.objectCount ?? 0,

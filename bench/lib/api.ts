@@ -5,7 +5,14 @@ import { readFileSync } from 'node:fs';
 import https from 'node:https';
 import path from 'node:path';
 import { load } from 'js-yaml';
+import { CATALOG_METADATA_PLURAL, GROUP, VERSION } from '../../src/api/v1/index.js';
 import { LineSplitter } from '../../src/kube/json-lines.js';
+
+/** The API paths of CatalogMetadata and ClusterCatalogs. */
+export const CM = `/apis/${GROUP}/${VERSION}/${CATALOG_METADATA_PLURAL}`;
+export const CC = `/apis/${GROUP}/${VERSION}/clustercatalogs`;
+/** What the controller's drift watch and its writes ask for. */
+export const METADATA_ONLY = 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1';
 
 export interface Response {
   status: number;
