@@ -123,13 +123,13 @@ export interface ColdSyncContext {
 
 /** The cold sync of a generated catalog of `sizeMB`. */
 export async function coldSync(ctx: ColdSyncContext, sizeMB: number): Promise<ColdResult> {
-  const { api, etcd, kubeconfig, registry, work, logDir, largest, resetControlPlane } = ctx;
-  const { results, started } = ctx;
+  const { api, registry, work, resetControlPlane } = ctx;
   log(`--- ${sizeMB} MB catalog ---`);
   const dir = path.join(work, `fbc-${sizeMB}`);
   const gen = await generateCatalog(dir, { seed: 1, sizeMB });
   const { ref } = await pushCatalog(dir, `${registry}/bench/catalog-${sizeMB}:v1`);
   log(`generated and pushed ${(gen.bytes / MB).toFixed(1)} MB: ${ref}`);
+  const image: SizedCatalog = { sizeMB, dir, ref };
 
   // Phases measured directly with the controller's own library pieces (see README).
   const pullCache = await mkdtemp(path.join(os.tmpdir(), 'catalogd-bench-pull-'));
@@ -149,161 +149,13 @@ export async function coldSync(ctx: ColdSyncContext, sizeMB: number): Promise<Co
     `library phases: pull ${pullSeconds.toFixed(2)} s, parse ${parseSeconds.toFixed(2)} s (${scan.blobs} blobs)`,
   );
 
-  // Cold syncs by the real controller, ROUNDS of them, each into a fresh catalog name by a
-  // fresh controller, interleaved with the raw levels (below); the median round is reported,
-  // peak RSS is the highest of all rounds.
-  const coldRound = async (roundNo: number) => {
-    const name = `bench-${sizeMB}mb-${roundNo}`;
-    await resetControlPlane();
-    const before = await etcd.status();
-    const controller = await startController(kubeconfig, logDir);
-    const idleRssBytes = procStatus(controller.pid)?.rss ?? 0;
-    const quiet: Record<string, QuietWait> = {
-      controller: await waitForQuietControlPlane(api),
-    };
-    const heapBefore = await apiserverLiveHeap(api);
-    const sampler = processSampler(controller.pid);
-    const watch = catalogWatch(api, name);
-    await delay(300); // the watch is open before the create
-    const served0 = await apiserverPostSeconds(api);
-    const t0 = performance.now();
-    await api.json('POST', CC, catalogObject(name, ref));
-    const profile = PPROF_DIR
-      ? (async () => {
-          while (watch.writingAt === undefined && performance.now() - t0 < 900_000) await delay(50);
-          await delay(1000);
-          await apiserverProfile(api, `controller-${sizeMB}mb-r${roundNo}`);
-        })()
-      : undefined;
-    const tDone = await watch.until((s) => succeeded(s), 900_000);
-    await profile;
-    const rss = sampler.stop();
-    const peakRssBytes = Math.max(rss.sampledPeak, rss.hwm);
-    // Which phase the peak falls in says what to look at: pull/parse/spool, or writing.
-    const peakRssPrepareBytes = sampler.peakBetween(t0, watch.writingAt ?? tDone);
-    const peakRssWriteBytes = sampler.peakBetween(watch.writingAt ?? tDone, Infinity);
-    const controllerCpuSeconds = sampler.cpuBetween(t0, tDone).controller;
-    const load: Record<string, number> = { controller: round(os.loadavg()[0]!) };
-    const seconds = (tDone - t0) / 1000;
-    const writingAt = watch.writingAt ?? t0;
-    const writeSeconds = (tDone - writingAt) / 1000;
-    const writeCpu = sampler.cpuBetween(writingAt, tDone);
-    const controllerWriteCpuSeconds = writeCpu.controller;
-    const writes = await controller.metric('catalogd_catalogmetadata_writes_total');
-    const heap = {
-      usedBytes: await controller.metric('nodejs_heap_size_used_bytes'),
-      totalBytes: await controller.metric('nodejs_heap_size_total_bytes'),
-      externalBytes: await controller.metric('nodejs_external_memory_bytes'),
-    };
-    const objectCount = watch.state?.objectCount ?? 0;
-    const listed = await countObjects(api, name);
-    if (listed !== objectCount || writes !== objectCount)
-      throw new Error(`objectCount ${objectCount}, listed ${listed}, writes ${writes}`);
-    const ourPlane = planeMsPerWrite(writeCpu.controlPlane, objectCount);
-    // All of the sync's CatalogMetadata POSTs are in its write phase.
-    const meanPostsInFlight = round(
-      ((await apiserverPostSeconds(api)) - served0) / writeSeconds,
-      1,
-    );
-    const apiserverHeapAdded = (await apiserverLiveHeap(api)) - heapBefore;
-    if (!reuse) await etcd.compactDefrag();
-    const after = await etcd.status();
-    log(
-      `cold sync (round ${roundNo}): ${objectCount} objects in ${seconds.toFixed(1)} s (write phase ${writeSeconds.toFixed(1)} s), ` +
-        `apiserver heap before ${(quiet.controller!.apiserverHeapBytes / MB).toFixed(0)} MB, cpu probe ${quiet.controller!.cpuProbeOpsPerSecond}/s, ` +
-        `peak RSS ${(peakRssBytes / MB).toFixed(1)} MB (prepare ${(peakRssPrepareBytes / MB).toFixed(1)}, write ${(peakRssWriteBytes / MB).toFixed(1)}), control plane ${JSON.stringify(ourPlane)} ms/object`,
-    );
-
-    if (sizeMB === largest && roundNo === ROUNDS) {
-      const copy = path.join(work, `fbc-${sizeMB}-changed`);
-      await cp(dir, copy, { recursive: true });
-      results.noop = await noopAndIncremental(
-        api,
-        controller,
-        watch,
-        name,
-        copy,
-        registry,
-        results,
-      );
-      await rm(copy, { recursive: true, force: true });
-      await writeResults(results, started);
-    }
-    watch.stop();
-    await deleteCatalog(api, name);
-    await controller.stop();
-    return {
-      before,
-      after,
-      idleRssBytes,
-      quiet,
-      peakRssBytes,
-      peakRssPrepareBytes,
-      peakRssWriteBytes,
-      vmHwmBytes: rss.hwm,
-      controllerCpuSeconds,
-      load,
-      seconds,
-      prepareSeconds: (writingAt - t0) / 1000,
-      writeSeconds,
-      controllerWriteCpuSeconds,
-      writes,
-      heap,
-      objectCount,
-      ourPlane,
-      meanPostsInFlight,
-      apiserverHeapAdded,
-    };
-  };
-  // (a) the raw limit: one POST run per concurrency level, into a fresh catalog name.
-  const rawRound = async (level: string, roundNo: number) => {
-    const { concurrency: conc, withWatch, metadataResponses } = rawLevel(level);
-    const cat = `bench-raw-${sizeMB}mb-c${level}-${roundNo}`;
-    const owner = await ownerCatalog(api, cat, ref);
-    const file = path.join(work, `render-${cat}.json`);
-    const bodies = render(dir, cat, owner, file);
-    await resetControlPlane();
-    const quiet = await waitForQuietControlPlane(api);
-    const cpu0 = process.cpuUsage();
-    const plane0 = controlPlaneCpu();
-    const watcher = withWatch ? api.watch(CM, () => undefined, METADATA_ONLY) : undefined;
-    const profile = PPROF_DIR
-      ? delay(1000).then(() => apiserverProfile(api, `raw-${sizeMB}mb-c${level}-r${roundNo}`))
-      : undefined;
-    const { seconds, meanInFlight } = await rawPosts(
-      api,
-      bodies,
-      conc,
-      metadataResponses ? METADATA_ONLY : 'application/json',
-    );
-    watcher?.stop();
-    const cpu = process.cpuUsage(cpu0);
-    const plane = planeMsPerWrite(planeDelta(plane0, controlPlaneCpu()), bodies.length);
-    const load = round(os.loadavg()[0]!);
-    await profile;
-    const rate = bodies.length / seconds;
-    log(
-      `raw POST c=${level} (round ${roundNo}): ${bodies.length} in ${seconds.toFixed(1)} s = ${rate.toFixed(1)}/s, ` +
-        `apiserver heap before ${(quiet.apiserverHeapBytes / MB).toFixed(0)} MB, cpu probe ${quiet.cpuProbeOpsPerSecond}/s, control plane ${JSON.stringify(plane)} ms/object`,
-    );
-    await deleteCatalog(api, cat);
-    await rm(file, { force: true });
-    return {
-      rate,
-      quiet,
-      load,
-      plane,
-      meanInFlight,
-      clientCpuMsPerWrite: round((cpu.user + cpu.system) / 1000 / bodies.length, 3),
-    };
-  };
-
   // Interleaved, so that a slow stretch of the shared machine hits both sides alike.
-  const rounds: Array<Awaited<ReturnType<typeof coldRound>>> = [];
-  const rawRounds: Record<string, Array<Awaited<ReturnType<typeof rawRound>>>> = {};
+  const rounds: ColdRound[] = [];
+  const rawRounds: Record<string, RawRound[]> = {};
   for (let n = 1; n <= ROUNDS; n++) {
-    rounds.push(await coldRound(n));
-    for (const level of CONCURRENCY) (rawRounds[level] ??= []).push(await rawRound(level, n));
+    rounds.push(await coldRound(ctx, image, n));
+    for (const level of CONCURRENCY)
+      (rawRounds[level] ??= []).push(await rawRound(ctx, image, level, n));
   }
   const rate = (r: (typeof rounds)[number]) => r.objectCount / r.writeSeconds;
   const mid = medianItem(rounds, rate);
@@ -401,3 +253,158 @@ export async function coldSync(ctx: ColdSyncContext, sizeMB: number): Promise<Co
   await rm(dir, { recursive: true, force: true });
   return result;
 }
+
+/** A generated catalog of one size, on disk and pushed. */
+interface SizedCatalog {
+  sizeMB: number;
+  dir: string;
+  ref: string;
+}
+
+// Cold syncs by the real controller, ROUNDS of them, each into a fresh catalog name by a
+// fresh controller, interleaved with the raw levels (below); the median round is reported,
+// peak RSS is the highest of all rounds.
+async function coldRound(ctx: ColdSyncContext, image: SizedCatalog, roundNo: number) {
+  const { api, etcd, kubeconfig, registry, work, logDir, largest, resetControlPlane } = ctx;
+  const { results, started } = ctx;
+  const { sizeMB, dir, ref } = image;
+  const name = `bench-${sizeMB}mb-${roundNo}`;
+  await resetControlPlane();
+  const before = await etcd.status();
+  const controller = await startController(kubeconfig, logDir);
+  const idleRssBytes = procStatus(controller.pid)?.rss ?? 0;
+  const quiet: Record<string, QuietWait> = {
+    controller: await waitForQuietControlPlane(api),
+  };
+  const heapBefore = await apiserverLiveHeap(api);
+  const sampler = processSampler(controller.pid);
+  const watch = catalogWatch(api, name);
+  await delay(300); // the watch is open before the create
+  const served0 = await apiserverPostSeconds(api);
+  const t0 = performance.now();
+  await api.json('POST', CC, catalogObject(name, ref));
+  const profile = PPROF_DIR
+    ? (async () => {
+        while (watch.writingAt === undefined && performance.now() - t0 < 900_000) await delay(50);
+        await delay(1000);
+        await apiserverProfile(api, `controller-${sizeMB}mb-r${roundNo}`);
+      })()
+    : undefined;
+  const tDone = await watch.until((s) => succeeded(s), 900_000);
+  await profile;
+  const rss = sampler.stop();
+  const peakRssBytes = Math.max(rss.sampledPeak, rss.hwm);
+  // Which phase the peak falls in says what to look at: pull/parse/spool, or writing.
+  const peakRssPrepareBytes = sampler.peakBetween(t0, watch.writingAt ?? tDone);
+  const peakRssWriteBytes = sampler.peakBetween(watch.writingAt ?? tDone, Infinity);
+  const controllerCpuSeconds = sampler.cpuBetween(t0, tDone).controller;
+  const load: Record<string, number> = { controller: round(os.loadavg()[0]!) };
+  const seconds = (tDone - t0) / 1000;
+  const writingAt = watch.writingAt ?? t0;
+  const writeSeconds = (tDone - writingAt) / 1000;
+  const writeCpu = sampler.cpuBetween(writingAt, tDone);
+  const controllerWriteCpuSeconds = writeCpu.controller;
+  const writes = await controller.metric('catalogd_catalogmetadata_writes_total');
+  const heap = {
+    usedBytes: await controller.metric('nodejs_heap_size_used_bytes'),
+    totalBytes: await controller.metric('nodejs_heap_size_total_bytes'),
+    externalBytes: await controller.metric('nodejs_external_memory_bytes'),
+  };
+  const objectCount = watch.state?.objectCount ?? 0;
+  const listed = await countObjects(api, name);
+  if (listed !== objectCount || writes !== objectCount)
+    throw new Error(`objectCount ${objectCount}, listed ${listed}, writes ${writes}`);
+  const ourPlane = planeMsPerWrite(writeCpu.controlPlane, objectCount);
+  // All of the sync's CatalogMetadata POSTs are in its write phase.
+  const meanPostsInFlight = round(((await apiserverPostSeconds(api)) - served0) / writeSeconds, 1);
+  const apiserverHeapAdded = (await apiserverLiveHeap(api)) - heapBefore;
+  if (!reuse) await etcd.compactDefrag();
+  const after = await etcd.status();
+  log(
+    `cold sync (round ${roundNo}): ${objectCount} objects in ${seconds.toFixed(1)} s (write phase ${writeSeconds.toFixed(1)} s), ` +
+      `apiserver heap before ${(quiet.controller!.apiserverHeapBytes / MB).toFixed(0)} MB, cpu probe ${quiet.controller!.cpuProbeOpsPerSecond}/s, ` +
+      `peak RSS ${(peakRssBytes / MB).toFixed(1)} MB (prepare ${(peakRssPrepareBytes / MB).toFixed(1)}, write ${(peakRssWriteBytes / MB).toFixed(1)}), control plane ${JSON.stringify(ourPlane)} ms/object`,
+  );
+
+  if (sizeMB === largest && roundNo === ROUNDS) {
+    const copy = path.join(work, `fbc-${sizeMB}-changed`);
+    await cp(dir, copy, { recursive: true });
+    results.noop = await noopAndIncremental(api, controller, watch, name, copy, registry, results);
+    await rm(copy, { recursive: true, force: true });
+    await writeResults(results, started);
+  }
+  watch.stop();
+  await deleteCatalog(api, name);
+  await controller.stop();
+  return {
+    before,
+    after,
+    idleRssBytes,
+    quiet,
+    peakRssBytes,
+    peakRssPrepareBytes,
+    peakRssWriteBytes,
+    vmHwmBytes: rss.hwm,
+    controllerCpuSeconds,
+    load,
+    seconds,
+    prepareSeconds: (writingAt - t0) / 1000,
+    writeSeconds,
+    controllerWriteCpuSeconds,
+    writes,
+    heap,
+    objectCount,
+    ourPlane,
+    meanPostsInFlight,
+    apiserverHeapAdded,
+  };
+}
+
+type ColdRound = Awaited<ReturnType<typeof coldRound>>;
+
+// (a) the raw limit: one POST run per concurrency level, into a fresh catalog name.
+async function rawRound(ctx: ColdSyncContext, image: SizedCatalog, level: string, roundNo: number) {
+  const { api, work, resetControlPlane } = ctx;
+  const { sizeMB, dir, ref } = image;
+  const { concurrency: conc, withWatch, metadataResponses } = rawLevel(level);
+  const cat = `bench-raw-${sizeMB}mb-c${level}-${roundNo}`;
+  const owner = await ownerCatalog(api, cat, ref);
+  const file = path.join(work, `render-${cat}.json`);
+  const bodies = render(dir, cat, owner, file);
+  await resetControlPlane();
+  const quiet = await waitForQuietControlPlane(api);
+  const cpu0 = process.cpuUsage();
+  const plane0 = controlPlaneCpu();
+  const watcher = withWatch ? api.watch(CM, () => undefined, METADATA_ONLY) : undefined;
+  const profile = PPROF_DIR
+    ? delay(1000).then(() => apiserverProfile(api, `raw-${sizeMB}mb-c${level}-r${roundNo}`))
+    : undefined;
+  const { seconds, meanInFlight } = await rawPosts(
+    api,
+    bodies,
+    conc,
+    metadataResponses ? METADATA_ONLY : 'application/json',
+  );
+  watcher?.stop();
+  const cpu = process.cpuUsage(cpu0);
+  const plane = planeMsPerWrite(planeDelta(plane0, controlPlaneCpu()), bodies.length);
+  const load = round(os.loadavg()[0]!);
+  await profile;
+  const rate = bodies.length / seconds;
+  log(
+    `raw POST c=${level} (round ${roundNo}): ${bodies.length} in ${seconds.toFixed(1)} s = ${rate.toFixed(1)}/s, ` +
+      `apiserver heap before ${(quiet.apiserverHeapBytes / MB).toFixed(0)} MB, cpu probe ${quiet.cpuProbeOpsPerSecond}/s, control plane ${JSON.stringify(plane)} ms/object`,
+  );
+  await deleteCatalog(api, cat);
+  await rm(file, { force: true });
+  return {
+    rate,
+    quiet,
+    load,
+    plane,
+    meanInFlight,
+    clientCpuMsPerWrite: round((cpu.user + cpu.system) / 1000 / bodies.length, 3),
+  };
+}
+
+type RawRound = Awaited<ReturnType<typeof rawRound>>;
