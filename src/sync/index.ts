@@ -6,3 +6,4 @@ export * from './catalogmetadata-writer.js';
 export * from './admission-refusals.js';
 export * from './target-key.js';
 export * from './plan-error.js';
+export * from './syncer.js';
