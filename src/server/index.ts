@@ -15,3 +15,4 @@ export { blobUrl, catalogBaseUrl, startContentServer } from './server.js';
 export type { ContentServer, ContentServerOptions } from './server.js';
 export { normalizeMetasQuery, parseMetasQuery } from './query.js';
 export type { MetasQuery } from './query.js';
+export * from './publisher.js';

@@ -1,11 +1,19 @@
-// Wiring of the HTTP content server: the on-disk per-revision store (src/server), its HTTP
-// listener, and the ContentPublisher the reconciler uses.
+// The content publisher the reconcile and the content replicator use (their ContentPublisher
+// and ReplicaContent ports): the on-disk per-revision store and its HTTP listener.
 import { readCatalog } from '../fbc/index.js';
-import type { ReplicaContent } from '../controllers/clustercatalog/replicate.js';
-import { ContentStore, blobUrl, catalogBaseUrl, startContentServer } from '../server/index.js';
+import type { Blob } from '../fbc/index.js';
+import { ContentStore } from './store.js';
+import { blobUrl, catalogBaseUrl, startContentServer } from './server.js';
 
-export interface ContentWiring extends ReplicaContent {
+export interface ContentPublisher {
   store: ContentStore;
+  /** The content hash a catalog's current revision serves, if any. */
+  served(catalog: string): string | undefined;
+  baseUrl(catalog: string): string;
+  blobUrl(catalog: string, blob: Pick<Blob, 'schema' | 'package' | 'name'>): string;
+  prepare(catalog: string, contentHash: string, dir: string): Promise<void>;
+  publish(catalog: string, contentHash: string, dir: string, lastModified: Date): Promise<void>;
+  remove(catalog: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -13,7 +21,7 @@ export async function contentPublisher(opts: {
   dir: string;
   serverUrl: string;
   listen: { host: string; port: number };
-}): Promise<ContentWiring> {
+}): Promise<ContentPublisher> {
   const store = new ContentStore(opts.dir);
   // Unfinished builds from before a restart are deleted; complete revisions are activated again
   // by the content replicator from the catalogs' status.
