@@ -82,24 +82,7 @@ async function main(): Promise<void> {
       },
     );
     log(`garbage collector watching CatalogMetadata after ${await waitForGarbageCollector(api)} s`);
-    const kubeVersion = (await api.json<{ gitVersion: string }>('GET', '/version')).gitVersion;
-    const kubectlVersion = spawnSync('kubectl', ['version', '--client', '-o', 'json'], {
-      encoding: 'utf8',
-    });
-    const machine = {
-      cores: os.cpus().length,
-      cpuModel: os.cpus()[0]?.model ?? '',
-      memoryBytes: os.totalmem(),
-      node: process.version,
-      kubernetes: kubeVersion,
-      kubectl:
-        (JSON.parse(kubectlVersion.stdout || '{}') as { clientVersion?: { gitVersion?: string } })
-          .clientVersion?.gitVersion ?? '',
-      etcd: await etcd.version(),
-      sharedCluster: reuse,
-      controllerNodeOptions: NODE_OPTIONS,
-      controllerMallocArenaMax: MALLOC_ARENA_MAX ?? null,
-    };
+    const machine = await machineInfo(api, etcd);
     results.machine = machine;
     log(`machine: ${JSON.stringify(machine)}`);
 
@@ -180,6 +163,29 @@ async function main(): Promise<void> {
       clusterScript('down');
     }
   }
+}
+
+/** The machine, the control plane's versions and the controller's process settings. */
+async function machineInfo(api: Api, etcd: Etcd) {
+  const kubeVersion = (await api.json<{ gitVersion: string }>('GET', '/version')).gitVersion;
+  const kubectlVersion = spawnSync('kubectl', ['version', '--client', '-o', 'json'], {
+    encoding: 'utf8',
+  });
+  const machine = {
+    cores: os.cpus().length,
+    cpuModel: os.cpus()[0]?.model ?? '',
+    memoryBytes: os.totalmem(),
+    node: process.version,
+    kubernetes: kubeVersion,
+    kubectl:
+      (JSON.parse(kubectlVersion.stdout || '{}') as { clientVersion?: { gitVersion?: string } })
+        .clientVersion?.gitVersion ?? '',
+    etcd: await etcd.version(),
+    sharedCluster: reuse,
+    controllerNodeOptions: NODE_OPTIONS,
+    controllerMallocArenaMax: MALLOC_ARENA_MAX ?? null,
+  };
+  return machine;
 }
 
 if (process.env.BENCH_MERGE) await merge(process.env.BENCH_MERGE.split(','));

@@ -123,7 +123,7 @@ export interface ColdSyncContext {
 
 /** The cold sync of a generated catalog of `sizeMB`. */
 export async function coldSync(ctx: ColdSyncContext, sizeMB: number): Promise<ColdResult> {
-  const { api, registry, work, resetControlPlane } = ctx;
+  const { registry, work } = ctx;
   log(`--- ${sizeMB} MB catalog ---`);
   const dir = path.join(work, `fbc-${sizeMB}`);
   const gen = await generateCatalog(dir, { seed: 1, sizeMB });
@@ -131,23 +131,7 @@ export async function coldSync(ctx: ColdSyncContext, sizeMB: number): Promise<Co
   log(`generated and pushed ${(gen.bytes / MB).toFixed(1)} MB: ${ref}`);
   const image: SizedCatalog = { sizeMB, dir, ref };
 
-  // Phases measured directly with the controller's own library pieces (see README).
-  const pullCache = await mkdtemp(path.join(os.tmpdir(), 'catalogd-bench-pull-'));
-  let t = performance.now();
-  const pulled = await new ImagePuller({ cacheDir: pullCache }).pull(ref);
-  const pullSeconds = (performance.now() - t) / 1000;
-  t = performance.now();
-  const scan = await scanCatalog({
-    catalog: { name: 'bench', uid: 'bench' },
-    dir: pulled.configsDir,
-    maxObjectBytes: 1048576,
-    contentUrl: () => 'http://127.0.0.1/',
-  });
-  const parseSeconds = (performance.now() - t) / 1000;
-  await rm(pullCache, { recursive: true, force: true });
-  log(
-    `library phases: pull ${pullSeconds.toFixed(2)} s, parse ${parseSeconds.toFixed(2)} s (${scan.blobs} blobs)`,
-  );
+  const { pullSeconds, parseSeconds } = await libraryPhases(ref);
 
   // Interleaved, so that a slow stretch of the shared machine hits both sides alike.
   const rounds: ColdRound[] = [];
@@ -180,19 +164,8 @@ export async function coldSync(ctx: ColdSyncContext, sizeMB: number): Promise<Co
   }
 
   // (b) kubectl apply --server-side, once.
-  let kubectlSeconds: number | null = null;
-  if (process.env.BENCH_SKIP_KUBECTL !== '1') {
-    const cat = `bench-ssa-${sizeMB}mb`;
-    const file = path.join(work, `render-${cat}.json`);
-    render(dir, cat, await ownerCatalog(api, cat, ref), file);
-    await resetControlPlane();
-    mid.quiet.kubectl = await waitForQuietControlPlane(api);
-    kubectlSeconds = kubectlApply(file);
-    mid.load.kubectl = round(os.loadavg()[0]!);
-    log(`kubectl apply --server-side: ${mid.objectCount} in ${kubectlSeconds.toFixed(1)} s`);
-    await deleteCatalog(api, cat);
-    await rm(file, { force: true });
-  }
+  const kubectlSeconds =
+    process.env.BENCH_SKIP_KUBECTL === '1' ? null : await kubectlRound(ctx, image, mid);
   const raw = Math.max(
     ...Object.entries(rawByConcurrency)
       .filter(([level]) => rawLevel(level).plain)
@@ -408,3 +381,45 @@ async function rawRound(ctx: ColdSyncContext, image: SizedCatalog, level: string
 }
 
 type RawRound = Awaited<ReturnType<typeof rawRound>>;
+
+/** Pull and parse measured directly with the controller's own library pieces (see README). */
+async function libraryPhases(ref: string): Promise<{ pullSeconds: number; parseSeconds: number }> {
+  const pullCache = await mkdtemp(path.join(os.tmpdir(), 'catalogd-bench-pull-'));
+  let t = performance.now();
+  const pulled = await new ImagePuller({ cacheDir: pullCache }).pull(ref);
+  const pullSeconds = (performance.now() - t) / 1000;
+  t = performance.now();
+  const scan = await scanCatalog({
+    catalog: { name: 'bench', uid: 'bench' },
+    dir: pulled.configsDir,
+    maxObjectBytes: 1048576,
+    contentUrl: () => 'http://127.0.0.1/',
+  });
+  const parseSeconds = (performance.now() - t) / 1000;
+  await rm(pullCache, { recursive: true, force: true });
+  log(
+    `library phases: pull ${pullSeconds.toFixed(2)} s, parse ${parseSeconds.toFixed(2)} s (${scan.blobs} blobs)`,
+  );
+  return { pullSeconds, parseSeconds };
+}
+
+/** One kubectl apply --server-side of the catalog; its quiet and load go into `mid`. */
+async function kubectlRound(
+  ctx: ColdSyncContext,
+  image: SizedCatalog,
+  mid: Pick<ColdRound, 'quiet' | 'load' | 'objectCount'>,
+): Promise<number> {
+  const { api, work, resetControlPlane } = ctx;
+  const { sizeMB, dir, ref } = image;
+  const cat = `bench-ssa-${sizeMB}mb`;
+  const file = path.join(work, `render-${cat}.json`);
+  render(dir, cat, await ownerCatalog(api, cat, ref), file);
+  await resetControlPlane();
+  mid.quiet.kubectl = await waitForQuietControlPlane(api);
+  const kubectlSeconds = kubectlApply(file);
+  mid.load.kubectl = round(os.loadavg()[0]!);
+  log(`kubectl apply --server-side: ${mid.objectCount} in ${kubectlSeconds.toFixed(1)} s`);
+  await deleteCatalog(api, cat);
+  await rm(file, { force: true });
+  return kubectlSeconds;
+}

@@ -9,6 +9,7 @@ import type { Logger } from 'pino';
 import { Counter, Gauge } from 'prom-client';
 import type { ClusterCatalog } from '../api/v1/index.js';
 import { CLUSTER_CATALOG_PLURAL, GROUP, VERSION } from '../api/v1/index.js';
+import type { ClusterCatalogAPI } from '../controllers/clustercatalog/controller.js';
 import { ClusterCatalogController } from '../controllers/clustercatalog/controller.js';
 import { digestToEvict } from '../controllers/clustercatalog/image-cache.js';
 import type { CatalogMetadataRef } from '../controllers/clustercatalog/predicates.js';
@@ -38,6 +39,7 @@ import {
   watch,
 } from '../controllers/runtime/index.js';
 import { KubeClient, Resource, eventRecorder, leaseClient } from '../kube/index.js';
+import type { ContentPublisher } from '../server/index.js';
 import { contentPublisher } from '../server/index.js';
 import {
   defaultMinimumRate,
@@ -179,58 +181,25 @@ async function buildSyncer(
   });
 }
 
-type Built = Awaited<ReturnType<typeof buildController>>;
-
-/** Every part, wired; nothing runs yet but the content server's listener. */
-async function buildController(opts: ControllerOptions) {
-  const { flags } = opts;
-  const log = controllerLog(opts);
-  const metrics = controllerMetrics();
-  const client = new KubeClient({
-    ...(flags.kubeconfig && { kubeconfig: flags.kubeconfig }),
-    maxSockets: opts.writeConcurrency + 8,
-    retry: requestRetry(realClock),
-    onRequest: (verb, resource, code) =>
-      metrics.apiRequests.inc({ verb, resource, code: String(code) }),
-  });
-  const namespace =
-    flags['leader-election-namespace'] ??
-    process.env.POD_NAMESPACE ??
-    client.contextNamespace ??
-    'default';
-  const identity = defaultIdentity();
-  const { puller, signatures } = await buildPuller(opts, client, namespace, metrics);
-  const syncer = await buildSyncer(opts, client, metrics);
-  const content = await listening('server-addr', flags['server-addr'], () =>
-    contentPublisher({
-      dir: path.join(opts.cacheDir, 'content'),
-      serverUrl: opts.serverUrl,
-      listen: opts.serverAddr,
-    }),
-  );
-  const catalogs = new Resource<ClusterCatalog>(client, {
-    group: GROUP,
-    version: VERSION,
-    plural: CLUSTER_CATALOG_PLURAL,
-  });
-  const informer = new Informer<ClusterCatalog>({
-    name: 'clustercatalogs',
-    listWatch: catalogs.listWatch(),
-    onError: (err) => log.warn({ err }, 'clustercatalog watch failed; restarting'),
-  });
-  const events = eventRecorder(client, { component: 'catalogd-ts', instance: identity });
-  const metadataRefs = new Informer<CatalogMetadataRef>({
-    name: 'catalogmetadata',
-    listWatch: catalogMetadataRefs(client),
-    onError: (err) => log.warn({ err }, 'catalogmetadata watch failed; restarting'),
-  });
-  // Steady state: each catalog's last successful sync, void once drift is seen (or may have been
-  // missed: a relist), so that a poll that finds the same digest costs no LIST and no parse.
-  // Marked dirty by the same events, through the same predicates, that queue a drift reconcile.
-  const syncMemo = new SyncMemo(() => metadataRefs.listCount);
+/** The ClusterCatalog controller (leader only) and the content replicator (every replica). */
+function buildControllers(
+  opts: ControllerOptions,
+  log: Logger,
+  metrics: Metrics,
+  parts: {
+    informer: Informer<ClusterCatalog>;
+    metadataRefs: Informer<CatalogMetadataRef>;
+    api: ClusterCatalogAPI;
+    puller: ImagePuller;
+    syncer: CatalogSyncer;
+    content: ContentPublisher;
+    syncMemo: SyncMemo;
+  },
+) {
+  const { informer, metadataRefs, api, puller, syncer, content, syncMemo } = parts;
   const catalogController = new ClusterCatalogController({
     catalogs: informer,
-    api: clusterCatalogAPI(catalogs, events),
+    api,
     deps: {
       puller,
       syncer,
@@ -285,6 +254,67 @@ async function buildController(opts: ControllerOptions) {
     onReconciled: (key, _outcome, durationMs, error) => {
       if (error) log.warn({ catalog: key, durationMs, err: error }, 'content replication failed');
     },
+  });
+  return { controller, replicator };
+}
+
+type Built = Awaited<ReturnType<typeof buildController>>;
+
+/** Every part, wired; nothing runs yet but the content server's listener. */
+async function buildController(opts: ControllerOptions) {
+  const { flags } = opts;
+  const log = controllerLog(opts);
+  const metrics = controllerMetrics();
+  const client = new KubeClient({
+    ...(flags.kubeconfig && { kubeconfig: flags.kubeconfig }),
+    maxSockets: opts.writeConcurrency + 8,
+    retry: requestRetry(realClock),
+    onRequest: (verb, resource, code) =>
+      metrics.apiRequests.inc({ verb, resource, code: String(code) }),
+  });
+  const namespace =
+    flags['leader-election-namespace'] ??
+    process.env.POD_NAMESPACE ??
+    client.contextNamespace ??
+    'default';
+  const identity = defaultIdentity();
+  const { puller, signatures } = await buildPuller(opts, client, namespace, metrics);
+  const syncer = await buildSyncer(opts, client, metrics);
+  const content = await listening('server-addr', flags['server-addr'], () =>
+    contentPublisher({
+      dir: path.join(opts.cacheDir, 'content'),
+      serverUrl: opts.serverUrl,
+      listen: opts.serverAddr,
+    }),
+  );
+  const catalogs = new Resource<ClusterCatalog>(client, {
+    group: GROUP,
+    version: VERSION,
+    plural: CLUSTER_CATALOG_PLURAL,
+  });
+  const informer = new Informer<ClusterCatalog>({
+    name: 'clustercatalogs',
+    listWatch: catalogs.listWatch(),
+    onError: (err) => log.warn({ err }, 'clustercatalog watch failed; restarting'),
+  });
+  const events = eventRecorder(client, { component: 'catalogd-ts', instance: identity });
+  const metadataRefs = new Informer<CatalogMetadataRef>({
+    name: 'catalogmetadata',
+    listWatch: catalogMetadataRefs(client),
+    onError: (err) => log.warn({ err }, 'catalogmetadata watch failed; restarting'),
+  });
+  // Steady state: each catalog's last successful sync, void once drift is seen (or may have been
+  // missed: a relist), so that a poll that finds the same digest costs no LIST and no parse.
+  // Marked dirty by the same events, through the same predicates, that queue a drift reconcile.
+  const syncMemo = new SyncMemo(() => metadataRefs.listCount);
+  const { controller, replicator } = buildControllers(opts, log, metrics, {
+    informer,
+    metadataRefs,
+    api: clusterCatalogAPI(catalogs, events),
+    puller,
+    syncer,
+    content,
+    syncMemo,
   });
   return {
     opts,
