@@ -7,7 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
-import { freePort } from '../../test/support/controller.js';
+import { freePort, metricSum, procStatus } from '../../test/support/controller.js';
 import type { PlaneCpu } from './cluster.js';
 import { controlPlaneCpu, planeDelta } from './cluster.js';
 import { MALLOC_ARENA_MAX, NODE_OPTIONS, ROOT } from './config.js';
@@ -19,16 +19,6 @@ export interface Controller {
   metric(name: string, labels?: Record<string, string>): Promise<number>;
   stop(): Promise<void>;
   logFile: string;
-}
-
-export function procStatus(pid: number): { rss: number; hwm: number } | undefined {
-  try {
-    const s = readFileSync(`/proc/${pid}/status`, 'utf8');
-    const kb = (k: string) => Number(new RegExp(`${k}:\\s+(\\d+) kB`).exec(s)?.[1] ?? 0) * 1024;
-    return { rss: kb('VmRSS'), hwm: kb('VmHWM') };
-  } catch {
-    return undefined;
-  }
 }
 
 /** CPU seconds (user + system) a process has used: /proc/<pid>/stat, in clock ticks of 1/100 s. */
@@ -84,18 +74,7 @@ export async function startController(kubeconfig: string, logDir: string): Promi
   const c: Controller = {
     pid: child.pid ?? -1,
     logFile,
-    async metric(name, labels = {}) {
-      const text = await (await fetch(metricsUrl)).text();
-      let sum = 0;
-      for (const line of text.split('\n')) {
-        const m = /^([a-zA-Z_:][\w:]*)(\{[^}]*\})? (\S+)$/.exec(line);
-        if (!m || m[1] !== name) continue;
-        const l = m[2] ?? '';
-        if (Object.entries(labels).every(([k, v]) => l.includes(`${k}="${v}"`)))
-          sum += Number(m[3]);
-      }
-      return sum;
-    },
+    metric: (name, labels = {}) => metricSum(metricsUrl, name, labels),
     async stop() {
       running.delete(c);
       if (child.exitCode === null && child.signalCode === null) {

@@ -31,7 +31,8 @@ import {
   waitForQuietControlPlane,
 } from '../lib/cluster.js';
 import { CONCURRENCY, MB, PPROF_DIR, ROUNDS, log, rawLevel, reuse, round } from '../lib/config.js';
-import { procStatus, processSampler, startController } from '../lib/controller-process.js';
+import { procStatus } from '../../test/support/controller.js';
+import { processSampler, startController } from '../lib/controller-process.js';
 import { writeResults } from '../lib/report.js';
 import { median, medianItem } from '../lib/stats.js';
 import { noopAndIncremental } from './noop.js';

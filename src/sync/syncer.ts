@@ -1,7 +1,7 @@
 // The sync as the reconcile uses it (its Syncer port): plan against the apiserver, apply with a
 // bounded number of writes in flight, delete a catalog's objects; every write counted per catalog.
 import { AdmissionRefusals } from './admission-refusals.js';
-import type { ApplyResult, PlannedSync, SyncTarget } from './engine.js';
+import type { PlannedSync, SyncTarget } from './engine.js';
 import { applyPlan, deleteAll, planCatalogSync } from './engine.js';
 import type { CatalogMetadataWriter } from './writer-port.js';
 
@@ -45,31 +45,29 @@ export interface CatalogSyncerOptions {
   counters: { writes: WriteCounter; dryRunWrites: WriteCounter };
 }
 
-export interface CatalogSyncer {
-  plan(target: SyncTarget, signal?: AbortSignal): Promise<PlannedSync>;
-  apply(
-    planned: PlannedSync,
-    onProgress: (done: number, total: number) => void,
-    signal?: AbortSignal,
-  ): Promise<ApplyResult>;
-  deleteAll(catalog: string, signal?: AbortSignal): Promise<number>;
-}
+/** The reconcile's Syncer port (src/controllers/clustercatalog/ports.ts), satisfied structurally. */
+export type CatalogSyncer = ReturnType<typeof catalogSyncer>;
 
-export function catalogSyncer(opts: CatalogSyncerOptions): CatalogSyncer {
+export function catalogSyncer(opts: CatalogSyncerOptions) {
   const { writer, spoolDir, writeConcurrency: concurrency } = opts;
   const counted = (catalog: string) => countedWriter(writer, catalog, opts.counters);
   // Revisions admission refused, per catalog: their next attempt checks with dry-run first.
   const refusals = new AdmissionRefusals();
   return {
-    plan: (target, signal) => planCatalogSync(target, writer, spoolDir, signal),
-    apply: (planned, onProgress, signal) =>
+    plan: (target: SyncTarget, signal?: AbortSignal) =>
+      planCatalogSync(target, writer, spoolDir, signal),
+    apply: (
+      planned: PlannedSync,
+      onProgress: (done: number, total: number) => void,
+      signal?: AbortSignal,
+    ) =>
       applyPlan(planned, counted(planned.target.catalog.name), {
         concurrency,
         refusals,
         onProgress,
         ...(signal && { signal }),
       }),
-    deleteAll: (catalog, signal) =>
+    deleteAll: (catalog: string, signal?: AbortSignal) =>
       deleteAll(catalog, counted(catalog), { concurrency, ...(signal && { signal }) }),
   };
 }
