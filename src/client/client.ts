@@ -12,8 +12,12 @@ import {
   findCondition,
   labelValue,
 } from '../api/v1/index.js';
-import type { KubeClientOptions, ObjectMetadata } from '../kube/index.js';
-import { KubeClient, Resource, isNotFound } from '../kube/index.js';
+// kube's modules one by one, not its index: the client needs neither events, Leases nor Secrets.
+import type { KubeClientOptions } from '../kube/client.js';
+import { KubeClient } from '../kube/client.js';
+import { isNotFound } from '../kube/errors.js';
+import type { ObjectMetadata } from '../kube/resource.js';
+import { Resource } from '../kube/resource.js';
 import type { ContentFetchOptions, FullContent, PartialContent } from './content.js';
 import { mapBounded } from '../util/bounded.js';
 import { contentOf, fetchWholeBlob } from './content.js';
