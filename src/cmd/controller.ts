@@ -53,6 +53,7 @@ import type { CatalogSyncer } from '../sync/index.js';
 import { catalogSyncer } from '../sync/index.js';
 import { requestRetry } from '../util/backoff.js';
 import { CommandError, listening } from './command-error.js';
+import { clusterCatalogCRDCheck } from './crd-check.js';
 import type { ControllerFlags, ControllerOptions } from './controller-options.js';
 import { parseControllerOptions, usage } from './controller-options.js';
 import {
@@ -194,9 +195,10 @@ function buildControllers(
     syncer: CatalogSyncer;
     content: ContentPublisher;
     syncMemo: SyncMemo;
+    crdProblem: () => string | undefined;
   },
 ) {
-  const { informer, metadataRefs, api, puller, syncer, content, syncMemo } = parts;
+  const { informer, metadataRefs, api, puller, syncer, content, syncMemo, crdProblem } = parts;
   const catalogController = new ClusterCatalogController({
     catalogs: informer,
     api,
@@ -210,6 +212,7 @@ function buildControllers(
       pullTimeoutMs: opts.pullTimeoutMs,
       syncSlots: new SyncSlots(opts.workers),
       syncMemo,
+      crdProblem,
     },
     cleanup: async (name) => {
       await content.remove(name);
@@ -298,6 +301,17 @@ async function buildController(opts: ControllerOptions) {
     onError: (err) => log.warn({ err }, 'clustercatalog watch failed; restarting'),
   });
   const events = eventRecorder(client, { component: 'catalogd-ts', instance: identity });
+  // Another ClusterCatalog CRD (OLM v1's) applied over ours prunes our status fields: said in
+  // logs, an event, a metric and every catalog's Progressing message; its end re-queues them.
+  const crdCheck = clusterCatalogCRDCheck({
+    client,
+    registry: metrics.registry,
+    log,
+    events,
+    onChange: () => {
+      for (const c of informer.values()) controller.queue?.add(c.metadata.name);
+    },
+  });
   const metadataRefs = new Informer<CatalogMetadataRef>({
     name: 'catalogmetadata',
     listWatch: catalogMetadataRefs(client),
@@ -315,6 +329,7 @@ async function buildController(opts: ControllerOptions) {
     syncer,
     content,
     syncMemo,
+    crdProblem: () => crdCheck.check.problem(),
   });
   return {
     opts,
@@ -330,6 +345,7 @@ async function buildController(opts: ControllerOptions) {
     syncMemo,
     controller,
     replicator,
+    crdCheck,
   };
 }
 
@@ -365,10 +381,17 @@ async function runController(app: Built): Promise<number> {
     'catalogd controller starting',
   );
   const unsubscribe = subscribeToChanges(app);
-  shutdown.onShutdown('interrupts', unsubscribe);
+  shutdown.onShutdown('interrupts', () => {
+    unsubscribe();
+    app.crdCheck.stop();
+  });
   const stopPolicyWatch = watchSignaturePolicy(app);
   shutdown.onShutdown('signature policy', () => stopPolicyWatch?.());
-  const informerRun = Promise.all([informer.run(signal), metadataRefs.run(signal)]);
+  const informerRun = Promise.all([
+    informer.run(signal),
+    metadataRefs.run(signal),
+    app.crdCheck.informer.run(signal),
+  ]);
   const replicatorRun = app.replicator.run(signal);
   const work = opts.flags['leader-elect']
     ? leadWhileElected(app, healthz, signal)

@@ -73,7 +73,7 @@ describe('server/handler (HTTP on 127.0.0.1)', function () {
     gen = await generatedCatalog(5, 0.5);
     hex = gen.contentHash.slice('sha256:'.length);
     root = await mkdtemp(path.join(tmpdir(), 'server-http-'));
-    store = new ContentStore(path.join(root, 'store'));
+    store = new ContentStore(path.join(root, 'store'), { graceMs: 0 });
     await writeFile(path.join(root, 'secret'), 'not content\n');
     await store.buildRevision('gen', gen.contentHash, streamOf(gen.blobs));
     await store.activate('gen', gen.contentHash, T0);

@@ -20,7 +20,8 @@ import type { RevisionLease } from './store.js';
 
 /** What the handler needs of the store. */
 export interface LeaseSource {
-  acquire(catalog: string): RevisionLease | undefined;
+  /** The served revision, or with `revision` (a revision key) the one it names, if held. */
+  acquire(catalog: string, revision?: string): RevisionLease | undefined;
 }
 
 /** One finished response, for metrics and logs (no timing inside: the caller measures). */
@@ -45,6 +46,11 @@ export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void
 
 export const DEFAULT_PATH_PREFIX = '/catalogs';
 const CONTENT_TYPE = 'application/jsonl';
+/**
+ * Retry-After of a revision this replica does not hold: it is usually a new revision that the
+ * replica is still pulling (about 100 ms behind the leader), so a second is enough.
+ */
+export const REVISION_RETRY_AFTER_SECONDS = 1;
 
 function sendError(
   res: ServerResponse,
@@ -60,6 +66,40 @@ function sendError(
     'X-Content-Type-Options': 'nosniff',
   });
   res.end(res.req.method === 'HEAD' ? undefined : body);
+}
+
+/**
+ * No lease: the catalog is not served (404). A revision URL names one revision: a replica that
+ * does not hold it (not caught up yet, or its grace period is over) answers a retryable 503 (404
+ * for a catalog it serves no revision of), never another revision.
+ */
+function sendNotHeld(
+  store: LeaseSource,
+  catalog: string,
+  revision: string | undefined,
+  res: ServerResponse,
+): void {
+  const quoted = JSON.stringify(catalog);
+  if (revision === undefined) return sendError(res, 404, `catalog ${quoted} is not served`);
+  const retry = {
+    'Retry-After': String(REVISION_RETRY_AFTER_SECONDS),
+    'Cache-Control': 'no-store',
+  };
+  const latest = store.acquire(catalog);
+  latest?.release();
+  if (!latest)
+    return sendError(
+      res,
+      404,
+      `catalog ${quoted} is not served by this replica; retry, or read the ClusterCatalog's status.urls.base again`,
+      retry,
+    );
+  return sendError(
+    res,
+    503,
+    `revision ${revision} of catalog ${quoted} is not served by this replica; retry, or read the ClusterCatalog's status.urls.base again`,
+    retry,
+  );
 }
 
 export function createContentHandler(opts: ContentHandlerOptions): RequestHandler {
@@ -106,8 +146,8 @@ async function serve(
     query = parsed.query;
     normalized = normalizeMetasQuery(parsed.query);
   }
-  const lease = store.acquire(route.catalog);
-  if (!lease) return sendError(res, 404, `catalog ${JSON.stringify(route.catalog)} is not served`);
+  const lease = store.acquire(route.catalog, route.revision);
+  if (!lease) return sendNotHeld(store, route.catalog, route.revision, res);
   try {
     const tag =
       route.endpoint === 'all'

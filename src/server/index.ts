@@ -1,9 +1,13 @@
 // HTTP content server (SPEC §4, docs/server.md): per-revision on-disk store and node:http handler.
-export { ContentStore } from './store.js';
-export type { RevisionInfo, RevisionLease, StoredRevision } from './store.js';
+export { ContentStore, DEFAULT_MAX_GRACED_REVISIONS, DEFAULT_REVISION_GRACE_MS } from './store.js';
+export type { ContentStoreOptions, RevisionInfo, RevisionLease, StoredRevision } from './store.js';
 export type { ContentBlob } from './revision-build.js';
 export type { IoCounters, Selection } from './revision.js';
-export { createContentHandler, DEFAULT_PATH_PREFIX } from './handler.js';
+export {
+  createContentHandler,
+  DEFAULT_PATH_PREFIX,
+  REVISION_RETRY_AFTER_SECONDS,
+} from './handler.js';
 export type {
   ContentHandlerOptions,
   LeaseSource,

@@ -1,5 +1,6 @@
 // The content publisher the reconcile and the content replicator use (their ContentPublisher
 // and ReplicaContent ports): the on-disk per-revision store and its HTTP listener.
+import { revisionBaseUrl } from '../api/v1/index.js';
 import { readCatalog } from '../fbc/index.js';
 import type { Blob } from '../fbc/index.js';
 import { ContentStore } from './store.js';
@@ -9,10 +10,13 @@ export interface ContentPublisher {
   store: ContentStore;
   /** The content hash a catalog's current revision serves, if any. */
   served(catalog: string): string | undefined;
-  baseUrl(catalog: string): string;
+  /** The base URL of one revision of a catalog's content (status.urls.base). */
+  baseUrl(catalog: string, contentHash: string): string;
+  /** The revision-free URL of one blob, for objects whose content is omitted. */
   blobUrl(catalog: string, blob: Pick<Blob, 'schema' | 'package' | 'name'>): string;
   prepare(catalog: string, contentHash: string, dir: string): Promise<void>;
-  publish(catalog: string, contentHash: string, dir: string, lastModified: Date): Promise<void>;
+  /** Serves `revision` (a contentHash, or a revision key read from status.urls.base). */
+  publish(catalog: string, revision: string, dir: string, lastModified: Date): Promise<void>;
   remove(catalog: string): Promise<void>;
   close(): Promise<void>;
 }
@@ -31,13 +35,15 @@ export async function contentPublisher(opts: {
   return {
     store,
     served: (catalog) => store.current(catalog)?.contentHash,
-    baseUrl: base,
+    baseUrl: (catalog, contentHash) => revisionBaseUrl(base(catalog), contentHash),
     blobUrl: (catalog, blob) => blobUrl(base(catalog), blob),
     // Built once per content: the same content under a new digest reuses the revision.
-    prepare: (catalog, contentHash, dir) =>
-      store.ensureBuilt(catalog, contentHash, () => readCatalog(dir, { catalog })),
-    publish: (catalog, contentHash, dir, lastModified) =>
-      store.ensureServed(catalog, contentHash, lastModified, () => readCatalog(dir, { catalog })),
+    prepare: async (catalog, contentHash, dir) =>
+      void (await store.ensureBuilt(catalog, contentHash, () => readCatalog(dir, { catalog }))),
+    publish: async (catalog, revision, dir, lastModified) =>
+      void (await store.ensureServed(catalog, revision, lastModified, () =>
+        readCatalog(dir, { catalog }),
+      )),
     remove: (catalog) => store.remove(catalog),
     async close() {
       await server.close();

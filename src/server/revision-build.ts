@@ -8,6 +8,7 @@ import { open, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
+import { isRevisionKey, isRevisionOf } from '../api/v1/revision-url.js';
 import { BufferedFileWriter, readExactly } from '../util/file-io.js';
 import { ByteColumn, Column } from './columns.js';
 import { contentHashHex } from './http-cache.js';
@@ -243,25 +244,30 @@ async function gzipFile(from: string, to: string): Promise<number> {
 }
 
 export interface WrittenRevision {
+  /** The blobs' contentHash. */
+  contentHash: string;
   blobs: number;
   allBytes: number;
 }
 
 /**
  * Writes the revision files into `dir` (an empty, private directory). Throws if the blobs'
- * contentHash is not `contentHash`.
+ * contentHash is not `revision`: a contentHash, or a revision key (api/v1 revisionKey) that a
+ * replica read from status.urls.base.
  */
 export async function writeRevisionFiles(
   dir: string,
-  contentHash: string,
+  revision: string,
   blobs: AsyncIterable<ContentBlob>,
 ): Promise<WrittenRevision> {
-  contentHashHex(contentHash);
+  if (!isRevisionKey(revision)) contentHashHex(revision);
   const spoolPath = path.join(dir, SPOOL_FILE);
   const s = await spool(spoolPath, blobs);
-  const actual = spooledContentHash(s);
-  if (actual !== contentHash)
-    throw new Error(`content hash mismatch: the blobs hash to ${actual}, expected ${contentHash}`);
+  const contentHash = spooledContentHash(s);
+  if (!isRevisionOf(contentHash, revision))
+    throw new Error(
+      `content hash mismatch: the blobs hash to ${contentHash}, expected ${revision}`,
+    );
   const rank = s.strings.ranks();
   const content = await writeOrderedContent(dir, spoolPath, s, blobOrder(s, rank));
   await rm(spoolPath, { force: true });
@@ -282,5 +288,5 @@ export async function writeRevisionFiles(
     namesBytes,
   };
   await writeFile(path.join(dir, INDEX_FILE), `${JSON.stringify(index)}\n`, { flush: true });
-  return { blobs: s.count, allBytes: content.allBytes };
+  return { contentHash, blobs: s.count, allBytes: content.allBytes };
 }

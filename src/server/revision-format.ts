@@ -37,7 +37,7 @@ export interface RevisionIndexFile {
 }
 
 export const REVISION_DIR = /^[0-9a-f]{64}$/;
-export const TEMP_REVISION_DIR = /^[0-9a-f]{64}\.[0-9a-z]+\.tmp$/;
+export const TEMP_REVISION_DIR = /^[0-9a-f]{16,64}\.[0-9a-z]+\.tmp$/;
 
 export function revisionDir(root: string, catalog: string, hex: string): string {
   return path.join(root, catalog, hex);

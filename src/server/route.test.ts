@@ -8,15 +8,40 @@ describe('server/route', () => {
     expect(routeRequest('/catalogs/operatorhub/api/v1/all', P)).to.deep.equal({
       kind: 'content',
       catalog: 'operatorhub',
+      revision: undefined,
       endpoint: 'all',
       rawQuery: '',
     });
     expect(routeRequest('/catalogs/a.b-c/api/v1/metas?schema=olm.package', P)).to.deep.equal({
       kind: 'content',
       catalog: 'a.b-c',
+      revision: undefined,
       endpoint: 'metas',
       rawQuery: 'schema=olm.package',
     });
+  });
+
+  it('routes a revision URL (status.urls.base) with its key', () => {
+    const key = '0123456789abcdef';
+    expect(routeRequest(`/catalogs/ops/revisions/${key}/api/v1/metas?name=x`, P)).to.deep.equal({
+      kind: 'content',
+      catalog: 'ops',
+      revision: key,
+      endpoint: 'metas',
+      rawQuery: 'name=x',
+    });
+    for (const bad of ['0123456789ABCDEF', '0123', `${key}0`, '..', '%2e%2e', ''])
+      expect(routeRequest(`/catalogs/ops/revisions/${bad}/api/v1/all`, P), bad).to.deep.equal({
+        kind: 'bad-request',
+        error: 'invalid revision: must be 16 lowercase hex digits',
+      });
+    for (const t of [
+      `/catalogs/ops/revisions/${key}`,
+      `/catalogs/ops/revisions/${key}/api/v1`,
+      `/catalogs/ops/revisions/${key}/revisions/${key}/api/v1/all`,
+      '/catalogs/ops/revisions',
+    ])
+      expect(routeRequest(t, P).kind, t).to.equal('not-found');
   });
 
   it('rejects traversal and encoded names in the catalog segment (400)', () => {

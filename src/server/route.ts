@@ -2,12 +2,23 @@
 // dot-segment normalization, so `..`, `%2e%2e` and `%2f` never reach a lookup: the catalog
 // segment must be a DNS-1123 subdomain as written, and the catalog is then looked up in the
 // store's in-memory table (no request-derived path ever touches the file system).
+//
+//   <prefix>/<catalog>/api/v1/{all,metas}                    the revision the replica serves now
+//   <prefix>/<catalog>/revisions/<key>/api/v1/{all,metas}    the revision status.urls.base names
+import { REVISION_SEGMENT, isRevisionKey } from '../api/v1/revision-url.js';
 import { isDNS1123Subdomain } from '../fbc/index.js';
 
 export type Endpoint = 'all' | 'metas';
 
 export type Route =
-  | { kind: 'content'; catalog: string; endpoint: Endpoint; rawQuery: string }
+  | {
+      kind: 'content';
+      catalog: string;
+      /** The revision key of a revision URL; undefined: the revision served now. */
+      revision: string | undefined;
+      endpoint: Endpoint;
+      rawQuery: string;
+    }
   | { kind: 'bad-request'; error: string }
   | { kind: 'not-found' };
 
@@ -24,9 +35,16 @@ export function routeRequest(target: string, pathPrefix: string): Route {
   const catalog = segments[0]!;
   if (!isDNS1123Subdomain(catalog))
     return { kind: 'bad-request', error: 'invalid catalog name: must be a DNS-1123 subdomain' };
-  if (segments.length !== 4 || segments[1] !== 'api' || segments[2] !== 'v1')
-    return { kind: 'not-found' };
-  const endpoint = segments[3];
+  let revision: string | undefined;
+  let rest = segments.slice(1);
+  if (rest[0] === REVISION_SEGMENT && rest.length > 1) {
+    revision = rest[1]!;
+    if (!isRevisionKey(revision))
+      return { kind: 'bad-request', error: 'invalid revision: must be 16 lowercase hex digits' };
+    rest = rest.slice(2);
+  }
+  if (rest.length !== 3 || rest[0] !== 'api' || rest[1] !== 'v1') return { kind: 'not-found' };
+  const endpoint = rest[2];
   if (endpoint !== 'all' && endpoint !== 'metas') return { kind: 'not-found' };
-  return { kind: 'content', catalog, endpoint, rawQuery };
+  return { kind: 'content', catalog, revision, endpoint, rawQuery };
 }

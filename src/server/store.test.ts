@@ -57,7 +57,8 @@ describe('server/store', function () {
 
   beforeEach(async () => {
     root = await mkdtemp(path.join(tmpdir(), 'server-store-'));
-    store = new ContentStore(root);
+    // Without a grace period: these tests are about leases (grace: revision-grace.test.ts).
+    store = new ContentStore(root, { graceMs: 0 });
   });
 
   afterEach(async () => {

@@ -1,11 +1,15 @@
 // The per-revision content store (docs/server.md). Each catalog has at most one served
 // revision; a request leases it for its whole duration, so an activation that swaps revisions
-// never changes what a running request reads. A replaced revision's files are closed and
-// deleted when its last lease is released.
+// never changes what a running request reads. A replaced revision stays readable by its
+// revision key for a grace period (a client that just read the status naming it is not cut
+// off), then its files are closed and deleted when its last lease is released.
 import { randomBytes } from 'node:crypto';
 import { access, mkdir, readdir, readFile, rename, rm, rmdir } from 'node:fs/promises';
 import path from 'node:path';
+import { isRevisionKey, isRevisionOf } from '../api/v1/revision-url.js';
 import { isDNS1123Subdomain } from '../fbc/index.js';
+import { realClock } from '../util/clock.js';
+import type { Clock, Timer } from '../util/clock.js';
 import { contentHashHex } from './http-cache.js';
 import type { MetasQuery } from './query.js';
 import { writeRevisionFiles } from './revision-build.js';
@@ -49,6 +53,25 @@ interface Served {
   lastModified: Date;
   leases: number;
   retired: boolean;
+  /** While replaced but in its grace period: when that ends, and the timer that ends it. */
+  grace?: { until: number; timer: Timer };
+}
+
+/**
+ * How long a replaced revision is still served by its revision URL (docs/server.md, "Grace
+ * period"): longer than a client takes from reading a status to fetching its URL, retries
+ * included.
+ */
+export const DEFAULT_REVISION_GRACE_MS = 5 * 60_000;
+/** At most this many replaced revisions per catalog are kept for their grace period. */
+export const DEFAULT_MAX_GRACED_REVISIONS = 4;
+
+export interface ContentStoreOptions {
+  /** Default DEFAULT_REVISION_GRACE_MS; 0: a replaced revision is served no more. */
+  graceMs?: number;
+  /** Default DEFAULT_MAX_GRACED_REVISIONS. */
+  maxGraced?: number;
+  clock?: Pick<Clock, 'now' | 'setTimer'>;
 }
 
 function checkCatalog(catalog: string): void {
@@ -71,29 +94,44 @@ export class ContentStore {
   /** Bytes read from revision files by requests. */
   readonly io: IoCounters = { contentBytesRead: 0, indexBytesRead: 0, gzipBytesRead: 0 };
   private readonly served = new Map<string, Served>();
+  /** Replaced revisions in their grace period, per catalog, oldest first. */
+  private readonly graced = new Map<string, Served[]>();
   /** Replaced revisions that still have leases. */
   private readonly retained = new Set<Served>();
   private readonly locks = new Map<string, Promise<unknown>>();
+  private readonly graceMs: number;
+  private readonly maxGraced: number;
+  private readonly clock: Pick<Clock, 'now' | 'setTimer'>;
 
-  constructor(readonly root: string) {}
+  constructor(
+    readonly root: string,
+    opts: ContentStoreOptions = {},
+  ) {
+    this.graceMs = opts.graceMs ?? DEFAULT_REVISION_GRACE_MS;
+    this.maxGraced = opts.maxGraced ?? DEFAULT_MAX_GRACED_REVISIONS;
+    this.clock = opts.clock ?? realClock;
+  }
 
   /**
    * Writes a revision from a stream of blobs, unless it is already stored. The blobs must hash
-   * to `contentHash` (`sha256:<hex>`); the revision appears on disk only when complete.
+   * to `revision`: a contentHash (`sha256:<hex>`), or a revision key (its first hex digits, as
+   * a replica reads it from status.urls.base). The revision appears on disk only when complete.
    */
   async buildRevision(
     catalog: string,
-    contentHash: string,
+    revision: string,
     blobs: AsyncIterable<ContentBlob>,
   ): Promise<StoredRevision> {
     checkCatalog(catalog);
-    const hex = contentHashHex(contentHash);
-    const final = revisionDir(this.root, catalog, hex);
-    if (await this.hasRevision(catalog, contentHash)) return { catalog, contentHash };
-    const tmp = `${final}.${randomBytes(6).toString('hex')}.tmp`;
+    const key = isRevisionKey(revision) ? revision : contentHashHex(revision);
+    const stored = await this.storedRevision(catalog, revision);
+    if (stored) return { catalog, contentHash: stored };
+    const tmp = `${path.join(this.root, catalog, key)}.${randomBytes(6).toString('hex')}.tmp`;
+    let contentHash = revision;
     try {
       await mkdir(tmp, { recursive: true });
-      await writeRevisionFiles(tmp, contentHash, blobs);
+      ({ contentHash } = await writeRevisionFiles(tmp, revision, blobs));
+      const final = revisionDir(this.root, catalog, contentHashHex(contentHash));
       try {
         await rename(tmp, final);
       } catch (err) {
@@ -119,20 +157,23 @@ export class ContentStore {
   }
 
   /**
-   * Serves `contentHash` for the catalog, building it first unless it is stored: the one call a
-   * reconciler needs. `blobs` is called only when a build is needed. A stored revision that
-   * cannot be activated (damaged, or deleted meanwhile because its last reader left) is
-   * discarded and rebuilt once.
+   * Serves `revision` (a contentHash or a revision key) for the catalog, building it first
+   * unless it is stored: the one call a reconciler needs. `blobs` is called only when a build is
+   * needed. A stored revision that cannot be activated (damaged, or deleted meanwhile because
+   * its last reader left) is discarded and rebuilt once. Returns the served contentHash.
    */
   async ensureServed(
     catalog: string,
-    contentHash: string,
+    revision: string,
     lastModified: Date,
     blobs: () => AsyncIterable<ContentBlob>,
-  ): Promise<void> {
-    if (this.served.get(catalog)?.revision.contentHash === contentHash)
-      return this.activate(catalog, contentHash, lastModified);
-    await this.ensureBuilt(catalog, contentHash, blobs);
+  ): Promise<string> {
+    const held = this.held(catalog, revision);
+    if (held) {
+      await this.activate(catalog, held.revision.contentHash, lastModified);
+      return held.revision.contentHash;
+    }
+    const contentHash = await this.ensureBuilt(catalog, revision, blobs);
     try {
       await this.activate(catalog, contentHash, lastModified);
     } catch {
@@ -142,30 +183,54 @@ export class ContentStore {
       await this.buildRevision(catalog, contentHash, blobs());
       await this.activate(catalog, contentHash, lastModified);
     }
+    return contentHash;
   }
 
-  /** Builds a revision unless it is complete on disk already; does not serve it. */
+  /**
+   * Builds a revision (a contentHash or a revision key) unless it is complete on disk already;
+   * does not serve it. Returns its contentHash.
+   */
   async ensureBuilt(
     catalog: string,
-    contentHash: string,
+    revision: string,
     blobs: () => AsyncIterable<ContentBlob>,
-  ): Promise<void> {
-    if (!(await this.hasRevision(catalog, contentHash)))
-      await this.buildRevision(catalog, contentHash, blobs());
+  ): Promise<string> {
+    return (
+      (await this.storedRevision(catalog, revision)) ??
+      (await this.buildRevision(catalog, revision, blobs())).contentHash
+    );
   }
 
-  /** Whether a complete revision is on disk (served or not). */
-  async hasRevision(catalog: string, contentHash: string): Promise<boolean> {
+  /** Whether a complete revision (a contentHash or a revision key) is on disk, served or not. */
+  async hasRevision(catalog: string, revision: string): Promise<boolean> {
+    return (await this.storedRevision(catalog, revision)) !== undefined;
+  }
+
+  /** The contentHash of the complete revision on disk that `revision` names, if any. */
+  async storedRevision(catalog: string, revision: string): Promise<string | undefined> {
     checkCatalog(catalog);
-    return exists(
-      path.join(revisionDir(this.root, catalog, contentHashHex(contentHash)), INDEX_FILE),
-    );
+    if (!isRevisionKey(revision)) {
+      const hex = contentHashHex(revision);
+      const found = await exists(path.join(revisionDir(this.root, catalog, hex), INDEX_FILE));
+      return found ? revision : undefined;
+    }
+    let entries: string[];
+    try {
+      entries = await readdir(path.join(this.root, catalog));
+    } catch {
+      return undefined;
+    }
+    for (const e of entries.sort())
+      if (REVISION_DIR.test(e) && e.startsWith(revision))
+        if (await exists(path.join(this.root, catalog, e, INDEX_FILE))) return `sha256:${e}`;
+    return undefined;
   }
 
   /**
    * Serves a stored revision from now on. Requests already running finish on the revision they
-   * started on. The catalog's other stored revisions are deleted (each once its last lease is
-   * released). Activating the served revision again only updates lastModified.
+   * started on. The replaced revision is still served by its revision key for the grace period;
+   * the catalog's other stored revisions are deleted (each once its last lease is released).
+   * Activating the served revision again only updates lastModified.
    */
   async activate(catalog: string, contentHash: string, lastModified: Date): Promise<void> {
     checkCatalog(catalog);
@@ -177,20 +242,28 @@ export class ContentStore {
         old.lastModified = lastModified;
         return;
       }
-      let revision: Revision;
-      try {
-        revision = await Revision.open(revisionDir(this.root, catalog, hex), contentHash, this.io);
-      } catch (cause) {
-        throw new Error(
-          `cannot activate revision ${contentHash} of catalog ${JSON.stringify(catalog)}`,
-          {
-            cause,
-          },
-        );
+      // A revision in its grace period is open already (and may be leased): served again as it is.
+      let next = this.takeGraced(catalog, hex);
+      if (next) next.lastModified = lastModified;
+      else {
+        let revision: Revision;
+        try {
+          revision = await Revision.open(
+            revisionDir(this.root, catalog, hex),
+            contentHash,
+            this.io,
+          );
+        } catch (cause) {
+          throw new Error(
+            `cannot activate revision ${contentHash} of catalog ${JSON.stringify(catalog)}`,
+            { cause },
+          );
+        }
+        next = { catalog, hex, revision, lastModified, leases: 0, retired: false };
       }
-      this.served.set(catalog, { catalog, hex, revision, lastModified, leases: 0, retired: false });
-      if (old) await this.retire(old);
-      await this.pruneRevisions(catalog, hex);
+      this.served.set(catalog, next);
+      if (old) await this.replace(old);
+      await this.pruneRevisions(catalog);
     });
   }
 
@@ -202,10 +275,22 @@ export class ContentStore {
     return { contentHash, lastModified: s.lastModified, blobs, allBytes };
   }
 
-  /** Leases the served revision; the caller must release the lease. */
-  acquire(catalog: string): RevisionLease | undefined {
-    const s = this.served.get(catalog);
-    if (!s) return undefined;
+  /** Content hashes of the catalog's replaced revisions in their grace period, oldest first. */
+  gracedRevisions(catalog: string): string[] {
+    return (this.graced.get(catalog) ?? []).map((s) => s.revision.contentHash);
+  }
+
+  /**
+   * Leases the served revision, or with `revision` (a contentHash or a revision key) the
+   * revision it names: the served one or one in its grace period. The caller must release the
+   * lease.
+   */
+  acquire(catalog: string, revision?: string): RevisionLease | undefined {
+    const s = revision === undefined ? this.served.get(catalog) : this.held(catalog, revision);
+    return s && this.lease(s);
+  }
+
+  private lease(s: Served): RevisionLease {
     s.leases++;
     let released = false;
     const { revision } = s;
@@ -242,7 +327,8 @@ export class ContentStore {
       const old = this.served.get(catalog);
       this.served.delete(catalog);
       if (old) await this.retire(old);
-      await this.pruneRevisions(catalog, undefined);
+      for (const g of [...(this.graced.get(catalog) ?? [])]) await this.endGrace(g);
+      await this.pruneRevisions(catalog);
       await rmdir(path.join(this.root, catalog)).catch(() => undefined);
     });
   }
@@ -283,10 +369,59 @@ export class ContentStore {
 
   /** Closes every open revision file; the store serves nothing afterwards. Files stay on disk. */
   async close(): Promise<void> {
-    const all = [...this.served.values(), ...this.retained];
+    const graced = [...this.graced.values()].flat();
+    for (const g of graced) g.grace?.timer.cancel();
+    const all = [...this.served.values(), ...graced, ...this.retained];
     this.served.clear();
+    this.graced.clear();
     this.retained.clear();
     await Promise.all(all.map((s) => s.revision.close().catch(() => undefined)));
+  }
+
+  /** The served or graced revision of the catalog that `revision` names. */
+  private held(catalog: string, revision: string): Served | undefined {
+    const s = this.served.get(catalog);
+    if (s && isRevisionOf(s.revision.contentHash, revision)) return s;
+    const now = this.clock.now();
+    return this.graced
+      .get(catalog)
+      ?.find((g) => (g.grace?.until ?? 0) > now && isRevisionOf(g.revision.contentHash, revision));
+  }
+
+  private takeGraced(catalog: string, hex: string): Served | undefined {
+    const g = this.graced.get(catalog)?.find((x) => x.hex === hex);
+    if (g) this.ungrace(g);
+    return g;
+  }
+
+  private ungrace(s: Served): void {
+    const list = this.graced.get(s.catalog) ?? [];
+    const i = list.indexOf(s);
+    if (i >= 0) list.splice(i, 1);
+    if (list.length === 0) this.graced.delete(s.catalog);
+    s.grace?.timer.cancel();
+    delete s.grace;
+  }
+
+  /** A revision replaced by another: graced for graceMs (at most maxGraced per catalog). */
+  private async replace(s: Served): Promise<void> {
+    if (this.graceMs <= 0 || this.maxGraced <= 0) return this.retire(s);
+    const timer = this.clock.setTimer(this.graceMs, () => {
+      // Files that cannot be deleted now are deleted by the next activation's prune.
+      this.withLock(s.catalog, () => this.endGrace(s)).catch(() => undefined);
+    });
+    s.grace = { until: this.clock.now() + this.graceMs, timer };
+    const list = this.graced.get(s.catalog) ?? [];
+    this.graced.set(s.catalog, list);
+    list.push(s);
+    while (list.length > this.maxGraced) await this.endGrace(list[0]!);
+  }
+
+  /** The end of a revision's grace period: no longer served (deleted once unleased). */
+  private async endGrace(s: Served): Promise<void> {
+    if (!s.grace) return;
+    this.ungrace(s);
+    await this.retire(s);
   }
 
   private async retire(s: Served): Promise<void> {
@@ -308,11 +443,14 @@ export class ContentStore {
     }
   }
 
-  /** Deletes the catalog's complete revisions other than `keep` and those still leased. */
-  private async pruneRevisions(catalog: string, keep: string | undefined): Promise<void> {
+  /** Deletes the catalog's complete revisions other than the served, graced and leased ones. */
+  private async pruneRevisions(catalog: string): Promise<void> {
     const inUse = new Set(
-      [...this.retained].filter((s) => s.catalog === catalog).map((s) => s.hex),
+      [...this.retained, ...(this.graced.get(catalog) ?? [])]
+        .filter((s) => s.catalog === catalog)
+        .map((s) => s.hex),
     );
+    const keep = this.served.get(catalog)?.hex;
     let entries: string[];
     try {
       entries = await readdir(path.join(this.root, catalog));

@@ -150,7 +150,10 @@ describe('controller e2e: ClusterCatalog → CatalogMetadata', function () {
     expect(got).to.deep.equal(JSON.parse(await readFile(goldenFile, 'utf8')));
 
     // The HTTP content is the same revision: one canonical blob per object.
-    expect(c.status?.urls?.base).to.equal(`${controller.serverUrl}/catalogs/${name}`);
+    // urls.base names the revision (docs/api.md, "status.urls.base").
+    expect(c.status?.urls?.base).to.equal(
+      `${controller.serverUrl}/catalogs/${name}/revisions/${c.status?.contentHash?.slice(7, 23)}`,
+    );
     const all = await fetch(`${c.status?.urls?.base}/api/v1/all`);
     expect(all.status).to.equal(200);
     const blobs = (await all.text())

@@ -424,6 +424,7 @@ describe('deploy: config/ against the local apiserver', function () {
       ['delete', cm],
       ['deletecollection', cm],
       ['watch', cc],
+      ['watch', 'customresourcedefinitions.apiextensions.k8s.io'],
       ['patch', cc],
       ['patch', cc, '--subresource=status'],
       ['update', cc, '--subresource=status'],

@@ -134,7 +134,8 @@ describe('server e2e: catalog content over HTTP', function () {
       await applyCatalog(cat, await push(v1, `swap:${uniqueName('v1')}`));
       const c1 = await waitSynced(cat);
       expect(c1.status?.contentHash).to.equal(h1);
-      const url = `${c1.status?.urls?.base}/api/v1/all`;
+      // The unversioned URL: the revision the replica serves now (urls.base names c1's).
+      const url = `${controller.serverUrl}/catalogs/${cat}/api/v1/all`;
       await applyCatalog(cat, await push(v2, `swap:${uniqueName('v2')}`));
       const seen = new Set<string>();
       await pollUntil(

@@ -6,3 +6,4 @@ export * from './imageref.js';
 export * from './metadatalabel.js';
 export * from './identity.js';
 export * from './canonical.js';
+export * from './revision-url.js';

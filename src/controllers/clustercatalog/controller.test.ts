@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import type { ClusterCatalog, ClusterCatalogStatus } from '../../api/v1/index.js';
 import { isTerminal } from '../../util/errors.js';
 import type { ClusterCatalogAPI } from './controller.js';
-import { ClusterCatalogController } from './controller.js';
+import { ClusterCatalogController, PRUNED_RETRY_MS } from './controller.js';
 import type { ReconcileDeps } from './reconcile.js';
 
 const DIGEST = `sha256:${'a'.repeat(64)}`;
@@ -33,6 +33,8 @@ function catalogAt(resourceVersion: string, status: ClusterCatalogStatus): Clust
 /** An apiserver of one ClusterCatalog that enforces the resourceVersion precondition. */
 class FakeApiserver implements ClusterCatalogAPI {
   preconditions: string[] = [];
+  /** Status fields its ClusterCatalog CRD does not have (pruned from every write). */
+  prunes: string[] = [];
   constructor(public object: ClusterCatalog) {}
 
   async patchMetadata(): Promise<ClusterCatalog> {
@@ -52,7 +54,7 @@ class FakeApiserver implements ClusterCatalogAPI {
     }
     const status: Record<string, unknown> = { ...this.object.status };
     for (const [k, v] of Object.entries(patch)) {
-      if (v === null) delete status[k];
+      if (v === null || this.prunes.includes(k)) delete status[k];
       else status[k] = v;
     }
     const rv = String(Number(resourceVersion) + 1);
@@ -139,6 +141,34 @@ describe('ClusterCatalogController status writes', () => {
     // The journal write, then the final one against the resourceVersion the first returned.
     expect(server.preconditions.slice(1)).to.deep.equal(['5', '6']);
     expect(server.object.status?.syncingTo).to.equal(undefined);
+    expect(server.object.status?.contentHash).to.equal(HASH);
+  });
+
+  it('a write whose fields the apiserver dropped is made again soon, unless the CRD check knows why', async () => {
+    const server = new FakeApiserver(catalogAt('5', {}));
+    server.prunes = ['contentHash', 'objectCount', 'storedBytes', 'observedGeneration'];
+    let problem: string | undefined;
+    const controller = new ClusterCatalogController({
+      catalogs: { get: () => structuredClone(server.object) },
+      api: server,
+      deps: { ...deps(), crdProblem: () => problem },
+      cleanup: async () => {},
+      removeOrphans: async () => {},
+    });
+    const signal = new AbortController().signal;
+    // Our CRD is back but the apiserver still pruned: look again soon.
+    expect(await controller.reconcile('ops', signal)).to.deep.equal({
+      requeueAfter: PRUNED_RETRY_MS,
+    });
+    // The check knows of the problem: the end of it queues the catalog, no polling meanwhile.
+    problem = 'the ClusterCatalog CRD the apiserver serves lacks the status fields contentHash';
+    server.object.status = {};
+    expect(await controller.reconcile('ops', signal)).to.equal(undefined);
+    // Nothing dropped: nothing to look at again (a digest ref is not polled).
+    server.prunes = [];
+    problem = undefined;
+    server.object.status = {};
+    expect(await controller.reconcile('ops', signal)).to.equal(undefined);
     expect(server.object.status?.contentHash).to.equal(HASH);
   });
 });

@@ -104,6 +104,8 @@ export class ClusterCatalogController {
     // After a failed write the object's resourceVersion is unknown: write nothing more, and
     // retry the whole reconcile (with backoff) from the informer cache once it caught up.
     let failedWrite: { err: unknown } | undefined;
+    // Fields the apiserver dropped from a write: its ClusterCatalog CRD does not have them.
+    let pruned = false;
     const writeStatus = async (status: ClusterCatalogStatus) => {
       if (failedWrite) throw failedWrite.err;
       const patch = statusPatch(written, status);
@@ -111,6 +113,7 @@ export class ClusterCatalogController {
       try {
         const updated = await api.patchStatus(name, patch, resourceVersion);
         resourceVersion = updated.metadata.resourceVersion ?? resourceVersion;
+        pruned ||= droppedFields(patch, updated.status).length > 0;
       } catch (err) {
         failedWrite = { err };
         throw err;
@@ -135,10 +138,31 @@ export class ClusterCatalogController {
     // The work queue retries unless a TerminalError is in the cause chain (isTerminal).
     if (outcome.error && outcome.requeueAfterMs === undefined)
       throw new Error(outcome.error.message, { cause: outcome.error.cause });
+    // Dropped although the CRD check saw our CRD: the apiserver is still switching schemas
+    // after our CRD was re-applied (or the check has not seen the change yet). Write again soon;
+    // while the check knows of the problem, its end queues every catalog instead.
+    if (pruned && !this.opts.deps.crdProblem?.()) {
+      const requeueAfter = Math.min(outcome.requeueAfterMs ?? Infinity, PRUNED_RETRY_MS);
+      return { requeueAfter };
+    }
     return outcome.requeueAfterMs !== undefined
       ? { requeueAfter: outcome.requeueAfterMs }
       : undefined;
   }
+}
+
+/** How soon a status whose fields the apiserver dropped is written again (see reconcile). */
+export const PRUNED_RETRY_MS = 2000;
+
+/** The fields a status patch set that the object the apiserver returned does not have. */
+export function droppedFields(
+  patch: Record<string, unknown>,
+  stored: ClusterCatalogStatus | undefined,
+): string[] {
+  const kept = (stored ?? {}) as Record<string, unknown>;
+  return Object.keys(patch)
+    .filter((k) => patch[k] !== null && kept[k] === undefined)
+    .sort();
 }
 
 export function eventTarget(catalog: ClusterCatalog) {

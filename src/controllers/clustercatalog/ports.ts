@@ -29,16 +29,26 @@ export interface Syncer {
 
 /** Publishes a catalog's content on the HTTP server. */
 export interface ContentPublisher {
-  /** The base URL of a catalog's content (status.urls.base). */
-  baseUrl(catalog: string): string;
-  /** URL of one blob, for objects whose content is omitted. */
+  /**
+   * The base URL of one revision of a catalog's content (status.urls.base): it names the
+   * revision, so no replica answers it with another (docs/api.md, "status.urls.base").
+   */
+  baseUrl(catalog: string, contentHash: string): string;
+  /**
+   * URL of one blob, for objects whose content is omitted: revision-free, so an object whose
+   * blob did not change is not rewritten when only the revision changes.
+   */
   blobUrl(catalog: string, blob: { schema: string; package?: string; name?: string }): string;
   /**
    * Stores the content for serving without serving it yet (idempotent): done before the
    * objects are written, so the publish after them only switches revisions.
    */
   prepare(catalog: string, contentHash: string, dir: string): Promise<void>;
-  publish(catalog: string, contentHash: string, dir: string, lastModified: Date): Promise<void>;
+  /**
+   * Serves `revision` (a contentHash, or a revision key read from status.urls.base) built from
+   * `dir`.
+   */
+  publish(catalog: string, revision: string, dir: string, lastModified: Date): Promise<void>;
   remove(catalog: string): Promise<void>;
 }
 
@@ -101,6 +111,11 @@ export interface ReconcileDeps {
   syncSlots?: SyncSlots;
   /** The last successful syncs (sync-memo.ts); none: every reconcile plans in full. */
   syncMemo?: SyncMemoPort;
+  /**
+   * What is wrong with the ClusterCatalog CRD the apiserver serves, if anything
+   * (crd-status-fields.ts): said in every catalog's Progressing message.
+   */
+  crdProblem?: () => string | undefined;
 }
 
 /** 10 minutes: a 1 GiB image over a slow link fits; a stalled registry frees its catalog. */

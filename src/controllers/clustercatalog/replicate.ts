@@ -1,14 +1,24 @@
 // Every replica serves HTTP content, not only the leader: this reconcile (run on every replica,
-// not gated by leader election) makes the local store serve what each ClusterCatalog's status
-// says is synced, pulling by digest (an on-disk cache hit after the first time). It also
-// re-activates content after a restart. It never writes to the apiserver.
-import type { ClusterCatalog } from '../../api/v1/index.js';
-import { AVAILABILITY_MODE_UNAVAILABLE } from '../../api/v1/index.js';
+// not gated by leader election) makes the local store serve the revision each ClusterCatalog's
+// status.urls.base names, pulling status.resolvedSource's digest (an on-disk cache hit after the
+// first time). Both are upstream status fields, so another ClusterCatalog CRD (upstream's, which
+// prunes contentHash) cannot make a replica serve a stale revision. It also re-activates content
+// after a restart. It never writes to the apiserver.
+import type { ClusterCatalog, ClusterCatalogStatus } from '../../api/v1/index.js';
+import { AVAILABILITY_MODE_UNAVAILABLE, isRevisionOf, revisionKeyOf } from '../../api/v1/index.js';
 import type { ContentPublisher, Puller } from './reconcile.js';
 
 export interface ReplicaContent extends ContentPublisher {
   /** The contentHash this replica serves for a catalog, if any. */
   served(catalog: string): string | undefined;
+}
+
+/**
+ * The revision a status names: the key in urls.base, else (a status written before revision
+ * URLs) its contentHash.
+ */
+export function statusRevision(status: ClusterCatalogStatus | undefined): string | undefined {
+  return revisionKeyOf(status?.urls?.base) ?? status?.contentHash;
 }
 
 export async function replicateContent(
@@ -25,12 +35,13 @@ export async function replicateContent(
     if (content.served(name) !== undefined) await content.remove(name);
     return;
   }
-  const hash = catalog.status?.contentHash;
+  const revision = statusRevision(catalog.status);
   const ref = catalog.status?.resolvedSource?.image?.ref;
-  if (!hash || !ref || content.served(name) === hash) return;
+  const served = content.served(name);
+  if (!revision || !ref || (served !== undefined && isRevisionOf(served, revision))) return;
   const pulled = await deps.puller.pull(ref);
   const lastModified = catalog.status?.lastUnpacked
     ? new Date(catalog.status.lastUnpacked)
     : new Date(0);
-  await content.publish(name, hash, pulled.configsDir, lastModified);
+  await content.publish(name, revision, pulled.configsDir, lastModified);
 }

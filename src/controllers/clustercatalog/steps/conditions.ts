@@ -110,7 +110,8 @@ export function markSynced(state: ReconcileState): void {
  */
 export function markFailed(state: ReconcileState, err: unknown): string {
   const progressing = progressingFor(err, state.failureNote);
-  const serving = state.status.contentHash !== undefined;
+  // urls.base too: under another ClusterCatalog CRD, contentHash is pruned from status.
+  const serving = state.status.contentHash !== undefined || state.status.urls?.base !== undefined;
   const notServing: StepCondition = {
     type: TYPE_SERVING,
     status: 'False',
@@ -123,4 +124,20 @@ export function markFailed(state: ReconcileState, err: unknown): string {
   });
   state.events.push({ type: 'Warning', reason: EVENT_SYNC_FAILED, message: progressing.message });
   return progressing.message;
+}
+
+/**
+ * The served ClusterCatalog CRD prunes our status fields (crd-status-fields.ts): Progressing says
+ * so first, and what to run. A sync that succeeded is Retrying: once our CRD is back, every
+ * catalog is reconciled again and its status written whole.
+ */
+export function markCRDProblem(state: ReconcileState, problem: string): void {
+  const progressing = state.status.conditions?.find((c) => c.type === TYPE_PROGRESSING);
+  if (!progressing) return;
+  setConditions(state, {
+    type: TYPE_PROGRESSING,
+    status: progressing.status,
+    reason: progressing.reason === REASON_SUCCEEDED ? REASON_RETRYING : progressing.reason,
+    message: `${problem}; ${progressing.message}`,
+  });
 }

@@ -36,7 +36,7 @@ export async function publishRevision(
   state.status = {
     ...state.status,
     resolvedSource: { type: SOURCE_TYPE_IMAGE, image: { ref: pulled.ref } },
-    urls: { base: deps.content.baseUrl(name) },
+    urls: { base: deps.content.baseUrl(name, revision.contentHash) },
     contentHash: revision.contentHash,
     objectCount: revision.objectCount,
     storedBytes: revision.storedBytes,

@@ -69,7 +69,7 @@ function fixture(ref = 'registry.example/ops/catalog:v1', over: Partial<Reconcil
       deleteAll: async () => 2,
     },
     content: {
-      baseUrl: () => 'http://content.example/catalogs/ops',
+      baseUrl: (c, hash) => `http://content.example/catalogs/${c}/revisions/${hash.slice(7, 23)}`,
       blobUrl: () => '',
       prepare: async (_c, hash, dir) => void calls.push(`prepare ${hash} ${dir}`),
       publish: async (_c, hash) => void calls.push(`publish ${hash}`),
@@ -205,6 +205,10 @@ describe('reconcile steps', () => {
       objectCount: 3,
       lastUnpacked: '2026-01-02T03:04:05Z',
     });
+    // urls.base names the published revision (docs/api.md, "status.urls.base").
+    expect(f.state.status.urls?.base).to.equal(
+      `http://content.example/catalogs/ops/revisions/${HASH.slice(7, 23)}`,
+    );
     expect(f.state.status.syncingTo).to.equal(undefined);
     expect(f.state.requeueAfterMs).to.equal(5 * 60_000);
     const g = fixture(`registry.example/ops/catalog@${DIGEST}`);
@@ -228,5 +232,22 @@ describe('reconcile steps', () => {
       ['Serving', 'Available', 'serving the content of the resolved source'],
       ['Progressing', 'Succeeded', `synced 3 objects of content ${HASH}`],
     ]);
+  });
+
+  it('summarize: a CRD that prunes our status fields is said first in Progressing', async () => {
+    const problem = 'the ClusterCatalog CRD the apiserver serves lacks the status fields x';
+    const f = fixture(undefined, { crdProblem: () => problem });
+    f.state.status = { ...f.state.status, contentHash: HASH, objectCount: 3 };
+    const synced = summarize(f.state, { kind: 'synced' });
+    expect(
+      synced.status.conditions?.map((c) => [c.type, c.status, c.reason, c.message]),
+    ).to.deep.equal([
+      ['Serving', 'True', 'Available', 'serving the content of the resolved source'],
+      ['Progressing', 'True', 'Retrying', `${problem}; synced 3 objects of content ${HASH}`],
+    ]);
+    const g = fixture(undefined, { crdProblem: () => problem });
+    const failed = summarize(g.state, { kind: 'failed', err: new Error('registry unreachable') });
+    expect(failed.error?.message).to.equal(`${problem}; registry unreachable`);
+    expect(failed.status.conditions?.at(-1)?.message).to.equal(`${problem}; registry unreachable`);
   });
 });

@@ -1,13 +1,24 @@
 // Step 7, finish: the outcome of the reconcile from its state, or from the error that stopped
 // it; conditions set here (through conditions.ts) and nowhere else.
 import type { ReconcileOutcome } from '../ports.js';
-import { markFailed, markSynced, markUnavailable } from './conditions.js';
+import { markCRDProblem, markFailed, markSynced, markUnavailable } from './conditions.js';
 import type { ReconcileState } from './state.js';
 
 export type Ending =
   { kind: 'unavailable' } | { kind: 'synced' } | { kind: 'failed'; err: unknown };
 
 export function summarize(state: ReconcileState, ending: Ending): ReconcileOutcome {
+  const outcome = summarizeEnding(state, ending);
+  const problem = state.deps.crdProblem?.();
+  if (problem) {
+    markCRDProblem(state, problem);
+    outcome.status = state.status;
+    if (outcome.error) outcome.error.message = `${problem}; ${outcome.error.message}`;
+  }
+  return outcome;
+}
+
+function summarizeEnding(state: ReconcileState, ending: Ending): ReconcileOutcome {
   switch (ending.kind) {
     case 'unavailable':
       markUnavailable(state);
