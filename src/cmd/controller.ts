@@ -261,6 +261,26 @@ function buildControllers(
   return { controller, replicator };
 }
 
+/** The ClusterCatalogs (full objects) and the CatalogMetadata references (metadata only). */
+function buildInformers(client: KubeClient, log: Logger) {
+  const catalogs = new Resource<ClusterCatalog>(client, {
+    group: GROUP,
+    version: VERSION,
+    plural: CLUSTER_CATALOG_PLURAL,
+  });
+  const informer = new Informer<ClusterCatalog>({
+    name: 'clustercatalogs',
+    listWatch: catalogs.listWatch(),
+    onError: (err) => log.warn({ err }, 'clustercatalog watch failed; restarting'),
+  });
+  const metadataRefs = new Informer<CatalogMetadataRef>({
+    name: 'catalogmetadata',
+    listWatch: catalogMetadataRefs(client),
+    onError: (err) => log.warn({ err }, 'catalogmetadata watch failed; restarting'),
+  });
+  return { catalogs, informer, metadataRefs };
+}
+
 type Built = Awaited<ReturnType<typeof buildController>>;
 
 /** Every part, wired; nothing runs yet but the content server's listener. */
@@ -290,16 +310,7 @@ async function buildController(opts: ControllerOptions) {
       listen: opts.serverAddr,
     }),
   );
-  const catalogs = new Resource<ClusterCatalog>(client, {
-    group: GROUP,
-    version: VERSION,
-    plural: CLUSTER_CATALOG_PLURAL,
-  });
-  const informer = new Informer<ClusterCatalog>({
-    name: 'clustercatalogs',
-    listWatch: catalogs.listWatch(),
-    onError: (err) => log.warn({ err }, 'clustercatalog watch failed; restarting'),
-  });
+  const { catalogs, informer, metadataRefs } = buildInformers(client, log);
   const events = eventRecorder(client, { component: 'catalogd-ts', instance: identity });
   // Another ClusterCatalog CRD (OLM v1's) applied over ours prunes our status fields: said in
   // logs, an event, a metric and every catalog's Progressing message; its end re-queues them.
@@ -311,11 +322,6 @@ async function buildController(opts: ControllerOptions) {
     onChange: () => {
       for (const c of informer.values()) controller.queue?.add(c.metadata.name);
     },
-  });
-  const metadataRefs = new Informer<CatalogMetadataRef>({
-    name: 'catalogmetadata',
-    listWatch: catalogMetadataRefs(client),
-    onError: (err) => log.warn({ err }, 'catalogmetadata watch failed; restarting'),
   });
   // Steady state: each catalog's last successful sync, void once drift is seen (or may have been
   // missed: a relist), so that a poll that finds the same digest costs no LIST and no parse.
