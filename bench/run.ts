@@ -54,33 +54,13 @@ import { coldSync } from './scenarios/cold-sync.js';
 
 async function main(): Promise<void> {
   const started = new Date();
-  if (!reuse) {
-    log(`starting an own cluster under ${path.relative(ROOT, LOCAL)}`);
-    clusterScript('up');
-  }
-  const env = readEnvFile(path.join(LOCAL, 'env'));
-  const ports = readEnvFile(path.join(LOCAL, 'cluster', 'ports.env'));
-  const kubeconfig = env.KUBECONFIG!;
-  const registry = env.REGISTRY!;
-  process.env.KUBECONFIG = kubeconfig;
-  process.env.PATH = `${env.KUBE_BIN_DIR}:${process.env.PATH ?? ''}`;
-  const etcd = new Etcd(`http://127.0.0.1:${ports.ETCD_PORT}`);
-  const api = Api.fromKubeconfig(kubeconfig);
+  const { kubeconfig, registry, etcd, api } = startCluster();
   const work = await mkdtemp(path.join(os.tmpdir(), 'catalogd-bench-'));
   const logDir = path.join(LOCAL, 'logs');
   await mkdir(logDir, { recursive: true });
   const results: Record<string, unknown> = {};
   try {
-    execFileSync('kubectl', ['apply', '--server-side', '-f', path.join(ROOT, 'crds')], {
-      stdio: 'ignore',
-    });
-    execFileSync(
-      'kubectl',
-      ['wait', '--for=condition=Established', '--timeout=60s', '-f', path.join(ROOT, 'crds')],
-      {
-        stdio: 'ignore',
-      },
-    );
+    applyCrds();
     log(`garbage collector watching CatalogMetadata after ${await waitForGarbageCollector(api)} s`);
     const machine = await machineInfo(api, etcd);
     results.machine = machine;
@@ -147,12 +127,7 @@ async function main(): Promise<void> {
       await writeResults(results, started);
     }
     rssGrowth(results);
-    if (process.env.BENCH_SKIP_PARSE !== '1')
-      results.fbcParse = childBench('fbc-parse', ['--size-mb', String(largest), '--runs', '3']);
-    if (process.env.BENCH_SKIP_ENTRIES !== '1')
-      results.unpackEntries = childBench('unpack-entries', ['--entries', '100000']);
-    if (process.env.BENCH_SKIP_HTTP !== '1' && existsSync(path.join(ROOT, 'bench', 'http.ts')))
-      results.http = childBench('http', ['--size-mb', String(largest)]);
+    childBenches(results, largest);
     await finish(results, started);
   } finally {
     for (const c of [...running]) await c.stop();
@@ -163,6 +138,47 @@ async function main(): Promise<void> {
       clusterScript('down');
     }
   }
+}
+
+/** The bench's cluster (its own unless BENCH_REUSE_CLUSTER=1), its clients and environment. */
+function startCluster() {
+  if (!reuse) {
+    log(`starting an own cluster under ${path.relative(ROOT, LOCAL)}`);
+    clusterScript('up');
+  }
+  const env = readEnvFile(path.join(LOCAL, 'env'));
+  const ports = readEnvFile(path.join(LOCAL, 'cluster', 'ports.env'));
+  const kubeconfig = env.KUBECONFIG!;
+  const registry = env.REGISTRY!;
+  process.env.KUBECONFIG = kubeconfig;
+  process.env.PATH = `${env.KUBE_BIN_DIR}:${process.env.PATH ?? ''}`;
+  const etcd = new Etcd(`http://127.0.0.1:${ports.ETCD_PORT}`);
+  const api = Api.fromKubeconfig(kubeconfig);
+  return { kubeconfig, registry, etcd, api };
+}
+
+/** The CRDs, applied and established. */
+function applyCrds(): void {
+  execFileSync('kubectl', ['apply', '--server-side', '-f', path.join(ROOT, 'crds')], {
+    stdio: 'ignore',
+  });
+  execFileSync(
+    'kubectl',
+    ['wait', '--for=condition=Established', '--timeout=60s', '-f', path.join(ROOT, 'crds')],
+    {
+      stdio: 'ignore',
+    },
+  );
+}
+
+/** The benches that run as their own processes, unless skipped. */
+function childBenches(results: Record<string, unknown>, largest: number): void {
+  if (process.env.BENCH_SKIP_PARSE !== '1')
+    results.fbcParse = childBench('fbc-parse', ['--size-mb', String(largest), '--runs', '3']);
+  if (process.env.BENCH_SKIP_ENTRIES !== '1')
+    results.unpackEntries = childBench('unpack-entries', ['--entries', '100000']);
+  if (process.env.BENCH_SKIP_HTTP !== '1' && existsSync(path.join(ROOT, 'bench', 'http.ts')))
+    results.http = childBench('http', ['--size-mb', String(largest)]);
 }
 
 /** The machine, the control plane's versions and the controller's process settings. */

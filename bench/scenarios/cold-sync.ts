@@ -146,32 +146,19 @@ export async function coldSync(ctx: ColdSyncContext, sizeMB: number): Promise<Co
   const mid = medianItem(rounds, rate);
   const roundPeakRssBytes = rounds.map((r) => r.peakRssBytes);
   const roundWritesPerSecond = rounds.map((r) => round(rate(r), 1));
-  const rawByConcurrency: Record<string, number> = {};
-  const rawRoundWritesPerSecond: Record<string, number[]> = {};
-  const rawClientCpuMsPerWrite: Record<string, number> = {};
-  const rawControlPlaneCpuMsPerWrite: Record<string, number> = {};
-  const rawControlPlaneByProcess: Record<string, PlaneMsPerWrite> = {};
-  const rawMeanPostsInFlight: Record<string, number> = {};
-  for (const [level, runs] of Object.entries(rawRounds)) {
-    const m = medianItem(runs, (r) => r.rate);
-    rawByConcurrency[level] = round(median(runs.map((r) => r.rate)), 1);
-    rawRoundWritesPerSecond[level] = runs.map((r) => round(r.rate, 1));
-    rawClientCpuMsPerWrite[level] = m.clientCpuMsPerWrite;
-    rawControlPlaneCpuMsPerWrite[level] = m.plane.total;
-    rawControlPlaneByProcess[level] = m.plane;
-    rawMeanPostsInFlight[level] = m.meanInFlight;
-    mid.quiet[`raw${level}`] = m.quiet;
-    mid.load[`raw${level}`] = m.load;
-  }
+  const {
+    rawByConcurrency,
+    rawRoundWritesPerSecond,
+    rawClientCpuMsPerWrite,
+    rawControlPlaneCpuMsPerWrite,
+    rawControlPlaneByProcess,
+    rawMeanPostsInFlight,
+  } = rawSummary(rawRounds, mid);
 
   // (b) kubectl apply --server-side, once.
   const kubectlSeconds =
     process.env.BENCH_SKIP_KUBECTL === '1' ? null : await kubectlRound(ctx, image, mid);
-  const raw = Math.max(
-    ...Object.entries(rawByConcurrency)
-      .filter(([level]) => rawLevel(level).plain)
-      .map(([, rate]) => rate),
-  );
+  const raw = bestPlainRate(rawByConcurrency);
   const writesPerSecond = median(rounds.map(rate));
   const kubectlRate = kubectlSeconds === null ? null : mid.objectCount / kubectlSeconds;
   const etcdBytesAdded = mid.after.dbSize - mid.before.dbSize;
@@ -423,4 +410,42 @@ async function kubectlRound(
   await deleteCatalog(api, cat);
   await rm(file, { force: true });
   return kubectlSeconds;
+}
+
+/** Each raw level's median round, by level; its quiet and load go into the reported round's. */
+function rawSummary(rawRounds: Record<string, RawRound[]>, mid: Pick<ColdRound, 'quiet' | 'load'>) {
+  const rawByConcurrency: Record<string, number> = {};
+  const rawRoundWritesPerSecond: Record<string, number[]> = {};
+  const rawClientCpuMsPerWrite: Record<string, number> = {};
+  const rawControlPlaneCpuMsPerWrite: Record<string, number> = {};
+  const rawControlPlaneByProcess: Record<string, PlaneMsPerWrite> = {};
+  const rawMeanPostsInFlight: Record<string, number> = {};
+  for (const [level, runs] of Object.entries(rawRounds)) {
+    const m = medianItem(runs, (r) => r.rate);
+    rawByConcurrency[level] = round(median(runs.map((r) => r.rate)), 1);
+    rawRoundWritesPerSecond[level] = runs.map((r) => round(r.rate, 1));
+    rawClientCpuMsPerWrite[level] = m.clientCpuMsPerWrite;
+    rawControlPlaneCpuMsPerWrite[level] = m.plane.total;
+    rawControlPlaneByProcess[level] = m.plane;
+    rawMeanPostsInFlight[level] = m.meanInFlight;
+    mid.quiet[`raw${level}`] = m.quiet;
+    mid.load[`raw${level}`] = m.load;
+  }
+  return {
+    rawByConcurrency,
+    rawRoundWritesPerSecond,
+    rawClientCpuMsPerWrite,
+    rawControlPlaneCpuMsPerWrite,
+    rawControlPlaneByProcess,
+    rawMeanPostsInFlight,
+  };
+}
+
+/** The raw limit: the best median rate of the plain levels (no watch, full responses). */
+function bestPlainRate(rawByConcurrency: Record<string, number>): number {
+  return Math.max(
+    ...Object.entries(rawByConcurrency)
+      .filter(([level]) => rawLevel(level).plain)
+      .map(([, rate]) => rate),
+  );
 }
