@@ -1,15 +1,18 @@
 // HTTP content server benchmark (SPEC §4, §7): metas latency (p50/p99) and /api/v1/all
 // throughput for a generated catalog (default 50 MB), beside a baseline in the same run: the
-// same all.jsonl file served by a plain node:http static file server. Everything on 127.0.0.1,
-// sequential requests over one keep-alive connection, bounded request counts.
+// same all.jsonl file served by a plain node:http static file server. /api/v1/all is also read
+// over HTTPS (the same store behind a TLS server, test/fixtures/tls's certificate, ECDSA P-256),
+// interleaved with plain HTTP, for their ratio in one run. Everything on 127.0.0.1, sequential
+// requests over one keep-alive connection each, bounded request counts.
 //
 //   npx tsx bench/http.ts [--size-mb 50] [--all-runs 5] [--metas 300] [--dir FBC_DIR]
 //
 // Writes bench/results/http.json and prints a table.
 import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
+import { createReadStream, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { Agent, createServer, request } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -34,7 +37,8 @@ interface Fetched {
 function get(agent: Agent, url: string, headers: Record<string, string> = {}): Promise<Fetched> {
   const t0 = performance.now();
   return new Promise((resolve, reject) => {
-    const req = request(url, { agent, headers }, (res) => {
+    const send = url.startsWith('https:') ? httpsRequest : request;
+    const req = send(url, { agent, headers }, (res) => {
       if (res.statusCode !== 200) reject(new Error(`GET ${url}: ${res.statusCode}`));
       const h = createHash('sha256');
       let bytes = 0;
@@ -124,19 +128,28 @@ async function main(): Promise<void> {
 
     const ours = await startContentServer({ store });
     const base = `${ours.url}/catalogs/${CATALOG}/api/v1`;
+    const tls = (f: string) => readFileSync(path.join(ROOT, 'test/fixtures/tls', f));
+    const oursTls = await startContentServer({
+      store,
+      tls: { cert: tls('a.crt'), key: tls('a.key') },
+    });
+    const tlsBase = `${oursTls.url}/catalogs/${CATALOG}/api/v1`;
+    const tlsAgent = new HttpsAgent({ keepAlive: true, maxSockets: 1, ca: tls('ca.crt') });
     const baseline = await startStaticServer(path.join(revDir, 'all.jsonl'));
     try {
       // /all throughput, ours and baseline interleaved; bodies must be byte-identical.
       const oursAll: Fetched[] = [];
       const staticAll: Fetched[] = [];
       const gzipAll: Fetched[] = [];
+      const httpsAll: Fetched[] = [];
       for (let i = 0; i < allRuns; i++) {
         oursAll.push(await get(agent, `${base}/all`));
         staticAll.push(await get(agent, baseline.url));
+        httpsAll.push(await get(tlsAgent, `${tlsBase}/all`));
       }
       for (let i = 0; i < Math.min(allRuns, 3); i++)
         gzipAll.push(await get(agent, `${base}/all`, { 'Accept-Encoding': 'gzip' }));
-      if (oursAll.some((f) => f.sha256 !== staticAll[0]!.sha256))
+      if ([...oursAll, ...httpsAll].some((f) => f.sha256 !== staticAll[0]!.sha256))
         throw new Error('/api/v1/all differs from the static file');
       const mbps = (fs: Fetched[]): number =>
         round(
@@ -208,6 +221,9 @@ async function main(): Promise<void> {
           staticBaselineMBps: mbps(staticAll),
           ratio: round(mbps(oursAll) / mbps(staticAll)),
           oursGzipMBps: mbps(gzipAll),
+          // The same server over TLS (one keep-alive connection: the handshake is paid once).
+          oursHttpsMBps: mbps(httpsAll),
+          httpsToHttpRatio: round(mbps(httpsAll) / mbps(oursAll)),
           gzipRatio: round(info.allBytes / gzipAll[0]!.bytes),
         },
         metas: {
@@ -226,12 +242,14 @@ async function main(): Promise<void> {
       );
       stdout.write(
         `HTTP content: ${report.catalog.allMB} MB /all, ${info.blobs} blobs (build ${report.build.ms} ms of which parse ~${report.build.parseMs} ms, in-memory index ${report.build.inMemoryIndexKB} KB)\n` +
-          `/all  ours ${report.all.oursMBps} MB/s, static file ${report.all.staticBaselineMBps} MB/s (ratio ${report.all.ratio}); gzip ${report.all.oursGzipMBps} MB/s\n` +
+          `/all  ours ${report.all.oursMBps} MB/s, static file ${report.all.staticBaselineMBps} MB/s (ratio ${report.all.ratio}); gzip ${report.all.oursGzipMBps} MB/s; HTTPS ${report.all.oursHttpsMBps} MB/s (HTTPS/HTTP ${report.all.httpsToHttpRatio})\n` +
           `metas p50 ${report.metas.p50Ms} ms, p99 ${report.metas.p99Ms} ms over ${metasCount} requests (full download from the static server: ${report.metas.staticFullScanMs} ms)\n`,
       );
     } finally {
       agent.destroy();
+      tlsAgent.destroy();
       await ours.close();
+      await oursTls.close();
       baseline.close();
       await store.close();
     }

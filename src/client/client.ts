@@ -21,6 +21,8 @@ import { Resource } from '../kube/resource.js';
 import type { ContentFetchOptions, FullContent, PartialContent } from './content.js';
 import { mapBounded } from '../util/bounded.js';
 import { contentOf, fetchWholeBlob } from './content.js';
+import { viaApiserverProxy } from './apiserver-proxy.js';
+import { fetchTrusting } from './trust.js';
 import type { AnyBlob, BundleBlob, ChannelBlob, PackageBlob } from './fbc-types.js';
 import { SCHEMA_BUNDLE, isBundleBlob } from './fbc-types.js';
 import { channelHead } from './graph.js';
@@ -41,8 +43,18 @@ export interface CatalogClientOptions {
    * `http://localhost:8090`): replaces the origin of contentOmitted.url. Default: the URL as is.
    */
   serverUrl?: string;
-  /** The HTTP client for blobs on the content server (default: global fetch). */
+  /**
+   * The HTTP client for blobs on the content server, used for every URL as is (default: global
+   * fetch, or one trusting `ca`; URLs under the apiserver's go through its service proxy).
+   */
   fetch?: typeof fetch;
+  /**
+   * PEM CA certificate(s) the content server's certificate is verified against, instead of the
+   * system roots (an HTTPS content server with a private CA: docs/server.md, "HTTPS"); ignored
+   * with `fetch`. A content URL under the apiserver's (its service proxy) is fetched with the
+   * kubeconfig's CA and credentials instead.
+   */
+  ca?: string | Buffer;
   /** Blobs fetched from the content server at once (default 4). */
   fetchConcurrency?: number;
 }
@@ -137,7 +149,13 @@ export class CatalogClient {
     this.pageSize = opts.pageSize ?? 500;
     this.fetchOptions = {
       ...(opts.serverUrl !== undefined && { serverUrl: opts.serverUrl }),
-      ...(opts.fetch && { fetch: opts.fetch }),
+      // An injected fetch gets every URL (tests, callers with their own transport).
+      fetch:
+        opts.fetch ??
+        viaApiserverProxy(
+          this.kube,
+          opts.ca !== undefined ? fetchTrusting(opts.ca) : (i, init) => fetch(i, init),
+        ),
     };
     this.fetchConcurrency = Math.max(1, opts.fetchConcurrency ?? 4);
     const cm = { group: GROUP, version: VERSION, plural: CATALOG_METADATA_PLURAL };

@@ -7,6 +7,7 @@ import type { CatalogMetadata, ContentPart } from '../api/v1/index.js';
 import { ANNOTATION_CONTENT_HASH } from '../api/v1/index.js';
 import { blobHash, canonicalize } from '../api/v1/index.js';
 import type { AnyBlob } from './fbc-types.js';
+import { untrustedReason } from './trust.js';
 
 /** spec.content is the whole blob. */
 export interface FullContent {
@@ -116,8 +117,12 @@ export async function fetchWholeBlob(
     text = await readLimited(res, responseLimit(c.bytes));
   } catch (err) {
     if (signal?.aborted) throw err;
+    // An untrusted certificate is reached and answered: the port-forward hint would mislead.
+    const hint = untrustedReason(err)
+      ? ''
+      : ". The catalog's content server must be reachable from here: from outside the cluster, port-forward it (kubectl -n catalogd-system port-forward svc/catalogd-ts 8090:80) and pass its URL (kubectl catalog --server-url http://localhost:8090; the client library's serverUrl option)";
     throw new ContentOmittedError(
-      `cannot read the whole blob of ${what} (${c.bytes} bytes, ${c.state === 'partial' ? 'the object holds its lean part' : 'not in the object'}) from ${url}: ${causeText(err)}. The catalog's content server must be reachable from here: from outside the cluster, port-forward it (kubectl -n catalogd-system port-forward svc/catalogd-ts 8090:80) and pass its URL (kubectl catalog --server-url http://localhost:8090; the client library's serverUrl option)`,
+      `cannot read the whole blob of ${what} (${c.bytes} bytes, ${c.state === 'partial' ? 'the object holds its lean part' : 'not in the object'}) from ${url}: ${causeText(err)}${hint}`,
     );
   }
   const blob = pickBlob(text, obj);
@@ -167,10 +172,15 @@ function pickBlob(text: string, obj: CatalogMetadata): AnyBlob | undefined {
   return undefined;
 }
 
-/** The reason of a fetch failure: the network error's code (ECONNREFUSED...) when there is one. */
+/**
+ * The reason of a fetch failure: an untrusted certificate said as such, else the network error's
+ * code (ECONNREFUSED...) when there is one.
+ */
 function causeText(err: unknown): string {
   const e = err as Error & { cause?: { code?: string; message?: string } };
   if (e.name === 'TimeoutError') return 'no answer in time';
+  const untrusted = untrustedReason(err);
+  if (untrusted) return untrusted;
   const why = e.cause?.code ?? e.cause?.message;
   return why ? `${e.message} (${why})` : (e.message ?? String(err));
 }

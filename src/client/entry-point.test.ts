@@ -10,9 +10,9 @@ import { importGraph, REPO_ROOT } from '../../test/support/import-graph.js';
 describe('client: the catalogd-ts/client entry point', () => {
   const graph = importGraph('src/client/index.ts');
 
-  it('loads no npm package but the kubeconfig parser and the concurrency cap (client-node only for exec users)', () => {
+  it('loads no npm package but the kubeconfig parser and the concurrency cap (client-node only for exec users, undici only with a content CA)', () => {
     expect(graph.packages).to.deep.equal(['js-yaml', 'p-limit']);
-    expect(graph.dynamicPackages).to.deep.equal(['@kubernetes/client-node']);
+    expect(graph.dynamicPackages).to.deep.equal(['@kubernetes/client-node', 'undici']);
   });
 
   it('is package.json\'s "./client" export, built from src/client/index.ts', () => {

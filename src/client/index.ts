@@ -3,6 +3,7 @@
 // (channel heads, upgrade graphs, API providers). Documented in docs/client.md.
 export * from './client.js';
 export * from './content.js';
+export { fetchTrusting, readCertificateAuthority, untrustedReason } from './trust.js';
 export * from './query.js';
 export * from './fbc-types.js';
 export * from './graph.js';

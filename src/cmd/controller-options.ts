@@ -17,6 +17,9 @@ const controllerFlags = {
   'health-addr': { type: 'string', default: ':8081' },
   'server-addr': { type: 'string', default: ':8090' },
   'server-url': { type: 'string' },
+  'tls-cert-file': { type: 'string' },
+  'tls-key-file': { type: 'string' },
+  'tls-reload-interval': { type: 'string', default: '10s' },
   'cache-dir': { type: 'string', default: '/var/cache/catalogd' },
   workers: { type: 'string', default: '2' },
   'pull-workers': { type: 'string', default: '16' },
@@ -52,8 +55,13 @@ Reconciles ClusterCatalogs into CatalogMetadata objects and serves catalog conte
   --health-addr HOST:PORT            /healthz and /readyz (default :8081)
   --server-addr HOST:PORT            the HTTP content server (default :8090)
   --server-url URL                   base URL clients reach the content server at, used in
-                                     status.urls.base (default http://<server-addr>, with 127.0.0.1
-                                     for an empty host)
+                                     status.urls.base (default http://<server-addr>, https:// with
+                                     --tls-cert-file, with 127.0.0.1 for an empty host)
+  --tls-cert-file FILE               serve content over HTTPS with this PEM certificate (chain);
+                                     with --tls-key-file; reloaded when the file changes
+                                     (default: plain HTTP)
+  --tls-key-file FILE                the PEM private key of --tls-cert-file
+  --tls-reload-interval DURATION     how often the certificate files are re-read (default 10s)
   --cache-dir DIR                    unpacked images and served content (default /var/cache/catalogd)
   --workers N                        catalogs that parse and write at once (default 2)
   --pull-workers N                   catalog attempts in flight at once, pulling or waiting for
@@ -140,8 +148,6 @@ export interface ControllerOptions {
   contentProfile: ContentProfile;
   cacheDir: string;
   serverAddr: HostPort;
-  /** --server-url, else the content server's own address. */
-  serverUrl: string;
   metricsAddr: HostPort;
   healthAddr: HostPort;
 }
@@ -170,9 +176,6 @@ export function parseControllerOptions(args: string[]): ControllerOptions | unde
       `--content-profile must be ${CONTENT_PROFILES.join(' or ')}, not ${JSON.stringify(contentProfile)}`,
     );
   const serverAddr = hostPort('server-addr', flags['server-addr']);
-  const serverUrl =
-    flags['server-url'] ??
-    `http://${serverAddr.host === '0.0.0.0' ? '127.0.0.1' : serverAddr.host}:${serverAddr.port}`;
   return {
     flags,
     logFormat,
@@ -185,8 +188,16 @@ export function parseControllerOptions(args: string[]): ControllerOptions | unde
     contentProfile,
     cacheDir: path.resolve(flags['cache-dir']),
     serverAddr,
-    serverUrl,
     metricsAddr: hostPort('metrics-addr', flags['metrics-addr']),
     healthAddr: hostPort('health-addr', flags['health-addr']),
   };
+}
+
+/** --server-url, else the content server's own address (https with a certificate). */
+export function contentServerUrl(opts: ControllerOptions, tls: boolean): string {
+  const { host, port } = opts.serverAddr;
+  return (
+    opts.flags['server-url'] ??
+    `${tls ? 'https' : 'http'}://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`
+  );
 }

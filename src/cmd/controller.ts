@@ -55,7 +55,8 @@ import { requestRetry } from '../util/backoff.js';
 import { CommandError, listening } from './command-error.js';
 import { clusterCatalogCRDCheck } from './crd-check.js';
 import type { ControllerFlags, ControllerOptions } from './controller-options.js';
-import { parseControllerOptions, usage } from './controller-options.js';
+import { contentServerUrl, parseControllerOptions, usage } from './controller-options.js';
+import { checkServerUrlScheme, servingTlsFromFlags, watchServingTls } from './controller-tls.js';
 import {
   apiserverCatalogMetadataWriter,
   catalogMetadataRefs,
@@ -283,6 +284,30 @@ function buildInformers(client: KubeClient, log: Logger) {
 
 type Built = Awaited<ReturnType<typeof buildController>>;
 
+/** The content server, over HTTPS (its certificate reloaded as it changes) when given one. */
+async function buildContentServer(opts: ControllerOptions, log: Logger, metrics: Metrics) {
+  const { flags } = opts;
+  const tls = await servingTlsFromFlags(flags, realClock);
+  checkServerUrlScheme(flags['server-url'], tls !== undefined);
+  const serverUrl = contentServerUrl(opts, tls !== undefined);
+  const content = await listening('server-addr', flags['server-addr'], () =>
+    contentPublisher({
+      dir: path.join(opts.cacheDir, 'content'),
+      serverUrl,
+      listen: opts.serverAddr,
+      ...(tls && { tls: tls.certificate.current() }),
+    }),
+  );
+  const stopTlsWatch =
+    tls &&
+    watchServingTls(tls, (pair) => content.setCertificate(pair), {
+      clock: realClock,
+      registry: metrics.registry,
+      log,
+    });
+  return { content, serverUrl, stopTlsWatch };
+}
+
 /** Every part, wired; nothing runs yet but the content server's listener. */
 async function buildController(opts: ControllerOptions) {
   const { flags } = opts;
@@ -303,13 +328,7 @@ async function buildController(opts: ControllerOptions) {
   const identity = defaultIdentity();
   const { puller, signatures } = await buildPuller(opts, client, namespace, metrics);
   const syncer = await buildSyncer(opts, client, metrics);
-  const content = await listening('server-addr', flags['server-addr'], () =>
-    contentPublisher({
-      dir: path.join(opts.cacheDir, 'content'),
-      serverUrl: opts.serverUrl,
-      listen: opts.serverAddr,
-    }),
-  );
+  const { content, serverUrl, stopTlsWatch } = await buildContentServer(opts, log, metrics);
   const { catalogs, informer, metadataRefs } = buildInformers(client, log);
   const events = eventRecorder(client, { component: 'catalogd-ts', instance: identity });
   // Another ClusterCatalog CRD (OLM v1's) applied over ours prunes our status fields: said in
@@ -346,6 +365,8 @@ async function buildController(opts: ControllerOptions) {
     identity,
     signatures,
     content,
+    serverUrl,
+    stopTlsWatch,
     informer,
     metadataRefs,
     syncMemo,
@@ -374,13 +395,16 @@ async function runController(app: Built): Promise<number> {
     await probes.close();
     await metricsServer.close();
   });
-  shutdown.onShutdown('content server', () => content.close());
+  shutdown.onShutdown('content server', () => {
+    app.stopTlsWatch?.();
+    return content.close();
+  });
   shutdown.onShutdown('apiserver connections', () => client.close());
   log.info(
     {
       identity: app.identity,
       namespace: app.namespace,
-      server: opts.serverUrl,
+      server: app.serverUrl,
       health: probes.url,
       metrics: metricsServer.url,
     },

@@ -6,6 +6,7 @@
 // apiserver spent about 0.35 ms more per write (bench/README.md, stop 18).
 import http from 'node:http';
 import https from 'node:https';
+import { Readable } from 'node:stream';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { RequestRetry } from '../util/backoff.js';
 import { requestRetryDelay } from '../util/backoff.js';
@@ -209,6 +210,38 @@ export class KubeClient {
       }
       await this.retry.sleep(this.retry.retryDelay(attempt, retryAfterMs), opts.signal);
     }
+  }
+
+  /**
+   * A GET of a path under the server that is not an API object (the content server through the
+   * apiserver's service proxy, `/api/v1/namespaces/NS/services/https:NAME:PORT/proxy/...`), with
+   * the kubeconfig's CA and credentials, as a fetch Response whose body is not read yet. Not
+   * retried: the caller decides.
+   */
+  async getResponse(
+    pathAndQuery: string,
+    opts: { signal?: AbortSignal; accept?: string; resource: string },
+  ): Promise<Response> {
+    const res = await this.open(
+      pathAndQuery,
+      {
+        verb: 'get',
+        resource: opts.resource,
+        accept: opts.accept ?? '*/*',
+        ...(opts.signal && { signal: opts.signal }),
+      },
+      undefined,
+    );
+    const status = res.statusCode ?? 0;
+    this.onRequest('get', opts.resource, status);
+    const headers = new Headers();
+    for (const [k, v] of Object.entries(res.headers)) {
+      for (const one of Array.isArray(v) ? v : v === undefined ? [] : [v]) headers.append(k, one);
+    }
+    const noBody = status === 204 || status === 304 || (status >= 100 && status < 200);
+    if (noBody) res.resume();
+    const body = noBody ? null : (Readable.toWeb(res) as ReadableStream<Uint8Array>);
+    return new Response(body, { status, headers });
   }
 
   /**

@@ -1,10 +1,11 @@
 // The content publisher the reconcile and the content replicator use (their ContentPublisher
-// and ReplicaContent ports): the on-disk per-revision store and its HTTP listener.
+// and ReplicaContent ports): the on-disk per-revision store and its HTTP(S) listener.
 import { revisionBaseUrl } from '../api/v1/index.js';
 import { readCatalog } from '../fbc/index.js';
 import type { Blob } from '../fbc/index.js';
 import { ContentStore } from './store.js';
 import { blobUrl, catalogBaseUrl, startContentServer } from './server.js';
+import type { ServingPair } from './tls.js';
 
 export interface ContentPublisher {
   store: ContentStore;
@@ -18,6 +19,8 @@ export interface ContentPublisher {
   /** Serves `revision` (a contentHash, or a revision key read from status.urls.base). */
   publish(catalog: string, revision: string, dir: string, lastModified: Date): Promise<void>;
   remove(catalog: string): Promise<void>;
+  /** A new certificate for new connections (HTTPS only; see src/server/tls-reload.ts). */
+  setCertificate(pair: ServingPair): void;
   close(): Promise<void>;
 }
 
@@ -25,12 +28,18 @@ export async function contentPublisher(opts: {
   dir: string;
   serverUrl: string;
   listen: { host: string; port: number };
+  /** HTTPS with this certificate; plain HTTP without. */
+  tls?: ServingPair;
 }): Promise<ContentPublisher> {
   const store = new ContentStore(opts.dir);
   // Unfinished builds from before a restart are deleted; complete revisions are activated again
   // by the content replicator from the catalogs' status.
   await store.loadExisting();
-  const server = await startContentServer({ store, ...opts.listen });
+  const server = await startContentServer({
+    store,
+    ...opts.listen,
+    ...(opts.tls && { tls: opts.tls }),
+  });
   const base = (catalog: string) => catalogBaseUrl(opts.serverUrl, catalog);
   return {
     store,
@@ -45,6 +54,7 @@ export async function contentPublisher(opts: {
         readCatalog(dir, { catalog }),
       )),
     remove: (catalog) => store.remove(catalog),
+    setCertificate: (pair) => server.setCertificate(pair),
     async close() {
       await server.close();
       await store.close();

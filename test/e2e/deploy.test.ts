@@ -166,6 +166,97 @@ describe('deploy: config/ against the local apiserver', function () {
     }
   });
 
+  describe('config/tls and config/cert-manager: an HTTPS overlay (docs/deploy.md, "HTTPS")', function () {
+    let overlay: string;
+    let objs: KObject[];
+    let deploy: Deployment;
+    let svc: Service;
+    let manager: Container;
+
+    before(async function () {
+      overlay = mkdtempSync(path.join(os.tmpdir(), 'catalogd-https-overlay-'));
+      writeFileSync(
+        path.join(overlay, 'kustomization.yaml'),
+        [
+          'apiVersion: kustomize.config.k8s.io/v1beta1',
+          'kind: Kustomization',
+          'resources:',
+          `  - ${path.relative(overlay, configDir('default'))}`,
+          'components:',
+          `  - ${path.relative(overlay, configDir('tls'))}`,
+          `  - ${path.relative(overlay, configDir('cert-manager'))}`,
+          '',
+        ].join('\n'),
+      );
+      objs = await render(overlay);
+      deploy = find<Deployment>(objs, 'Deployment', 'catalogd-ts');
+      svc = find<Service>(objs, 'Service', 'catalogd-ts');
+      manager = deploy.spec.template.spec.containers[0]!;
+    });
+
+    after(() => rmSync(overlay, { recursive: true, force: true }));
+
+    it('mounts the serving Secret as a directory, passes its files, and --server-url is the https Service port', function () {
+      const f = flags(manager.args ?? []);
+      const mount = manager.volumeMounts?.find((m) => m.mountPath === '/etc/catalogd/tls');
+      expect(mount, 'the certificate directory mount').to.not.equal(undefined);
+      const volume = (
+        deploy.spec.template.spec.volumes as Array<{
+          name: string;
+          secret?: { secretName: string };
+        }>
+      ).find((v) => v.name === mount?.name);
+      expect(volume?.secret?.secretName).to.equal('catalogd-ts-serving-cert');
+      expect(f.get('--tls-cert-file')).to.equal('/etc/catalogd/tls/tls.crt');
+      expect(f.get('--tls-key-file')).to.equal('/etc/catalogd/tls/tls.key');
+      const url = new URL(f.get('--server-url') ?? '');
+      expect(url.protocol).to.equal('https:');
+      const port = svc.spec.ports.find((p) => p.port === Number(url.port || 443));
+      expect(port?.name).to.equal('https');
+      const ports = new Map(manager.ports?.map((p) => [p.name, p.containerPort]));
+      expect(ports.get(String(port?.targetPort))).to.equal(portOf(f.get('--server-addr') ?? ''));
+
+      // cert-manager: the serving certificate names the host of --server-url, into that Secret.
+      const cert = find<KObject & { spec: { secretName: string; dnsNames: string[] } }>(
+        objs,
+        'Certificate',
+        'catalogd-ts-serving-cert',
+      );
+      expect(cert.spec.secretName).to.equal('catalogd-ts-serving-cert');
+      expect(cert.spec.dnsNames).to.include(url.hostname);
+      expect(find(objs, 'Certificate', 'catalogd-ts-ca')).to.not.equal(undefined);
+      expect(find(objs, 'Issuer', 'catalogd-ts-ca')).to.not.equal(undefined);
+    });
+
+    it('every flag it adds is documented and listed by `catalogd controller --help`', async function () {
+      this.timeout(60_000);
+      const doc = readFileSync(path.join(repoRoot, 'docs', 'deploy.md'), 'utf8');
+      const r = await run(
+        process.execPath,
+        ['--import', 'tsx', path.join(repoRoot, 'src/cmd/catalogd.ts'), 'controller', '--help'],
+        {
+          cwd: repoRoot,
+          env: { ...process.env, KUBECONFIG: '/nonexistent/kubeconfig' },
+          timeoutMs: 30_000,
+        },
+      );
+      for (const name of flags(manager.args ?? []).keys()) {
+        expect(doc, `docs/deploy.md documents ${name}`).to.include(`\`${name}`);
+        expect(r.stdout, `controller --help lists ${name}`).to.include(name);
+      }
+    });
+
+    it('its Deployment and Service pass a server dry-run (cert-manager kinds are not served here)', async function () {
+      const mine = objs.filter((o) => o.kind === 'Deployment' || o.kind === 'Service');
+      const r = await kubectl(
+        ['apply', '--dry-run=server', '-f', '-'],
+        JSON.stringify({ apiVersion: 'v1', kind: 'List', items: mine }),
+      );
+      expect(r.code, r.stderr).to.equal(0);
+      expect(r.stderr).to.not.match(/PodSecurity/);
+    });
+  });
+
   describe('config/default', function () {
     let objs: KObject[];
     let deploy: Deployment;

@@ -28,6 +28,7 @@ import {
   channelHead,
   channelsOf,
   deprecationMessage,
+  readCertificateAuthority,
   formatGvk,
   gvkProviders,
   isBundleBlob,
@@ -111,6 +112,11 @@ Options:
                         port-forward: http://localhost:8090); blobs not whole in their objects
                         (lean catalogs, oversized blobs) are read from it (default: the URL in
                         the objects, status.urls.base)
+      --certificate-authority FILE
+                        PEM CA the content server's certificate is verified against (an HTTPS
+                        content server with a private CA; default: the system roots and
+                        NODE_EXTRA_CA_CERTS); through the apiserver's service proxy the
+                        kubeconfig's CA is used
   -h, --help            this help (kubectl catalog show|upgrades -h: that command's)
 `;
 
@@ -163,6 +169,16 @@ export interface Io {
 }
 
 /** An error for the user: printed as `error: <message>`, exit code 1 (2 for usage). */
+/** --certificate-authority FILE read, or undefined without the flag; a bad file is a UserError. */
+function certificateAuthority(file: string | undefined): Buffer | undefined {
+  if (file === undefined) return undefined;
+  try {
+    return readCertificateAuthority(file);
+  } catch (err) {
+    throw new UserError((err as Error).message, 2);
+  }
+}
+
 export class UserError extends Error {
   constructor(
     message: string,
@@ -231,6 +247,7 @@ export async function run(argv: string[], io: Io): Promise<number> {
         'no-headers': { type: 'boolean' },
         kubeconfig: { type: 'string' },
         'server-url': { type: 'string' },
+        'certificate-authority': { type: 'string' },
         catalog: { type: 'string' },
         channel: { type: 'string' },
         from: { type: 'string' },
@@ -297,12 +314,14 @@ export async function run(argv: string[], io: Io): Promise<number> {
     const serverUrl = values['server-url'];
     if (serverUrl !== undefined && !URL.canParse(serverUrl))
       throw new UserError(`--server-url ${serverUrl}: not a URL (e.g. http://localhost:8090)`, 2);
+    const ca = certificateAuthority(values['certificate-authority']);
     const client = (
       io.client ??
       ((k) =>
         new CatalogClient({
           ...(k !== undefined && { kubeconfig: k }),
           ...(serverUrl !== undefined && { serverUrl }),
+          ...(ca !== undefined && { ca }),
         }))
     )(values.kubeconfig);
     const ctx: Ctx = { client, io, opts, now: io.now?.() ?? new Date() };

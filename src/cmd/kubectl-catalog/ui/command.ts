@@ -2,7 +2,7 @@
 // browser unless --no-open, and stops on Ctrl-C (SIGINT) or SIGTERM.
 import { spawn } from 'node:child_process';
 import { parseArgs } from 'node:util';
-import { CatalogClient } from '../../../client/index.js';
+import { CatalogClient, readCertificateAuthority } from '../../../client/index.js';
 import { UiData } from './data.js';
 import { startUiServer } from './server.js';
 
@@ -10,7 +10,7 @@ export const UI_USAGE = `kubectl catalog ui: browse the catalogs of the cluster 
 
 Usage:
   kubectl catalog ui [--address 127.0.0.1:PORT] [--no-open] [--catalog C] [--kubeconfig PATH]
-                     [--server-url URL]
+                     [--server-url URL] [--certificate-authority FILE]
 
 Serves the console on a local address (default 127.0.0.1 and a free port), reading through the
 apiserver with your kubeconfig (nothing is deployed in the cluster). Stop it with Ctrl-C.
@@ -23,6 +23,9 @@ Options:
       --server-url URL     where the catalogs' content server is reached from here (e.g. a
                            port-forward: http://localhost:8090), for lean catalogs' icons and
                            head details (default: the URL in the objects)
+      --certificate-authority FILE
+                           PEM CA the content server's certificate is verified against (an
+                           HTTPS content server with a private CA)
 `;
 
 export interface UiIo {
@@ -64,6 +67,7 @@ export async function runUi(argv: string[], io: UiIo): Promise<number> {
         catalog: { type: 'string' },
         kubeconfig: { type: 'string' },
         'server-url': { type: 'string' },
+        'certificate-authority': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -85,9 +89,18 @@ export async function runUi(argv: string[], io: UiIo): Promise<number> {
     io.stderr(`error: --server-url ${serverUrl}: not a URL (e.g. http://localhost:8090)\n`);
     return 2;
   }
+  let ca: Buffer | undefined;
+  try {
+    const file = values['certificate-authority'];
+    if (file !== undefined) ca = readCertificateAuthority(file);
+  } catch (err) {
+    io.stderr(`error: ${(err as Error).message}\n`);
+    return 2;
+  }
   const client = new CatalogClient({
     ...(values.kubeconfig !== undefined && { kubeconfig: values.kubeconfig }),
     ...(serverUrl !== undefined && { serverUrl }),
+    ...(ca !== undefined && { ca }),
   });
   try {
     const server = await startUiServer({
