@@ -5,7 +5,7 @@ import { parseArgs } from 'node:util';
 import type { ContentProfile } from '../api/v1/index.js';
 import { CONTENT_PROFILE_FULL, CONTENT_PROFILES, isContentProfile } from '../api/v1/index.js';
 import { DEFAULT_MAX_OBJECT_BYTES } from '../fbc/index.js';
-import { defaultMinimumRate, parseDuration } from '../source/index.js';
+import { DEFAULT_MAX_CACHE_BYTES, defaultMinimumRate, parseDuration } from '../source/index.js';
 import { CommandError } from './command-error.js';
 
 const controllerFlags = {
@@ -29,6 +29,7 @@ const controllerFlags = {
   // less controller CPU (bench/README.md); the apiserver's priority and fairness bounds the rest.
   'write-concurrency': { type: 'string', default: '32' },
   'max-object-bytes': { type: 'string', default: String(DEFAULT_MAX_OBJECT_BYTES) },
+  'max-image-cache-bytes': { type: 'string', default: String(DEFAULT_MAX_CACHE_BYTES) },
   'content-profile': { type: 'string', default: CONTENT_PROFILE_FULL },
   'global-pull-secret': { type: 'string' },
   'ca-bundle': { type: 'string' },
@@ -73,6 +74,9 @@ Reconciles ClusterCatalogs into CatalogMetadata objects and serves catalog conte
                                      30 s fails (default 1024; 0: no minimum)
   --write-concurrency N              CatalogMetadata writes in flight per catalog (default 32)
   --max-object-bytes N               larger objects carry spec.contentOmitted (default 1048576)
+  --max-image-cache-bytes N          files the unpacked images may hold together; an image that
+                                     would pass it is refused, the images catalogs serve are kept
+                                     (default 1073741824)
   --content-profile full|lean        what CatalogMetadata objects hold: full, the whole blob
                                      (default); lean, without display-only parts (the package
                                      icon, olm.csv.metadata and olm.bundle.object properties),
@@ -145,6 +149,7 @@ export interface ControllerOptions {
   pullMinRate: number;
   writeConcurrency: number;
   maxObjectBytes: number;
+  maxCacheBytes: number;
   contentProfile: ContentProfile;
   cacheDir: string;
   serverAddr: HostPort;
@@ -170,6 +175,7 @@ export function parseControllerOptions(args: string[]): ControllerOptions | unde
     throw new CommandError('--pull-min-rate must be a whole number of bytes per second');
   const writeConcurrency = positiveInt('write-concurrency', flags['write-concurrency']);
   const maxObjectBytes = positiveInt('max-object-bytes', flags['max-object-bytes']);
+  const maxCacheBytes = positiveInt('max-image-cache-bytes', flags['max-image-cache-bytes']);
   const contentProfile = flags['content-profile'];
   if (!isContentProfile(contentProfile))
     throw new CommandError(
@@ -185,6 +191,7 @@ export function parseControllerOptions(args: string[]): ControllerOptions | unde
     pullMinRate,
     writeConcurrency,
     maxObjectBytes,
+    maxCacheBytes,
     contentProfile,
     cacheDir: path.resolve(flags['cache-dir']),
     serverAddr,

@@ -11,7 +11,7 @@ import type { ClusterCatalog } from '../api/v1/index.js';
 import { CLUSTER_CATALOG_PLURAL, GROUP, VERSION } from '../api/v1/index.js';
 import type { ClusterCatalogAPI } from '../controllers/clustercatalog/controller.js';
 import { ClusterCatalogController } from '../controllers/clustercatalog/controller.js';
-import { digestToEvict } from '../controllers/clustercatalog/image-cache.js';
+import { digestToEvict, servedDigests } from '../controllers/clustercatalog/image-cache.js';
 import type { CatalogMetadataRef } from '../controllers/clustercatalog/predicates.js';
 import {
   attemptMootBecause,
@@ -153,6 +153,7 @@ async function buildPuller(
     ...sourceOpts,
     ...(signatures && { signatures: signatures.verifier }),
     minimumRate: { ...defaultMinimumRate, bytesPerSecond: opts.pullMinRate },
+    maxCacheBytes: opts.maxCacheBytes,
     pullSecrets: pullSecretSource(client, {
       ...(flags['global-pull-secret'] && { globalSecret: flags['global-pull-secret'] }),
       namespace: process.env.POD_NAMESPACE ?? namespace,
@@ -183,6 +184,41 @@ async function buildSyncer(
   });
 }
 
+/**
+ * The image cache keeps only what catalogs serve (and what attempts hold): pruned once the
+ * informer has synced, then after each attempt. One prune at a time; a request during one runs
+ * once after it.
+ */
+function imagePruner(puller: ImagePuller, informer: Informer<ClusterCatalog>, log: Logger) {
+  const latestResolved = new Map<string, string | undefined>();
+  let pruning: Promise<void> | undefined;
+  let pruneAgain = false;
+  const prune = (): void => {
+    if (pruning) {
+      pruneAgain = true;
+      return;
+    }
+    pruning = (async () => {
+      do {
+        pruneAgain = false;
+        const removed = await puller
+          .prune(servedDigests(informer.values(), latestResolved))
+          .catch((err: unknown) => {
+            log.warn({ err }, 'image cache prune failed');
+            return [];
+          });
+        if (removed.length > 0)
+          log.info({ removed }, 'image cache: removed images no catalog serves');
+      } while (pruneAgain);
+      pruning = undefined;
+    })();
+  };
+  void informer.waitForSync().then((synced) => {
+    if (synced) prune();
+  });
+  return { latestResolved, prune };
+}
+
 /** The ClusterCatalog controller (leader only) and the content replicator (every replica). */
 function buildControllers(
   opts: ControllerOptions,
@@ -200,6 +236,7 @@ function buildControllers(
   },
 ) {
   const { informer, metadataRefs, api, puller, syncer, content, syncMemo, crdProblem } = parts;
+  const images = imagePruner(puller, informer, log);
   const catalogController = new ClusterCatalogController({
     catalogs: informer,
     api,
@@ -217,6 +254,7 @@ function buildControllers(
     },
     cleanup: async (name) => {
       await content.remove(name);
+      images.latestResolved.delete(name);
       // The unpacked image goes too, unless another catalog still uses the same digest.
       const digest = digestToEvict(name, informer.values());
       if (digest) await puller.evict(digest);
@@ -225,6 +263,9 @@ function buildControllers(
     onOutcome: (name, outcome) => {
       if (!outcome.error)
         metrics.objectsPerCatalog.set({ catalog: name }, outcome.status.objectCount ?? 0);
+      // After every attempt, synced or failed: a refused image goes unless a catalog serves it.
+      images.latestResolved.set(name, outcome.status.resolvedSource?.image.ref);
+      images.prune();
     },
   });
   const controller = new Controller({

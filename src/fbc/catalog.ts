@@ -12,6 +12,7 @@ import { identityKey } from './identity.js';
 import type { BlobIdentity } from './identity.js';
 import { DEFAULT_PARSE_LIMITS, parseDocuments } from './parse.js';
 import type { ParseLimits } from './parse.js';
+import { Yielder } from '../util/yielder.js';
 import { fsDirReader, listCatalogFiles } from './walk.js';
 import type { DirReader } from './walk.js';
 
@@ -47,7 +48,18 @@ export interface ReadCatalogOptions {
   reader?: DirReader;
   /** Opens a file for streaming (default: chunked reads of the file under the directory). */
   open?: (file: string) => AsyncIterable<Uint8Array>;
+  /** Aborts the read; checked whenever the event loop is given a turn. */
+  signal?: AbortSignal | undefined;
 }
+
+/**
+ * Bytes of canonical blobs parsed between two turns of the event loop (a file counts as
+ * FILE_COST bytes more): a few milliseconds of parsing, so that /healthz, content serving and
+ * other catalogs' I/O run while a large catalog is parsed. One document (at most 8 MiB) is
+ * parsed in one go: the longest single step (docs/bounds.md).
+ */
+export const PARSE_BYTES_PER_TURN = 256 * 1024;
+const FILE_COST = 1024;
 
 function describe(id: BlobIdentity): string {
   const parts = [`schema=${JSON.stringify(id.schema)}`];
@@ -150,7 +162,9 @@ export async function* readCatalog(dir: string, opts: ReadCatalogOptions): Async
   const open = opts.open ?? defaultOpen(dir);
   const limits = opts.limits ?? DEFAULT_PARSE_LIMITS;
   const registry = new IdentityRegistry(opts.catalog);
-  for (const file of await listCatalogFiles(reader)) {
+  const turns = new Yielder(PARSE_BYTES_PER_TURN, opts.signal);
+  for (const file of await listCatalogFiles(reader, { signal: opts.signal })) {
+    await turns.charge(FILE_COST);
     try {
       for await (const doc of parseDocuments(open(file), file, limits)) {
         if (doc.value === null || doc.meta.schema === '')
@@ -189,9 +203,11 @@ export async function* readCatalog(dir: string, opts: ReadCatalogOptions): Async
         if (identity.package !== undefined) blob.package = identity.package;
         if (identity.name !== undefined) blob.name = identity.name;
         yield blob;
+        await turns.charge(blob.bytes);
       }
     } catch (err) {
       if (err instanceof FbcError) throw err;
+      if (opts.signal?.aborted) throw opts.signal.reason;
       const code = (err as NodeJS.ErrnoException).code;
       throw new FbcError(code ? `cannot read file (${code})` : 'cannot read file', {
         file,

@@ -39,12 +39,16 @@ describe('source/cache', () => {
     expect(await readdir(root), 'the loser temp dir is removed').to.deep.equal([key]);
   });
 
-  it('prunes entries not kept, and temp leftovers', async () => {
+  it('prunes entries not kept, and temp leftovers only when asked', async () => {
     const cache = new DigestCache(root);
-    await cache.commit(await build(cache, 'x'), 'keep', meta('sha256:k'));
-    await cache.commit(await build(cache, 'y'), 'drop', meta('sha256:d'));
+    await cache.commit(await build(cache, 'x'), 'keep', { ...meta('sha256:k'), bytes: 5 });
+    await cache.commit(await build(cache, 'y'), 'drop', { ...meta('sha256:d'), bytes: 7 });
     await build(cache, 'leftover');
-    expect(await cache.prune(new Set(['keep']))).to.deep.equal(['drop']);
+    expect(await cache.usedBytes()).to.equal(12);
+    expect(await cache.prune((k) => k === 'keep', { temps: false })).to.deep.equal(['drop']);
+    expect((await readdir(root)).length, 'a running pull may build in the temp dir').to.equal(2);
+    expect(await cache.usedBytes()).to.equal(5);
+    expect(await cache.prune((k) => k === 'keep', { temps: true })).to.deep.equal([]);
     expect(await readdir(root)).to.deep.equal(['keep']);
   });
 });

@@ -13,6 +13,8 @@ export interface CacheMeta {
   catalogDir: string;
   files: number;
   bytes: number;
+  /** Bytes of the files on disk (absent in entries written before it was recorded). */
+  diskBytes?: number;
 }
 
 export interface CacheEntry {
@@ -72,13 +74,35 @@ export class DigestCache {
     await rm(path.join(this.root, key), { recursive: true, force: true });
   }
 
-  /** Removes every entry not in keep, and leftover temp dirs (call when no pull is running). */
-  async prune(keep: Set<string>): Promise<string[]> {
+  /** Every complete entry (temp dirs and entries without a readable meta.json left out). */
+  async entries(): Promise<CacheEntry[]> {
+    const out: CacheEntry[] = [];
+    for (const name of await readdir(this.root).catch(() => [] as string[])) {
+      if (name.startsWith(TMP)) continue;
+      const entry = await this.lookup(name);
+      if (entry) out.push(entry);
+    }
+    return out;
+  }
+
+  /** The bytes of files the complete entries hold (each entry's meta). */
+  async usedBytes(): Promise<number> {
+    let bytes = 0;
+    for (const e of await this.entries()) bytes += e.meta.diskBytes ?? e.meta.bytes;
+    return bytes;
+  }
+
+  /**
+   * Removes every entry whose key `keep` refuses, and with `temps`, leftover temp dirs (only
+   * when no pull is running: a running pull builds in one). Returns the keys removed.
+   */
+  async prune(keep: (key: string) => boolean, opts: { temps: boolean }): Promise<string[]> {
     const removed: string[] = [];
     for (const name of await readdir(this.root).catch(() => [] as string[])) {
-      if (keep.has(name)) continue;
+      const temp = name.startsWith(TMP);
+      if (temp ? !opts.temps : keep(name)) continue;
       await rm(path.join(this.root, name), { recursive: true, force: true });
-      if (!name.startsWith(TMP)) removed.push(name);
+      if (!temp) removed.push(name);
     }
     return removed;
   }

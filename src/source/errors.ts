@@ -20,6 +20,7 @@ export type SourceErrorCode =
   | 'UnsafeLayer'
   | 'InvalidLayer'
   | 'LimitExceeded'
+  | 'CacheFull'
   | 'Timeout'
   | 'SignatureRejected';
 

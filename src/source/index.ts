@@ -30,6 +30,7 @@ export { defaultMinimumRate, NodeHttpClient, type HttpClient, type MinimumRate }
 export { CONFIGS_LABEL, DEFAULT_CONFIGS_DIR } from './labels.js';
 export { defaultPlatform, formatPlatform, parsePlatform, type Platform } from './manifest.js';
 export {
+  DEFAULT_MAX_CACHE_BYTES,
   ImagePuller,
   type ImagePullerOptions,
   type Puller,

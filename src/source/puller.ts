@@ -59,6 +59,11 @@ export interface Puller {
 
 export interface PullOptions {
   /**
+   * Keep the image in the cache, whatever prune() is told, until the result's release() is
+   * called (an attempt that parses it holds it until it ends).
+   */
+  hold?: boolean;
+  /**
    * Aborting ends the attempt with the signal's reason: requests and response bodies are
    * destroyed, the unpack stops, nothing is cached.
    */
@@ -77,7 +82,15 @@ export interface PullResult {
   configsDir: string;
   /** Whether the cache had it (no registry request was made for content). */
   cached: boolean;
+  /** Ends the hold asked for with PullOptions.hold (idempotent). */
+  release?: () => void;
 }
+
+/** The image cache's total bound by default: the size of the largest image it unpacks. */
+export const DEFAULT_MAX_CACHE_BYTES = 1024 * 1024 * 1024;
+
+/** Digests whose refusal for a size bound is remembered (oldest forgotten first). */
+const REFUSALS_REMEMBERED = 1024;
 
 export interface ImagePullerOptions {
   cacheDir: string;
@@ -93,6 +106,11 @@ export interface ImagePullerOptions {
   counters?: SourceCounters;
   maxConfigBytes?: number;
   maxLayers?: number;
+  /**
+   * Bytes the cache's unpacked images may hold together (default 1 GiB); an image that would
+   * pass it is refused (CacheFull, retried with backoff), the images other catalogs use kept.
+   */
+  maxCacheBytes?: number;
   /** Blob transfers slower than this fail (default 1 kB/s over 30 s). */
   minimumRate?: MinimumRate;
   /** The timers of the rate check (default the real clock). */
@@ -129,6 +147,16 @@ export class ImagePuller implements Puller {
   private readonly maxLayers: number;
   private readonly inflight = new Map<string, SharedPull>();
   private readonly signatures: ImageSignatureCheck | undefined;
+  private readonly maxCacheBytes: number;
+  /** Cache keys held by attempts (PullOptions.hold), with how many hold each. */
+  private readonly holds = new Map<string, number>();
+  /** Appliers unpacking now, whose bytes count against the cache's bound. */
+  private readonly unpacking = new Set<LayerApplier>();
+  /**
+   * Digests refused for a size bound, with the error: a digest's content never changes, so the
+   * same refusal is given again at once, without a byte fetched (a tag's retry, a poll).
+   */
+  private readonly refusals = new Map<string, Error>();
 
   constructor(opts: ImagePullerOptions) {
     this.counters = opts.counters ?? newCounters();
@@ -138,6 +166,7 @@ export class ImagePuller implements Puller {
     this.limits = opts.limits ?? defaultUnpackLimits;
     this.maxConfigBytes = opts.maxConfigBytes ?? 8 * 1024 * 1024;
     this.maxLayers = opts.maxLayers ?? 256;
+    this.maxCacheBytes = opts.maxCacheBytes ?? DEFAULT_MAX_CACHE_BYTES;
     this.signatures = opts.signatures;
     const secrets = opts.pullSecrets ?? noPullSecrets;
     this.client = new RegistryClient({
@@ -154,6 +183,34 @@ export class ImagePuller implements Puller {
   /** Removes an image's unpacked content from the on-disk cache (a later pull fetches it again). */
   async evict(digest: string): Promise<void> {
     await this.cache.remove(DigestCache.key(digest, formatPlatform(this.platform)));
+  }
+
+  /**
+   * Removes every unpacked image but those of `keep` (the digests catalogs serve), those that
+   * attempts hold and those being pulled; leftover temp dirs too when no pull runs. Returns the
+   * digests removed.
+   */
+  async prune(keep: Iterable<string>): Promise<string[]> {
+    const platform = formatPlatform(this.platform);
+    const kept = new Set([...keep].map((d) => DigestCache.key(d, platform)));
+    const removed = await this.cache.prune(
+      (key) => kept.has(key) || this.holds.has(key) || this.inflight.has(key),
+      { temps: this.inflight.size === 0 },
+    );
+    const suffix = `_${platform.replaceAll('/', '-')}`;
+    return removed.map((k) => k.slice(0, -suffix.length).replace('-', ':'));
+  }
+
+  private hold(key: string): () => void {
+    this.holds.set(key, (this.holds.get(key) ?? 0) + 1);
+    let held = true;
+    return () => {
+      if (!held) return;
+      held = false;
+      const n = (this.holds.get(key) ?? 1) - 1;
+      if (n > 0) this.holds.set(key, n);
+      else this.holds.delete(key);
+    };
   }
 
   async resolve(input: string, opts: PullOptions = {}): Promise<string> {
@@ -188,14 +245,26 @@ export class ImagePuller implements Puller {
         await this.signatures.verify(ref, digest, this.signatureSources(ref, signal));
       }
       const key = DigestCache.key(digest, formatPlatform(this.platform));
-      const hit = await this.cache.lookup(key);
-      if (hit) {
-        this.counters.cacheHits++;
-        return this.result(ref, hit.dir, hit.meta, true);
+      const release = opts.hold ? this.hold(key) : undefined;
+      try {
+        const hit = await this.cache.lookup(key);
+        if (hit) {
+          this.counters.cacheHits++;
+          return { ...this.result(ref, hit.dir, hit.meta, true), ...(release && { release }) };
+        }
+        const refused = this.refusals.get(key);
+        if (refused) throw refused;
+        const pulled = await this.join(key, activity, signal, (shared) =>
+          this.unpack(ref, input, digest, key, top, shared).catch((err: unknown) => {
+            this.rememberRefusal(key, err);
+            throw err;
+          }),
+        );
+        return { ...pulled, ...(release && { release }) };
+      } catch (err) {
+        release?.();
+        throw err;
       }
-      return await this.join(key, activity, signal, (shared) =>
-        this.unpack(ref, input, digest, key, top, shared),
-      );
     } catch (err) {
       throw wrap(
         'pull catalog image',
@@ -204,6 +273,15 @@ export class ImagePuller implements Puller {
         ref.digest !== undefined,
       );
     }
+  }
+
+  /** Remembers a size bound's refusal of key's image: it would be the same every time. */
+  private rememberRefusal(key: string, err: unknown): void {
+    if (findSourceError(err)?.code !== 'LimitExceeded' || !isTerminal(err)) return;
+    this.refusals.delete(key);
+    this.refusals.set(key, err as Error);
+    if (this.refusals.size > REFUSALS_REMEMBERED)
+      this.refusals.delete(this.refusals.keys().next().value!);
   }
 
   /** Waits for the shared pull of key (starting it if none runs) until it settles or signal aborts. */
@@ -378,6 +456,15 @@ export class ImagePuller implements Puller {
         'LimitExceeded',
         `${what}: ${manifest.layers.length} layers, over the limit of ${this.maxLayers}`,
       );
+    // Declared sizes, before any byte is fetched: a compressed layer is not smaller than the
+    // uncompressed content it holds at these sizes, so layers declaring more than the bound on
+    // uncompressed bytes can only be refused after their download.
+    const declared = manifest.layers.reduce((sum, l) => sum + l.size, 0);
+    if (declared > this.limits.maxBytes)
+      throw terminal(
+        'LimitExceeded',
+        `${what}: its layers declare ${declared} bytes, over the limit of ${this.limits.maxBytes} bytes of uncompressed content`,
+      );
     const compressions = manifest.layers.map((l, i) =>
       layerCompression(l.mediaType, `layer ${i + 1} of ${what}`),
     );
@@ -391,12 +478,22 @@ export class ImagePuller implements Puller {
     );
     const catalogDir = catalogDirFromConfig(config, `config of ${what}`);
     const tmp = await this.cache.tempDir();
+    const fsDir = DigestCache.fsDir(tmp);
+    const applier = new LayerApplier(fsDir, catalogDirComponents(catalogDir), this.limits);
+    this.unpacking.add(applier);
     try {
-      const fsDir = DigestCache.fsDir(tmp);
-      const applier = new LayerApplier(fsDir, catalogDirComponents(catalogDir), this.limits);
       const blobFile = path.join(tmp, 'layer.blob');
+      const cacheFull = () =>
+        retryable(
+          'CacheFull',
+          `${what}: unpacking it would pass the image cache's limit of ${this.maxCacheBytes} bytes (--max-image-cache-bytes); the images catalogs serve are kept`,
+        );
       for (const [i, layer] of manifest.layers.entries()) {
         const lwhat = `layer ${i + 1} of ${what}`;
+        // The downloaded layer and the files unpacked so far must fit beside the other images.
+        const room = (await this.roomBeside(applier)) - applier.stats.diskBytes;
+        if (layer.size > room) throw cacheFull();
+        applier.limitDisk(applier.stats.diskBytes + room - layer.size, cacheFull);
         // Download (verifying digest and size as it streams) before a byte reaches the tar reader.
         activity.doing(`fetching ${lwhat}`);
         const blob = await this.client.fetchBlob(ep, layer, lwhat, signal);
@@ -443,13 +540,23 @@ export class ImagePuller implements Puller {
         catalogDir,
         files: applier.stats.files,
         bytes: applier.stats.bytes,
+        diskBytes: applier.stats.diskBytes,
       };
       const entry = await this.cache.commit(tmp, key, meta);
       return this.result(ref, entry.dir, entry.meta, false);
     } catch (err) {
       await rm(tmp, { recursive: true, force: true });
       throw err;
+    } finally {
+      this.unpacking.delete(applier);
     }
+  }
+
+  /** Bytes the cache's bound leaves for `applier`: the complete images and other unpacks count. */
+  private async roomBeside(applier: LayerApplier): Promise<number> {
+    let used = await this.cache.usedBytes();
+    for (const other of this.unpacking) if (other !== applier) used += other.stats.diskBytes;
+    return this.maxCacheBytes - used;
   }
 }
 

@@ -50,6 +50,8 @@ export interface UnpackStats {
   entries: number;
   bytes: number;
   files: number;
+  /** Bytes of the regular files written (what the entry holds on disk; a hardlink adds none). */
+  diskBytes: number;
   /** Entries not written, by reason: outside, symlink, hardlink, device, other. */
   skipped: Record<string, number>;
 }
@@ -141,7 +143,9 @@ function isPrematureClose(err: unknown): boolean {
 }
 
 export class LayerApplier {
-  readonly stats: UnpackStats = { entries: 0, bytes: 0, files: 0, skipped: {} };
+  readonly stats: UnpackStats = { entries: 0, bytes: 0, files: 0, diskBytes: 0, skipped: {} };
+  /** The disk the files may take (the image cache's room); refused with the error past it. */
+  private room: { bytes: number; refuse: () => Error } | undefined;
   /** Paths (relative, '/'-joined) written by the layer being applied. */
   private layerWritten = new Set<string>();
 
@@ -154,6 +158,11 @@ export class LayerApplier {
     private readonly catalogDir: string[],
     private readonly limits: UnpackLimits = defaultUnpackLimits,
   ) {}
+
+  /** Bounds the bytes of files this applier writes from now on (diskBytes included). */
+  limitDisk(bytes: number, refuse: () => Error): void {
+    this.room = { bytes, refuse };
+  }
 
   /** Where the catalog directory is inside root. */
   get catalogPath(): string {
@@ -399,6 +408,9 @@ export class LayerApplier {
     entry: AsyncIterable<Buffer>,
     size: number,
   ): Promise<void> {
+    // Refused before a byte of the file is written.
+    if (this.room && this.stats.diskBytes + size > this.room.bytes) throw this.room.refuse();
+    this.stats.diskBytes += size;
     await this.mkdirs(rel.slice(0, -1));
     const p = this.abs(rel);
     const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;

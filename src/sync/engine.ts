@@ -147,7 +147,7 @@ export async function scanCatalog(
   let omitted = 0;
   let bytes = 0;
   let storedBytes = 0;
-  for await (const blob of readCatalog(target.dir, { catalog: target.catalog.name })) {
+  for await (const blob of readCatalog(target.dir, { catalog: target.catalog.name, signal })) {
     signal?.throwIfAborted();
     const obj = buildObject(blob, target);
     const invalid = validateObject(obj, target.maxObjectBytes);

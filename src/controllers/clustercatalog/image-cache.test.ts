@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { ClusterCatalog } from '../../api/v1/index.js';
-import { digestToEvict } from './image-cache.js';
+import { digestToEvict, servedDigests } from './image-cache.js';
 
 const D1 = `sha256:${'1'.repeat(64)}`;
 const D2 = `sha256:${'2'.repeat(64)}`;
@@ -35,5 +35,18 @@ describe('digestToEvict', () => {
 
   it('has nothing to evict for a catalog that never synced', () => {
     expect(digestToEvict('a', [cat('a', 'r/x:1')])).to.equal(undefined);
+  });
+});
+
+describe('servedDigests', () => {
+  it('keeps every catalog’s resolved digest and the latest this process resolved', () => {
+    const deleting = { ...cat('c', 'r/z:1', `r/z@${D2}`) };
+    deleting.metadata = { name: 'c', deletionTimestamp: '2026-01-01T00:00:00Z' };
+    expect([...servedDigests([cat('a', 'r/x:1', `r/x@${D1}`), deleting], new Map())]).to.deep.equal(
+      [D1],
+    );
+    expect([
+      ...servedDigests([cat('a', 'r/x:1', `r/x@${D1}`)], new Map([['b', `r/y@${D2}`]])),
+    ]).to.deep.equal([D1, D2]);
   });
 });

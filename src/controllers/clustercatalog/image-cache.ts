@@ -30,3 +30,26 @@ export function digestToEvict(
   );
   return usedElsewhere ? undefined : digest;
 }
+
+/**
+ * The digests catalogs serve, which the image cache must keep: every catalog's
+ * status.resolvedSource (its serving revision, also what a rollback pulls) unless the catalog
+ * is being deleted. `latest` holds what this process's last reconcile of a catalog resolved,
+ * which the informer may not show yet (undefined: nothing served).
+ */
+export function servedDigests(
+  catalogs: Iterable<ClusterCatalog>,
+  latest: ReadonlyMap<string, string | undefined>,
+): Set<string> {
+  const served = new Set<string>();
+  for (const c of catalogs) {
+    if (c.metadata.deletionTimestamp) continue;
+    const d = pinnedDigest(c.status?.resolvedSource?.image.ref);
+    if (d) served.add(d);
+  }
+  for (const ref of latest.values()) {
+    const d = pinnedDigest(ref);
+    if (d) served.add(d);
+  }
+  return served;
+}

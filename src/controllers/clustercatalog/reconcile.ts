@@ -72,5 +72,6 @@ async function sync(state: ReconcileState): Promise<ReconcileOutcome> {
   } finally {
     state.releaseSlot?.();
     await state.planned?.dispose();
+    state.pulled?.release?.();
   }
 }

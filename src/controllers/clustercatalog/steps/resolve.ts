@@ -14,11 +14,16 @@ export async function resolveAndPull(state: ReconcileState): Promise<void> {
   const { puller } = state.deps;
   const { attempt } = state;
   const opts = { signal: attempt.signal, activity: attempt };
+  // Held in the image cache until the reconcile ends (reconcile.ts), so that no prune removes
+  // it while it is parsed.
   try {
     // Resolve first: an invalid reference fails there, with the puller's message.
     const digest = await puller.resolve(state.ref, opts);
     state.image = parseReference(state.ref);
-    state.pulled = await puller.pull(formatReference(withDigest(state.image, digest)), opts);
+    state.pulled = await puller.pull(formatReference(withDigest(state.image, digest)), {
+      ...opts,
+      hold: true,
+    });
   } catch (err) {
     throw classifyPullError(state, err);
   }

@@ -1,0 +1,155 @@
+// Opt-in (E2E_RSS=1): the red team's memory sequence (issue 33, point 4) in ONE controller
+// process under the Deployment's heap options and MALLOC_ARENA_MAX: a 100,000-entry catalog,
+// then a 5 MB blob, then 60 MB of YAML documents and 60 MB of JSON values, each under the
+// document cap. Prints the resident set (VmRSS) and its peak (VmHWM) after each case, settled,
+// with the V8 heap and external memory (and with E2E_RSS_SMAPS=1 the largest mappings), and
+// asserts both stay within 150 MB. Opt-in because it takes minutes of CPU on a shared box.
+//
+// Status (issue 33 point 4 is open): it fails from the 5 MB blob on. Measured 2026-11-25 on
+// this branch: 100,000 entries 118 / 125 MB; 5 MB blob 284 / 284; 60 MB YAML 351 / 388; 60 MB
+// JSON 299 / 411. The native part is glibc's main arena ([heap] 126 MB after the blob, 171 MB
+// after the YAML), not Buffers (external 20 MB) nor the V8 heap (about 100 MB);
+// MALLOC_MMAP_THRESHOLD_/MALLOC_TRIM_THRESHOLD_=131072 did not change it (298 MB).
+import { expect } from 'chai';
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { ClusterCatalog } from '../../src/api/v1/index.js';
+import { applyCatalog, installCrds, sampleDir, waitSynced } from '../support/catalogs.js';
+import type { RunningController } from '../support/controller.js';
+import { DEPLOYMENT_HEAP_OPTIONS, startController } from '../support/controller.js';
+import { kubectl } from '../support/kubectl.js';
+import { uniqueName } from '../support/names.js';
+import {
+  gzipLayer,
+  manyEntriesLayer,
+  pushLayers,
+  type TarEntry,
+} from '../support/registry-layers.js';
+
+const MB = 1 << 20;
+const LIMIT = 150 * MB;
+
+async function sampleEntries(): Promise<TarEntry[]> {
+  const entries: TarEntry[] = [];
+  for (const pkg of (await readdir(sampleDir)).sort())
+    for (const f of (await readdir(path.join(sampleDir, pkg))).sort())
+      entries.push({
+        name: `configs/${pkg}/${f}`,
+        body: await readFile(path.join(sampleDir, pkg, f)),
+      });
+  return entries;
+}
+
+/** `n` documents of about `each` bytes, YAML (a stream) or JSON (concatenated values). */
+function documents(kind: 'yaml' | 'json', n: number, each: number): Buffer {
+  const parts: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const filler = 'x'.repeat(each - 100);
+    parts.push(
+      kind === 'yaml'
+        ? `---\nschema: io.example.big\nname: y${i}\ndata: ${filler}\n`
+        : `{"schema":"io.example.big","name":"j${i}","data":"${filler}"}\n`,
+    );
+  }
+  return Buffer.from(parts.join(''));
+}
+
+/** The mappings holding most of the resident set, for finding where native memory goes. */
+async function largestMappings(pid: number): Promise<string> {
+  const text = await readFile(`/proc/${pid}/smaps`, 'utf8');
+  const byName = new Map<string, number>();
+  let current = '';
+  for (const line of text.split('\n')) {
+    const head = /^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ \S+\s*(.*)$/.exec(line);
+    if (head) current = head[1] || '[anon]';
+    const rss = /^Rss:\s+(\d+) kB/.exec(line);
+    if (rss) byName.set(current, (byName.get(current) ?? 0) + Number(rss[1]));
+  }
+  return [...byName]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 5)
+    .map(([n, kb]) => `${n} ${(kb / 1024).toFixed(0)} MB`)
+    .join(', ');
+}
+
+async function rssOf(pid: number): Promise<{ rss: number; hwm: number }> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  const kb = (key: string) => Number(new RegExp(`^${key}:\\s+(\\d+) kB$`, 'm').exec(status)?.[1]);
+  return { rss: kb('VmRSS') * 1024, hwm: kb('VmHWM') * 1024 };
+}
+
+(process.env.E2E_RSS ? describe : describe.skip)(
+  'RSS across the red team sequence (E2E_RSS=1)',
+  function () {
+    this.timeout(1_800_000);
+    const name = uniqueName('rss');
+    const repo = () => `${process.env.REGISTRY}/e2e/rss`;
+    let controller: RunningController;
+    let last: ClusterCatalog | undefined;
+    const rows: string[] = [];
+
+    before(async () => {
+      await installCrds();
+      process.env.MALLOC_ARENA_MAX = '2'; // as the Deployment sets it; the child inherits it
+      controller = await startController({ nodeOptions: DEPLOYMENT_HEAP_OPTIONS });
+    });
+
+    after(async () => {
+      console.log(
+        `      RSS (VmRSS / VmHWM), MB, ${process.env.MALLOC_MMAP_THRESHOLD_ ?? ''}:\n        ${rows.join('\n        ')}`,
+      );
+      await controller?.stop();
+      await kubectl(['delete', 'clustercatalog', name, '--ignore-not-found', '--wait=false']);
+    });
+
+    async function step(title: string, layers: () => Promise<Parameters<typeof pushLayers>[1]>) {
+      const d = await pushLayers(`${repo()}:${uniqueName('s')}`, await layers());
+      await applyCatalog(name, `${repo()}@${d.digest}`);
+      last = await waitSynced(name, last?.status?.contentHash, 600_000);
+      // Settled: what stays resident once the sync's garbage could be collected.
+      await new Promise((r) => setTimeout(r, 5000));
+      const { rss, hwm } = await rssOf(controller.pid);
+      // Where it is: the V8 heap, and memory outside it that V8 knows of (Buffers).
+      const heap = await controller.metric('nodejs_heap_size_total_bytes');
+      const external = await controller.metric('nodejs_external_memory_bytes');
+      if (process.env.E2E_RSS_SMAPS) rows.push(await largestMappings(controller.pid));
+      rows.push(
+        `${title}: ${(rss / MB).toFixed(0)} / ${(hwm / MB).toFixed(0)} ` +
+          `(V8 heap ${(heap / MB).toFixed(0)}, external ${(external / MB).toFixed(0)})`,
+      );
+      expect(controller.alive()).to.equal(true);
+      expect(hwm, `peak RSS after ${title}`).to.be.at.most(LIMIT);
+      expect(rss, `RSS after ${title}`).to.be.at.most(LIMIT);
+    }
+
+    it('a 100,000-entry catalog', () =>
+      step('100,000 entries', async () => [
+        await gzipLayer(await sampleEntries()),
+        await manyEntriesLayer(100_000),
+      ]));
+
+    it('then a 5 MB blob', () =>
+      step('a 5 MB blob', async () => [
+        await gzipLayer([
+          ...(await sampleEntries()),
+          { name: 'configs/big/blob.json', body: documents('json', 1, 5 * MB) },
+        ]),
+      ]));
+
+    it('then 60 MB of YAML documents of 7.5 MB', () =>
+      step('60 MB YAML', async () => [
+        await gzipLayer([
+          ...(await sampleEntries()),
+          { name: 'configs/big/docs.yaml', body: documents('yaml', 8, 7.5 * MB) },
+        ]),
+      ]));
+
+    it('then 60 MB of JSON values of 7.5 MB', () =>
+      step('60 MB JSON', async () => [
+        await gzipLayer([
+          ...(await sampleEntries()),
+          { name: 'configs/big/docs.json', body: documents('json', 8, 7.5 * MB) },
+        ]),
+      ]));
+  },
+);
