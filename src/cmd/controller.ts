@@ -289,8 +289,17 @@ function buildControllers(
       else log.info({ catalog: key, durationMs, outcome }, 'reconciled');
     },
   });
-  // Every replica serves content: this one is not gated by leader election.
-  const replicator = new Controller({
+  return { controller, replicator: contentReplicator(log, metrics, { informer, puller, content }) };
+}
+
+/** Every replica serves content: this controller is not gated by leader election. */
+function contentReplicator(
+  log: Logger,
+  metrics: Metrics,
+  parts: { informer: Informer<ClusterCatalog>; puller: ImagePuller; content: ContentPublisher },
+): Controller {
+  const { informer, puller, content } = parts;
+  return new Controller({
     name: 'content',
     reconcile: (key) => replicateContent(key, informer.get(key), { puller, content }),
     watches: [watch(informer, (c) => c.metadata.name)],
@@ -300,7 +309,6 @@ function buildControllers(
       if (error) log.warn({ catalog: key, durationMs, err: error }, 'content replication failed');
     },
   });
-  return { controller, replicator };
 }
 
 /** The ClusterCatalogs (full objects) and the CatalogMetadata references (metadata only). */
