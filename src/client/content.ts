@@ -3,8 +3,8 @@
 // parts: the blob was too large). The union makes the caller say which it accepts, so that a
 // lean bundle is never taken for a whole one; the whole blob is fetched from the content server
 // (contentOmitted.url) and checked against the object's content-hash annotation.
-import type { CatalogMetadata, ContentPart } from '../api/v1/index.js';
-import { ANNOTATION_CONTENT_HASH } from '../api/v1/index.js';
+import type { CatalogMetadata, ContentPart } from '../api/v1/catalogmetadata.js';
+import { ANNOTATION_CONTENT_HASH } from '../api/v1/catalogmetadata.js';
 import { blobHash, canonicalize } from '../fbc/canonical.js';
 import type { AnyBlob } from './fbc-types.js';
 import { untrustedReason } from './trust.js';
