@@ -7,6 +7,8 @@ SHELL := bash
 
 WITH_NODE = PATH="$$(hack/node.sh)":"$$PATH"
 LOCAL := .local
+# The catalogd-ts image tag of `make image` and `make deploy`.
+TAG ?= local
 
 ##@ General
 .PHONY: help
@@ -42,21 +44,25 @@ lint: deps ## Typecheck, lint (typescript-eslint, type-checked rules) and check 
 
 .PHONY: verify
 verify: generate lint ## Regenerate generated files, fail on any diff, and lint.
-	@hack/verify-clean.sh crds config/crd hack/controlplane
+	@hack/verify-clean.sh crds config/crd hack/controlplane hack/coredns
 
 .PHONY: run
 run: build controlplane ## Local cluster + registry (unless KUBECONFIG is set), sample catalog, controller in the foreground; ARGS="--flag value" passes flags.
 	hack/run.sh $(ARGS)
 
 ##@ Tests
+# `make test` always runs the local cluster with its node (NODE=1: hack/cluster-node.sh), and
+# ends by stopping the cluster and checking that nothing of it is left (a recorded check).
 .PHONY: test
-test: deps controlplane ## Install everything and run all checks: verify, unit tests, then e2e against a local control plane.
+test: deps controlplane ## Install everything and run all checks: verify, unit tests, e2e against a local cluster with a node, cluster left clean.
 	@rm -rf $(LOCAL)/test-results
 	@status=0; \
 	hack/record-check.sh verify $(MAKE) --no-print-directory verify || status=1; \
 	$(MAKE) --no-print-directory test-unit || status=1; \
 	$(MAKE) --no-print-directory test-e2e || status=1; \
+	hack/record-check.sh cluster-down-clean $(MAKE) --no-print-directory cluster-down-check || status=1; \
 	exit $$status
+test: export NODE := 1
 
 .PHONY: test-unit
 test-unit: deps ## Run the unit tests (no cluster).
@@ -74,13 +80,17 @@ bench: build controlplane ## Run the benchmarks (SPEC §7); writes bench/results
 cosign: ## Build (once, cached outside the repo) the cosign the signature e2e tests sign with.
 	@hack/cosign.sh >/dev/null
 
+.PHONY: olmv1
+olmv1: ## Build (once, cached outside the repo) operator-controller and upstream catalogd v1.5.1 (docs/olmv1.md).
+	@hack/olmv1/build.sh >/dev/null
+
 .PHONY: chromium
 chromium: ## Install Debian's chromium for the browser e2e tests (kubectl catalog ui), when missing.
 	@hack/chromium.sh
 
 ##@ Local cluster
 .PHONY: controlplane
-controlplane: ## Build (once, cached outside the repo) etcd, kube-apiserver, kube-controller-manager, kubectl.
+controlplane: ## Build (once, cached outside the repo) etcd, kube-apiserver, kube-controller-manager, kubectl (NODE=1: and the node's binaries).
 	@hack/controlplane/build.sh >/dev/null
 
 .PHONY: controlplane-gomod
@@ -88,13 +98,32 @@ controlplane-gomod: ## Regenerate the control plane's go.mod pins from hack/vers
 	hack/controlplane/gen-gomod.sh
 
 .PHONY: cluster-up
-cluster-up: controlplane ## Start etcd, kube-apiserver, kube-controller-manager and a registry; write .local/env.
+cluster-up: controlplane ## Start etcd, kube-apiserver, kube-controller-manager and a registry (NODE=1: and a node); write .local/env.
 	hack/cluster.sh up
 	@cat $(LOCAL)/env
 
+.PHONY: node-up
+node-up: export NODE := 1
+node-up: cluster-up ## cluster-up with the node: scheduler, kubelet, containerd, kube-proxy, CoreDNS (root).
+
+.PHONY: image
+image: ## Build the Containerfile with buildah (base stand-in: hack/base-image.sh) and push it to the local registry as catalogd-ts:$(TAG).
+	hack/image.sh $(TAG)
+
+.PHONY: deploy
+deploy: export NODE := 1
+deploy: controlplane ## Cluster with its node, `make image`, then config/default (2 replicas, overlay in .local/deploy) on the node.
+	hack/cluster.sh up
+	hack/image.sh $(TAG) >/dev/null
+	hack/deploy.sh $(TAG)
+
 .PHONY: cluster-down
-cluster-down: ## Stop everything cluster-up started.
+cluster-down: ## Stop everything cluster-up started (the node too).
 	hack/cluster.sh down
+
+.PHONY: cluster-down-check
+cluster-down-check: cluster-down ## Stop the cluster and fail if any process, mount, interface or nftables table of it is left.
+	hack/cluster.sh check-clean
 
 .PHONY: clean
 clean: ## Remove build output (not the binary caches).

@@ -1,10 +1,15 @@
 #!/usr/bin/env bash
 # The local control plane and registry: real etcd, kube-apiserver and kube-controller-manager
 # (garbage collector, namespace and service-account controllers) and Debian's docker-registry,
-# all on 127.0.0.1 with free ports, in the background, no Docker.
+# all on 127.0.0.1 with free ports, in the background, no Docker. With NODE=1, also a node
+# (hack/cluster-node.sh): scheduler, kubelet, containerd, kube-proxy, CoreDNS; then the
+# apiserver and the registry listen on all addresses and pods reach them on the node's.
 #
 #   hack/cluster.sh up       start (idempotent: reuses a healthy running cluster), wait healthy
 #   hack/cluster.sh down     stop what `up` started, by PID, and remove its state
+#   hack/cluster.sh check-clean
+#                            exit 0 when no process, mount, interface or nftables table of
+#                            this checkout's cluster is left (after `down`)
 #   hack/cluster.sh status   exit 0 when everything `up` started is running and healthy
 #   hack/cluster.sh stop|start kube-apiserver|kube-controller-manager|registry
 #                            stop one component, or start it again on the same port (fault tests,
@@ -20,6 +25,8 @@ state="$local_dir/cluster"
 pids="$state/pids"
 logs="$local_dir/logs"
 components=(etcd kube-apiserver kube-controller-manager registry)
+# shellcheck source=cluster-node.sh
+source "$here/cluster-node.sh"
 
 log() { echo "cluster: $*" >&2; }
 die() { log "$*"; exit 1; }
@@ -41,6 +48,9 @@ healthy() {
   [ -f "$local_dir/env" ] || return 1
   # shellcheck disable=SC1091
   source "$state/ports.env"
+  # A cluster without a node is not what NODE=1 asks for (one with a node serves either).
+  [ -z "${NODE:-}" ] || [ -n "${NODE_IP:-}" ] || return 1
+  [ -z "${NODE_IP:-}" ] || node_healthy || return 1
   curl -fsS --max-time 5 --cacert "$state/pki/ca.crt" --cert "$state/pki/admin.crt" --key "$state/pki/admin.key" \
     "https://127.0.0.1:$APISERVER_PORT/readyz" >/dev/null 2>&1 || return 1
   curl -fsS --max-time 5 "http://127.0.0.1:$REGISTRY_PORT/v2/" >/dev/null 2>&1 || return 1
@@ -75,9 +85,10 @@ gen_pki() {
     rm -f "$1.csr" "$1.ext"
   }
   sign apiserver "/CN=kube-apiserver" \
-    "$(printf 'subjectAltName=IP:127.0.0.1,IP:10.0.0.1,DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc\nextendedKeyUsage=serverAuth')"
+    "$(printf 'subjectAltName=IP:127.0.0.1,IP:10.0.0.1,%sDNS:localhost,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc\nextendedKeyUsage=serverAuth' "${NODE_IP:+IP:$NODE_IP,}")"
   sign admin "/O=system:masters/CN=catalogd-ts-admin"
   sign controller-manager "/CN=system:kube-controller-manager"
+  [ -z "${NODE_IP:-}" ] || node_pki
   openssl genrsa -out sa.key 2048 2>/dev/null
   openssl rsa -in sa.key -pubout -out sa.pub 2>/dev/null
   cd - >/dev/null
@@ -126,17 +137,23 @@ start_apiserver() { # start_apiserver <bin dir>: on the ports of ports.env; wait
   local pki="$state/pki"
   # shellcheck disable=SC1091
   source "$state/ports.env"
+  # With a node: the `kubernetes` Service points pods at the node's address; the kubelet
+  # authorizes the apiserver's calls (logs, exec) by its admin certificate; pods get their
+  # ServiceAccount token (admission) and kubelets only their own objects (Node authorizer).
+  local node_args=(--bind-address 127.0.0.1 --advertise-address 127.0.0.1 --authorization-mode RBAC
+    --disable-admission-plugins ServiceAccount)
+  [ -z "${NODE_IP:-}" ] || node_args=(--bind-address 0.0.0.0 --advertise-address "$NODE_IP"
+    --authorization-mode Node,RBAC --enable-admission-plugins NodeRestriction
+    --kubelet-client-certificate "$pki/admin.crt" --kubelet-client-key "$pki/admin.key"
+    --kubelet-preferred-address-types InternalIP)
   start kube-apiserver "$bins/kube-apiserver" \
-    --etcd-servers "http://127.0.0.1:$ETCD_PORT" \
-    --bind-address 127.0.0.1 --advertise-address 127.0.0.1 --secure-port "$APISERVER_PORT" \
+    --etcd-servers "http://127.0.0.1:$ETCD_PORT" --secure-port "$APISERVER_PORT" "${node_args[@]}" \
     --cert-dir "$state/apiserver-certs" \
     --tls-cert-file "$pki/apiserver.crt" --tls-private-key-file "$pki/apiserver.key" \
     --client-ca-file "$pki/ca.crt" \
     --service-account-key-file "$pki/sa.pub" --service-account-signing-key-file "$pki/sa.key" \
     --service-account-issuer https://kubernetes.default.svc \
-    --service-cluster-ip-range 10.0.0.0/24 \
-    --authorization-mode RBAC --allow-privileged=true \
-    --disable-admission-plugins ServiceAccount \
+    --service-cluster-ip-range 10.0.0.0/24 --allow-privileged=true \
     ${APISERVER_EXTRA_ARGS:-}
   wait_for kube-apiserver 120 curl -fsS --cacert "$pki/ca.crt" --cert "$pki/admin.crt" --key "$pki/admin.key" \
     "https://127.0.0.1:$APISERVER_PORT/readyz"
@@ -144,12 +161,19 @@ start_apiserver() { # start_apiserver <bin dir>: on the ports of ports.env; wait
 
 start_controller_manager() { # start_controller_manager <bin dir>: with the kubeconfig up wrote
   local bins=$1
-  local pki="$state/pki"
+  local pki="$state/pki" controllers=garbagecollector,namespace,serviceaccount,serviceaccount-token
+  # shellcheck disable=SC1091
+  source "$state/ports.env"
+  # A node runs Deployments and Services: their controllers, the ConfigMap with the cluster's CA
+  # that every pod's token volume mounts, and the node lifecycle controller (it lifts the
+  # kubelet's not-ready taint).
+  [ -z "${NODE_IP:-}" ] ||
+    controllers+=,deployment-controller,replicaset-controller,endpointslice-controller,root-ca-certificate-publisher-controller,node-lifecycle-controller
   # The client rate is raised from 20 QPS: deleting a 10k-object catalog would otherwise keep the
   # garbage collector busy for minutes, and every later test waits behind it.
   start kube-controller-manager "$bins/kube-controller-manager" \
     --kubeconfig "$state/controller-manager.kubeconfig" \
-    --controllers garbagecollector,namespace,serviceaccount,serviceaccount-token \
+    --controllers "$controllers" \
     --service-account-private-key-file "$pki/sa.key" --root-ca-file "$pki/ca.crt" \
     --use-service-account-credentials=true --leader-elect=false \
     --kube-api-qps 500 --kube-api-burst 1000 --concurrent-gc-syncs 50 \
@@ -167,14 +191,24 @@ start_registry() { # start_registry: on the port of ports.env, config written by
 up() {
   if healthy; then log "already running (KUBECONFIG=$local_dir/kubeconfig)"; return; fi
   down_quietly
+  unset NODE_IP # healthy read the old cluster's ports.env
   local bins
   bins=$("$here/controlplane/build.sh")
   ensure_registry_binary
   mkdir -p "$pids" "$logs"
-  gen_pki
   APISERVER_PORT=$(free_port); ETCD_PORT=$(free_port); ETCD_PEER_PORT=$(free_port); REGISTRY_PORT=$(free_port)
   printf 'APISERVER_PORT=%s\nETCD_PORT=%s\nETCD_PEER_PORT=%s\nREGISTRY_PORT=%s\n' \
     "$APISERVER_PORT" "$ETCD_PORT" "$ETCD_PEER_PORT" "$REGISTRY_PORT" > "$state/ports.env"
+  if [ -n "${NODE:-}" ]; then
+    ensure_node_packages
+    NODE_IP=$(node_ip)
+    [ -n "$NODE_IP" ] || die "no node address: the machine has no IPv4 default route"
+    node_lock_free || die "another checkout's node is running ($(cat "$node_lock")): one node per machine"
+    echo "$state" > "$node_lock"
+    printf 'NODE_IP=%s\nKUBELET_PORT=%s\nKUBELET_HEALTHZ_PORT=%s\nKUBE_PROXY_HEALTHZ_PORT=%s\nKUBE_PROXY_METRICS_PORT=%s\nCOREDNS_READY_PORT=%s\n' \
+      "$NODE_IP" "$(free_port)" "$(free_port)" "$(free_port)" "$(free_port)" "$(free_port)" >> "$state/ports.env"
+  fi
+  gen_pki
 
   # etcd: a large backend quota, since benchmarks write catalogs of tens of MB several times.
   start etcd "$bins/etcd" --name local --data-dir "$state/etcd" \
@@ -190,6 +224,9 @@ up() {
   start_controller_manager "$bins"
 
   mkdir -p "$state/registry"
+  # With a node, pods pull (containerd) and sync catalogs (the controller) from the node's address.
+  local registry_addr=127.0.0.1
+  [ -z "${NODE_IP:-}" ] || registry_addr=0.0.0.0
   cat > "$state/registry.yml" <<YAML
 version: 0.1
 log: {level: warn}
@@ -197,7 +234,7 @@ storage:
   filesystem: {rootdirectory: $state/registry}
   delete: {enabled: true}
 http:
-  addr: 127.0.0.1:$REGISTRY_PORT
+  addr: $registry_addr:$REGISTRY_PORT
 YAML
   start_registry
 
@@ -205,7 +242,15 @@ YAML
   export KUBECONFIG="$local_dir/kubeconfig"
   # The garbage collector is the one controller the tests rely on; wait until it runs.
   wait_for kube-controller-manager 90 grep -q 'Proceeding to collect garbage' "$logs/kube-controller-manager.log"
+  if [ -n "${NODE_IP:-}" ]; then
+    components+=("${node_components[@]}")
+    local c
+    for c in kubelet kube-proxy kube-scheduler; do write_kubeconfig "$state/$c.kubeconfig" "$c"; done
+    start_node "$bins"
+  fi
   printf 'KUBECONFIG=%s\nREGISTRY=127.0.0.1:%s\nKUBE_BIN_DIR=%s\n' "$local_dir/kubeconfig" "$REGISTRY_PORT" "$bins" > "$local_dir/env"
+  # Where pods reach the registry (plain HTTP; containerd and the controller are told so).
+  [ -z "${NODE_IP:-}" ] || printf 'NODE_IP=%s\nNODE_REGISTRY=%s:%s\n' "$NODE_IP" "$NODE_IP" "$REGISTRY_PORT" >> "$local_dir/env"
   log "up: KUBECONFIG=$local_dir/kubeconfig REGISTRY=127.0.0.1:$REGISTRY_PORT (logs in $logs/)"
 }
 
@@ -222,7 +267,8 @@ stop_pid() { # stop_pid <name>: TERM, wait up to 15s, then KILL
 }
 
 down_quietly() {
-  # Reverse start order: clients of etcd stop before etcd does.
+  # Reverse start order: the node first, and clients of etcd stop before etcd does.
+  stop_node
   for c in registry kube-controller-manager kube-apiserver etcd; do stop_pid "$c"; done
   rm -rf "$state" "$local_dir/env" "$local_dir/kubeconfig"
 }
@@ -231,6 +277,7 @@ case "${1:-}" in
   up) up ;;
   down) down_quietly; log "down" ;;
   status) healthy ;;
+  check-clean) check_node_clean ;;
   # Fault injection for tests: stop or start one component of a running cluster, by its PID.
   stop) [ -n "${2:-}" ] || die "usage: $0 stop kube-apiserver|kube-controller-manager|registry"; stop_pid "$2" ;;
   start)
@@ -241,5 +288,5 @@ case "${1:-}" in
       registry) pid_alive registry || start_registry ;;
       *) die "usage: $0 start kube-apiserver|kube-controller-manager|registry" ;;
     esac ;;
-  *) echo "usage: $0 up|down|status|stop NAME|start NAME" >&2; exit 2 ;;
+  *) echo "usage: $0 up|down|status|check-clean|stop NAME|start NAME" >&2; exit 2 ;;
 esac

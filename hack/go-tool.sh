@@ -3,7 +3,8 @@
 #   go_tool NAME VERSION BUILD
 #
 # prints the path of NAME's binary for VERSION under the cache root, calling `BUILD OUT` (a
-# function that writes the binary to the file OUT) the first time only; progress goes to stderr.
+# function that writes the binary, or a directory of binaries, to OUT) the first time only; progress
+# goes to stderr.
 #
 #   CATALOGD_CACHE  cache root (default ${XDG_CACHE_HOME:-$HOME/.cache}/catalogd-ts).
 go_tool() {

@@ -1,31 +1,30 @@
 // CatalogClient: typed, label-selected reads of CatalogMetadata and ClusterCatalogs over the
 // project's KubeClient, and the consistent-list protocol of SPEC §2.1.
 import { setTimeout as delay } from 'node:timers/promises';
-import type { CatalogMetadata, ClusterCatalog, Condition } from '../api/v1/index.js';
-import {
-  CATALOG_METADATA_PLURAL,
-  CLUSTER_CATALOG_PLURAL,
-  GROUP,
-  LABEL_METADATA_NAME,
-  TYPE_SERVING,
-  VERSION,
-  findCondition,
-  labelValue,
-} from '../api/v1/index.js';
-// kube's modules one by one, not its index: the client needs neither events, Leases nor Secrets.
+// The API and kube modules by file, not their index: the entry point loads only what it uses
+// (entry-point.test.ts counts the modules).
+import type { CatalogMetadata } from '../api/v1/catalogmetadata.js';
+import { CATALOG_METADATA_PLURAL } from '../api/v1/catalogmetadata.js';
+import type { ClusterCatalog } from '../api/v1/clustercatalog.js';
+import { CLUSTER_CATALOG_PLURAL, LABEL_METADATA_NAME } from '../api/v1/clustercatalog.js';
+import type { Condition } from '../api/v1/conditions.js';
+import { TYPE_SERVING, findCondition } from '../api/v1/conditions.js';
+import { GROUP, VERSION } from '../api/v1/group.js';
+import { labelValue } from '../api/v1/identity.js';
 import type { KubeClientOptions } from '../kube/client.js';
 import { KubeClient } from '../kube/client.js';
 import { isNotFound } from '../kube/errors.js';
-import type { ObjectMetadata } from '../kube/resource.js';
+import type { ObjectMetadata, WatchEventType } from '../kube/resource.js';
 import { Resource } from '../kube/resource.js';
+import type { ExponentialBackoffOptions } from '../util/backoff.js';
+import { ExponentialBackoff } from '../util/backoff.js';
 import type { ContentFetchOptions, FullContent, PartialContent } from './content.js';
-import { mapBounded } from '../util/bounded.js';
-import { contentOf, fetchWholeBlob } from './content.js';
-import { viaApiserverProxy } from './apiserver-proxy.js';
-import { fetchTrusting } from './trust.js';
-import type { AnyBlob, BundleBlob, ChannelBlob, PackageBlob } from './fbc-types.js';
+import { contentOf, fetchWholeBlob, mapBounded, resolverBlob } from './content.js';
+import { fetchTrusting, viaApiserverProxy } from './trust.js';
+import type { AnyBlob, BundleBlob, GVK } from './fbc-types.js';
 import { SCHEMA_BUNDLE, isBundleBlob } from './fbc-types.js';
-import { channelHead } from './graph.js';
+import type { Provider } from './graph.js';
+import { gvkProviders, sortProviders } from './graph.js';
 import type { MetadataQuery } from './query.js';
 import { matchesQuery, metadataSelectors } from './query.js';
 
@@ -92,6 +91,23 @@ export interface ConsistentList {
 }
 
 export type MetadataEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK';
+
+export interface WatchCatalogsOptions {
+  /** The delays between watches (default 500 ms doubling to 30 s, 20% jitter). */
+  backoff?: ExponentialBackoffOptions;
+  /** Waits ms, resolving early (never rejecting) on abort; tests inject one. */
+  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+}
+
+/** 500 ms, then doubling to 30 s: a watch that keeps failing is retried ever more slowly. */
+const WATCH_CATALOGS_BACKOFF: ExponentialBackoffOptions = {
+  initialMs: 500,
+  maxMs: 30_000,
+  jitter: 0.2,
+};
+
+const sleepUnlessAborted = (ms: number, signal: AbortSignal) =>
+  delay(ms, undefined, { signal }).catch(() => undefined);
 
 export class CatalogNotFoundError extends Error {
   override name = 'CatalogNotFoundError';
@@ -177,6 +193,36 @@ export class CatalogClient {
     const out: ClusterCatalog[] = [];
     for await (const c of this.catalogs.listAll(undefined, this.pageSize, signal)) out.push(c);
     return out.sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : 1));
+  }
+
+  /**
+   * Calls onEvent for every change of a ClusterCatalog (bookmarks left out) until the signal
+   * aborts; then resolves. The watch starts with every catalog (ADDED) and is re-opened when
+   * the server ends it or it fails (RBAC, a proxy, the apiserver away), after a delay that grows
+   * while watches deliver nothing and starts over once one does.
+   */
+  async watchCatalogs(
+    onEvent: (type: Exclude<WatchEventType, 'BOOKMARK'>, catalog: ClusterCatalog) => void,
+    signal: AbortSignal,
+    opts: WatchCatalogsOptions = {},
+  ): Promise<void> {
+    const backoff = new ExponentialBackoff(opts.backoff ?? WATCH_CATALOGS_BACKOFF);
+    const sleep = opts.sleep ?? sleepUnlessAborted;
+    while (!signal.aborted) {
+      try {
+        await this.catalogs.watch(
+          { resourceVersion: '', allowWatchBookmarks: true, timeoutSeconds: 300 },
+          (type, catalog) => {
+            backoff.reset();
+            if (type !== 'BOOKMARK') onEvent(type, catalog);
+          },
+          signal,
+        );
+      } catch {
+        // Re-opened after the delay below.
+      }
+      if (!signal.aborted) await sleep(backoff.next(), signal);
+    }
   }
 
   /** One ClusterCatalog, or undefined when there is none of that name. */
@@ -391,6 +437,37 @@ export class CatalogClient {
   }
 
   /**
+   * The bundles that provide an API (an olm.gvk property equal to gvk), in every catalog (but
+   * syncing ones, named in `skipped`) or in `catalog`, in sortProviders' order. The bundles are
+   * paged through and only the providers kept while paging (olm.gvk is in a lean bundle's
+   * content; a bundle whose content is omitted whole is kept and fetched).
+   */
+  async providersOf(
+    gvk: GVK,
+    opts: { catalog?: string; signal?: AbortSignal } = {},
+  ): Promise<{ providers: Provider[]; skipped: string[] }> {
+    const { catalog, signal } = opts;
+    const list = await this.consistentList(
+      { schema: SCHEMA_BUNDLE, ...(catalog !== undefined && { catalog }) },
+      {
+        skipSyncing: true,
+        keep: (o) =>
+          o.spec.content === undefined ||
+          gvkProviders([o.spec.content as unknown as BundleBlob], gvk).length > 0,
+        ...(signal && { signal }),
+      },
+    );
+    const found: Provider[] = [];
+    const contents = await this.resolverContents(list.items, signal);
+    for (const [i, o] of list.items.entries()) {
+      const b = resolverBlob(contents[i]!);
+      if (isBundleBlob(b) && gvkProviders([b], gvk).length > 0)
+        found.push({ catalog: o.spec.catalog.name, bundle: b });
+    }
+    return { providers: sortProviders(found), skipped: list.skipped };
+  }
+
+  /**
    * What resolvers read of each object, in order, with no fetch for whole or lean content: a
    * lean object stays PartialContent (its display-only parts left out); only content omitted
    * whole is fetched (bounded as blobsOf) and becomes FullContent.
@@ -410,31 +487,4 @@ export class CatalogClient {
 function sameRevisions(a: Record<string, string>, b: Record<string, string>): boolean {
   const ka = Object.keys(a);
   return ka.length === Object.keys(b).length && ka.every((k) => a[k] === b[k]);
-}
-
-/**
- * A package's bundles as resolvers read them, with the default channel's head whole: its blob
- * fetched (client.blobOf) when its object in `objs` holds only its lean part, for the CSV
- * metadata a package's details show.
- */
-export async function withWholeDefaultHead(
-  client: Pick<CatalogClient, 'blobOf'>,
-  pkg: PackageBlob,
-  channels: readonly ChannelBlob[],
-  bundles: readonly BundleBlob[],
-  objs: readonly CatalogMetadata[],
-  signal?: AbortSignal,
-): Promise<BundleBlob[]> {
-  const ch = channels.find((c) => c.name === pkg.defaultChannel);
-  const head = ch ? channelHead(ch).head : undefined;
-  const obj = objs.find(
-    (o) =>
-      o.spec.schema === SCHEMA_BUNDLE &&
-      o.spec.package === pkg.name &&
-      o.spec.name === head &&
-      contentOf(o).state === 'partial',
-  );
-  if (head === undefined || !obj) return [...bundles];
-  const whole = await client.blobOf(obj, signal);
-  return isBundleBlob(whole) ? bundles.map((b) => (b.name === head ? whole : b)) : [...bundles];
 }

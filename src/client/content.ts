@@ -3,9 +3,9 @@
 // parts: the blob was too large). The union makes the caller say which it accepts, so that a
 // lean bundle is never taken for a whole one; the whole blob is fetched from the content server
 // (contentOmitted.url) and checked against the object's content-hash annotation.
-import type { CatalogMetadata, ContentPart } from '../api/v1/index.js';
-import { ANNOTATION_CONTENT_HASH } from '../api/v1/index.js';
-import { blobHash, canonicalize } from '../api/v1/index.js';
+import type { CatalogMetadata, ContentPart } from '../api/v1/catalogmetadata.js';
+import { ANNOTATION_CONTENT_HASH } from '../api/v1/catalogmetadata.js';
+import { blobHash, canonicalize } from '../api/v1/canonical.js';
 import type { AnyBlob } from './fbc-types.js';
 import { untrustedReason } from './trust.js';
 
@@ -183,4 +183,27 @@ function causeText(err: unknown): string {
   if (untrusted) return untrusted;
   const why = e.cause?.code ?? e.cause?.message;
   return why ? `${e.message} (${why})` : (e.message ?? String(err));
+}
+
+// The client's own cap, not src/util/bounded.ts: that one is on p-limit, and the entry point
+// loads no npm package but js-yaml and at most 25 project modules (entry-point.test.ts).
+/**
+ * Runs `fn` over `items` with at most `limit` calls at a time; results in input order. Bounds
+ * what a command fetches at once, however many blobs it needs.
+ */
+export async function mapBounded<T, R>(
+  items: readonly T[],
+  limit: number,
+  fn: (item: T) => Promise<R>,
+): Promise<R[]> {
+  const out: R[] = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return out;
 }

@@ -1,6 +1,7 @@
 // The client library (SPEC §5): typed, label-selected reads of CatalogMetadata, the
-// consistent-list protocol, the label-value encoding, typed FBC blobs and pure helpers
-// (channel heads, upgrade graphs, API providers). Documented in docs/client.md.
+// consistent-list protocol, the label-value encoding, typed FBC blobs, pure helpers (channel
+// heads, upgrade graphs, API providers) and the answers the plugin and the console give
+// (package rows, a package's view, which catalog holds a package). Documented in docs/client.md.
 export * from './client.js';
 export * from './content.js';
 export { fetchTrusting, readCertificateAuthority, untrustedReason } from './trust.js';
@@ -8,8 +9,32 @@ export * from './query.js';
 export * from './fbc-types.js';
 export * from './graph.js';
 export * from './semver.js';
-export { labelValue, objectName, isValidLabelValue } from '../api/v1/index.js';
-export type { BlobIdentity } from '../api/v1/index.js';
+export { labelValue, objectName, isValidLabelValue } from '../api/v1/identity.js';
 export * from './upgrades.js';
 export * from './packages.js';
 export * from './details.js';
+export * from './answers.js';
+// The API types the client's methods take and return (types only: nothing more is loaded).
+export type { BlobIdentity } from '../api/v1/identity.js';
+export type {
+  CatalogMetadata,
+  CatalogMetadataSpec,
+  CatalogRef,
+  ContentOmitted,
+  ContentPart,
+  ObjectMeta,
+  OwnerReference,
+} from '../api/v1/catalogmetadata.js';
+export type {
+  CatalogSource,
+  ClusterCatalog,
+  ClusterCatalogSpec,
+  ClusterCatalogStatus,
+  ClusterCatalogURLs,
+  ImageSource,
+  ResolvedCatalogSource,
+  ResolvedImageSource,
+} from '../api/v1/clustercatalog.js';
+export type { Condition } from '../api/v1/conditions.js';
+export type { KubeClient, KubeClientOptions } from '../kube/client.js';
+export type { ObjectMetadata } from '../kube/resource.js';

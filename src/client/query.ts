@@ -14,10 +14,9 @@ import {
   LABEL_PACKAGE,
   LABEL_PACKAGE_OR_NAME,
   LABEL_SCHEMA,
-  isValidLabelValue,
-  labelValue,
-} from '../api/v1/index.js';
-import type { CatalogMetadataSpec } from '../api/v1/index.js';
+} from '../api/v1/catalogmetadata.js';
+import type { CatalogMetadataSpec } from '../api/v1/catalogmetadata.js';
+import { isValidLabelValue, labelValue } from '../api/v1/identity.js';
 
 export interface MetadataQuery {
   /** The ClusterCatalog; all catalogs when absent. */

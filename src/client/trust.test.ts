@@ -8,8 +8,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { ContentStore, startContentServer } from '../server/index.js';
 import type { ContentServer } from '../server/index.js';
-import { fetchTrusting, readCertificateAuthority, untrustedReason } from './trust.js';
-import { viaApiserverProxy } from './apiserver-proxy.js';
+import {
+  fetchTrusting,
+  readCertificateAuthority,
+  untrustedReason,
+  viaApiserverProxy,
+} from './trust.js';
 
 const fixture = (f: string) =>
   readFileSync(new URL(`../../test/fixtures/tls/${f}`, import.meta.url));

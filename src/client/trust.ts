@@ -1,4 +1,4 @@
-// Which content servers a client trusts (SPEC §4: "our clients trust a CA given by flag"). The
+// How a client's content fetches reach the content server, and which servers it trusts (SPEC §4: "our clients trust a CA given by flag"). The
 // content server serves HTTPS with a certificate of a private CA (cert-manager's, the OpenShift
 // service CA, hack/serving-cert.sh's), which the system roots do not hold: a client is given
 // that CA, and its fetches of content verify the server against it (and nothing else).
@@ -7,6 +7,7 @@
 // whose TLS connections trust only that CA: node's global fetch takes no CA per call. undici is
 // loaded on the first such request only, so clients without a CA never load it.
 import { readFileSync } from 'node:fs';
+import type { KubeClient } from '../kube/client.js';
 
 /** A fetch whose HTTPS connections trust `ca` (PEM, one or more certificates) instead of the system roots. */
 export function fetchTrusting(ca: string | Buffer): typeof fetch {
@@ -71,4 +72,28 @@ export function untrustedReason(err: unknown): string | undefined {
     e = e.cause as typeof e;
   }
   return undefined;
+}
+
+// Content reached through the apiserver's service proxy (`kubectl catalog --server-url
+// https://APISERVER/api/v1/namespaces/catalogd-system/services/https:catalogd-ts:443/proxy`):
+// such a URL is the apiserver's, so it is fetched as the kubeconfig says to reach the apiserver,
+// with its CA (certificate-authority(-data)) and its credentials, through the client's
+// KubeClient; other URLs go to the content server directly. The apiserver itself dials the
+// Service (it does not verify a service's certificate: the kubeconfig's CA is what the client
+// trusts on this path).
+/** A fetch that sends URLs under the apiserver's URL through `kube`, and others to `direct`. */
+export function viaApiserverProxy(
+  kube: Pick<KubeClient, 'getResponse'> & { readonly server?: URL },
+  direct: typeof fetch,
+): typeof fetch {
+  return (input, init) => {
+    // Read per call: a KubeClient fake of a test may have no server.
+    const root = kube.server?.href.replace(/\/+$/, '');
+    const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+    if (root === undefined || !url.startsWith(`${root}/`)) return direct(input, init);
+    return kube.getResponse(url.slice(root.length), {
+      resource: 'services/proxy',
+      ...(init?.signal && { signal: init.signal }),
+    });
+  };
 }

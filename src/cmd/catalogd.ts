@@ -36,7 +36,7 @@ async function runReportingErrors(args: string[]): Promise<number> {
   } catch (err) {
     if (!(err instanceof CommandError)) throw err;
     stderr.write(`catalogd: ${err.message}\n`);
-    return 1;
+    return err.exitCode;
   }
 }
 

@@ -1,6 +1,7 @@
 // The project's one bounded concurrency: the sync's writes, spec reads and dry-run checks
-// (runBounded over a stream of tasks), the client's blob fetches and the bench's loads
-// (mapBounded over an array).
+// (runBounded over a stream of tasks) and the bench's loads (mapBounded over an array). The
+// client library keeps its own small cap (src/client/content.ts): its entry point loads no npm
+// package but js-yaml.
 import pLimit from 'p-limit';
 
 /**

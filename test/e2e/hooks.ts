@@ -13,6 +13,8 @@ export const mochaHooks = {
     process.env.KUBECONFIG = env.KUBECONFIG;
     process.env.REGISTRY = env.REGISTRY;
     process.env.KUBE_BIN_DIR = env.KUBE_BIN_DIR;
+    if (env.NODE_REGISTRY) process.env.NODE_REGISTRY = env.NODE_REGISTRY;
+    if (env.NODE_IP) process.env.NODE_IP = env.NODE_IP;
     process.env.PATH = `${env.KUBE_BIN_DIR}:${process.env.PATH ?? ''}`;
   },
   afterAll(this: Mocha.Context): void {

@@ -15,6 +15,10 @@ export interface ClusterEnv {
   REGISTRY: string;
   /** Directory with the kubectl (and control-plane binaries) matching the apiserver's version. */
   KUBE_BIN_DIR: string;
+  /** With a node (NODE=1): the node's address, where pods reach the host. */
+  NODE_IP?: string;
+  /** With a node: host:port of the same registry as pods (and containerd) reach it. */
+  NODE_REGISTRY?: string;
 }
 
 function isRunning(): boolean {

@@ -2,7 +2,7 @@
 // width 6, padding 3, the last column unpadded), `<none>` for empty cells, ages like
 // `kubectl get` (HumanDuration).
 
-export interface TableOptions {
+interface TableOptions {
   noHeaders?: boolean;
 }
 

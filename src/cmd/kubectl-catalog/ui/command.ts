@@ -6,7 +6,7 @@ import { CatalogClient, readCertificateAuthority } from '../../../client/index.j
 import { UiData } from './data.js';
 import { startUiServer } from './server.js';
 
-export const UI_USAGE = `kubectl catalog ui: browse the catalogs of the cluster in a web browser
+const UI_USAGE = `kubectl catalog ui: browse the catalogs of the cluster in a web browser
 
 Usage:
   kubectl catalog ui [--address 127.0.0.1:PORT] [--no-open] [--catalog C] [--kubeconfig PATH]
@@ -28,7 +28,7 @@ Options:
                            HTTPS content server with a private CA)
 `;
 
-export interface UiIo {
+interface UiIo {
   stdout: (s: string) => void;
   stderr: (s: string) => void;
   /** Resolves when the server should stop (default: SIGINT or SIGTERM). */

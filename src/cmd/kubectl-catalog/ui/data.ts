@@ -10,57 +10,32 @@ import type { CatalogMetadata, ClusterCatalog } from '../../../api/v1/index.js';
 import { LEAN_PART_ICON } from '../../../api/v1/index.js';
 import type {
   Provider,
-  BundleBlob,
   CatalogClient,
-  ChannelBlob,
-  DeprecationsBlob,
   GVK,
-  PackageBlob,
   PackageFacts,
+  PackageRow,
+  PackageView,
 } from '../../../client/index.js';
 import {
-  InconsistentListError,
-  SCHEMA_BUNDLE,
-  SCHEMA_CHANNEL,
-  SCHEMA_DEPRECATIONS,
-  SCHEMA_PACKAGE,
-  channelHead,
-  deprecationMessage,
-  gvkProviders,
-  isBundleBlob,
-  isChannelBlob,
-  isDeprecationsBlob,
+  comparePackageRows,
+  contentOf,
   isPackageBlob,
   isServing,
   leftOut,
-  packageFacts,
-  resolverBlob,
-  withWholeDefaultHead,
+  packageRows,
+  packageView,
 } from '../../../client/index.js';
 import type { DecodedIcon } from './icon.js';
 import { decodeIcon } from './icon.js';
 
-export interface PackageRow {
-  catalog: string;
-  contentHash: string;
-  pkg: PackageBlob;
-  channels: number;
-  deprecated?: string;
+/** A package's card on the packages page: its row with the head's facts, without its icon. */
+export interface PackageCard extends PackageRow {
   facts: PackageFacts;
   hasIcon: boolean;
 }
 
-export interface PackageView {
-  catalog: string;
-  contentHash: string;
-  pkg: PackageBlob;
-  channels: ChannelBlob[];
-  bundles: BundleBlob[];
-  deprecations?: DeprecationsBlob;
-}
-
 interface CatalogRows {
-  rows: PackageRow[];
+  rows: PackageCard[];
   icons: Map<string, DecodedIcon>;
   /** Lean: the package objects whose icon was left out, fetched on demand (then in `fetched`). */
   leanIcons: Map<string, CatalogMetadata>;
@@ -75,8 +50,6 @@ interface CatalogEntry {
 /** Icons fetched from the content server at once (the browser asks for many lazily). */
 const ICON_FETCHES = 4;
 
-/** Head bundle names per request (keeps request lines short). */
-const HEAD_CHUNK = 100;
 const VIEW_CACHE = 200;
 
 export class UiData {
@@ -116,18 +89,10 @@ export class UiData {
   }
 
   /** The packages of every Serving catalog (one catalog with --catalog), cached per revision. */
-  async packages(): Promise<PackageRow[]> {
-    const out: PackageRow[] = [];
+  async packages(): Promise<PackageCard[]> {
+    const out: PackageCard[] = [];
     for (const c of this.catalogsNow.filter(isServing)) out.push(...(await this.entry(c)).rows);
-    return out.sort((a, b) =>
-      a.pkg.name !== b.pkg.name
-        ? a.pkg.name < b.pkg.name
-          ? -1
-          : 1
-        : a.catalog < b.catalog
-          ? -1
-          : 1,
-    );
+    return out.sort(comparePackageRows);
   }
 
   /**
@@ -184,93 +149,32 @@ export class UiData {
     return e.rows;
   }
 
+  /** The catalog's rows with the heads' facts (client's packageRows), icons decoded apart. */
   private async readRows(catalog: string): Promise<CatalogRows> {
-    for (let attempt = 1; ; attempt++) {
-      const list = await this.client.consistentList({
-        catalog,
-        schema: [SCHEMA_PACKAGE, SCHEMA_CHANNEL, SCHEMA_DEPRECATIONS],
-      });
-      const pkgs: PackageBlob[] = [];
-      const channels = new Map<string, ChannelBlob[]>();
-      const deprecations = new Map<string, DeprecationsBlob>();
-      const leanIcons = new Map<string, CatalogMetadata>();
-      const contents = await this.client.resolverContents(list.items);
-      for (const [i, c] of contents.entries()) {
-        const b = resolverBlob(c);
-        if (isPackageBlob(b) && leftOut(c, LEAN_PART_ICON)) leanIcons.set(b.name, list.items[i]!);
-        if (isPackageBlob(b)) pkgs.push(b);
-        else if (isDeprecationsBlob(b)) deprecations.set(b.package, b);
-        else if (isChannelBlob(b)) channels.set(b.package, [...(channels.get(b.package) ?? []), b]);
-      }
-      const heads = new Set<string>();
-      for (const p of pkgs) {
-        const ch = (channels.get(p.name) ?? []).find((c) => c.name === p.defaultChannel);
-        const head = ch ? channelHead(ch).head : undefined;
-        if (head !== undefined) heads.add(head);
-      }
-      const names = [...heads].sort();
-      const bundles = new Map<string, BundleBlob[]>();
-      let same = true;
-      for (let i = 0; i < names.length && same; i += HEAD_CHUNK) {
-        const part = await this.client.consistentList({
-          catalog,
-          schema: SCHEMA_BUNDLE,
-          name: names.slice(i, i + HEAD_CHUNK),
-        });
-        same = part.contentHash === list.contentHash;
-        // The heads whole: their CSV metadata (fetched when lean, a few at a time).
-        for (const b of await this.client.blobsOf(part.items)) {
-          if (isBundleBlob(b)) bundles.set(b.package, [...(bundles.get(b.package) ?? []), b]);
-        }
-      }
-      if (!same) {
-        if (attempt < 3) continue;
-        throw new InconsistentListError(
-          `catalog ${catalog} changed between the list of its packages and of their head bundles three times; reload later`,
-        );
-      }
-      const icons = new Map<string, DecodedIcon>();
-      const rows = pkgs.map((p): PackageRow => {
-        const chs = channels.get(p.name) ?? [];
-        const icon = decodeIcon(p.icon);
-        if (icon) icons.set(p.name, icon);
-        const deprecated = deprecationMessage(deprecations.get(p.name), SCHEMA_PACKAGE);
-        return {
-          catalog,
-          contentHash: list.contentHash!,
-          pkg: { ...p, icon: undefined },
-          channels: chs.length,
-          ...(deprecated !== undefined && { deprecated }),
-          facts: packageFacts(p, chs, bundles.get(p.name) ?? []),
-          hasIcon: icon !== undefined || leanIcons.has(p.name),
-        };
-      });
-      return { rows, icons, leanIcons, fetched: new Map() };
-    }
+    const { rows } = await packageRows(this.client, { catalog, withHeads: true });
+    const icons = new Map<string, DecodedIcon>();
+    const leanIcons = new Map<string, CatalogMetadata>();
+    const cards = rows.map(({ leanObject, ...r }): PackageCard => {
+      const icon = decodeIcon(r.pkg.icon);
+      if (icon) icons.set(r.pkg.name, icon);
+      if (leanObject && leftOut(contentOf(leanObject), LEAN_PART_ICON))
+        leanIcons.set(r.pkg.name, leanObject);
+      return {
+        ...r,
+        pkg: { ...r.pkg, icon: undefined },
+        facts: r.facts!,
+        hasIcon: icon !== undefined || leanIcons.has(r.pkg.name),
+      };
+    });
+    return { rows: cards, icons, leanIcons, fetched: new Map() };
   }
 
-  /**
-   * The bundles of the shown Serving catalogs that provide the API (olm.gvk): the bundles are
-   * paged through and only the providers kept, as `kubectl catalog provides` does.
-   */
+  /** The bundles of the shown catalogs that provide the API (olm.gvk): client's providersOf. */
   async providers(gvk: GVK): Promise<Provider[]> {
-    const out: Provider[] = [];
-    for (const c of this.catalogsNow.filter(isServing)) {
-      const list = await this.client.consistentList(
-        { catalog: c.metadata.name, schema: SCHEMA_BUNDLE },
-        {
-          keep: (o) =>
-            o.spec.content === undefined ||
-            gvkProviders([o.spec.content as unknown as BundleBlob], gvk).length > 0,
-        },
-      );
-      for (const content of await this.client.resolverContents(list.items)) {
-        const b = resolverBlob(content);
-        if (isBundleBlob(b) && gvkProviders([b], gvk).length > 0)
-          out.push({ catalog: c.metadata.name, bundle: b });
-      }
-    }
-    return out;
+    if (this.only === undefined) return (await this.client.providersOf(gvk)).providers;
+    // A catalog that is not Serving shows nothing (rather than waiting for its sync).
+    if (!this.catalogsNow.some(isServing)) return [];
+    return (await this.client.providersOf(gvk, { catalog: this.only })).providers;
   }
 
   /** One package's blobs (package, channels, bundles, deprecations) in one consistent list. */
@@ -288,43 +192,8 @@ export class UiData {
     return view;
   }
 
-  private async readView(catalog: string, pkg: string): Promise<PackageView> {
-    const list = await this.client.consistentList({
-      catalog,
-      packageOrName: pkg,
-      schema: [SCHEMA_PACKAGE, SCHEMA_CHANNEL, SCHEMA_BUNDLE, SCHEMA_DEPRECATIONS],
-    });
-    let p: PackageBlob | undefined;
-    const channels: ChannelBlob[] = [];
-    let bundles: BundleBlob[] = [];
-    let deprecations: DeprecationsBlob | undefined;
-    for (const c of await this.client.resolverContents(list.items)) {
-      const b = resolverBlob(c);
-      if (isPackageBlob(b) && b.name === pkg) p = b;
-      else if (isChannelBlob(b) && b.package === pkg) channels.push(b);
-      else if (isBundleBlob(b) && b.package === pkg) bundles.push(b);
-      else if (isDeprecationsBlob(b) && b.package === pkg) deprecations = b;
-    }
-    if (!p) throw new PackageNotFound(catalog, pkg);
-    channels.sort((a, b) => (a.name < b.name ? -1 : 1));
-    // The default channel's head whole (lean: fetched), for the details the page shows.
-    bundles = await withWholeDefaultHead(this.client, p, channels, bundles, list.items);
-    return {
-      catalog,
-      contentHash: list.contentHash!,
-      pkg: p,
-      channels,
-      bundles,
-      ...(deprecations && { deprecations }),
-    };
-  }
-}
-
-export class PackageNotFound extends Error {
-  constructor(
-    readonly catalog: string,
-    readonly pkg: string,
-  ) {
-    super(`package ${JSON.stringify(pkg)} not found in catalog ${JSON.stringify(catalog)}`);
+  /** One package's blobs with its default head whole (client's packageView). */
+  private readView(catalog: string, pkg: string): Promise<PackageView> {
+    return packageView(this.client, catalog, pkg, { wholeHead: true });
   }
 }

@@ -6,11 +6,11 @@ import type { UpgradeGraph } from '../../../client/index.js';
 
 export const ROW = 28;
 export const NODE_WIDTH = 260;
-export const LANE = 10;
+const LANE = 10;
 export const MAX_LANES = 24;
 export const MARGIN = 8;
 
-export interface NodeBox {
+interface NodeBox {
   name: string;
   version?: string;
   inChannel: boolean;
@@ -20,7 +20,7 @@ export interface NodeBox {
   y: number;
 }
 
-export interface EdgeArc {
+interface EdgeArc {
   from: string;
   to: string;
   via: 'replaces' | 'skips' | 'skipRange';
@@ -30,7 +30,7 @@ export interface EdgeArc {
   d: string;
 }
 
-export interface GraphLayout {
+interface GraphLayout {
   width: number;
   height: number;
   nodes: NodeBox[];

@@ -1,10 +1,12 @@
 import { expect } from 'chai';
 import type { ChannelBlob, PackageBlob } from '../../../client/index.js';
-import type { PackageRow, PackageView } from './data.js';
+import type { PackageView } from '../../../client/index.js';
+import type { PackageCard } from './data.js';
 import { escapeHtml, html, safeUrl } from './html.js';
-import { renderMarkdown } from './markdown.js';
+import { plainText, renderMarkdown } from './markdown.js';
 import { decodeIcon } from './icon.js';
-import { excerpt, layout, packagePage, packagesPage, providesPage } from './pages.js';
+import { layout, packagePage, packagesPage, providesPage } from './pages.js';
+import { excerpt } from '../table.js';
 import { packageFacts } from '../../../client/index.js';
 
 const HOSTILE = `<script>alert(1)</script>"'><img src=x onerror=alert(2)>&`;
@@ -68,7 +70,7 @@ describe('ui html escaping', () => {
       name: HOSTILE,
       entries: [{ name: `${HOSTILE}.v1` }],
     };
-    const row: PackageRow = {
+    const row: PackageCard = {
       catalog: HOSTILE,
       contentHash: 'abc',
       pkg,
@@ -148,11 +150,44 @@ describe('ui html escaping', () => {
   });
 
   it('shows descriptions on cards as plain text', () => {
-    expect(excerpt('## About X\n\n**X** is [a tool](https://x.example) for `y`.')).to.equal(
+    expect(plainText('## About X\n\n**X** is [a tool](https://x.example) for `y`.')).to.equal(
       'About X X is a tool for y.',
     );
-    expect(excerpt('Cats &#x1F640; &#60;b&#62;')).to.equal('Cats 🙀 <b>');
-    expect(excerpt('a'.repeat(200))).to.have.length(160);
+    expect(plainText('Cats &#x1F640; &#60;b&#62; caf&eacute; \\*')).to.equal('Cats 🙀 <b> café *');
+    expect(excerpt(plainText('a'.repeat(200)), 160)).to.have.length(160);
+  });
+
+  it("shows a description's HTML entities as characters on the cards and the package page", () => {
+    // The start of a real description (cat-facts-operator, community-operators v4.20), and
+    // named entities besides the numeric one.
+    const description =
+      '### Cat Facts? &#x1F640;\n\n* **Do you like to have fun?**\n\nCaf&eacute; &amp; cr&egrave;me';
+    const pkg: PackageBlob = {
+      schema: 'olm.package',
+      name: 'cat-facts-operator',
+      defaultChannel: 'alpha',
+      description,
+    };
+    const card: PackageCard = {
+      catalog: 'community',
+      contentHash: 'abc',
+      pkg,
+      channels: 0,
+      facts: packageFacts(pkg, [], []),
+      hasIcon: false,
+    };
+    const cards = packagesPage([card], {}, undefined).value;
+    const view = { catalog: 'community', contentHash: 'abc', pkg, channels: [], bundles: [] };
+    const page = packagePage(view).value;
+    for (const [where, out] of [
+      ['card', cards],
+      ['package page', page],
+    ]) {
+      expect(out, where).to.contain('Cat Facts? 🙀');
+      // The & is markup-escaped once (&amp;), so the browser shows "&".
+      expect(out, where).to.contain('Café &amp; crème');
+      expect(out, where).not.to.match(/&(amp;)?#x1F640;|&(amp;)?eacute;|&amp;amp;/);
+    }
   });
 
   it('serves icons only when the bytes are what the media type says', () => {

@@ -64,3 +64,12 @@ export function safeUrl(url: unknown): string | undefined {
 
 /** A path segment of one of our URLs. */
 export const seg = (s: string) => encodeURIComponent(s);
+
+/** A table's header row: one column header (`<th scope="col">`) per name. */
+export function tableHead(...columns: string[]): SafeHtml {
+  return html`<thead>
+    <tr>
+      ${columns.map((c) => html`<th scope="col">${c}</th>`)}
+    </tr>
+  </thead>`;
+}

@@ -3,7 +3,7 @@
 // what the media type says (PNG, JPEG, GIF, WebP signatures; SVG as text) and under MAX_ICON.
 // SVG is sent with a CSP that forbids scripts, and <img> never runs scripts anyway.
 
-export const MAX_ICON = 512 * 1024;
+const MAX_ICON = 512 * 1024;
 
 export interface DecodedIcon {
   type: string;

@@ -22,3 +22,17 @@ md.renderer.rules.link_open = (tokens, idx, options, env, self) => {
 export function renderMarkdown(text: string): string {
   return md.render(text);
 }
+
+/**
+ * A description as one line of plain text (a card's excerpt): Markdown's heading, emphasis,
+ * code and link syntax out, and its entities and backslash escapes decoded as markdown-it
+ * decodes them on the package page (every HTML entity: `&#x1F640;` is 🙀, `&eacute;` é), so
+ * both pages show the same characters.
+ */
+export function plainText(markdown: string): string {
+  const text = markdown
+    .replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1')
+    .replace(/^\s{0,3}#{1,6}\s+/gm, '')
+    .replace(/(\*\*|__|`)/g, '');
+  return md.utils.unescapeAll(text).trim().replace(/\s+/g, ' ');
+}

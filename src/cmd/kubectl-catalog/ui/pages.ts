@@ -22,11 +22,13 @@ import {
   upgradeGraph,
   versionMap,
 } from '../../../client/index.js';
-import type { PackageRow, PackageView } from './data.js';
+import type { PackageDetails, PackageView } from '../../../client/index.js';
+import type { PackageCard } from './data.js';
 import type { SafeHtml } from './html.js';
-import { html, safeUrl, seg, trusted } from './html.js';
+import { html, safeUrl, seg, tableHead, trusted } from './html.js';
 import { graphSvg } from './graph-svg.js';
-import { renderMarkdown } from './markdown.js';
+import { plainText, renderMarkdown } from './markdown.js';
+import { excerpt } from '../table.js';
 
 export function layout(title: string, body: SafeHtml, revision: string): string {
   return html`<!doctype html>
@@ -63,16 +65,7 @@ export function catalogsPage(catalogs: ClusterCatalog[]): SafeHtml {
       catalogs.length === 0
         ? html`<p>No catalogs found (create a ClusterCatalog).</p>`
         : html`<table class="catalogs">
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Serving</th>
-                <th scope="col">Progressing</th>
-                <th scope="col">Objects</th>
-                <th scope="col">Digest</th>
-                <th scope="col">Last unpacked</th>
-              </tr>
-            </thead>
+            ${tableHead('Name', 'Serving', 'Progressing', 'Objects', 'Digest', 'Last unpacked')}
             <tbody>
               ${catalogs.map(
                 (c) =>
@@ -108,7 +101,7 @@ export const FILTER_FIELDS: Array<[keyof PackageFilter, string]> = [
 ];
 
 export function packagesPage(
-  rows: PackageRow[],
+  rows: PackageCard[],
   filter: PackageFilter,
   catalog: string | undefined,
 ): SafeHtml {
@@ -161,30 +154,15 @@ export function packagesPage(
               <span class="name">${r.pkg.name}</span> ·
               ${r.catalog}${f.provider !== undefined ? html` · ${f.provider}` : ''}${f.headVersion !== undefined ? html` · <span class="version">${f.headVersion}</span> (${f.defaultChannel ?? ''})` : ''}${r.deprecated !== undefined ? html` · <strong class="dep" title="${r.deprecated}">deprecated</strong>` : ''}
             </p>
-            <p class="desc">${excerpt(description)}</p>
+            <p class="desc">${excerpt(plainText(description), 160)}</p>
           </div>
         </li> `;
       })}
     </ul>`;
 }
 
-/** The start of a description as plain text: Markdown's headings, emphasis and link syntax out. */
-export function excerpt(s: string): string {
-  const one = s
-    .replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1')
-    .replace(/^\s{0,3}#{1,6}\s+/gm, '')
-    .replace(/(\*\*|__|`)/g, '')
-    .replace(/&#(x[0-9a-f]{1,6}|[0-9]{1,7});/gi, (m, n: string) => {
-      const cp = n[0] === 'x' || n[0] === 'X' ? parseInt(n.slice(1), 16) : Number(n);
-      return cp > 0 && cp <= 0x10ffff ? String.fromCodePoint(cp) : m;
-    })
-    .trim()
-    .replace(/\s+/g, ' ');
-  return one.length > 160 ? `${one.slice(0, 157)}...` : one;
-}
-
 /** The OLM v1 ClusterExtension that installs the package from this catalog and channel. */
-export function installSnippet(pkg: string, channel: string | undefined, catalog: string): string {
+function installSnippet(pkg: string, channel: string | undefined, catalog: string): string {
   return dump(
     {
       apiVersion: 'olm.operatorframework.io/v1',
@@ -207,9 +185,8 @@ export function installSnippet(pkg: string, channel: string | undefined, catalog
   );
 }
 
-export function packagePage(v: PackageView, upgradesFrom?: SafeHtml): SafeHtml {
-  const d = packageDetails(v.catalog, v.pkg, v.channels, v.bundles, v.deprecations);
-  const versions = versionMap(v.bundles);
+/** The facts list of a package page: what to know before installing. */
+function factsList(d: PackageDetails): SafeHtml {
   const list = (xs: readonly string[]) => (xs.length > 0 ? xs.join(', ') : '—');
   const facts: Array<[string, SafeHtml | string]> = [
     ['Catalog', d.catalog],
@@ -253,18 +230,90 @@ export function packagePage(v: PackageView, upgradesFrom?: SafeHtml): SafeHtml {
       list(d.maintainers.map((m) => [m.name, m.email && `<${m.email}>`].filter(Boolean).join(' '))),
     ],
   ];
+  return html`<dl class="facts">
+    ${facts.map(
+      ([k, val]) =>
+        html`<dt>${k}</dt>
+          <dd>${val}</dd>`,
+    )}
+  </dl>`;
+}
+
+/** The channels table, the upgrades form (and its answer) and each channel's graph. */
+function channelsSection(
+  v: PackageView,
+  d: PackageDetails,
+  versions: Map<string, string>,
+  upgradesFrom: SafeHtml | undefined,
+): SafeHtml {
+  return html`<section aria-labelledby="h-channels">
+    <h2 id="h-channels">Channels</h2>
+    <table class="channels">
+      ${tableHead('Channel', 'Head', 'Head version', 'Entries', 'Deprecated')}
+      <tbody>
+        ${v.channels.map((c) => {
+          const h = channelHead(c);
+          const cdep = deprecationMessage(v.deprecations, SCHEMA_CHANNEL, c.name);
+          return html`<tr data-channel="${c.name}">
+            <td>
+              <a href="#ch-${seg(c.name)}">${c.name}</a
+              >${c.name === d.defaultChannel ? ' (default)' : ''}
+            </td>
+            <td class="head">${h.head ?? `(${h.error ?? 'none'})`}</td>
+            <td>${h.head !== undefined ? (versions.get(h.head) ?? '') : ''}</td>
+            <td>${c.entries.length}</td>
+            <td>${cdep ?? ''}</td>
+          </tr> `;
+        })}
+      </tbody>
+    </table>
+    <form class="upgrades" method="get" action="/package/${seg(d.catalog)}/${seg(d.name)}#upgrades">
+      <label for="from">Upgrades from version or bundle</label
+      ><input id="from" name="from" required /> <label for="channel">in channel</label
+      ><select id="channel" name="channel">
+        ${v.channels.map((c) => html`<option${c.name === d.defaultChannel ? trusted(' selected') : ''}>${c.name}</option>`)}
+      </select>
+      <button type="submit">Show upgrades</button>
+    </form>
+    ${upgradesFrom ?? ''}
+    ${v.channels.map((c) => {
+      const g = upgradeGraph(c, versions, v.deprecations);
+      return html`<h3 id="ch-${seg(c.name)}">Channel ${c.name}</h3>
+        <p class="legend">
+          Solid: replaces · dashed: skips · dotted: skipRange · ★ head · ⚠ deprecated
+        </p>
+        <div class="graph-wrap" tabindex="0">
+          ${graphSvg(g, `Upgrade graph of ${d.name} channel ${c.name}`)}
+        </div> `;
+    })}
+  </section>`;
+}
+
+/** The bundles table, newest first. */
+function bundlesSection(v: PackageView): SafeHtml {
+  return html`<section aria-labelledby="h-bundles">
+    <h2 id="h-bundles">Bundles</h2>
+    <table class="bundles">
+      ${tableHead('Bundle', 'Version', 'Channels', 'Provides', 'Requires', 'Image')}
+      <tbody>
+        ${sortBundlesByVersion(v.bundles).map((b) => {
+          const bdep = deprecationMessage(v.deprecations, SCHEMA_BUNDLE, b.name);
+          return html`<tr${bdep !== undefined ? trusted(' class="deprecated"') : ''}><td>${b.name}${bdep !== undefined ? html` <strong class="dep" title="${bdep}">deprecated</strong>` : ''}</td><td>${bundleVersion(b) ?? ''}</td><td>${channelsOf(b.name, v.channels).join(', ')}</td><td>${bundleGvks(b).map(formatGvk).join(', ')}</td><td>${requiredGvks(b).join(', ')}</td><td class="image">${b.image ?? ''}</td></tr>\n`;
+        })}
+      </tbody>
+    </table>
+  </section>`;
+}
+
+export function packagePage(v: PackageView, upgradesFrom?: SafeHtml): SafeHtml {
+  const d = packageDetails(v.catalog, v.pkg, v.channels, v.bundles, v.deprecations);
+  const versions = versionMap(v.bundles);
   const dep = d.deprecated;
   return html`<h1>
       ${d.displayName ?? d.name}${d.displayName !== undefined ? html` <small>${d.name}</small>` : ''}
     </h1>
     ${dep?.package !== undefined ? html`<p class="warning" role="note">Deprecated: ${dep.package}</p>` : ''}
-    <dl class="facts">
-      ${facts.map(
-        ([k, val]) =>
-          html`<dt>${k}</dt>
-            <dd>${val}</dd>`,
-      )}
-    </dl>
+    ${factsList(d)}
     <section aria-labelledby="h-install">
       <h2 id="h-install">Install</h2>
       <pre id="snippet" tabindex="0">${installSnippet(d.name, d.defaultChannel, d.catalog)}</pre>
@@ -274,80 +323,7 @@ export function packagePage(v: PackageView, upgradesFrom?: SafeHtml): SafeHtml {
       <h2 id="h-desc">Description</h2>
       <div class="markdown">${trusted(renderMarkdown(d.description ?? ''))}</div>
     </section>
-    <section aria-labelledby="h-channels">
-      <h2 id="h-channels">Channels</h2>
-      <table class="channels">
-        <thead>
-          <tr>
-            <th scope="col">Channel</th>
-            <th scope="col">Head</th>
-            <th scope="col">Head version</th>
-            <th scope="col">Entries</th>
-            <th scope="col">Deprecated</th>
-          </tr>
-        </thead>
-        <tbody>
-          ${v.channels.map((c) => {
-            const h = channelHead(c);
-            const cdep = deprecationMessage(v.deprecations, SCHEMA_CHANNEL, c.name);
-            return html`<tr data-channel="${c.name}">
-              <td>
-                <a href="#ch-${seg(c.name)}">${c.name}</a
-                >${c.name === d.defaultChannel ? ' (default)' : ''}
-              </td>
-              <td class="head">${h.head ?? `(${h.error ?? 'none'})`}</td>
-              <td>${h.head !== undefined ? (versions.get(h.head) ?? '') : ''}</td>
-              <td>${c.entries.length}</td>
-              <td>${cdep ?? ''}</td>
-            </tr> `;
-          })}
-        </tbody>
-      </table>
-      <form
-        class="upgrades"
-        method="get"
-        action="/package/${seg(d.catalog)}/${seg(d.name)}#upgrades"
-      >
-        <label for="from">Upgrades from version or bundle</label
-        ><input id="from" name="from" required /> <label for="channel">in channel</label
-        ><select id="channel" name="channel">
-          ${v.channels.map((c) => html`<option${c.name === d.defaultChannel ? trusted(' selected') : ''}>${c.name}</option>`)}
-        </select>
-        <button type="submit">Show upgrades</button>
-      </form>
-      ${upgradesFrom ?? ''}
-      ${v.channels.map((c) => {
-        const g = upgradeGraph(c, versions, v.deprecations);
-        return html`<h3 id="ch-${seg(c.name)}">Channel ${c.name}</h3>
-          <p class="legend">
-            Solid: replaces · dashed: skips · dotted: skipRange · ★ head · ⚠ deprecated
-          </p>
-          <div class="graph-wrap" tabindex="0">
-            ${graphSvg(g, `Upgrade graph of ${d.name} channel ${c.name}`)}
-          </div> `;
-      })}
-    </section>
-    <section aria-labelledby="h-bundles">
-      <h2 id="h-bundles">Bundles</h2>
-      <table class="bundles">
-        <thead>
-          <tr>
-            <th scope="col">Bundle</th>
-            <th scope="col">Version</th>
-            <th scope="col">Channels</th>
-            <th scope="col">Provides</th>
-            <th scope="col">Requires</th>
-            <th scope="col">Image</th>
-          </tr>
-        </thead>
-        <tbody>
-          ${sortBundlesByVersion(v.bundles).map((b) => {
-            const bdep = deprecationMessage(v.deprecations, SCHEMA_BUNDLE, b.name);
-            return html`<tr${bdep !== undefined ? trusted(' class="deprecated"') : ''}><td>${b.name}${bdep !== undefined ? html` <strong class="dep" title="${bdep}">deprecated</strong>` : ''}</td><td>${bundleVersion(b) ?? ''}</td><td>${channelsOf(b.name, v.channels).join(', ')}</td><td>${bundleGvks(b).map(formatGvk).join(', ')}</td><td>${requiredGvks(b).join(', ')}</td><td class="image">${b.image ?? ''}</td></tr>\n`;
-          })}
-        </tbody>
-      </table>
-    </section>`;
+    ${channelsSection(v, d, versions, upgradesFrom)} ${bundlesSection(v)}`;
 }
 
 function requiredGvks(b: Parameters<typeof bundleGvks>[0]): string[] {
@@ -385,14 +361,7 @@ export function providesPage(
         : sorted.length === 0
           ? html`<p id="providers">No bundle provides ${gvk}.</p>`
           : html`<table id="providers">
-              <thead>
-                <tr>
-                  <th scope="col">Package</th>
-                  <th scope="col">Catalog</th>
-                  <th scope="col">Bundle</th>
-                  <th scope="col">Version</th>
-                </tr>
-              </thead>
+              ${tableHead('Package', 'Catalog', 'Bundle', 'Version')}
               <tbody>
                 ${sorted.map(
                   (p) =>

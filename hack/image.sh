@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# `make image`: builds the Containerfile, unchanged, with buildah (Debian's, no daemon) on the base
+# image stand-in (hack/base-image.sh), and pushes it to the local cluster's registry.
+#
+#   hack/image.sh [TAG]   (default: local) pushes <REGISTRY>/catalogd-ts:TAG and prints that name
+#
+# The registry is the one in .local/env (`make cluster-up`); pods pull the same image from
+# NODE_REGISTRY. Builds cache their layers (--layers), so an unchanged tree rebuilds in seconds.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/.." && pwd)
+local_dir=${CATALOGD_LOCAL:-$root/.local}
+tag=${1:-local}
+
+ensure_packages() {
+  local missing=() p
+  for p in buildah mmdebstrap; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+  done
+  [ ${#missing[@]} -eq 0 ] && return
+  echo "image: installing Debian's ${missing[*]}" >&2
+  local sudo=""; [ "$(id -u)" = 0 ] || sudo="sudo"
+  $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}" >&2 || {
+    $sudo apt-get update -q >&2
+    $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}" >&2
+  }
+}
+
+registry=$(sed -n 's/^REGISTRY=//p' "$local_dir/env" 2>/dev/null || true)
+[ -n "$registry" ] || { echo "image: no local registry (run make cluster-up first)" >&2; exit 1; }
+ensure_packages
+"$here/base-image.sh"
+
+start=$SECONDS
+# --network=host: `npm ci` in the builder stage reaches the npm registry as the host does, and
+# trusts what the host trusts: the host's CA bundle and an npmrc naming it are mounted for the
+# RUN steps only (a machine whose traffic passes a TLS-inspecting proxy needs its CA; neither
+# file ends up in the image).
+mounts=()
+host_ca=/etc/ssl/certs/ca-certificates.crt
+if [ -f "$host_ca" ]; then
+  npmrc=$(mktemp)
+  trap 'rm -f "$npmrc"' EXIT
+  echo "cafile=/run/host-ca.crt" > "$npmrc"
+  mounts=(--volume "$host_ca:/run/host-ca.crt:ro" --volume "$npmrc:/usr/local/etc/npmrc:ro")
+fi
+buildah bud --quiet --layers --pull=never --network=host "${mounts[@]}" -f "$root/Containerfile" \
+  -t "catalogd-ts:$tag" "$root" >&2
+buildah push --quiet --tls-verify=false "catalogd-ts:$tag" "docker://$registry/catalogd-ts:$tag" >&2
+echo "image: built and pushed $registry/catalogd-ts:$tag in $((SECONDS - start))s" >&2
+echo "$registry/catalogd-ts:$tag"

@@ -1,0 +1,3 @@
+module catalogd-ts/hack/pause
+
+go 1.26.0
