@@ -9,21 +9,22 @@ import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { dump, load } from 'js-yaml';
-import { format, resolveConfig } from 'prettier';
 import { ANNOTATION_CONTENT_PROFILE, GROUP, VERSION } from '../src/api/v1/index.js';
 import type { ContentProfile } from '../src/api/v1/index.js';
 import { catalogCost } from '../src/cmd/render-cost.js';
-import { renderTarget } from '../src/cmd/render.js';
+import { renderTarget } from '../src/cmd/render-target.js';
 import { pushCatalog } from '../src/source/index.js';
 import { scanCatalog } from '../src/sync/index.js';
 import type { CostModel, CostSample } from '../src/sync/cost-model.js';
-import { fitCoefficients, predictCost } from '../src/sync/cost-model.js';
+import { fitCostModel, predictCost } from '../src/sync/cost-model.js';
+import { writeCostModel } from './lib/cost-model-file.js';
 import { generateCatalog } from '../test/support/fbcgen.js';
-import { Api, pool } from './lib/api.js';
+import { mapBounded } from '../src/util/bounded.js';
+import { Api, CC } from './lib/api.js';
+import { stateOf, succeeded } from './lib/catalogs.js';
 import { latencyProbe } from './lib/latency.js';
 import { median, percentile } from './lib/stats.js';
 
-const CC = `/apis/${GROUP}/${VERSION}/clustercatalogs`;
 /** The controller's ServiceAccount (config/rbac), which config/flowcontrol's FlowSchema matches. */
 const CONTROLLER_NS = 'catalogd-system';
 const CONTROLLER_SA = 'catalogd-ts';
@@ -224,16 +225,6 @@ interface CatalogStatus {
   };
 }
 
-function succeeded(c: CatalogStatus): boolean {
-  const p = c.status?.conditions?.find((x) => x.type === 'Progressing');
-  return (
-    p?.reason === 'Succeeded' &&
-    p.observedGeneration === c.metadata.generation &&
-    c.status?.contentHash !== undefined &&
-    !c.status.syncingTo
-  );
-}
-
 /**
  * Creates the ClusterCatalog and polls it (once a second, as the bench's admin) until it has
  * synced; returns the object count, and the seconds from creation and from the first status with
@@ -252,7 +243,7 @@ async function syncCatalog(
   for (;;) {
     const c = await h.api.json<CatalogStatus>('GET', `${CC}/${name}`);
     if (c.status?.syncingTo && writingAt === undefined) writingAt = performance.now();
-    if (succeeded(c)) {
+    if (succeeded(stateOf(c))) {
       const now = performance.now();
       return {
         objects: c.status?.objectCount ?? 0,
@@ -348,7 +339,7 @@ async function measureConfigMaps(
     if (!h.reuse) await h.etcd.compactDefrag();
     const etcdBefore = (await h.etcd.status()).dbSize;
     const client = h.api.withSockets(16);
-    await pool(blobs, 16, async (body) => {
+    await mapBounded(blobs, 16, async (body) => {
       const r = await client.request('POST', `/api/v1/namespaces/${BASELINE_NS}/configmaps`, body);
       if (r.status !== 201) throw new Error(`ConfigMap POST: ${r.status} ${r.body.slice(0, 300)}`);
     });
@@ -603,10 +594,10 @@ export async function measureControlPlane(h: BenchHooks): Promise<Record<string,
   other.api.close();
 
   // The coefficients this run measured, and how well the checked-in ones predict this run.
-  const fitted: CostModel = {
-    measuredBy: measuredBy(h, catalogs),
-    profiles: Object.fromEntries(profiles.map((p) => [p, fitCoefficients(samples[p])])),
-  };
+  const fitted: CostModel = fitCostModel(
+    measuredBy(h, catalogs),
+    Object.fromEntries(profiles.map((p) => [p, samples[p]])),
+  );
   const prediction = catalogs.map((cat) => {
     const measured = byCatalog[cat.id]!;
     return {
@@ -639,7 +630,7 @@ export async function measureControlPlane(h: BenchHooks): Promise<Record<string,
       ),
     };
   });
-  if (process.env.BENCH_UPDATE_COST_MODEL === '1') await updateCostModel(h.root, fitted);
+  if (process.env.BENCH_UPDATE_COST_MODEL === '1') await writeCostModel(h.root, fitted);
   await writeFile(
     path.join(h.root, 'bench', 'results', 'cost-model.json'),
     JSON.stringify(fitted, null, 2) + '\n',
@@ -683,21 +674,6 @@ function measuredBy(h: BenchHooks, catalogs: CatalogUnderTest[]): string {
   const day = new Date().toISOString().slice(0, 10);
   const what = catalogs.map((c) => `${c.id} (${c.objects} objects)`).join(', ');
   return `make bench ${day}, BENCH_ONLY=controlPlane BENCH_SIZES=${h.sizeMB}: ${what}`;
-}
-
-/** Rewrites the COST_MODEL block of src/sync/cost-model.ts with this run's coefficients. */
-async function updateCostModel(root: string, model: CostModel): Promise<void> {
-  const file = path.join(root, 'src', 'sync', 'cost-model.ts');
-  const text = await readFile(file, 'utf8');
-  const begin = text.indexOf('// COST_MODEL:BEGIN');
-  const end = text.indexOf('// COST_MODEL:END');
-  if (begin < 0 || end < begin) throw new Error(`${file}: no COST_MODEL markers`);
-  const line = text.indexOf('\n', begin) + 1;
-  const block = `export const COST_MODEL: CostModel = ${JSON.stringify(model, null, 2)};\n`;
-  const next = text.slice(0, line) + block + text.slice(end);
-  // Formatted as `make lint` checks it.
-  const options = (await resolveConfig(file)) ?? {};
-  await writeFile(file, await format(next, { ...options, filepath: file }));
 }
 
 /** The issue 25 targets this section checks (null: not measured in this run). */

@@ -1,5 +1,5 @@
 // The sizing table of docs/deploy.md ("Control-plane cost"), from the coefficients in
-// src/sync/cost-model.ts: run it after `BENCH_UPDATE_COST_MODEL=1` changed them and paste the
+// src/sync/cost-coefficients.json: run it after `BENCH_UPDATE_COST_MODEL=1` changed them and paste the
 // output there.   npx tsx bench/cost-sizing.ts
 import { predictCost } from '../src/sync/cost-model.js';
 

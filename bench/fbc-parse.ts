@@ -15,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { CatalogHasher, readCatalog } from '../src/fbc/index.js';
 import { generateCatalog } from '../test/support/fbcgen.js';
+import { median } from './lib/stats.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -52,11 +53,6 @@ async function child(dir: string): Promise<void> {
     peakRssMB: vmHWMmB(),
   };
   stdout.write(`${JSON.stringify(r)}\n`);
-}
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)]!;
 }
 
 function opmBinary(): { path?: string; why?: string } {

@@ -5,7 +5,14 @@ import { readFileSync } from 'node:fs';
 import https from 'node:https';
 import path from 'node:path';
 import { load } from 'js-yaml';
+import { CATALOG_METADATA_PLURAL, GROUP, VERSION } from '../../src/api/v1/index.js';
 import { LineSplitter } from '../../src/kube/json-lines.js';
+
+/** The API paths of CatalogMetadata and ClusterCatalogs. */
+export const CM = `/apis/${GROUP}/${VERSION}/${CATALOG_METADATA_PLURAL}`;
+export const CC = `/apis/${GROUP}/${VERSION}/clustercatalogs`;
+/** What the controller's drift watch and its writes ask for. */
+export const METADATA_ONLY = 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1';
 
 export interface Response {
   status: number;
@@ -184,17 +191,4 @@ export class Api {
     req.end();
     return { stop: () => req.destroy() };
   }
-}
-
-/** Runs `fn` over `items` with at most `limit` in flight; rejects on the first failure. */
-export async function pool<T>(
-  items: readonly T[],
-  limit: number,
-  fn: (item: T) => Promise<void>,
-): Promise<void> {
-  let next = 0;
-  async function worker(): Promise<void> {
-    while (next < items.length) await fn(items[next++]!);
-  }
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
 }

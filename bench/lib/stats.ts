@@ -13,3 +13,9 @@ export function percentile(xs: readonly number[], q: number): number {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.max(0, Math.ceil(q * s.length) - 1))]!;
 }
+
+/** The item of the median key (the lower middle for an even count): the round that is reported. */
+export function medianItem<T>(xs: readonly T[], key: (x: T) => number): T {
+  const s = [...xs].sort((a, b) => key(a) - key(b));
+  return s[(s.length - 1) >> 1]!;
+}

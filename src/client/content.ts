@@ -5,7 +5,7 @@
 // (contentOmitted.url) and checked against the object's content-hash annotation.
 import type { CatalogMetadata, ContentPart } from '../api/v1/catalogmetadata.js';
 import { ANNOTATION_CONTENT_HASH } from '../api/v1/catalogmetadata.js';
-import { blobHash, canonicalize } from '../fbc/canonical.js';
+import { blobHash, canonicalize } from '../api/v1/canonical.js';
 import type { AnyBlob } from './fbc-types.js';
 import { untrustedReason } from './trust.js';
 
@@ -185,6 +185,8 @@ function causeText(err: unknown): string {
   return why ? `${e.message} (${why})` : (e.message ?? String(err));
 }
 
+// The client's own cap, not src/util/bounded.ts: that one is on p-limit, and the entry point
+// loads no npm package but js-yaml and at most 25 project modules (entry-point.test.ts).
 /**
  * Runs `fn` over `items` with at most `limit` calls at a time; results in input order. Bounds
  * what a command fetches at once, however many blobs it needs.

@@ -80,8 +80,6 @@ export interface AnyBlob {
   [key: string]: unknown;
 }
 
-export type KnownBlob = PackageBlob | ChannelBlob | BundleBlob | DeprecationsBlob;
-
 export interface GVK {
   group: string;
   version: string;

@@ -42,6 +42,7 @@ export function channelHead(channel: Pick<ChannelBlob, 'entries'>): ChannelHeadR
   };
 }
 
+/** How an upgrade is reached: the field of the newer entry that names the older bundle. */
 export type EdgeKind = 'replaces' | 'skips' | 'skipRange';
 
 export interface UpgradeEdge {

@@ -7,12 +7,10 @@
 // version never matches). B itself is never its own upgrade.
 import type { BundleBlob, ChannelBlob, ChannelEntry, DeprecationsBlob } from './fbc-types.js';
 import { SCHEMA_BUNDLE, bundleVersion, deprecationMessage } from './fbc-types.js';
+import type { EdgeKind } from './graph.js';
 import { channelHead } from './graph.js';
 import type { SemVer } from './semver.js';
 import { compareVersions, parseRange, satisfies, tryParseVersion } from './semver.js';
-
-/** How an upgrade is reached: the field of the newer entry that names the installed bundle. */
-export type UpgradeVia = 'replaces' | 'skips' | 'skipRange';
 
 export interface UpgradeCandidate {
   /** The bundle to upgrade to (an entry of the channel). */
@@ -20,7 +18,7 @@ export interface UpgradeCandidate {
   /** Its olm.package version, when the bundle is known. */
   version?: string;
   /** Every rule that makes it an upgrade, in the order replaces, skips, skipRange. */
-  via: UpgradeVia[];
+  via: EdgeKind[];
   /** The entry's skipRange, when via has skipRange. */
   skipRange?: string;
   /** Whether it is the channel head. */
@@ -57,9 +55,9 @@ export function upgradeVia(
   e: Pick<ChannelEntry, 'name' | 'replaces' | 'skips' | 'skipRange'>,
   from: string,
   version: SemVer | undefined,
-): UpgradeVia[] {
+): EdgeKind[] {
   if (e.name === from) return [];
-  const via: UpgradeVia[] = [];
+  const via: EdgeKind[] = [];
   if (e.replaces === from) via.push('replaces');
   if (Array.isArray(e.skips) && e.skips.includes(from)) via.push('skips');
   if (typeof e.skipRange === 'string' && e.skipRange !== '' && version) {
@@ -138,7 +136,7 @@ export function upgradesFrom(
   };
 }
 
-const VIA_ORDER: readonly UpgradeVia[] = ['replaces', 'skips', 'skipRange'];
+const VIA_ORDER: readonly EdgeKind[] = ['replaces', 'skips', 'skipRange'];
 
 function newestFirst(a: string, b: string, version: (n: string) => SemVer | undefined): number {
   const va = version(a);

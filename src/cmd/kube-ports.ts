@@ -17,13 +17,16 @@ import { FIELD_MANAGER, Resource, pullSecretReader } from '../kube/index.js';
 import type { PullSecretSource } from '../source/index.js';
 import { parseDockerConfigJSON } from '../source/index.js';
 import type { CatalogMetadataWriter } from '../sync/index.js';
-import { catalogMetadataWriter as syncWriter } from '../sync/index.js';
+import { catalogMetadataWriter } from '../sync/index.js';
 
 const type = { group: GROUP, version: VERSION, plural: CATALOG_METADATA_PLURAL };
 
 /** The sync's CatalogMetadataWriter over the apiserver. */
-export function catalogMetadataWriter(client: KubeClient, pageSize = 500): CatalogMetadataWriter {
-  return syncWriter({
+export function apiserverCatalogMetadataWriter(
+  client: KubeClient,
+  pageSize = 500,
+): CatalogMetadataWriter {
+  return catalogMetadataWriter({
     objects: new Resource<CatalogMetadata>(client, type),
     metadata: new Resource<ObjectMetadata>(client, type, true),
     fieldManager: FIELD_MANAGER,

@@ -1,14 +1,14 @@
 // `catalogd render DIR --cost`: what syncing the catalog would cost the control plane, before
 // installing it. The objects are counted and measured by the same scan as `render` (so the count
 // is exact and an oversized blob counts as the controller writes it); etcd bytes and apiserver
-// heap are predicted from the coefficients `make bench` measured (src/sync/cost-model.ts).
+// heap are predicted from the coefficients `make bench` measured (src/sync/cost-coefficients.json).
 import type { ContentProfile } from '../api/v1/index.js';
 import { CONTENT_PROFILES } from '../api/v1/index.js';
 import type { CostModel, ProfileCost } from '../sync/cost-model.js';
 import { COST_MODEL, predictCost } from '../sync/cost-model.js';
 import { scanCatalog } from '../sync/index.js';
-import type { RenderOptions } from './render.js';
-import { renderTarget } from './render.js';
+import type { RenderOptions } from './render-target.js';
+import { renderTarget } from './render-target.js';
 
 export interface ProfileCostReport extends Partial<ProfileCost> {
   objects: number;
@@ -24,7 +24,7 @@ export interface CatalogCostReport {
   /** Objects stored with contentOmitted (larger than --max-object-bytes). */
   contentOmitted: number;
   profiles: Record<ContentProfile, ProfileCostReport>;
-  /** The run the coefficients come from (src/sync/cost-model.ts). */
+  /** The run the coefficients come from (src/sync/cost-coefficients.json). */
   coefficientsFrom: string;
 }
 

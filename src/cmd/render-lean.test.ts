@@ -9,7 +9,8 @@ import type { CatalogMetadata } from '../api/v1/index.js';
 import { canonicalize, readCatalog } from '../fbc/index.js';
 import { blobUrl, catalogBaseUrl } from '../server/index.js';
 import { scanCatalog } from '../sync/index.js';
-import { DEFAULT_SERVER_URL, render } from './render.js';
+import { render } from './render.js';
+import { DEFAULT_SERVER_URL } from './render-target.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const GOLDEN = path.join(ROOT, 'test/golden/render');

@@ -9,23 +9,19 @@ import process, { stderr, stdout } from 'node:process';
 import { parseArgs } from 'node:util';
 import { DEFAULT_SCALAR_STYLE_RULES, SCALAR_STYLE, dump } from 'js-yaml';
 import type { ScalarStyleRule } from 'js-yaml';
-import type { CatalogMetadata, ContentProfile } from '../api/v1/index.js';
-import { CONTENT_PROFILES } from '../api/v1/index.js';
+import type { CatalogMetadata } from '../api/v1/index.js';
+import { CONTENT_PROFILES, isContentProfile } from '../api/v1/index.js';
 import {
   DEFAULT_MAX_OBJECT_BYTES,
   FbcError,
   contentCanonical,
-  isContentProfile,
   isDNS1123Subdomain,
 } from '../fbc/index.js';
 import type { Blob } from '../fbc/index.js';
-import { blobUrl, catalogBaseUrl } from '../server/index.js';
-import type { SyncTarget } from '../sync/index.js';
 import { scanCatalog } from '../sync/index.js';
 import { catalogCost, formatCostJson, formatCostText } from './render-cost.js';
-
-/** The controller's --server-url when none is given (its default --server-addr, :8090). */
-export const DEFAULT_SERVER_URL = 'http://127.0.0.1:8090';
+import type { Output, RenderOptions } from './render-target.js';
+import { DEFAULT_SERVER_URL, renderTarget } from './render-target.js';
 
 const USAGE = `usage: catalogd render <dir> [-o yaml|json] [--catalog NAME] [--server-url URL]
                       [--max-object-bytes N] [--content-profile full|lean] [--cost]
@@ -47,8 +43,6 @@ writes them (without owner references):
                           predicted for each content profile (-o json: as JSON)
 Objects are in catalog walk order (files in lexical order, blobs in file order).
 `;
-
-type Output = 'yaml' | 'json';
 
 async function write(s: string): Promise<void> {
   if (!stdout.write(s)) await new Promise<void>((resolve) => stdout.once('drain', () => resolve()));
@@ -104,7 +98,7 @@ function yamlSafeJson(json: string): string {
   );
 }
 
-export function renderObject(obj: CatalogMetadata, blob: Blob, output: Output): string {
+function renderObject(obj: CatalogMetadata, blob: Blob, output: Output): string {
   if (obj.spec.content === undefined) {
     // Content omitted: a small object, printed as it is.
     if (output === 'yaml') return dump(obj, { ...DUMP_OPTIONS, sortKeys: true });
@@ -126,33 +120,6 @@ export function renderObject(obj: CatalogMetadata, blob: Blob, output: Output): 
     `"content": "${PLACEHOLDER}"`,
     () => `"content": ${content}`,
   );
-}
-
-export interface RenderOptions {
-  catalog: string;
-  output: Output;
-  /** The controller's --server-url (content URLs of objects whose content is omitted). */
-  serverUrl?: string;
-  /** The controller's --max-object-bytes. */
-  maxObjectBytes?: number;
-  /** The catalog's content profile (the controller's flag or the catalog's annotation). */
-  contentProfile?: ContentProfile;
-}
-
-/**
- * A sync target like the controller's. The owner's uid is a placeholder of a real uid's length:
- * the owner reference counts towards an object's size (whether its content is omitted), and is
- * then left out of the printed object.
- */
-export function renderTarget(dir: string, opts: RenderOptions): SyncTarget {
-  const base = catalogBaseUrl(opts.serverUrl ?? DEFAULT_SERVER_URL, opts.catalog);
-  return {
-    catalog: { name: opts.catalog, uid: '00000000-0000-0000-0000-000000000000' },
-    dir,
-    maxObjectBytes: opts.maxObjectBytes ?? DEFAULT_MAX_OBJECT_BYTES,
-    contentUrl: (blob) => blobUrl(base, blob),
-    ...(opts.contentProfile && { contentProfile: opts.contentProfile }),
-  };
 }
 
 export async function render(

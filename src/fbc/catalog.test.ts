@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
-import { CatalogHasher } from './canonical.js';
+import { CatalogHasher } from '../api/v1/index.js';
 import { IdentityRegistry, readCatalog } from './catalog.js';
 import type { Blob } from './catalog.js';
 import { BAD_FIXTURES, FIXTURES, GOOD_FIXTURES } from '../../test/fixtures/fbc/expectations.js';

@@ -5,7 +5,7 @@
 import { closeSync, fstatSync, openSync, readFileSync } from 'node:fs';
 import { open as openFile } from 'node:fs/promises';
 import path from 'node:path';
-import { blobHash, canonicalize } from './canonical.js';
+import { blobHash, canonicalize } from '../api/v1/index.js';
 import { FbcError, formatPosition } from './errors.js';
 import type { SourcePosition } from './errors.js';
 import { identityKey } from './identity.js';
@@ -33,7 +33,7 @@ export interface Blob {
 }
 
 /** Schemas whose identity must be unique (operator-registry's model rejects repeats). */
-export const UNIQUE_IDENTITY_SCHEMAS: ReadonlySet<string> = new Set([
+const UNIQUE_IDENTITY_SCHEMAS: ReadonlySet<string> = new Set([
   'olm.package',
   'olm.channel',
   'olm.bundle',

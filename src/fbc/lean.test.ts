@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { expect } from 'chai';
 import { loadAll } from 'js-yaml';
-import { canonicalize } from './canonical.js';
+import { canonicalize } from '../api/v1/index.js';
 import { leanContent } from './lean.js';
 
 const size = (v: unknown): number => Buffer.byteLength(canonicalize(v));

@@ -1,14 +1,9 @@
 // The lean content profile's projection of a blob (SPEC §2.2, docs/profiles.md): the blob
 // without the display-only parts resolvers never read, and a record of what was left out.
 // Pure; toCatalogMetadata applies it, so the controller and `catalogd render` agree.
-import {
-  CONTENT_PROFILES,
-  LEAN_OMITTED_PROPERTIES,
-  LEAN_PART_ICON,
-  leanPropertyPart,
-} from '../api/v1/index.js';
-import type { ContentPart, ContentProfile } from '../api/v1/index.js';
-import { canonicalize } from './canonical.js';
+import { LEAN_OMITTED_PROPERTIES, LEAN_PART_ICON, leanPropertyPart } from '../api/v1/index.js';
+import type { ContentPart } from '../api/v1/index.js';
+import { canonicalize } from '../api/v1/index.js';
 
 /** The schema whose `icon` the lean profile leaves out. */
 const PACKAGE_SCHEMA = 'olm.package';
@@ -64,9 +59,4 @@ export function leanContent(
   }
   if (parts.length === 0) return undefined;
   return { content: lean, canonical: canonicalize(lean), parts };
-}
-
-/** Whether a string names a content profile ("full" or "lean"). */
-export function isContentProfile(value: string): value is ContentProfile {
-  return (CONTENT_PROFILES as readonly string[]).includes(value);
 }

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { ANNOTATION_CONTENT_HASH } from '../api/v1/index.js';
-import { blobHash, canonicalize } from './canonical.js';
+import { blobHash, canonicalize } from '../api/v1/index.js';
 import type { Blob } from './catalog.js';
 import { objectName } from './identity.js';
 import type { BlobIdentity } from './identity.js';

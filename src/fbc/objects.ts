@@ -22,7 +22,7 @@ import type {
   OMITTED_APISERVER_LIMIT,
 } from '../api/v1/index.js';
 import type { Blob } from './catalog.js';
-import { canonicalize } from './canonical.js';
+import { canonicalize } from '../api/v1/index.js';
 import { labelValue, objectName } from './identity.js';
 import type { BlobIdentity } from './identity.js';
 import { leanContent } from './lean.js';

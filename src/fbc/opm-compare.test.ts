@@ -10,7 +10,7 @@ import { Readable } from 'node:stream';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { generateCatalog } from '../../test/support/fbcgen.js';
-import { canonicalize } from './canonical.js';
+import { canonicalize } from '../api/v1/index.js';
 import { readCatalog } from './catalog.js';
 import { BAD_FIXTURES, FIXTURES, GOOD_FIXTURES } from '../../test/fixtures/fbc/expectations.js';
 import { DEFAULT_PARSE_LIMITS, parseDocuments } from './parse.js';

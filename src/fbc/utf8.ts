@@ -3,7 +3,7 @@
 const strict = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /** Index of the first byte that is not part of a valid UTF-8 sequence, or -1. */
-export function firstInvalidUtf8(buf: Uint8Array): number {
+function firstInvalidUtf8(buf: Uint8Array): number {
   let i = 0;
   const n = buf.length;
   while (i < n) {

@@ -7,7 +7,7 @@ import { Yielder } from '../util/yielder.js';
 import { FbcError } from './errors.js';
 import { IgnoreRules, type StepBudget } from './gitignore.js';
 
-export const INDEX_IGNORE = '.indexignore';
+const INDEX_IGNORE = '.indexignore';
 
 /** The directory access the walker needs; tests inject an in-memory one. */
 export interface DirReader {

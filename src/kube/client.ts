@@ -8,6 +8,8 @@ import http from 'node:http';
 import https from 'node:https';
 import { Readable } from 'node:stream';
 import { setTimeout as delay } from 'node:timers/promises';
+import type { RequestRetry } from '../util/backoff.js';
+import { requestRetryDelay } from '../util/backoff.js';
 import { LineSplitter } from './json-lines.js';
 import { clientNodeCredentials } from './delegated-auth.js';
 import { KubeApiError, isNetworkError } from './errors.js';
@@ -50,21 +52,9 @@ export interface RequestOptions {
   resource: string;
 }
 
-/**
- * The waits between a request's attempts. `retryDelay(attempt, retryAfterMs)`: the wait after
- * attempt `attempt` (from 1) failed, given the apiserver's Retry-After if it sent one.
- */
-export interface RequestRetry {
-  retryDelay(attempt: number, retryAfterMs?: number): number;
-  sleep(ms: number, signal?: AbortSignal): Promise<void>;
-}
-
-/** 200 ms doubling per attempt up to 5 s, or the apiserver's Retry-After; real time. */
-export const defaultRequestRetry: RequestRetry = {
-  retryDelay: (attempt, retryAfterMs) =>
-    retryAfterMs !== undefined && retryAfterMs > 0
-      ? retryAfterMs
-      : Math.min(200 * 2 ** (attempt - 1), 5000),
+/** requestRetry's waits (src/util/backoff.ts) in real time, for callers that inject none. */
+const defaultRequestRetry: RequestRetry = {
+  retryDelay: (attempt, retryAfterMs) => requestRetryDelay(attempt, retryAfterMs),
   sleep: (ms, signal) => delay(ms, undefined, signal ? { signal } : {}),
 };
 

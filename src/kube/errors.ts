@@ -2,7 +2,7 @@
 // (NotFound, AlreadyExists, Conflict, Expired/Gone) and a retry class for the controller.
 
 export class KubeApiError extends Error {
-  /** HTTP status; also exposed as `code` so the runtime's isResourceExpired() sees 410. */
+  /** HTTP status; also exposed as `code` so isGone() sees a 410 the same way on any error. */
   readonly code: number;
   readonly reason: string;
 
@@ -47,7 +47,15 @@ export const isConflict = (err: unknown): boolean =>
   apiStatus(err) === 409 && (err as KubeApiError).reason === 'Conflict';
 export const isAlreadyExists = (err: unknown): boolean =>
   apiStatus(err) === 409 && (err as KubeApiError).reason === 'AlreadyExists';
-export const isGone = (err: unknown): boolean => apiStatus(err) === 410;
+/**
+ * 410 Gone: an expired resourceVersion or continue token. Any error carrying a 410 `code` or
+ * `statusCode` (a KubeApiError, a ListWatch's own expiry error) counts: the informer relists.
+ */
+export function isGone(err: unknown): boolean {
+  if (typeof err !== 'object' || err === null) return false;
+  const e = err as { code?: unknown; statusCode?: unknown };
+  return e.code === 410 || e.statusCode === 410;
+}
 export const isTooLarge = (err: unknown): boolean => err instanceof KubeApiError && err.tooLarge;
 /** Admission webhooks and policies, validation: the object itself is refused. */
 export const isInvalid = (err: unknown): boolean => {

@@ -24,7 +24,7 @@ export interface KubeconfigEnv {
   serviceAccountDir?: string;
 }
 
-export const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
+const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
 
 export interface ClientCredentials {
   cert?: Buffer;
@@ -155,7 +155,7 @@ function addNamed<T>(
 }
 
 /** The files to read: $KUBECONFIG's list, else ~/.kube/config; explicit path wins over both. */
-export function kubeconfigFiles(explicit: string | undefined, env: KubeconfigEnv): string[] {
+function kubeconfigFiles(explicit: string | undefined, env: KubeconfigEnv): string[] {
   if (explicit) return [explicit];
   const list = (env.env.KUBECONFIG ?? '').split(path.delimiter).filter((f) => f !== '');
   if (list.length > 0) return [...new Set(list)];
@@ -194,7 +194,7 @@ export function loadConnection(
 }
 
 /** The connection of the merged kubeconfig's current context. */
-export function connectionFromKubeconfig(
+function connectionFromKubeconfig(
   config: Kubeconfig,
   env: KubeconfigEnv,
   delegate: (user: NamedEntry<UserEntry>, context: string) => Promise<ClientCredentials>,
@@ -245,7 +245,7 @@ export function connectionFromKubeconfig(
 const none = async (): Promise<ClientCredentials> => ({ headers: {} });
 
 /** A user's credentials from its fields; exec and auth-provider go to the delegate. */
-export async function userCredentials(
+async function userCredentials(
   user: NamedEntry<UserEntry>,
   env: KubeconfigEnv,
   source: string,
@@ -282,7 +282,7 @@ export async function userCredentials(
 }
 
 /** The in-cluster connection (ServiceAccount token and CA), or undefined outside a cluster. */
-export function inClusterConnection(env: KubeconfigEnv): ClusterConnection | undefined {
+function inClusterConnection(env: KubeconfigEnv): ClusterConnection | undefined {
   const host = env.env.KUBERNETES_SERVICE_HOST;
   const port = env.env.KUBERNETES_SERVICE_PORT;
   if (!host || !port) return undefined;

@@ -203,7 +203,7 @@ export class Resource<T extends { metadata?: { name?: string } }> {
         const ev = line as WatchEvent<T>;
         if (ev.type === 'ERROR') {
           // A 410 Status (expired resourceVersion) becomes an error whose code is 410, which
-          // the runtime's isResourceExpired() recognizes.
+          // kube's isGone() recognizes.
           throw new KubeApiError(
             ev.object.code ?? 500,
             ev.object.reason ?? (ev.object.code === 410 ? 'Expired' : ''),

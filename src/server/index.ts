@@ -19,6 +19,7 @@ export { blobUrl, catalogBaseUrl, startContentServer } from './server.js';
 export type { ContentServer, ContentServerOptions } from './server.js';
 export { normalizeMetasQuery, parseMetasQuery } from './query.js';
 export type { MetasQuery } from './query.js';
+export * from './publisher.js';
 export { TlsPairError, loadServingPair, TLS_MIN_VERSION } from './tls.js';
 export type { ServingPair, TlsFiles } from './tls.js';
 export { ServingCertificate } from './tls-reload.js';

@@ -11,7 +11,7 @@ export interface MetasQuery {
   name?: string;
 }
 
-export const METAS_PARAMETERS = ['schema', 'package', 'name'] as const;
+const METAS_PARAMETERS = ['schema', 'package', 'name'] as const;
 type MetasParameter = (typeof METAS_PARAMETERS)[number];
 
 export type ParsedQuery = { ok: true; query: MetasQuery } | { ok: false; error: string };

@@ -38,13 +38,7 @@ export {
   type PullResult,
 } from './puller.js';
 export { pushCatalog, type PushOptions } from './pusher.js';
-export {
-  isDigest,
-  parseReference,
-  formatReference,
-  withDigest,
-  type ImageReference,
-} from './reference.js';
+export { parseReference, formatReference, withDigest, type ImageReference } from './reference.js';
 export {
   emptyRegistriesConfig,
   parseRegistriesConfig,

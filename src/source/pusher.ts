@@ -172,7 +172,7 @@ export interface BuiltLayer extends BlobSource {
  * Builds a gzip layer holding `dir` under `configs/` in a temp file, deterministically (sorted
  * entries, zero mtimes and owners, modes 0644/0755), so the same directory gives the same digest.
  */
-export async function buildCatalogLayer(dir: string, prefix = 'configs'): Promise<BuiltLayer> {
+async function buildCatalogLayer(dir: string, prefix = 'configs'): Promise<BuiltLayer> {
   const tmp = await mkdtemp(path.join(tmpdir(), 'catalogd-push-'));
   const file = path.join(tmp, 'layer.tar.gz');
   const files = await listFiles(dir);

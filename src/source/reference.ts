@@ -19,11 +19,7 @@ const digestRe = /^(sha256:[a-f0-9]{64}|sha512:[a-f0-9]{128})$/;
 const hostRe =
   /^(?:(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])(?:\.(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9]))*|\[[a-fA-F0-9:]+\])(?::[0-9]+)?$/;
 
-export const DOCKER_HUB = 'docker.io';
-
-export function isDigest(s: string): boolean {
-  return digestRe.test(s);
-}
+const DOCKER_HUB = 'docker.io';
 
 export function parseReference(input: string): ImageReference {
   const bad = (why: string) =>

@@ -92,7 +92,7 @@ function matchLength(prefix: string, name: string): number {
   return -1;
 }
 
-export function findRegistryConfig(
+function findRegistryConfig(
   conf: RegistriesConfig,
   ref: ImageReference,
 ): RegistryConfig | undefined {

@@ -66,13 +66,13 @@ const WH = '.wh.';
 const OPAQUE = '.wh..wh..opq';
 
 /** An entry name as messages show it: quoted, cut at 100 characters. */
-export function shownName(name: string): string {
+function shownName(name: string): string {
   const s = name.length > 100 ? `${name.slice(0, 100)}...` : name;
   return JSON.stringify(s);
 }
 
 /** Splits a tar entry name into safe path components; `..` anywhere is refused. */
-export function entryComponents(name: string, what: string): string[] {
+function entryComponents(name: string, what: string): string[] {
   if (name.includes('\0')) throw terminal('UnsafeLayer', `${what}: entry name contains NUL`);
   const parts = name.split('/').filter((p) => p !== '' && p !== '.');
   if (parts.includes('..'))
@@ -91,7 +91,7 @@ export function catalogDirComponents(label: string): string[] {
  * layer spec derives it by dropping the prefix; an empty name, "." or ".." names no entry of the
  * directory (it would name the directory itself or its parent), so such a whiteout is refused.
  */
-export function whiteoutName(base: string, name: string, what: string): string | undefined {
+function whiteoutName(base: string, name: string, what: string): string | undefined {
   if (base === OPAQUE || !base.startsWith(WH)) return undefined;
   const removed = base.slice(WH.length);
   if (removed === '' || removed === '.' || removed === '..')
@@ -102,7 +102,7 @@ export function whiteoutName(base: string, name: string, what: string): string |
   return removed;
 }
 
-export function decompressor(c: Compression): Transform | undefined {
+function decompressor(c: Compression): Transform | undefined {
   if (c === 'gzip') return zlib.createGunzip();
   if (c === 'zstd') {
     const z = zlib as unknown as { createZstdDecompress?: () => Transform };

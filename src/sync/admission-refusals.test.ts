@@ -3,8 +3,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { AdmissionRefusals } from './admission-refusals.js';
-import type { CatalogMetadataWriter, ObjectWrite, SyncTarget } from './engine.js';
-import { applyPlan, planCatalogSync, SyncWriteError } from './engine.js';
+import type { CatalogMetadataWriter, ObjectWrite, SyncTarget } from './index.js';
+import { applyPlan, planCatalogSync, SyncWriteError } from './index.js';
 import { KubeApiError } from '../kube/index.js';
 
 const sample = path.resolve(import.meta.dirname, '..', '..', 'examples', 'catalog');

@@ -4,10 +4,10 @@
 // the first attempt after it refuses again); the next attempt for the same revision first asks
 // the apiserver with server-side dry-run (?dryRun=All: admission runs, nothing is stored) and
 // writes nothing while the refusal persists.
-import { isInvalid as isAdmissionRefusal } from '../kube/index.js';
-import type { CatalogMetadataWriter } from './engine.js';
-import { runBounded } from './bounded.js';
-import { SyncWriteError } from './engine.js';
+import { isInvalid as isAdmissionRefusal } from '../kube/errors.js';
+import type { CatalogMetadataWriter } from './writer-port.js';
+import { runBounded } from '../util/bounded.js';
+import { SyncWriteError } from './writer-port.js';
 import type { SpooledWrite, WriteSpool } from './spool.js';
 
 export interface RememberedRefusal {

@@ -3,7 +3,7 @@ import type { CatalogMetadata } from '../api/v1/index.js';
 import type { CatalogMetadataObjects, ListedMetadata } from './catalogmetadata-writer.js';
 import { catalogMetadataWriter, toExisting } from './catalogmetadata-writer.js';
 import { specDigest } from './drift.js';
-import { ObjectTooLargeError } from './engine.js';
+import { ObjectTooLargeError } from './writer-port.js';
 import { KubeApiError } from '../kube/index.js';
 
 /** The apiserver's error for a status and reason (413 is its refusal of a body's size). */

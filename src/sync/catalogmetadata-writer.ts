@@ -5,11 +5,11 @@
 // structurally and src/cmd wires it.
 import type { CatalogMetadata } from '../api/v1/index.js';
 import { ANNOTATION_CONTENT_OMITTED, LABEL_CATALOG, labelValue } from '../api/v1/index.js';
-import { isAlreadyExists, isConflict, isNotFound, isTooLarge } from '../kube/index.js';
+import { isAlreadyExists, isConflict, isNotFound, isTooLarge } from '../kube/errors.js';
 import type { ManagedFieldsEntry, SpecLike } from './drift.js';
 import { specCoOwned, specDigest } from './drift.js';
-import type { CatalogMetadataWriter, ObjectWrite } from './engine.js';
-import { ObjectTooLargeError } from './engine.js';
+import type { CatalogMetadataWriter, ObjectWrite } from './writer-port.js';
+import { ObjectTooLargeError } from './writer-port.js';
 import type { ExistingObject } from './plan.js';
 import { apiserverLimitLeanFingerprint, metadataFingerprint, wholeContentOmitted } from './plan.js';
 
@@ -75,7 +75,7 @@ export interface CatalogMetadataWriterOptions {
   maxRememberedSpecs?: number;
 }
 
-export function catalogMetadataSelector(catalog: string): string {
+function catalogMetadataSelector(catalog: string): string {
   return `${LABEL_CATALOG}=${labelValue(catalog)}`;
 }
 

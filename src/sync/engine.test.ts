@@ -4,14 +4,14 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { CatalogMetadata } from '../api/v1/index.js';
-import type { CatalogMetadataWriter, ObjectWrite, SyncTarget } from './engine.js';
+import type { CatalogMetadataWriter, ObjectWrite, SyncTarget } from './index.js';
 import {
   applyPlan,
   ObjectTooLargeError,
   planCatalogSync,
   scanCatalog,
   SyncWriteError,
-} from './engine.js';
+} from './index.js';
 import { specDigest } from './drift.js';
 import type { ExistingObject } from './plan.js';
 import { planSync } from './plan.js';

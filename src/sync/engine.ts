@@ -24,37 +24,12 @@ import { isUpToDate, noteSpecAgreement, specDigest } from './drift.js';
 import { metadataFingerprint, planSync } from './plan.js';
 import type { AdmissionRefusals } from './admission-refusals.js';
 import { checkRememberedRefusal } from './admission-refusals.js';
-import { runBounded } from './bounded.js';
+import { runBounded } from '../util/bounded.js';
 import type { SpooledWrite } from './spool.js';
 import { WriteSpool } from './spool.js';
 import { storedObjectBytes } from './stored-bytes.js';
-
-/** An object to write, as its request body (JSON); parsed only when a write needs its fields. */
-export interface ObjectWrite {
-  name: string;
-  body: Buffer | string;
-}
-
-/** Access to CatalogMetadata objects; the entry point wires it to the apiserver. */
-export interface CatalogMetadataWriter {
-  /** Objects labelled as this catalog's, metadata only, paginated. */
-  listExisting(catalog: string, signal?: AbortSignal): AsyncIterable<ExistingObject>;
-  create(obj: ObjectWrite, signal?: AbortSignal): Promise<void>;
-  /** Replace; the body's metadata.resourceVersion is set and makes it conditional. */
-  update(obj: ObjectWrite, signal?: AbortSignal): Promise<void>;
-  delete(name: string, uid: string, signal?: AbortSignal): Promise<void>;
-  /**
-   * The create or update with server-side dry-run: admission and validation run, nothing is
-   * stored. Rejects as the write would. Optional: without it, refusals are not pre-checked.
-   */
-  dryRun?(verb: 'create' | 'update', obj: ObjectWrite, signal?: AbortSignal): Promise<void>;
-  /**
-   * The specDigest (drift.ts) of an object's spec as stored now, or undefined if it is gone;
-   * read for objects whose spec another field manager co-owns. Optional: without it, such
-   * objects are rewritten.
-   */
-  liveSpecDigest?(have: ExistingObject, signal?: AbortSignal): Promise<string | undefined>;
-}
+import type { CatalogMetadataWriter, ObjectWrite } from './writer-port.js';
+import { ObjectTooLargeError, SyncWriteError } from './writer-port.js';
 
 /** Spec reads in flight at once while planning (GETs of co-owned objects). */
 const SPEC_READ_CONCURRENCY = 16;
@@ -118,40 +93,6 @@ export interface ScanResult {
   storedBytes: number;
 }
 
-export interface SyncResult extends ScanResult {
-  created: number;
-  updated: number;
-  deleted: number;
-  unchanged: number;
-}
-
-/**
- * The apiserver refused an object whole because of its size (etcd's request limit, the
- * apiserver's body limit). The writer throws it so the engine can write the object again
- * with its content omitted.
- */
-export class ObjectTooLargeError extends Error {
-  constructor(
-    readonly object: string,
-    cause: unknown,
-  ) {
-    super(`CatalogMetadata ${object} is too large for the apiserver`, { cause });
-    this.name = 'ObjectTooLargeError';
-  }
-}
-
-/** A write the apiserver refused; names the object so the status can say which. */
-export class SyncWriteError extends Error {
-  constructor(
-    readonly verb: 'create' | 'update' | 'delete',
-    readonly object: string,
-    cause: unknown,
-  ) {
-    super(`${verb} CatalogMetadata ${object}`, { cause });
-    this.name = 'SyncWriteError';
-  }
-}
-
 export function ownerReference(catalog: { name: string; uid: string }): OwnerReference {
   return {
     apiVersion: API_VERSION,
@@ -173,7 +114,7 @@ function buildObject(blob: Blob, target: SyncTarget): CatalogMetadata {
 }
 
 /** Client-side validation of an object before anything is written (SPEC §3.3). */
-export function validateObject(obj: CatalogMetadata, maxObjectBytes: number): string | undefined {
+function validateObject(obj: CatalogMetadata, maxObjectBytes: number): string | undefined {
   const name = obj.metadata.name;
   if (!isDNS1123Subdomain(name))
     return `object name ${JSON.stringify(name)} is not a DNS-1123 subdomain`;

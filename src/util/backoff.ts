@@ -79,7 +79,7 @@ export function backoffDelay(policy: RetryPolicy, attempt: number, retryAfterMs?
 }
 
 /** The apiserver client's retries: 200 ms → 400 ms → … → 5 s. */
-export const apiserverRetryPolicy: Omit<RetryPolicy, 'attempts'> = {
+const apiserverRetryPolicy: Omit<RetryPolicy, 'attempts'> = {
   baseDelayMs: 200,
   maxDelayMs: 5000,
 };
@@ -103,10 +103,18 @@ export function requestRetry(
   policy: Omit<RetryPolicy, 'attempts'> = apiserverRetryPolicy,
 ): RequestRetry {
   return {
-    retryDelay: (attempt, retryAfterMs) =>
-      retryAfterMs !== undefined && retryAfterMs > 0
-        ? retryAfterMs
-        : exponentialDelay(policy.baseDelayMs, policy.maxDelayMs, attempt - 1),
+    retryDelay: (attempt, retryAfterMs) => requestRetryDelay(attempt, retryAfterMs, policy),
     sleep: (ms, signal) => clock.sleep(ms, signal),
   };
+}
+
+/** RequestRetry's wait after attempt `attempt` (from 1) failed: Retry-After, else exponential. */
+export function requestRetryDelay(
+  attempt: number,
+  retryAfterMs?: number,
+  policy: Omit<RetryPolicy, 'attempts'> = apiserverRetryPolicy,
+): number {
+  return retryAfterMs !== undefined && retryAfterMs > 0
+    ? retryAfterMs
+    : exponentialDelay(policy.baseDelayMs, policy.maxDelayMs, attempt - 1);
 }

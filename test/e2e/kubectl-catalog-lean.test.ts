@@ -25,7 +25,7 @@ import {
   formatGvk,
 } from '../../src/client/index.js';
 import { run } from '../../src/cmd/kubectl-catalog/main.js';
-import { blobHash, canonicalize } from '../../src/fbc/canonical.js';
+import { blobHash, canonicalize } from '../../src/api/v1/index.js';
 import { answersCatalog, writeAnswersCatalog } from '../support/answers-catalog.js';
 import { installCrds, push, waitSynced } from '../support/catalogs.js';
 import { repoRoot } from '../support/cluster.js';

@@ -6,7 +6,6 @@
 // built one), and the SPEC §7 target (150 MB at 50 MB) is measured by `make bench` on the built
 // controller with the Deployment's NODE_OPTIONS.
 import { expect } from 'chai';
-import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -14,7 +13,7 @@ import type { ClusterCatalog } from '../../src/api/v1/index.js';
 import { pushCatalog } from '../../src/source/index.js';
 import { repoRoot } from '../support/cluster.js';
 import type { RunningController } from '../support/controller.js';
-import { startController } from '../support/controller.js';
+import { procStatus, startController } from '../support/controller.js';
 import { generateCatalog } from '../support/fbcgen.js';
 import { kubectl, kubectlOk } from '../support/kubectl.js';
 import { uniqueName } from '../support/names.js';
@@ -23,17 +22,6 @@ import { pollUntil } from '../support/poll.js';
 const SIZE_MB = 46; // the smallest generated size with >= 10k blobs
 const MIN_BLOBS = 10_000;
 const RSS_SAFETY_BOUND = 512 * 1024 * 1024;
-
-/** Peak and current RSS of a process from /proc (VmHWM, VmRSS), in bytes. */
-function procRss(pid: number): { rss: number; hwm: number } | undefined {
-  try {
-    const s = readFileSync(`/proc/${pid}/status`, 'utf8');
-    const kb = (k: string) => Number(new RegExp(`${k}:\\s+(\\d+) kB`).exec(s)?.[1] ?? 0) * 1024;
-    return { rss: kb('VmRSS'), hwm: kb('VmHWM') };
-  } catch {
-    return undefined;
-  }
-}
 
 describe('scale e2e: a catalog of >= 10k blobs', function () {
   this.timeout(600_000);
@@ -66,7 +54,7 @@ describe('scale e2e: a catalog of >= 10k blobs', function () {
     const pid = controller.pid;
     let peakRss = 0;
     const sampler = setInterval(() => {
-      const r = procRss(pid);
+      const r = procStatus(pid);
       if (r) peakRss = Math.max(peakRss, r.rss);
     }, 100);
     const t0 = performance.now();
@@ -100,7 +88,7 @@ describe('scale e2e: a catalog of >= 10k blobs', function () {
       clearInterval(sampler);
     }
     const seconds = (performance.now() - t0) / 1000;
-    const hwm = procRss(pid)?.hwm ?? 0;
+    const hwm = procStatus(pid)?.hwm ?? 0;
     peakRss = Math.max(peakRss, hwm);
     const writes = await controller.metric('catalogd_catalogmetadata_writes_total');
     const objectCount = c.status?.objectCount ?? 0;

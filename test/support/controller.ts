@@ -2,7 +2,7 @@
 // free loopback ports with its own cache directory, and stops it by PID.
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, readFileSync } from 'node:fs';
 import { mkdtemp, mkdir, readFile, rm } from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
@@ -127,18 +127,7 @@ async function startOnFreePorts(opts: StartControllerOptions): Promise<RunningCo
       if (kb === undefined) throw new Error(`no VmHWM in /proc/${child.pid}/status`);
       return Number(kb) * 1024;
     },
-    async metric(name, labels = {}) {
-      const text = await (await fetch(metricsUrl)).text();
-      let sum = 0;
-      for (const line of text.split('\n')) {
-        const m = /^([a-zA-Z_:][\w:]*)(\{[^}]*\})? (\S+)$/.exec(line);
-        if (!m || m[1] !== name) continue;
-        const lbls = m[2] ?? '';
-        if (Object.entries(labels).every(([k, v]) => lbls.includes(`${k}="${v}"`)))
-          sum += Number(m[3]);
-      }
-      return sum;
-    },
+    metric: (name, labels = {}) => metricSum(metricsUrl, name, labels),
   };
   await pollUntil(
     async () => {
@@ -155,4 +144,32 @@ async function startOnFreePorts(opts: StartControllerOptions): Promise<RunningCo
     throw err;
   });
   return running;
+}
+
+/** The sum of a metric's samples whose labels include `labels`, scraped from `metricsUrl`. */
+export async function metricSum(
+  metricsUrl: string,
+  name: string,
+  labels: Record<string, string> = {},
+): Promise<number> {
+  const text = await (await fetch(metricsUrl)).text();
+  let sum = 0;
+  for (const line of text.split('\n')) {
+    const m = /^([a-zA-Z_:][\w:]*)(\{[^}]*\})? (\S+)$/.exec(line);
+    if (!m || m[1] !== name) continue;
+    const lbls = m[2] ?? '';
+    if (Object.entries(labels).every(([k, v]) => lbls.includes(`${k}="${v}"`))) sum += Number(m[3]);
+  }
+  return sum;
+}
+
+/** Current and peak RSS of a process from /proc (VmRSS, VmHWM), in bytes; undefined if gone. */
+export function procStatus(pid: number): { rss: number; hwm: number } | undefined {
+  try {
+    const s = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = (k: string) => Number(new RegExp(`${k}:\\s+(\\d+) kB`).exec(s)?.[1] ?? 0) * 1024;
+    return { rss: kb('VmRSS'), hwm: kb('VmHWM') };
+  } catch {
+    return undefined;
+  }
 }

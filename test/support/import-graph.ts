@@ -2,7 +2,7 @@
 // which project files and which npm packages loading that entry loads. Type-only imports and
 // exports are left out (they are erased); dynamic `import()`s are kept apart, since they load
 // only on the path that calls them.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
 
@@ -113,4 +113,69 @@ export function importGraph(entry: string): ImportGraph {
     dynamicPackages: [...dynamicPackages].sort(),
     edges,
   };
+}
+
+export interface ModuleEdge {
+  from: string;
+  to: string;
+  /** Erased at run time: every name imported is a type. */
+  typeOnly: boolean;
+}
+
+/**
+ * Every static edge between the project's own modules under `dir` (tests left out), each
+ * marked run-time or type-only. Dynamic `import()`s are left out: they load only when called.
+ */
+export function moduleEdges(dir = 'src'): ModuleEdge[] {
+  const root = path.join(REPO_ROOT, dir);
+  const rel = (f: string) => path.relative(REPO_ROOT, f).split(path.sep).join('/');
+  const edges: ModuleEdge[] = [];
+  for (const name of readdirSync(root, { recursive: true, encoding: 'utf8' }).sort()) {
+    if (!name.endsWith('.ts') || name.endsWith('.test.ts')) continue;
+    const file = path.join(root, name);
+    const runtime = new Set(
+      moduleRefs(file)
+        .filter((r) => !r.dynamic)
+        .map((r) => r.specifier),
+    );
+    for (const ref of moduleRefs(file, { typeOnly: true })) {
+      if (ref.dynamic || !ref.specifier.startsWith('.')) continue;
+      const to = rel(resolveRelative(file, ref.specifier));
+      edges.push({ from: rel(file), to, typeOnly: !runtime.has(ref.specifier) });
+    }
+  }
+  return edges;
+}
+
+/** The strongly connected components of more than one module (Tarjan): the import cycles. */
+export function cycles(edges: Array<{ from: string; to: string }>): string[][] {
+  const next = new Map<string, string[]>();
+  for (const { from, to } of edges) next.set(from, [...(next.get(from) ?? []), to]);
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const found: string[][] = [];
+  const visit = (v: string): void => {
+    index.set(v, index.size);
+    low.set(v, index.get(v)!);
+    stack.push(v);
+    onStack.add(v);
+    for (const w of next.get(v) ?? []) {
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+    }
+    if (low.get(v) !== index.get(v)) return;
+    const component: string[] = [];
+    for (let w = stack.pop()!; ; w = stack.pop()!) {
+      onStack.delete(w);
+      component.push(w);
+      if (w === v) break;
+    }
+    if (component.length > 1) found.push(component.sort());
+  };
+  for (const v of [...next.keys()].sort()) if (!index.has(v)) visit(v);
+  return found.sort((a, b) => a[0]!.localeCompare(b[0]!));
 }

@@ -12,7 +12,7 @@ import {
   objectName,
 } from '../../src/api/v1/index.js';
 import type { AnyBlob } from '../../src/client/index.js';
-import { blobHash, canonicalize } from '../../src/fbc/canonical.js';
+import { blobHash, canonicalize } from '../../src/api/v1/index.js';
 import { leanContent } from '../../src/fbc/lean.js';
 import { blobUrl, catalogBaseUrl } from '../../src/server/index.js';
 

@@ -68,6 +68,11 @@ export const CONTENT_PROFILE_FULL = 'full';
 export const CONTENT_PROFILE_LEAN = 'lean';
 export const CONTENT_PROFILES = [CONTENT_PROFILE_FULL, CONTENT_PROFILE_LEAN] as const;
 export type ContentProfile = (typeof CONTENT_PROFILES)[number];
+
+/** Whether a string names a content profile ("full" or "lean"). */
+export function isContentProfile(value: string): value is ContentProfile {
+  return (CONTENT_PROFILES as readonly string[]).includes(value);
+}
 /**
  * On a ClusterCatalog: its content profile ("full" or "lean"), overriding the controller's
  * --content-profile for that catalog.

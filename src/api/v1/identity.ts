@@ -1,9 +1,8 @@
 // Blob identity → CatalogMetadata object name and label values (SPEC §2.2). Pure and in src/api
 // because both sides compute them: the controller (src/fbc re-exports them) and the client
 // library, whose entry point must not load the FBC parser. Rules are documented in docs/fbc.md.
-import { createHash } from 'node:crypto';
 
-const sha256Hex = (data: string): string => createHash('sha256').update(data).digest('hex');
+import { sha256Hex } from './canonical.js';
 
 export interface BlobIdentity {
   catalog: string;

@@ -5,4 +5,5 @@ export * from './conditions.js';
 export * from './imageref.js';
 export * from './metadatalabel.js';
 export * from './identity.js';
+export * from './canonical.js';
 export * from './revision-url.js';

@@ -3,8 +3,7 @@
 // Progressing=False/Blocked, no retry. Otherwise: Progressing=True/Retrying and a retry with
 // backoff. Messages are deterministic: the messages of the cause chain, each said once.
 import { REASON_BLOCKED, REASON_RETRYING } from '../../api/v1/index.js';
-import { FbcError } from '../../fbc/index.js';
-import { errorChain, findInChain, isTerminal, TerminalError } from '../../util/errors.js';
+import { errorChain, isTerminal } from '../../util/errors.js';
 
 export { errorChain };
 
@@ -23,14 +22,4 @@ export function progressingFor(err: unknown, suffix = ''): ProgressingFailure {
   return isTerminal(err)
     ? { status: 'False', reason: REASON_BLOCKED, message }
     : { status: 'True', reason: REASON_RETRYING, message };
-}
-
-/**
- * err as the plan step reports it: a content error of the catalog (not an I/O error such as
- * EMFILE or EIO, which may pass) repeats for ever under a digest, so it is terminal there; under
- * a tag the image may be re-pushed.
- */
-export function classifyPlanError(err: unknown, digestRef: boolean): unknown {
-  const fbc = findInChain(err, FbcError);
-  return digestRef && fbc?.retryClass === 'content' ? TerminalError.wrap(err) : err;
 }

@@ -9,7 +9,7 @@ import type { ReconcileDeps, ReconcileOutcome } from './ports.js';
 import { removeIfUnavailable } from './steps/availability.js';
 import { checkContentProfile } from './steps/content-profile.js';
 import { rememberSync, reuseUnchangedSync } from './steps/memo.js';
-import { planSync } from './steps/plan.js';
+import { scanAndPlan } from './steps/plan.js';
 import { prepareContent } from './steps/prepare.js';
 import { publishContent } from './steps/publish.js';
 import { resolveAndPull } from './steps/resolve.js';
@@ -25,9 +25,9 @@ export * from './ports.js';
  * The steps of a sync after the resolve step, in order; each reads what the ones before it put
  * in the state. Skipped when the memo says the last sync stands (steps/memo.ts).
  */
-export const SYNC_STEPS: ReadonlyArray<(state: ReconcileState) => Promise<void>> = [
+const SYNC_STEPS: ReadonlyArray<(state: ReconcileState) => Promise<void>> = [
   takeSyncSlot,
-  planSync,
+  scanAndPlan,
   prepareContent,
   writeObjects,
   publishContent,

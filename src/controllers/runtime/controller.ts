@@ -12,7 +12,7 @@ import type { WorkQueueOptions } from './queue.js';
 import { WorkQueue } from './queue.js';
 import type { RateLimiter } from './ratelimiter.js';
 import { KeyInterrupts } from './interrupts.js';
-import type { ReconcileObserver, ReconcileOutcome, Reconciler } from './workers.js';
+import type { ReconcileObserver, ReconcileResultLabel, Reconciler } from './workers.js';
 import { runWorkers } from './workers.js';
 
 /** One informer and how its objects map to the controller's keys, with the item type erased. */
@@ -118,7 +118,7 @@ export class Controller {
     const onReconciled = this.#opts.onReconciled;
     if (onReconciled) observers.push({ reconciled: onReconciled });
     return {
-      reconciled: (key: string, outcome: ReconcileOutcome, ms: number, error?: unknown) => {
+      reconciled: (key: string, outcome: ReconcileResultLabel, ms: number, error?: unknown) => {
         for (const o of observers) o.reconciled(key, outcome, ms, error);
       },
     };

@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 import { ManualClock, settle } from './clock.js';
 import type { ListOptions, ListPage, ListWatch, WatchEventType, WatchOptions } from './informer.js';
-import { Informer, isResourceExpired, ResourceExpiredError } from './informer.js';
+import { isGone } from '../../kube/errors.js';
+import { Informer, ResourceExpiredError } from './informer.js';
 
 interface Obj {
   metadata: { name: string; resourceVersion?: string; labels?: Record<string, string> };
@@ -370,10 +371,10 @@ describe('Informer', () => {
   });
 
   it('recognizes 410 errors from adapters by code or statusCode', () => {
-    expect(isResourceExpired(new ResourceExpiredError())).to.equal(true);
-    expect(isResourceExpired({ code: 410 })).to.equal(true);
-    expect(isResourceExpired({ statusCode: 410 })).to.equal(true);
-    expect(isResourceExpired(new Error('x'))).to.equal(false);
-    expect(isResourceExpired(undefined)).to.equal(false);
+    expect(isGone(new ResourceExpiredError())).to.equal(true);
+    expect(isGone({ code: 410 })).to.equal(true);
+    expect(isGone({ statusCode: 410 })).to.equal(true);
+    expect(isGone(new Error('x'))).to.equal(false);
+    expect(isGone(undefined)).to.equal(false);
   });
 });

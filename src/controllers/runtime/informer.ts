@@ -11,13 +11,14 @@ import { realClock } from './clock.js';
 import type { Random } from './backoff.js';
 import { ExponentialBackoff } from './backoff.js';
 import type { ListOptions, ListPage, WatchEventType, WatchOptions } from '../../kube/index.js';
+import { isGone } from '../../kube/errors.js';
 
 // The apiserver's list and watch shapes are the transport's (src/kube); this port is ours.
 export type { ListOptions, ListPage, WatchEventType, WatchOptions } from '../../kube/index.js';
 
 /**
  * list and watch of one collection. The implementation must:
- * - reject with an error for which isResourceExpired() is true when the apiserver answers
+ * - reject with an error for which isGone() is true when the apiserver answers
  *   410 Gone (an expired resourceVersion or continue token), including a watch ERROR
  *   event carrying a 410 Status;
  * - resolve watch() when the watch ends normally (server timeout, closed stream), reject
@@ -43,28 +44,20 @@ export class ResourceExpiredError extends Error {
   }
 }
 
-/** True for ResourceExpiredError and for any error carrying a 410 code or statusCode. */
-export function isResourceExpired(err: unknown): boolean {
-  if (err instanceof ResourceExpiredError) return true;
-  if (typeof err !== 'object' || err === null) return false;
-  const e = err as { code?: unknown; statusCode?: unknown };
-  return e.code === 410 || e.statusCode === 410;
-}
-
 /** The metadata the default key and version functions read (full or metadata-only objects). */
 export interface ObjectWithMeta {
   metadata?: { name?: string; namespace?: string; resourceVersion?: string };
 }
 
 /** "namespace/name" for namespaced objects, "name" for cluster-scoped ones (client-go's MetaNamespaceKeyFunc). */
-export function metaNamespaceKey(obj: ObjectWithMeta): string {
+function metaNamespaceKey(obj: ObjectWithMeta): string {
   const name = obj.metadata?.name;
   if (name === undefined || name === '') throw new Error('object has no metadata.name');
   const ns = obj.metadata?.namespace;
   return ns ? `${ns}/${name}` : name;
 }
 
-export function metaResourceVersion(obj: ObjectWithMeta): string | undefined {
+function metaResourceVersion(obj: ObjectWithMeta): string | undefined {
   return obj.metadata?.resourceVersion;
 }
 
@@ -260,7 +253,7 @@ export class Informer<T = ObjectWithMeta> implements Store<T> {
           this.#onError(err, during);
           // A watch that worked for a while before failing starts backing off afresh.
           if (during === 'watch' && this.#watchWasHealthy()) this.#backoff.reset();
-          if (isResourceExpired(err)) {
+          if (isGone(err)) {
             // The resourceVersion we hold is gone: only a fresh list can resync. The first
             // time is normal (compaction); repeats back off.
             needList = true;
@@ -285,7 +278,7 @@ export class Informer<T = ObjectWithMeta> implements Store<T> {
     } catch (err) {
       // An expired continue token: the list took longer than the apiserver keeps its
       // snapshot. client-go falls back to one unpaginated list; so do we.
-      if (!isResourceExpired(err) || this.#pageSize === 0) throw err;
+      if (!isGone(err) || this.#pageSize === 0) throw err;
       page = await this.#listAll(0, signal);
     }
     this.#replace(page.items);

@@ -3,7 +3,7 @@ import { ManualClock, settle } from './clock.js';
 import { KeyInterrupted, KeyInterrupts } from './interrupts.js';
 import { WorkQueue } from './queue.js';
 import { ItemExponentialFailureRateLimiter } from './ratelimiter.js';
-import type { ReconcileOutcome } from './workers.js';
+import type { ReconcileResultLabel } from './workers.js';
 import { runWorkers } from './workers.js';
 
 describe('KeyInterrupts', () => {
@@ -15,7 +15,7 @@ describe('KeyInterrupts', () => {
     });
     const interrupts = new KeyInterrupts();
     const started: Array<{ key: string; interrupted: AbortSignal }> = [];
-    const outcomes: Array<[string, ReconcileOutcome]> = [];
+    const outcomes: Array<[string, ReconcileResultLabel]> = [];
     const ac = new AbortController();
     const done = runWorkers(
       queue,

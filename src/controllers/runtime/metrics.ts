@@ -6,7 +6,7 @@
 import type { CounterConfiguration, GaugeConfiguration, HistogramConfiguration } from 'prom-client';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { QueueMetricsSink, WorkQueue } from './queue.js';
-import type { ReconcileObserver, ReconcileOutcome } from './workers.js';
+import type { ReconcileObserver, ReconcileResultLabel } from './workers.js';
 import { isTerminal } from '../../util/errors.js';
 
 export interface MetricsRegistryOptions {
@@ -27,14 +27,14 @@ export function newCounter<L extends string>(
   return new Counter<L>({ ...config, registers: [registry] });
 }
 
-export function newGauge<L extends string>(
+function newGauge<L extends string>(
   registry: Registry,
   config: Omit<GaugeConfiguration<L>, 'registers'>,
 ): Gauge<L> {
   return new Gauge<L>({ ...config, registers: [registry] });
 }
 
-export function newHistogram<L extends string>(
+function newHistogram<L extends string>(
   registry: Registry,
   config: Omit<HistogramConfiguration<L>, 'registers'>,
 ): Histogram<L> {
@@ -162,7 +162,7 @@ export class RuntimeMetrics {
     return {
       reconciled: (
         _key: string,
-        outcome: ReconcileOutcome,
+        outcome: ReconcileResultLabel,
         durationMs: number,
         error?: unknown,
       ) => {

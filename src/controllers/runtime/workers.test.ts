@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { ManualClock, settle } from './clock.js';
 import { WorkQueue } from './queue.js';
 import { ItemExponentialFailureRateLimiter } from './ratelimiter.js';
-import type { ReconcileOutcome, ReconcileResult } from './workers.js';
+import type { ReconcileResultLabel, ReconcileResult } from './workers.js';
 import { runWorkers, TerminalError } from './workers.js';
 
 /** A reconcile whose completion the test controls, to observe concurrency. */
@@ -20,7 +20,7 @@ function setup(concurrency = 2) {
     rateLimiter: new ItemExponentialFailureRateLimiter(5, 1000),
   });
   const pending: Pending[] = [];
-  const outcomes: Array<[string, ReconcileOutcome]> = [];
+  const outcomes: Array<[string, ReconcileResultLabel]> = [];
   const ac = new AbortController();
   const done = runWorkers(
     queue,

@@ -32,11 +32,11 @@ export type Reconciler = (
 export { isTerminal, TerminalError } from '../../util/errors.js';
 
 /** controller-runtime's reconcile_total result label values. */
-export type ReconcileOutcome = 'success' | 'error' | 'requeue' | 'requeue_after';
+export type ReconcileResultLabel = 'success' | 'error' | 'requeue' | 'requeue_after';
 
 export interface ReconcileObserver {
   /** Called once per reconcile, after it returned or threw. */
-  reconciled(key: string, outcome: ReconcileOutcome, durationMs: number, error?: unknown): void;
+  reconciled(key: string, outcome: ReconcileResultLabel, durationMs: number, error?: unknown): void;
 }
 
 export interface RunWorkersOptions {

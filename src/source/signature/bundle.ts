@@ -4,7 +4,7 @@
 // what a bundle binds the signature to; the transparency-log entries are not checked (see
 // docs/source.md).
 
-export const BUNDLE_MEDIA_TYPES = [
+const BUNDLE_MEDIA_TYPES = [
   'application/vnd.dev.sigstore.bundle.v0.3+json',
   'application/vnd.dev.sigstore.bundle+json;version=0.3',
   'application/vnd.dev.sigstore.bundle+json;version=0.2',
@@ -33,7 +33,7 @@ export type BundleContent =
     };
 
 /** DSSE's PAE: "DSSEv1 <len(type)> <type> <len(body)> <body>". */
-export function dssePae(payloadType: string, payload: Buffer): Buffer {
+function dssePae(payloadType: string, payload: Buffer): Buffer {
   const type = Buffer.from(payloadType);
   return Buffer.concat([
     Buffer.from(`DSSEv1 ${type.length} `),

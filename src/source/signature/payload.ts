@@ -6,7 +6,7 @@ import type { SignedIdentity } from './policy.js';
 
 export const SIMPLE_SIGNING_MEDIA_TYPE = 'application/vnd.dev.cosign.simplesigning.v1+json';
 export const SIGNATURE_ANNOTATION = 'dev.cosignproject.cosign/signature';
-export const COSIGN_SIGNATURE_TYPE = 'cosign container image signature';
+const COSIGN_SIGNATURE_TYPE = 'cosign container image signature';
 
 export interface SignedClaims {
   /** critical.image.docker-manifest-digest */

@@ -47,7 +47,7 @@ export interface SignatureLimits {
   maxVerifiedDigests: number;
 }
 
-export const defaultSignatureLimits: SignatureLimits = {
+const defaultSignatureLimits: SignatureLimits = {
   maxSignatures: 16,
   maxPayloadBytes: 64 * 1024,
   maxBundleBytes: 1024 * 1024,

@@ -1,6 +1,6 @@
 // The one place that sets ClusterCatalog conditions: every step reports what it did in the
 // reconcile state, and these functions map that state (or the error) to Serving/Progressing.
-import type { Condition, ContentProfile } from '../../../api/v1/index.js';
+import type { Condition, ConditionUpdate, ContentProfile } from '../../../api/v1/index.js';
 import {
   CONTENT_PROFILE_LEAN,
   REASON_AVAILABLE,
@@ -17,9 +17,10 @@ import { EVENT_SYNC_FAILED } from '../ports.js';
 import { contentProfile } from './content-profile.js';
 import type { ReconcileState } from './state.js';
 
-type ConditionUpdate = Omit<Condition, 'lastTransitionTime' | 'observedGeneration'>;
+/** A condition as a step decides it; withConditions adds the catalog's generation. */
+type StepCondition = Omit<ConditionUpdate, 'observedGeneration'>;
 
-function withConditions(state: ReconcileState, ...updates: ConditionUpdate[]): Condition[] {
+function withConditions(state: ReconcileState, ...updates: StepCondition[]): Condition[] {
   let conditions = state.status.conditions ?? [];
   const now = state.deps.clock.date();
   for (const u of updates) {
@@ -29,7 +30,7 @@ function withConditions(state: ReconcileState, ...updates: ConditionUpdate[]): C
   return conditions;
 }
 
-function setConditions(state: ReconcileState, ...updates: ConditionUpdate[]): void {
+function setConditions(state: ReconcileState, ...updates: StepCondition[]): void {
   state.status = { ...state.status, conditions: withConditions(state, ...updates) };
 }
 
@@ -111,7 +112,7 @@ export function markFailed(state: ReconcileState, err: unknown): string {
   const progressing = progressingFor(err, state.failureNote);
   // urls.base too: under another ClusterCatalog CRD, contentHash is pruned from status.
   const serving = state.status.contentHash !== undefined || state.status.urls?.base !== undefined;
-  const notServing: ConditionUpdate = {
+  const notServing: StepCondition = {
     type: TYPE_SERVING,
     status: 'False',
     reason: REASON_UNAVAILABLE,

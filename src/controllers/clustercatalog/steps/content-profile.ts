@@ -6,8 +6,8 @@ import {
   ANNOTATION_CONTENT_PROFILE,
   CONTENT_PROFILE_FULL,
   CONTENT_PROFILES,
+  isContentProfile,
 } from '../../../api/v1/index.js';
-import { isContentProfile } from '../../../fbc/index.js';
 import { TerminalError } from '../../../util/errors.js';
 import type { ReconcileState } from './state.js';
 

@@ -3,7 +3,7 @@
 // (the memo's to say: sync-memo.ts), is what that sync left. Its plan would list every object
 // and parse the whole catalog to find nothing to write: it is skipped, and the reconcile costs
 // O(1). The content is published again from the cache (a no-op when it is served).
-import { canonicalize } from '../../../fbc/index.js';
+import { canonicalize } from '../../../api/v1/index.js';
 import { syncTargetKey } from '../../../sync/index.js';
 import { publishRevision } from './publish.js';
 import type { ReconcileState } from './state.js';

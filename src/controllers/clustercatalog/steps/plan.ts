@@ -1,10 +1,10 @@
 // Step 3, plan: the catalog scanned (every object built and validated) and its writes planned
 // against the objects in the cluster. The parse is the last part of the attempt's time bound.
-import { classifyPlanError } from '../errors.js';
+import { classifyPlanError } from '../../../sync/index.js';
 import type { ReconcileState } from './state.js';
 import { required, syncTarget } from './state.js';
 
-export async function planSync(state: ReconcileState): Promise<void> {
+export async function scanAndPlan(state: ReconcileState): Promise<void> {
   const pulled = required(state.pulled, 'the pulled image');
   const digestPinned = required(state.image, 'the image reference').digest !== undefined;
   const { attempt } = state;

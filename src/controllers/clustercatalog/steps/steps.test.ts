@@ -7,7 +7,7 @@ import { isTerminal } from '../../../util/errors.js';
 import { ManualClock } from '../../../util/clock.js';
 import type { ReconcileDeps } from '../ports.js';
 import { removeIfUnavailable } from './availability.js';
-import { planSync } from './plan.js';
+import { scanAndPlan } from './plan.js';
 import { prepareContent } from './prepare.js';
 import { publishContent } from './publish.js';
 import { resolveAndPull } from './resolve.js';
@@ -137,7 +137,7 @@ describe('reconcile steps', () => {
       const f = fixture(ref, {
         syncer: { ...fixture().deps.syncer, plan: async () => Promise.reject(err) },
       });
-      return planSync(await resolved(f)).then(
+      return scanAndPlan(await resolved(f)).then(
         () => undefined,
         (e: unknown) => e,
       );
@@ -147,21 +147,21 @@ describe('reconcile steps', () => {
     expect(isTerminal(await run(digestRef, io))).to.equal(false);
     expect(isTerminal(await run('registry.example/ops/catalog:v1', content))).to.equal(false);
     const f = fixture();
-    await planSync(await resolved(f));
+    await scanAndPlan(await resolved(f));
     expect(f.state.planned?.scan.contentHash).to.equal(HASH);
     expect(f.state.omitted).to.equal(1);
   });
 
   it('prepare: stores the planned revision from the pulled directory', async () => {
     const f = fixture();
-    await planSync(await resolved(f));
+    await scanAndPlan(await resolved(f));
     await prepareContent(f.state);
     expect(f.calls.at(-1)).to.equal(`prepare ${HASH} /c/configs`);
   });
 
   it('write: nothing to write, no journal', async () => {
     const f = fixture();
-    await planSync(await resolved(f));
+    await scanAndPlan(await resolved(f));
     await writeObjects(f.state);
     expect(f.writes).to.deep.equal([]);
     expect(f.state.events).to.deep.equal([]);
@@ -182,7 +182,7 @@ describe('reconcile steps', () => {
         },
       },
     });
-    await planSync(await resolved(f));
+    await scanAndPlan(await resolved(f));
     const err = await writeObjects(f.state).then(
       () => undefined,
       (e: unknown) => e,
@@ -197,7 +197,7 @@ describe('reconcile steps', () => {
   it('publish: serves the revision, records what is served and polls a tag', async () => {
     const f = fixture();
     f.state.status = { ...f.state.status, syncingTo: PREV_HASH };
-    await planSync(await resolved(f));
+    await scanAndPlan(await resolved(f));
     await publishContent(f.state);
     expect(f.calls.at(-1)).to.equal(`publish ${HASH}`);
     expect(f.state.status).to.deep.include({
@@ -212,7 +212,7 @@ describe('reconcile steps', () => {
     expect(f.state.status.syncingTo).to.equal(undefined);
     expect(f.state.requeueAfterMs).to.equal(5 * 60_000);
     const g = fixture(`registry.example/ops/catalog@${DIGEST}`);
-    await planSync(await resolved(g));
+    await scanAndPlan(await resolved(g));
     await publishContent(g.state);
     expect(g.state.requeueAfterMs).to.equal(undefined);
   });

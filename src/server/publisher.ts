@@ -1,13 +1,24 @@
-// Wiring of the HTTP content server: the on-disk per-revision store (src/server), its HTTP
-// listener, and the ContentPublisher the reconciler uses.
+// The content publisher the reconcile and the content replicator use (their ContentPublisher
+// and ReplicaContent ports): the on-disk per-revision store and its HTTP(S) listener.
 import { revisionBaseUrl } from '../api/v1/index.js';
 import { readCatalog } from '../fbc/index.js';
-import type { ReplicaContent } from '../controllers/clustercatalog/replicate.js';
-import type { ServingPair } from '../server/index.js';
-import { ContentStore, blobUrl, catalogBaseUrl, startContentServer } from '../server/index.js';
+import type { Blob } from '../fbc/index.js';
+import { ContentStore } from './store.js';
+import { blobUrl, catalogBaseUrl, startContentServer } from './server.js';
+import type { ServingPair } from './tls.js';
 
-export interface ContentWiring extends ReplicaContent {
+export interface ContentPublisher {
   store: ContentStore;
+  /** The content hash a catalog's current revision serves, if any. */
+  served(catalog: string): string | undefined;
+  /** The base URL of one revision of a catalog's content (status.urls.base). */
+  baseUrl(catalog: string, contentHash: string): string;
+  /** The revision-free URL of one blob, for objects whose content is omitted. */
+  blobUrl(catalog: string, blob: Pick<Blob, 'schema' | 'package' | 'name'>): string;
+  prepare(catalog: string, contentHash: string, dir: string): Promise<void>;
+  /** Serves `revision` (a contentHash, or a revision key read from status.urls.base). */
+  publish(catalog: string, revision: string, dir: string, lastModified: Date): Promise<void>;
+  remove(catalog: string): Promise<void>;
   /** A new certificate for new connections (HTTPS only; see src/server/tls-reload.ts). */
   setCertificate(pair: ServingPair): void;
   close(): Promise<void>;
@@ -19,7 +30,7 @@ export async function contentPublisher(opts: {
   listen: { host: string; port: number };
   /** HTTPS with this certificate; plain HTTP without. */
   tls?: ServingPair;
-}): Promise<ContentWiring> {
+}): Promise<ContentPublisher> {
   const store = new ContentStore(opts.dir);
   // Unfinished builds from before a restart are deleted; complete revisions are activated again
   // by the content replicator from the catalogs' status.

@@ -1,0 +1,286 @@
+// Cluster control: the bench's own control plane (hack/cluster.sh), etcd, the control plane's
+// CPU and quiet, the apiserver's heap, metrics and profiles, and a restart between phases.
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
+import { CATALOG_METADATA_PLURAL, GROUP, VERSION } from '../../src/api/v1/index.js';
+import type { Api } from './api.js';
+import { CM } from './api.js';
+import { LOCAL, PPROF_DIR, PPROF_SECONDS, ROOT, log, round } from './config.js';
+import { procCpuSeconds } from './controller-process.js';
+
+export function clusterScript(cmd: 'up' | 'down'): void {
+  execFileSync(path.join(ROOT, 'hack', 'cluster.sh'), [cmd], {
+    stdio: ['ignore', 'inherit', 'inherit'],
+    env: { ...process.env, CATALOGD_LOCAL: LOCAL },
+  });
+}
+
+export function readEnvFile(file: string): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const line of readFileSync(file, 'utf8').split('\n')) {
+    const eq = line.indexOf('=');
+    if (eq > 0) env[line.slice(0, eq)] = line.slice(eq + 1).replace(/^"|"$/g, '');
+  }
+  return env;
+}
+
+// ---------- etcd ----------
+
+export class Etcd {
+  constructor(readonly url: string) {}
+  private async post<T>(p: string, body: unknown): Promise<T> {
+    const r = await fetch(`${this.url}${p}`, { method: 'POST', body: JSON.stringify(body) });
+    if (!r.ok) throw new Error(`etcd ${p}: ${r.status} ${await r.text()}`);
+    return (await r.json()) as T;
+  }
+  async status(): Promise<{ dbSize: number; dbSizeInUse: number; revision: number }> {
+    const s = await this.post<{
+      dbSize: string;
+      dbSizeInUse: string;
+      header: { revision: string };
+    }>('/v3/maintenance/status', {});
+    return {
+      dbSize: Number(s.dbSize),
+      dbSizeInUse: Number(s.dbSizeInUse),
+      revision: Number(s.header.revision),
+    };
+  }
+  /** Compacts history up to now and defragments: the db then holds exactly the live keys. */
+  async compactDefrag(): Promise<void> {
+    const { revision } = await this.status();
+    await this.post('/v3/kv/compaction', { revision: String(revision), physical: true }).catch(
+      (err: unknown) => {
+        if (!String(err).includes('compacted')) throw err;
+      },
+    );
+    await this.post('/v3/maintenance/defragment', {});
+  }
+  async version(): Promise<string> {
+    const r = await fetch(`${this.url}/version`);
+    return ((await r.json()) as { etcdserver: string }).etcdserver;
+  }
+}
+
+/** The control plane's processes, by their hack/cluster.sh pid file names. */
+export const COMPONENTS = ['etcd', 'kube-apiserver', 'kube-controller-manager'] as const;
+export type Component = (typeof COMPONENTS)[number];
+/** CPU seconds by control-plane process. */
+export type PlaneCpu = Record<Component, number>;
+
+/**
+ * PIDs of etcd, kube-apiserver and kube-controller-manager, from hack/cluster.sh's pid files;
+ * read once (the cluster is up before the first sample and stays up). A component without a pid
+ * file (BENCH_REUSE_CLUSTER with another set-up) counts 0.
+ */
+export let controlPlanePids: Partial<Record<Component, number>> | undefined;
+
+/** CPU seconds used so far by each control-plane process. */
+export function controlPlaneCpu(): PlaneCpu {
+  controlPlanePids ??= Object.fromEntries(
+    COMPONENTS.flatMap((c) => {
+      const file = path.join(LOCAL, 'cluster', 'pids', `${c}.pid`);
+      return existsSync(file) ? [[c, Number(readFileSync(file, 'utf8'))]] : [];
+    }),
+  );
+  const pids = controlPlanePids;
+  return Object.fromEntries(
+    COMPONENTS.map((c) => [c, pids[c] === undefined ? 0 : procCpuSeconds(pids[c])]),
+  ) as PlaneCpu;
+}
+
+export const planeTotal = (c: PlaneCpu): number => COMPONENTS.reduce((sum, k) => sum + c[k], 0);
+
+export function planeDelta(from: PlaneCpu, to: PlaneCpu): PlaneCpu {
+  return Object.fromEntries(COMPONENTS.map((c) => [c, to[c] - from[c]])) as PlaneCpu;
+}
+
+/** Control-plane CPU per object, in ms, in total and by process. */
+export function planeMsPerWrite(cpu: PlaneCpu, objects: number): PlaneMsPerWrite {
+  const ms = (x: number) => round((x * 1000) / objects, 3);
+  return {
+    total: ms(planeTotal(cpu)),
+    etcd: ms(cpu.etcd),
+    apiserver: ms(cpu['kube-apiserver']),
+    controllerManager: ms(cpu['kube-controller-manager']),
+  };
+}
+
+export interface PlaneMsPerWrite {
+  total: number;
+  etcd: number;
+  apiserver: number;
+  controllerManager: number;
+}
+
+/** A control plane using less than this share of one core counts as quiet. */
+export const QUIET_CPU_SHARE = 0.1;
+
+/**
+ * Waits until the control plane is quiet (two 1-second windows in a row under QUIET_CPU_SHARE
+ * of a core, at most 120 s), so that a measured phase does not pay for the work the previous
+ * one left behind: the garbage collector and the apiserver's watchers still digesting a
+ * deletecollection of thousands of objects, etcd's compaction. Returns what it saw.
+ */
+export async function waitForQuietControlPlane(api: Api): Promise<QuietWait> {
+  const t0 = performance.now();
+  let quietWindows = 0;
+  let last = 0;
+  while (quietWindows < 2 && performance.now() - t0 < 120_000) {
+    const before = planeTotal(controlPlaneCpu());
+    await delay(1000);
+    last = planeTotal(controlPlaneCpu()) - before;
+    quietWindows = last < QUIET_CPU_SHARE ? quietWindows + 1 : 0;
+  }
+  return {
+    waitedSeconds: round((performance.now() - t0) / 1000, 1),
+    lastWindowCpuShare: round(last, 3),
+    apiserverHeapBytes: await apiserverMetric(api, 'go_memstats_heap_inuse_bytes'),
+    cpuProbeOpsPerSecond: cpuSpeedProbe(),
+  };
+}
+
+export const PROBE_OBJECT = JSON.stringify(
+  Array.from({ length: 50 }, (_, i) => ({
+    name: `bundle-${i}`,
+    properties: [{ i, v: 'x'.repeat(i) }],
+  })),
+);
+
+/**
+ * A fixed CPU- and allocation-bound task (a JSON parse and stringify, repeated for 1 s) on the
+ * quiet machine, in the bench process: its rate tracks how fast the shared cores are at that
+ * moment, which other tenants of the host decide.
+ */
+export function cpuSpeedProbe(): number {
+  const t0 = performance.now();
+  let n = 0;
+  while (performance.now() - t0 < 1000) {
+    JSON.stringify(JSON.parse(PROBE_OBJECT));
+    n++;
+  }
+  return Math.round(n / ((performance.now() - t0) / 1000));
+}
+
+export interface QuietWait {
+  waitedSeconds: number;
+  /** Control-plane CPU seconds in the last 1-second window (0.1 = 10 % of a core). */
+  lastWindowCpuShare: number;
+  /**
+   * kube-apiserver's Go heap in use when the phase starts: its watch cache keeps recent events
+   * (deleted objects too) for a while, so the phases before can leave a larger heap to mark.
+   */
+  apiserverHeapBytes: number;
+  /** cpuSpeedProbe's rate right before the phase (higher: faster cores then). */
+  cpuProbeOpsPerSecond: number;
+}
+
+/**
+ * kube-apiserver's live heap: a heap profile request with gc=1 makes it collect first, so
+ * go_memstats_heap_alloc_bytes then counts what is reachable (its watch cache included).
+ */
+export async function apiserverLiveHeap(api: Api): Promise<number> {
+  await api.request('GET', '/debug/pprof/heap?gc=1');
+  return apiserverMetric(api, 'go_memstats_heap_alloc_bytes');
+}
+
+/**
+ * The sum of a kube-apiserver metric's samples that carry all of `labels` (NaN when /metrics
+ * cannot be read).
+ */
+export async function apiserverMetric(
+  api: Api,
+  name: string,
+  labels: Record<string, string> = {},
+): Promise<number> {
+  const r = await api.request('GET', '/metrics');
+  if (r.status !== 200) return NaN;
+  const wanted = Object.entries(labels).map(([k, v]) => `${k}="${v}"`);
+  let sum = 0;
+  for (const line of r.body.split('\n')) {
+    if (!line.startsWith(`${name} `) && !line.startsWith(`${name}{`)) continue;
+    if (wanted.every((l) => line.includes(l))) sum += Number(line.slice(line.lastIndexOf(' ') + 1));
+  }
+  return sum;
+}
+
+/**
+ * Waits until kube-controller-manager's garbage collector watches CatalogMetadata. It finds new
+ * resources by periodic discovery (every 30 s), so right after the CRD is created it does not
+ * watch them yet, and a phase run then would be spared the collector's share of the work (stop 16
+ * measured 0.006 ms of its CPU per object then, 0.17 to 0.23 ms later). The probe: an object whose
+ * owner does not exist, which the collector deletes once it watches the resource.
+ */
+export async function waitForGarbageCollector(api: Api): Promise<number> {
+  const t0 = performance.now();
+  const name = `bench-gc-probe-${Date.now()}`;
+  const ref = { apiVersion: `${GROUP}/${VERSION}`, kind: 'ClusterCatalog', name: 'bench-gc-probe' };
+  await api.json('POST', CM, {
+    apiVersion: `${GROUP}/${VERSION}`,
+    kind: 'CatalogMetadata',
+    metadata: { name, ownerReferences: [{ ...ref, uid: randomUUID() }] },
+    spec: { catalog: { name: ref.name }, schema: 'olm.package', content: {} },
+  });
+  while ((await api.request('GET', `${CM}/${name}`)).status !== 404) {
+    if (performance.now() - t0 > 180_000)
+      throw new Error('the garbage collector did not collect CatalogMetadata within 180 s');
+    await delay(500);
+  }
+  return round((performance.now() - t0) / 1000, 1);
+}
+
+/**
+ * Restarts kube-apiserver (same binary, flags, port and etcd; `hack/cluster.sh stop|start`) and
+ * waits until the garbage collector watches CatalogMetadata again. Its watch cache keeps the
+ * recent events of CatalogMetadata, deleted objects included, in memory: after a few phases of
+ * a 30 MB catalog its Go heap held 2.1 GB, and when a collection of that heap falls inside a
+ * phase depends on what ran before. A fresh process gives every measured phase the same start.
+ * kube-controller-manager is restarted with it: its watches would otherwise come back only
+ * after their reconnect backoff (19 to 74 s measured), a fresh one collects within seconds.
+ */
+export async function restartControlPlane(api: Api): Promise<number> {
+  const t0 = performance.now();
+  const script = path.join(ROOT, 'hack', 'cluster.sh');
+  const opts = {
+    stdio: ['ignore', 'ignore', 'inherit'] as ['ignore', 'ignore', 'inherit'],
+    env: { ...process.env, CATALOGD_LOCAL: LOCAL },
+  };
+  execFileSync(script, ['stop', 'kube-controller-manager'], opts);
+  execFileSync(script, ['stop', 'kube-apiserver'], opts);
+  execFileSync(script, ['start', 'kube-apiserver'], opts);
+  execFileSync(script, ['start', 'kube-controller-manager'], opts);
+  controlPlanePids = undefined; // new pids
+  await waitForGarbageCollector(api);
+  return round((performance.now() - t0) / 1000, 1);
+}
+
+/**
+ * With BENCH_PPROF: the apiserver's CPU profile over the next PPROF_SECONDS, saved as
+ * `<label>.pprof`. Taken inside a write phase, it shows where the apiserver's time per object goes
+ * (compare a controller round with a raw level: `go tool pprof -top -diff_base=raw.pprof c.pprof`).
+ */
+export async function apiserverProfile(api: Api, label: string): Promise<void> {
+  if (!PPROF_DIR) return;
+  await mkdir(PPROF_DIR, { recursive: true });
+  const r = await api.request('GET', `/debug/pprof/profile?seconds=${PPROF_SECONDS}`);
+  if (r.status !== 200) {
+    log(`apiserver profile ${label}: HTTP ${r.status}`);
+    return;
+  }
+  await writeFile(path.join(PPROF_DIR, `${label}.pprof`), r.bytes);
+}
+
+/**
+ * Seconds the apiserver has spent serving CatalogMetadata POSTs so far (the sum of its request
+ * duration histogram). Its increase over a phase ÷ the phase's length = the mean number of
+ * POSTs in flight at the apiserver: the concurrency the client really kept up.
+ */
+export function apiserverPostSeconds(api: Api): Promise<number> {
+  return apiserverMetric(api, 'apiserver_request_duration_seconds_sum', {
+    verb: 'POST',
+    resource: CATALOG_METADATA_PLURAL,
+  });
+}

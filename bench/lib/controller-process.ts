@@ -1,0 +1,142 @@
+// The controller under test as a process: started as deployed, its metrics read, its RSS and
+// CPU sampled while it syncs.
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { createWriteStream, readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
+import { freePort, metricSum, procStatus } from '../../test/support/controller.js';
+import type { PlaneCpu } from './cluster.js';
+import { controlPlaneCpu, planeDelta } from './cluster.js';
+import { MALLOC_ARENA_MAX, NODE_OPTIONS, ROOT } from './config.js';
+
+// ---------- the controller under test (built, as deployed) ----------
+
+export interface Controller {
+  pid: number;
+  metric(name: string, labels?: Record<string, string>): Promise<number>;
+  stop(): Promise<void>;
+  logFile: string;
+}
+
+/** CPU seconds (user + system) a process has used: /proc/<pid>/stat, in clock ticks of 1/100 s. */
+export function procCpuSeconds(pid: number): number {
+  try {
+    // The fields after the command name, which is in parentheses and may hold spaces.
+    const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(f[11]) + Number(f[12])) / 100;
+  } catch {
+    return 0;
+  }
+}
+
+/** Controllers started and not yet stopped: stopped on the way out, whatever failed. */
+export const running = new Set<Controller>();
+
+export async function startController(kubeconfig: string, logDir: string): Promise<Controller> {
+  const [metricsPort, healthPort, serverPort] = [
+    await freePort(),
+    await freePort(),
+    await freePort(),
+  ];
+  const cacheDir = await mkdtemp(path.join(os.tmpdir(), 'catalogd-bench-cache-'));
+  const logFile = path.join(logDir, `controller-${Date.now()}.log`);
+  const out = createWriteStream(logFile);
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [
+      path.join(ROOT, 'dist', 'src', 'cmd', 'catalogd.js'),
+      'controller',
+      `--kubeconfig=${kubeconfig}`,
+      '--no-leader-elect',
+      `--metrics-addr=127.0.0.1:${metricsPort}`,
+      `--health-addr=127.0.0.1:${healthPort}`,
+      `--server-addr=127.0.0.1:${serverPort}`,
+      `--cache-dir=${cacheDir}`,
+      '--log-level=warn',
+    ],
+    {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: {
+        ...process.env,
+        NODE_OPTIONS,
+        ...(MALLOC_ARENA_MAX !== undefined && { MALLOC_ARENA_MAX }),
+      },
+    },
+  );
+  child.stdout?.pipe(out);
+  child.stderr?.pipe(out);
+  const exited = new Promise<void>((r) => child.once('exit', () => r()));
+  const metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
+  const c: Controller = {
+    pid: child.pid ?? -1,
+    logFile,
+    metric: (name, labels = {}) => metricSum(metricsUrl, name, labels),
+    async stop() {
+      running.delete(c);
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill('SIGTERM');
+        const t = setTimeout(() => child.kill('SIGKILL'), 20_000);
+        await exited;
+        clearTimeout(t);
+      }
+      await rm(cacheDir, { recursive: true, force: true });
+    },
+  };
+  running.add(c);
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`controller exited; log: ${logFile}`);
+    const ok = await fetch(`http://127.0.0.1:${healthPort}/readyz`)
+      .then((r) => r.ok)
+      .catch(() => false);
+    if (ok) break;
+    if (Date.now() > deadline) {
+      await c.stop();
+      throw new Error(`controller not ready in 60 s; log: ${logFile}`);
+    }
+    await delay(200);
+  }
+  return c;
+}
+
+/**
+ * Samples the controller's VmRSS every 100 ms (stop() adds VmHWM at the time of the call), and
+ * its and the control plane's CPU seconds, so that the CPU of a phase can be read afterwards.
+ */
+export function processSampler(pid: number) {
+  type Sample = [at: number, controller: number, controlPlane: PlaneCpu];
+  const sample = (): Sample => [performance.now(), procCpuSeconds(pid), controlPlaneCpu()];
+  const cpu: Sample[] = [sample()];
+  const rss: Array<[at: number, bytes: number]> = [];
+  const timer = setInterval(() => {
+    const s = procStatus(pid);
+    if (s) rss.push([performance.now(), s.rss]);
+    cpu.push(sample());
+  }, 100);
+  return {
+    /** The highest sampled VmRSS from `from` (inclusive) to `to` (exclusive). */
+    peakBetween(from: number, to: number): number {
+      let p = 0;
+      for (const [at, bytes] of rss) if (at >= from && at < to) p = Math.max(p, bytes);
+      return p;
+    },
+    /**
+     * CPU seconds used by the controller and by the control plane from the last sample at or
+     * before `from` to the first at or after `to`.
+     */
+    cpuBetween(from: number, to: number): { controller: number; controlPlane: PlaneCpu } {
+      const start = cpu.findLast(([at]) => at <= from) ?? cpu[0]!;
+      const end = cpu.find(([at]) => at >= to) ?? sample();
+      return { controller: end[1] - start[1], controlPlane: planeDelta(start[2], end[2]) };
+    },
+    stop(): { sampledPeak: number; hwm: number } {
+      clearInterval(timer);
+      const hwm = procStatus(pid)?.hwm ?? 0;
+      return { sampledPeak: this.peakBetween(-Infinity, Infinity), hwm };
+    },
+  };
+}

@@ -1,0 +1,210 @@
+// `catalogd controller`'s flags: parsed and checked into ControllerOptions before anything
+// starts, each mistake a one-line CommandError.
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import type { ContentProfile } from '../api/v1/index.js';
+import { CONTENT_PROFILE_FULL, CONTENT_PROFILES, isContentProfile } from '../api/v1/index.js';
+import { DEFAULT_MAX_OBJECT_BYTES } from '../fbc/index.js';
+import { DEFAULT_MAX_CACHE_BYTES, defaultMinimumRate, parseDuration } from '../source/index.js';
+import { CommandError } from './command-error.js';
+
+const controllerFlags = {
+  kubeconfig: { type: 'string' },
+  'leader-elect': { type: 'boolean', default: true },
+  'leader-election-namespace': { type: 'string' },
+  'leader-election-id': { type: 'string', default: 'catalogd-ts-leader' },
+  'metrics-addr': { type: 'string', default: ':8080' },
+  'health-addr': { type: 'string', default: ':8081' },
+  'server-addr': { type: 'string', default: ':8090' },
+  'server-url': { type: 'string' },
+  'tls-cert-file': { type: 'string' },
+  'tls-key-file': { type: 'string' },
+  'tls-reload-interval': { type: 'string', default: '10s' },
+  'cache-dir': { type: 'string', default: '/var/cache/catalogd' },
+  workers: { type: 'string', default: '2' },
+  'pull-workers': { type: 'string', default: '16' },
+  'pull-timeout': { type: 'string', default: '10m' },
+  'pull-min-rate': { type: 'string', default: String(defaultMinimumRate.bytesPerSecond) },
+  // 32 rather than 16: the write phase of a 50 MB cold sync took 51 s instead of 59 to 69 s, with
+  // less controller CPU (bench/README.md); the apiserver's priority and fairness bounds the rest.
+  'write-concurrency': { type: 'string', default: '32' },
+  'max-object-bytes': { type: 'string', default: String(DEFAULT_MAX_OBJECT_BYTES) },
+  'max-image-cache-bytes': { type: 'string', default: String(DEFAULT_MAX_CACHE_BYTES) },
+  'content-profile': { type: 'string', default: CONTENT_PROFILE_FULL },
+  'global-pull-secret': { type: 'string' },
+  'ca-bundle': { type: 'string' },
+  'registries-conf': { type: 'string' },
+  'signature-policy': { type: 'string' },
+  'signature-policy-interval': { type: 'string', default: '10s' },
+  platform: { type: 'string', default: 'linux/amd64' },
+  'log-level': { type: 'string', default: 'info' },
+  'log-format': { type: 'string', default: 'json' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+export const usage = `usage: catalogd controller [flags]
+
+Reconciles ClusterCatalogs into CatalogMetadata objects and serves catalog content over HTTP.
+
+  --kubeconfig PATH                  kubeconfig (default: $KUBECONFIG, ~/.kube/config, else in-cluster)
+  --leader-elect                     elect a leader with a Lease; only the leader writes (default true;
+                                     --no-leader-elect to disable)
+  --leader-election-namespace NS     namespace of the Lease (default: $POD_NAMESPACE, the kubeconfig's
+                                     namespace, else "default")
+  --leader-election-id NAME          name of the Lease (default catalogd-ts-leader)
+  --metrics-addr HOST:PORT           /metrics (default :8080)
+  --health-addr HOST:PORT            /healthz and /readyz (default :8081)
+  --server-addr HOST:PORT            the HTTP content server (default :8090)
+  --server-url URL                   base URL clients reach the content server at, used in
+                                     status.urls.base (default http://<server-addr>, https:// with
+                                     --tls-cert-file, with 127.0.0.1 for an empty host)
+  --tls-cert-file FILE               serve content over HTTPS with this PEM certificate (chain);
+                                     with --tls-key-file; reloaded when the file changes
+                                     (default: plain HTTP)
+  --tls-key-file FILE                the PEM private key of --tls-cert-file
+  --tls-reload-interval DURATION     how often the certificate files are re-read (default 10s)
+  --cache-dir DIR                    unpacked images and served content (default /var/cache/catalogd)
+  --workers N                        catalogs that parse and write at once (default 2)
+  --pull-workers N                   catalog attempts in flight at once, pulling or waiting for
+                                     one of --workers (default 16): a slow registry holds one of
+                                     these, never a write slot
+  --pull-timeout DURATION            time bound of an attempt's resolve, download, unpack and
+                                     parse, e.g. 90s, 10m (default 10m)
+  --pull-min-rate BYTES              a blob transfer slower than this many bytes per second over
+                                     30 s fails (default 1024; 0: no minimum)
+  --write-concurrency N              CatalogMetadata writes in flight per catalog (default 32)
+  --max-object-bytes N               larger objects carry spec.contentOmitted (default 1048576)
+  --max-image-cache-bytes N          files the unpacked images may hold together; an image that
+                                     would pass it is refused, the images catalogs serve are kept
+                                     (default 1073741824)
+  --content-profile full|lean        what CatalogMetadata objects hold: full, the whole blob
+                                     (default); lean, without display-only parts (the package
+                                     icon, olm.csv.metadata and olm.bundle.object properties),
+                                     which stay on the HTTP server. A ClusterCatalog's annotation
+                                     olm.operatorframework.io/content-profile overrides it
+  --global-pull-secret NS/NAME       a kubernetes.io/dockerconfigjson Secret used for every pull
+  --ca-bundle FILE                   PEM CA certificates trusted for registries
+  --registries-conf FILE             mirrors and insecure registries ([[registry]] tables)
+  --signature-policy FILE            containers-policy.json(5) policy: catalog images are verified
+                                     against cosign signatures before anything is pulled
+                                     (docs/source.md, "Signatures"); none: no verification
+  --signature-policy-interval DURATION
+                                     how often the policy file is re-read (default 10s)
+  --platform OS/ARCH                 platform picked from image indexes (default linux/amd64)
+  --log-level LEVEL                  pino level (default info)
+  --log-format json|text             json: one pino JSON object per line (default); text: one
+                                     human-readable line per record, for a terminal
+
+Environment: POD_NAMESPACE and POD_SERVICE_ACCOUNT name the controller's namespace and
+ServiceAccount, whose imagePullSecrets are used for pulls.
+`;
+
+function hostPort(flag: string, addr: string): HostPort {
+  const i = addr.lastIndexOf(':');
+  const host = addr.slice(0, i) || '0.0.0.0';
+  const port = Number(addr.slice(i + 1));
+  if (i < 0 || !Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new CommandError(
+      `--${flag}: invalid address ${JSON.stringify(addr)}: want HOST:PORT or :PORT`,
+    );
+  }
+  return { host, port };
+}
+
+function positiveInt(name: string, value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) {
+    throw new CommandError(`--${name} must be a positive integer`);
+  }
+  return n;
+}
+
+/** The flags, with a mistake in them (an unknown flag, a missing value) as a CommandError. */
+function parseFlags(args: string[]) {
+  try {
+    return parseArgs({ args, options: controllerFlags, allowNegative: true });
+  } catch (err) {
+    const code = (err as { code?: unknown }).code;
+    if (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS_')) {
+      throw new CommandError(`controller: ${(err as Error).message}`);
+    }
+    throw err;
+  }
+}
+
+export type ControllerFlags = ReturnType<typeof parseFlags>['values'];
+
+export interface HostPort {
+  host: string;
+  port: number;
+}
+
+export interface ControllerOptions {
+  /** The flags as given (those read as they are: kubeconfig, leader election, pulls). */
+  flags: ControllerFlags;
+  logFormat: 'json' | 'text';
+  workers: number;
+  pullWorkers: number;
+  pullTimeoutMs: number;
+  pullMinRate: number;
+  writeConcurrency: number;
+  maxObjectBytes: number;
+  maxCacheBytes: number;
+  contentProfile: ContentProfile;
+  cacheDir: string;
+  serverAddr: HostPort;
+  metricsAddr: HostPort;
+  healthAddr: HostPort;
+}
+
+/** The checked options; undefined for --help. */
+export function parseControllerOptions(args: string[]): ControllerOptions | undefined {
+  const { values: flags } = parseFlags(args);
+  if (flags.help) return undefined;
+  const logFormat = flags['log-format'];
+  if (logFormat !== 'json' && logFormat !== 'text') {
+    throw new CommandError(`--log-format must be json or text, not ${JSON.stringify(logFormat)}`);
+  }
+  const workers = positiveInt('workers', flags.workers);
+  const pullWorkers = positiveInt('pull-workers', flags['pull-workers']);
+  const pullTimeoutMs = parseDuration(flags['pull-timeout']);
+  if (pullTimeoutMs === undefined || pullTimeoutMs < 1000)
+    throw new CommandError('--pull-timeout must be a duration of at least 1s, e.g. 90s or 10m');
+  const pullMinRate = Number(flags['pull-min-rate']);
+  if (!Number.isInteger(pullMinRate) || pullMinRate < 0)
+    throw new CommandError('--pull-min-rate must be a whole number of bytes per second');
+  const writeConcurrency = positiveInt('write-concurrency', flags['write-concurrency']);
+  const maxObjectBytes = positiveInt('max-object-bytes', flags['max-object-bytes']);
+  const maxCacheBytes = positiveInt('max-image-cache-bytes', flags['max-image-cache-bytes']);
+  const contentProfile = flags['content-profile'];
+  if (!isContentProfile(contentProfile))
+    throw new CommandError(
+      `--content-profile must be ${CONTENT_PROFILES.join(' or ')}, not ${JSON.stringify(contentProfile)}`,
+    );
+  const serverAddr = hostPort('server-addr', flags['server-addr']);
+  return {
+    flags,
+    logFormat,
+    workers,
+    pullWorkers,
+    pullTimeoutMs,
+    pullMinRate,
+    writeConcurrency,
+    maxObjectBytes,
+    maxCacheBytes,
+    contentProfile,
+    cacheDir: path.resolve(flags['cache-dir']),
+    serverAddr,
+    metricsAddr: hostPort('metrics-addr', flags['metrics-addr']),
+    healthAddr: hostPort('health-addr', flags['health-addr']),
+  };
+}
+
+/** --server-url, else the content server's own address (https with a certificate). */
+export function contentServerUrl(opts: ControllerOptions, tls: boolean): string {
+  const { host, port } = opts.serverAddr;
+  return (
+    opts.flags['server-url'] ??
+    `${tls ? 'https' : 'http'}://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`
+  );
+}

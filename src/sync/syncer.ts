@@ -1,0 +1,73 @@
+// The sync as the reconcile uses it (its Syncer port): plan against the apiserver, apply with a
+// bounded number of writes in flight, delete a catalog's objects; every write counted per catalog.
+import { AdmissionRefusals } from './admission-refusals.js';
+import type { PlannedSync, SyncTarget } from './engine.js';
+import { applyPlan, deleteAll, planCatalogSync } from './engine.js';
+import type { CatalogMetadataWriter } from './writer-port.js';
+
+/** A counter by catalog and verb (a prom-client Counter satisfies it). */
+export interface WriteCounter {
+  inc(labels: { catalog: string; verb: string }): void;
+}
+
+/**
+ * `writer` with its writes counted per catalog: on a cluster with several catalogs, which one
+ * causes writes is the question (and a catalog's orphans, removed here, count as that
+ * catalog's). A dry-run write counts when sent, whatever admission answers.
+ */
+export function countedWriter(
+  writer: CatalogMetadataWriter,
+  catalog: string,
+  counters: { writes: WriteCounter; dryRunWrites: WriteCounter },
+): CatalogMetadataWriter {
+  const counted = async (verb: string, write: Promise<void>) => {
+    await write;
+    counters.writes.inc({ catalog, verb });
+  };
+  return {
+    listExisting: (c, signal) => writer.listExisting(c, signal),
+    create: (obj, signal) => counted('create', writer.create(obj, signal)),
+    update: (obj, signal) => counted('update', writer.update(obj, signal)),
+    delete: (name, uid, signal) => counted('delete', writer.delete(name, uid, signal)),
+    dryRun: async (verb, obj, signal) => {
+      counters.dryRunWrites.inc({ catalog, verb });
+      await writer.dryRun?.(verb, obj, signal);
+    },
+  };
+}
+
+export interface CatalogSyncerOptions {
+  writer: CatalogMetadataWriter;
+  /** Where a plan spools the bodies of its writes (src/sync/spool.ts). */
+  spoolDir: string;
+  /** Writes in flight per catalog (--write-concurrency). */
+  writeConcurrency: number;
+  counters: { writes: WriteCounter; dryRunWrites: WriteCounter };
+}
+
+/** The reconcile's Syncer port (src/controllers/clustercatalog/ports.ts), satisfied structurally. */
+export type CatalogSyncer = ReturnType<typeof catalogSyncer>;
+
+export function catalogSyncer(opts: CatalogSyncerOptions) {
+  const { writer, spoolDir, writeConcurrency: concurrency } = opts;
+  const counted = (catalog: string) => countedWriter(writer, catalog, opts.counters);
+  // Revisions admission refused, per catalog: their next attempt checks with dry-run first.
+  const refusals = new AdmissionRefusals();
+  return {
+    plan: (target: SyncTarget, signal?: AbortSignal) =>
+      planCatalogSync(target, writer, spoolDir, signal),
+    apply: (
+      planned: PlannedSync,
+      onProgress: (done: number, total: number) => void,
+      signal?: AbortSignal,
+    ) =>
+      applyPlan(planned, counted(planned.target.catalog.name), {
+        concurrency,
+        refusals,
+        onProgress,
+        ...(signal && { signal }),
+      }),
+    deleteAll: (catalog: string, signal?: AbortSignal) =>
+      deleteAll(catalog, counted(catalog), { concurrency, ...(signal && { signal }) }),
+  };
+}
