@@ -7,6 +7,11 @@ SHELL := bash
 
 WITH_NODE = PATH="$$(hack/node.sh)":"$$PATH"
 LOCAL := .local
+# The node of the local cluster: `make cluster-up NODE=1`. The scripts read CATALOGD_NODE, not
+# NODE: npm sets NODE (to its node binary) in every script it runs, which the e2e hooks are.
+ifeq ($(origin NODE),command line)
+export CATALOGD_NODE := $(NODE)
+endif
 # The catalogd-ts image tag of `make image` and `make deploy`.
 TAG ?= local
 
@@ -62,7 +67,7 @@ test: deps controlplane ## Install everything and run all checks: verify, unit t
 	$(MAKE) --no-print-directory test-e2e || status=1; \
 	hack/record-check.sh cluster-down-clean $(MAKE) --no-print-directory cluster-down-check || status=1; \
 	exit $$status
-test: export NODE := 1
+test: export CATALOGD_NODE := 1
 
 .PHONY: test-unit
 test-unit: deps ## Run the unit tests (no cluster).
@@ -103,7 +108,7 @@ cluster-up: controlplane ## Start etcd, kube-apiserver, kube-controller-manager 
 	@cat $(LOCAL)/env
 
 .PHONY: node-up
-node-up: export NODE := 1
+node-up: export CATALOGD_NODE := 1
 node-up: cluster-up ## cluster-up with the node: scheduler, kubelet, containerd, kube-proxy, CoreDNS (root).
 
 .PHONY: image
@@ -111,7 +116,7 @@ image: ## Build the Containerfile with buildah (base stand-in: hack/base-image.s
 	hack/image.sh $(TAG)
 
 .PHONY: deploy
-deploy: export NODE := 1
+deploy: export CATALOGD_NODE := 1
 deploy: controlplane ## Cluster with its node, `make image`, then config/default (2 replicas, overlay in .local/deploy) on the node.
 	hack/cluster.sh up
 	hack/image.sh $(TAG) >/dev/null

@@ -1,4 +1,4 @@
-# Sourced by hack/cluster.sh: the local cluster's node, started when NODE=1.
+# Sourced by hack/cluster.sh: the local cluster's node, started when CATALOGD_NODE=1 (make: NODE=1).
 #
 #   kube-scheduler, a kubelet with Debian's containerd, runc and CNI plugins (a bridge network),
 #   kube-proxy (nftables mode, so Service ClusterIPs work from pods and from the host) and

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The local control plane and registry: real etcd, kube-apiserver and kube-controller-manager
 # (garbage collector, namespace and service-account controllers) and Debian's docker-registry,
-# all on 127.0.0.1 with free ports, in the background, no Docker. With NODE=1, also a node
+# all on 127.0.0.1 with free ports, in the background, no Docker. With CATALOGD_NODE=1 (make: NODE=1), also a node
 # (hack/cluster-node.sh): scheduler, kubelet, containerd, kube-proxy, CoreDNS; then the
 # apiserver and the registry listen on all addresses and pods reach them on the node's.
 #
@@ -48,8 +48,8 @@ healthy() {
   [ -f "$local_dir/env" ] || return 1
   # shellcheck disable=SC1091
   source "$state/ports.env"
-  # A cluster without a node is not what NODE=1 asks for (one with a node serves either).
-  [ -z "${NODE:-}" ] || [ -n "${NODE_IP:-}" ] || return 1
+  # A cluster without a node is not what CATALOGD_NODE=1 asks for (one with a node serves either).
+  [ -z "${CATALOGD_NODE:-}" ] || [ -n "${NODE_IP:-}" ] || return 1
   [ -z "${NODE_IP:-}" ] || node_healthy || return 1
   curl -fsS --max-time 5 --cacert "$state/pki/ca.crt" --cert "$state/pki/admin.crt" --key "$state/pki/admin.key" \
     "https://127.0.0.1:$APISERVER_PORT/readyz" >/dev/null 2>&1 || return 1
@@ -199,7 +199,7 @@ up() {
   APISERVER_PORT=$(free_port); ETCD_PORT=$(free_port); ETCD_PEER_PORT=$(free_port); REGISTRY_PORT=$(free_port)
   printf 'APISERVER_PORT=%s\nETCD_PORT=%s\nETCD_PEER_PORT=%s\nREGISTRY_PORT=%s\n' \
     "$APISERVER_PORT" "$ETCD_PORT" "$ETCD_PEER_PORT" "$REGISTRY_PORT" > "$state/ports.env"
-  if [ -n "${NODE:-}" ]; then
+  if [ -n "${CATALOGD_NODE:-}" ]; then
     ensure_node_packages
     NODE_IP=$(node_ip)
     [ -n "$NODE_IP" ] || die "no node address: the machine has no IPv4 default route"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Prints the directory holding etcd, kube-apiserver, kube-controller-manager and kubectl, and the
-# node's kube-scheduler, kubelet, kube-proxy and CoreDNS (with NODE=1), for the versions pinned in hack/versions.env,
+# node's kube-scheduler, kubelet, kube-proxy and CoreDNS (with CATALOGD_NODE=1), for the versions pinned in hack/versions.env,
 # building them from their Go modules on first use. The Kubernetes commands share almost all
 # of their packages, so the missing ones are built by one `go build` (each shared package is
 # compiled and linked once per run instead of once per command). CoreDNS (hack/coredns, the
@@ -64,7 +64,7 @@ build_coredns() { # build_coredns <out file>
 }
 
 build_etcd
-if [ -n "${NODE:-}" ]; then
+if [ -n "${CATALOGD_NODE:-}" ]; then
   build_kube kube-apiserver kube-controller-manager kubectl kube-scheduler kubelet kube-proxy
   # shellcheck source=../go-tool.sh
   source "$here/../go-tool.sh"
