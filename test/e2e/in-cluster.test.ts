@@ -6,11 +6,16 @@
 //   Service's DNS name; /metrics and /readyz answer; every log line is JSON;
 // - deleting the leader pod lets the other replica take the Lease and finish a pending update;
 // - a rolling update to another image tag, while a client polls /api/v1/all through the
-//   Service: no request fails or answers other content.
+//   Service: no request fails or answers other content;
+// - last (it changes the Deployment and Service): HTTPS (issue 35) with config/tls and a Secret
+//   from hack/serving-cert.sh; a pod reads /api/v1/all through the Service's DNS name trusting
+//   the CA from a ConfigMap, and the same fetch without the CA fails.
 // At the end everything but the CRDs is deleted: later suites run their own controllers.
 import { expect } from 'chai';
 import { execFile } from 'node:child_process';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import http from 'node:http';
+import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { loadAll } from 'js-yaml';
@@ -31,8 +36,12 @@ import { pollUntil } from '../support/poll.js';
 const run = promisify(execFile);
 const NS = 'catalogd-system';
 const overlay = path.join(repoRoot, '.local', 'deploy');
-const tagA = 'e2e-a';
-const tagB = 'e2e-b';
+// hack/deploy.sh's overlay with the config/tls component (written by the HTTPS case).
+const tlsOverlay = path.join(repoRoot, '.local', 'deploy-tls');
+// Tags new to each run: the Deployment pulls IfNotPresent, so a fixed tag on a reused cluster
+// would run the node's copy of an earlier run's image instead of this tree's.
+const tagA = uniqueName('e2e-a');
+const tagB = uniqueName('e2e-b');
 
 interface Pod {
   metadata: { name: string; deletionTimestamp?: string };
@@ -85,8 +94,14 @@ async function leaseHolder(): Promise<string> {
   ]);
 }
 
+/** A ConfigMap mounted read-only into a one-shot pod. */
+interface ConfigMapMount {
+  configMap: string;
+  mountPath: string;
+}
+
 /** Runs the catalogd-ts image in a one-shot pod (restricted) and returns its output. */
-async function runInPod(image: string, script: string): Promise<string> {
+async function runInPod(image: string, script: string, mount?: ConfigMapMount): Promise<string> {
   const name = uniqueName('client');
   await kubectlOk(
     ['apply', '-f', '-'],
@@ -107,6 +122,9 @@ async function runInPod(image: string, script: string): Promise<string> {
             name: 'client',
             image,
             command: ['node', '-e', script],
+            ...(mount && {
+              volumeMounts: [{ name: 'mounted', mountPath: mount.mountPath, readOnly: true }],
+            }),
             securityContext: {
               allowPrivilegeEscalation: false,
               readOnlyRootFilesystem: true,
@@ -114,6 +132,7 @@ async function runInPod(image: string, script: string): Promise<string> {
             },
           },
         ],
+        ...(mount && { volumes: [{ name: 'mounted', configMap: { name: mount.configMap } }] }),
       },
     }),
   );
@@ -157,6 +176,7 @@ describe('catalogd-ts deployed on the local node (make image, make deploy)', fun
   after(async function () {
     if (!process.env.NODE_REGISTRY) return;
     this.timeout(3 * 60 * 1000);
+    await rm(tlsOverlay, { recursive: true, force: true });
     await kubectl(['delete', 'clustercatalog', catalog, '--ignore-not-found', '--wait=false']);
     const rendered = (loadAll(await kubectlOk(['kustomize', overlay])) as Array<{ kind: string }>)
       .filter((o) => o && o.kind !== 'CustomResourceDefinition')
@@ -321,5 +341,91 @@ describe('catalogd-ts deployed on the local node (make image, make deploy)', fun
     expect(failures, failures.slice(0, 5).join('; ')).to.deep.equal([]);
     expect(requests).to.be.greaterThan(10);
     expect((await getCatalog(catalog)).status?.contentHash).to.equal(synced.status?.contentHash);
+  });
+
+  // Last: it turns the Deployment and Service to HTTPS, and after() deletes them.
+  it('serves /api/v1/all over HTTPS (config/tls) to a pod that trusts the CA, not to one without', async () => {
+    // The Secret config/tls mounts, as docs/deploy.md says to make it without cert-manager.
+    const certDir = await mkdtemp(path.join(os.tmpdir(), 'catalogd-serving-cert-'));
+    let ca: string;
+    try {
+      ({ stdout: ca } = await run(
+        path.join(repoRoot, 'hack', 'serving-cert.sh'),
+        ['--out', certDir, '--namespace', NS],
+        { cwd: repoRoot },
+      ));
+    } finally {
+      await rm(certDir, { recursive: true, force: true });
+    }
+    expect(ca).to.contain('BEGIN CERTIFICATE');
+    await kubectlOk(
+      ['apply', '-f', '-'],
+      JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'catalogd-ts-ca', namespace: NS },
+        data: { 'ca.crt': ca },
+      }),
+    );
+    // hack/deploy.sh's overlay plus the component, applied as a user would.
+    await rm(tlsOverlay, { recursive: true, force: true });
+    await mkdir(tlsOverlay, { recursive: true });
+    await writeFile(
+      path.join(tlsOverlay, 'kustomization.yaml'),
+      [
+        'apiVersion: kustomize.config.k8s.io/v1beta1',
+        'kind: Kustomization',
+        `resources: [${path.relative(tlsOverlay, overlay)}]`,
+        `components: [${path.relative(tlsOverlay, path.join(repoRoot, 'config', 'tls'))}]`,
+        '',
+      ].join('\n'),
+    );
+    await kubectlOk(['apply', '--server-side', '--force-conflicts', '-k', tlsOverlay]);
+    await kubectlOk(['-n', NS, 'rollout', 'status', 'deployment/catalogd-ts', '--timeout=300s']);
+    // The leader of the new pods publishes the https base URL.
+    const base = await pollUntil(
+      async () => {
+        const b = (await getCatalog(catalog)).status?.urls?.base;
+        return b?.startsWith('https://') ? b : undefined;
+      },
+      { timeoutMs: 180_000, intervalMs: 1000, what: `an https base URL on ${catalog}` },
+    );
+    expect(base).to.match(
+      new RegExp(`^https://catalogd-ts\\.catalogd-system\\.svc:443/catalogs/${catalog}(/|$)`),
+    );
+    const url = `${base}/api/v1/all`;
+    // One pod, two fetches on new connections: with the CA mounted, then with the default trust.
+    const script = `
+      const https = require('node:https');
+      const ca = require('node:fs').readFileSync('/etc/catalogd-ca/ca.crt');
+      const get = (opts) => new Promise((resolve, reject) => {
+        https.get(${JSON.stringify(url)}, { agent: false, timeout: 10000, ...opts }, (res) => {
+          let body = '';
+          res.setEncoding('utf8');
+          res.on('data', (d) => (body += d));
+          res.on('end', () => resolve([res.statusCode, body]));
+          res.on('error', reject);
+        }).on('timeout', function () { this.destroy(new Error('timed out')); }).on('error', reject);
+      });
+      (async () => {
+        const [status, body] = await get({ ca });
+        console.log(status);
+        console.log(body.trim().split('\\n').length);
+        try {
+          await get({});
+          console.log('trusted without the CA');
+        } catch (err) {
+          console.log(err.code);
+        }
+      })().catch((err) => { console.log(String(err)); process.exit(1); });`;
+    const out = await runInPod(image, script, {
+      configMap: 'catalogd-ts-ca',
+      mountPath: '/etc/catalogd-ca',
+    });
+    expect(out.trim().split('\n')).to.deep.equal([
+      '200',
+      String(synced.status?.objectCount),
+      'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+    ]);
   });
 });

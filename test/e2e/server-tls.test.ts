@@ -4,10 +4,10 @@
 // CA reads /api/v1/all; a rotated certificate (new serial) reaches new connections without a
 // restart while a client polls without one failed request; a broken pair keeps the old one; a
 // client without the CA fails with one line naming the URL and the reason; a broken pair at start
-// stops the controller with one line. Not here: a pod reading through the Service, and the
-// apiserver's service proxy (the local control plane has no nodes, and its proxy found no
-// endpoints for a selector-less Service with hand-made Endpoints and EndpointSlices); the proxy
-// routing is unit-tested in src/client/trust.test.ts.
+// stops the controller with one line. A pod reading through the Service is in-cluster.test.ts
+// (the node). Not here: the apiserver's service proxy (its proxy found no endpoints for a
+// selector-less Service with hand-made Endpoints and EndpointSlices); the proxy routing is
+// unit-tested in src/client/trust.test.ts.
 import { expect } from 'chai';
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
