@@ -50,6 +50,14 @@ patches:
       - op: add
         path: /spec/template/spec/containers/0/args/-
         value: --registries-conf=/etc/catalogd/registries.conf
+      # `make image` rebuilds under the same tag (default: local): the digest it pushed (in the
+      # template, so a rebuild rolls the pods) and Always (so they pull it, not the node's copy).
+      - op: add
+        path: /spec/template/spec/containers/0/imagePullPolicy
+        value: Always
+      - op: add
+        path: /spec/template/metadata/annotations/catalogd-ts.dev~1image-digest
+        value: "$(cat "$local_dir/image-$tag.digest" 2>/dev/null || echo unknown)"
       - op: add
         path: /spec/template/spec/containers/0/volumeMounts/-
         value: {name: registries, mountPath: /etc/catalogd, readOnly: true}

@@ -46,6 +46,9 @@ if [ -f "$host_ca" ]; then
 fi
 buildah bud --quiet --layers --pull=never --network=host "${mounts[@]}" -f "$root/Containerfile" \
   -t "catalogd-ts:$tag" "$root" >&2
-buildah push --quiet --tls-verify=false "catalogd-ts:$tag" "docker://$registry/catalogd-ts:$tag" >&2
+# The pushed digest goes to .local/image-TAG.digest: hack/deploy.sh puts it in the pod template,
+# so a rebuild under the same tag rolls the pods (and they pull it: imagePullPolicy Always there).
+buildah push --quiet --tls-verify=false --digestfile "$local_dir/image-$tag.digest" \
+  "catalogd-ts:$tag" "docker://$registry/catalogd-ts:$tag" >&2
 echo "image: built and pushed $registry/catalogd-ts:$tag in $((SECONDS - start))s" >&2
 echo "$registry/catalogd-ts:$tag"
