@@ -3,7 +3,7 @@
 // directory), so the paths stay and their content changes: the files are read again on an
 // interval of the injected clock and compared by content (a few KB). A new pair is checked first
 // (tls.ts): one that cannot serve keeps the previous pair in force and is reported once.
-import type { Clock, Timer } from '../util/clock.js';
+import { pollEvery, type Clock } from '../util/clock.js';
 import type { ReadFile, ServingPair, TlsFiles } from './tls.js';
 import { TlsPairError, checkPair, pairFingerprint, readPairFiles } from './tls.js';
 
@@ -89,19 +89,11 @@ export class ServingCertificate {
     intervalMs: number,
     hooks: CertificateReloadHooks,
   ): () => void {
-    let timer: Timer | undefined;
-    let stopped = false;
-    const tick = () => {
-      void this.reload(hooks)
-        .catch((err: unknown) => hooks.onError(new TlsPairError(String(err))))
-        .finally(() => {
-          if (!stopped) timer = clock.setTimer(intervalMs, tick);
-        });
-    };
-    timer = clock.setTimer(intervalMs, tick);
-    return () => {
-      stopped = true;
-      timer?.cancel();
-    };
+    return pollEvery(
+      clock,
+      intervalMs,
+      () => this.reload(hooks),
+      (err: unknown) => hooks.onError(new TlsPairError(String(err))),
+    );
   }
 }

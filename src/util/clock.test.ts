@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { ManualClock, RealClock } from './clock.js';
+import { ManualClock, pollEvery, RealClock } from './clock.js';
 
 describe('ManualClock', () => {
   it('fires due timers in due-time order, moving now() to each due time', async () => {
@@ -72,5 +72,38 @@ describe('RealClock', () => {
     const p = clock.sleep(60_000, ac.signal);
     ac.abort();
     await p;
+  });
+});
+
+describe('pollEvery', () => {
+  it('runs every interval, never overlapping a slow run, past errors, until stopped', async () => {
+    const clock = new ManualClock(0);
+    const runs: number[] = [];
+    const errors: unknown[] = [];
+    let release: (() => void) | undefined;
+    const stop = pollEvery(
+      clock,
+      10,
+      async () => {
+        runs.push(clock.now());
+        if (runs.length === 2) await new Promise<void>((r) => (release = r));
+        if (runs.length === 3) throw new Error('boom');
+      },
+      (err) => errors.push(err),
+    );
+    await clock.advance(10);
+    expect(runs).to.deep.equal([10]);
+    await clock.advance(10); // the second run starts and hangs
+    await clock.advance(100);
+    expect(runs).to.deep.equal([10, 20]); // nothing armed while it runs
+    release?.();
+    await clock.advance(10);
+    expect(runs).to.deep.equal([10, 20, 130]);
+    expect(errors.map(String)).to.deep.equal(['Error: boom']);
+    await clock.advance(10);
+    expect(runs).to.have.length(4);
+    stop();
+    await clock.advance(100);
+    expect(runs).to.have.length(4);
   });
 });

@@ -62,6 +62,33 @@ export class RealClock implements Clock {
 /** One shared real clock; components default to it when no clock is injected. */
 export const realClock: Clock = new RealClock();
 
+/**
+ * Runs tick every intervalMs on clock until the returned function is called. The next run is
+ * armed only when the previous one settled, so a slow tick never overlaps itself; a rejection
+ * goes to onError and polling goes on.
+ */
+export function pollEvery(
+  clock: Pick<Clock, 'setTimer'>,
+  intervalMs: number,
+  tick: () => Promise<void>,
+  onError: (err: unknown) => void,
+): () => void {
+  let timer: Timer | undefined;
+  let stopped = false;
+  const run = (): void => {
+    void tick()
+      .catch(onError)
+      .finally(() => {
+        if (!stopped) timer = clock.setTimer(intervalMs, run);
+      });
+  };
+  timer = clock.setTimer(intervalMs, run);
+  return () => {
+    stopped = true;
+    timer?.cancel();
+  };
+}
+
 interface PendingTimer {
   due: number;
   seq: number;

@@ -4,7 +4,7 @@
 // new policy that does not parse keeps the old one in force, and is logged and counted.
 import { createHash } from 'node:crypto';
 import { readFile as fsReadFile } from 'node:fs/promises';
-import type { Clock, Timer } from '../../util/clock.js';
+import { pollEvery, type Clock } from '../../util/clock.js';
 import { parseSignaturePolicy, PolicyError, type SignaturePolicy } from './policy.js';
 
 export type ReadFile = (path: string) => Promise<Buffer>;
@@ -118,19 +118,11 @@ export class PolicyFile {
 
   /** Reloads every intervalMs on clock until the returned function is called. */
   watch(clock: Pick<Clock, 'setTimer'>, intervalMs: number, hooks: PolicyReloadHooks): () => void {
-    let timer: Timer | undefined;
-    let stopped = false;
-    const tick = () => {
-      void this.reload(hooks)
-        .catch((err: unknown) => hooks.onError(new PolicyError(String(err))))
-        .finally(() => {
-          if (!stopped) timer = clock.setTimer(intervalMs, tick);
-        });
-    };
-    timer = clock.setTimer(intervalMs, tick);
-    return () => {
-      stopped = true;
-      timer?.cancel();
-    };
+    return pollEvery(
+      clock,
+      intervalMs,
+      () => this.reload(hooks),
+      (err: unknown) => hooks.onError(new PolicyError(String(err))),
+    );
   }
 }
