@@ -6,7 +6,7 @@
 // controller alive, peak RSS at most 150 MB and the cache's disk use bounded.
 import { expect } from 'chai';
 import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
@@ -33,25 +33,13 @@ import {
   manyEntriesLayer,
   pushLayers,
   tarOf,
-  type TarEntry,
+  sampleEntries,
 } from '../support/registry-layers.js';
 import type { Revision } from '../support/revisions.js';
 import { revisionInCluster, revisionOf } from '../support/revisions.js';
 
 const MB = 1024 * 1024;
 const PEAK_RSS_LIMIT = 150 * MB;
-
-/** The sample catalog's files as tar entries under configs/. */
-async function sampleEntries(): Promise<TarEntry[]> {
-  const entries: TarEntry[] = [];
-  for (const pkg of (await readdir(sampleDir)).sort())
-    for (const f of (await readdir(path.join(sampleDir, pkg))).sort())
-      entries.push({
-        name: `configs/${pkg}/${f}`,
-        body: await readFile(path.join(sampleDir, pkg, f)),
-      });
-  return entries;
-}
 
 /** Bytes under dir as the disk holds them (a hard-linked file once), via du. */
 async function diskBytes(dir: string): Promise<number> {

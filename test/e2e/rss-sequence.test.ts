@@ -19,10 +19,9 @@
 // heap exhaustion in that step, so the live V8 heap there exceeds 64 MB.
 // E2E_RSS_NODE_OPTIONS replaces the Deployment's heap options, for such experiments.
 import { expect } from 'chai';
-import { readdir, readFile } from 'node:fs/promises';
-import path from 'node:path';
+import { readFile } from 'node:fs/promises';
 import type { ClusterCatalog } from '../../src/api/v1/index.js';
-import { applyCatalog, installCrds, sampleDir, waitSynced } from '../support/catalogs.js';
+import { applyCatalog, installCrds, waitSynced } from '../support/catalogs.js';
 import type { RunningController } from '../support/controller.js';
 import { DEPLOYMENT_HEAP_OPTIONS, startController } from '../support/controller.js';
 import { kubectl } from '../support/kubectl.js';
@@ -31,22 +30,11 @@ import {
   gzipLayer,
   manyEntriesLayer,
   pushLayers,
-  type TarEntry,
+  sampleEntries,
 } from '../support/registry-layers.js';
 
 const MB = 1 << 20;
 const LIMIT = 150 * MB;
-
-async function sampleEntries(): Promise<TarEntry[]> {
-  const entries: TarEntry[] = [];
-  for (const pkg of (await readdir(sampleDir)).sort())
-    for (const f of (await readdir(path.join(sampleDir, pkg))).sort())
-      entries.push({
-        name: `configs/${pkg}/${f}`,
-        body: await readFile(path.join(sampleDir, pkg, f)),
-      });
-  return entries;
-}
 
 /** `n` documents of about `each` bytes, YAML (a stream) or JSON (concatenated values). */
 function documents(kind: 'yaml' | 'json', n: number, each: number): Buffer {

@@ -13,8 +13,23 @@ import {
   type BlobSource,
 } from '../../src/source/pusher.js';
 import { digestOf } from '../../src/source/digest.js';
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { sampleDir } from './catalogs.js';
 
 export type TarEntry = Partial<tar.Header> & { name: string; body?: string | Buffer };
+
+/** The sample catalog's files as tar entries under configs/ (a good layer to start from). */
+export async function sampleEntries(): Promise<TarEntry[]> {
+  const entries: TarEntry[] = [];
+  for (const pkg of (await readdir(sampleDir)).sort())
+    for (const f of (await readdir(path.join(sampleDir, pkg))).sort())
+      entries.push({
+        name: `configs/${pkg}/${f}`,
+        body: await readFile(path.join(sampleDir, pkg, f)),
+      });
+  return entries;
+}
 
 export async function tarOf(entries: TarEntry[]): Promise<Buffer> {
   const pack = tar.pack();
