@@ -50,7 +50,7 @@ patches:
       - op: add
         path: /spec/template/spec/containers/0/args/-
         value: --registries-conf=/etc/catalogd/registries.conf
-      # `make image` rebuilds under the same tag (default: local): the digest it pushed (in the
+      # make image rebuilds under the same tag (default: local): the digest it pushed (in the
       # template, so a rebuild rolls the pods) and Always (so they pull it, not the node's copy).
       - op: add
         path: /spec/template/spec/containers/0/imagePullPolicy
