@@ -81,6 +81,10 @@ test-e2e: deps controlplane chromium cosign ## Run the e2e tests (starts a local
 bench: build controlplane ## Run the benchmarks (SPEC §7); writes bench/results/latest.json
 	$(WITH_NODE) npx tsx bench/run.ts
 
+.PHONY: bench-peer
+bench-peer: build controlplane olmv1 ## catalogd-ts beside upstream catalogd v1.5.1 (bench/README.md "Peer"); BENCH_PEER_ROUNDS=3
+	BENCH_ONLY=peer $(WITH_NODE) npx tsx bench/run.ts
+
 .PHONY: cosign
 cosign: ## Build (once, cached outside the repo) the cosign the signature e2e tests sign with.
 	@hack/cosign.sh >/dev/null

@@ -13,6 +13,8 @@
 //   BENCH_SKIP_KUBECTL=1, BENCH_SKIP_PARSE=1, BENCH_SKIP_ENTRIES=1, BENCH_SKIP_HTTP=1   skip those
 //   BENCH_ONLY=controlPlane only the control-plane section (bench/control-plane.ts), on the
 //                           largest of BENCH_SIZES and BENCH_REAL_CATALOGS (default /tmp/real/v4.20)
+//   BENCH_ONLY=peer         only catalogd-ts beside upstream catalogd v1.5.1 (scenarios/peer.ts;
+//                           `make bench-peer`)
 //   BENCH_SKIP_CONTROL_PLANE=1   skip that section in a full run
 //   BENCH_PPROF=DIR         save a 10-s apiserver CPU profile of each write phase (controller
 //                           rounds, raw levels) in DIR, for `go tool pprof`
@@ -51,6 +53,7 @@ import { finish, merge, rssGrowth, writeResults } from './lib/report.js';
 import { childBench } from './scenarios/child-bench.js';
 import type { ColdResult, ColdSyncContext } from './scenarios/cold-sync.js';
 import { coldSync } from './scenarios/cold-sync.js';
+import { runPeer } from './scenarios/peer.js';
 
 async function main(): Promise<void> {
   const started = new Date();
@@ -96,6 +99,14 @@ async function main(): Promise<void> {
       startController,
       deleteCatalog,
     };
+    if (ONLY === 'peer') {
+      await runPeer(
+        { api, etcd, kubeconfig, registry, work, logDir, resetControlPlane },
+        results,
+        started,
+      );
+      return;
+    }
     if (ONLY === 'controlPlane') {
       const controlPlane = await measureControlPlane(hooks);
       results.controlPlane = controlPlane;

@@ -35,7 +35,15 @@ export function procCpuSeconds(pid: number): number {
 /** Controllers started and not yet stopped: stopped on the way out, whatever failed. */
 export const running = new Set<Controller>();
 
-export async function startController(kubeconfig: string, logDir: string): Promise<Controller> {
+/**
+ * Starts the built controller as deployed, without leader election unless `opts.leaderElect`
+ * (the peer scenario: upstream elects a leader too); `opts.args` are added flags.
+ */
+export async function startController(
+  kubeconfig: string,
+  logDir: string,
+  opts: { leaderElect?: boolean; args?: string[] } = {},
+): Promise<Controller> {
   const [metricsPort, healthPort, serverPort] = [
     await freePort(),
     await freePort(),
@@ -50,12 +58,13 @@ export async function startController(kubeconfig: string, logDir: string): Promi
       path.join(ROOT, 'dist', 'src', 'cmd', 'catalogd.js'),
       'controller',
       `--kubeconfig=${kubeconfig}`,
-      '--no-leader-elect',
+      opts.leaderElect ? '--leader-elect' : '--no-leader-elect',
       `--metrics-addr=127.0.0.1:${metricsPort}`,
       `--health-addr=127.0.0.1:${healthPort}`,
       `--server-addr=127.0.0.1:${serverPort}`,
       `--cache-dir=${cacheDir}`,
       '--log-level=warn',
+      ...(opts.args ?? []),
     ],
     {
       cwd: ROOT,
