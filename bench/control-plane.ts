@@ -22,12 +22,13 @@ import { generateCatalog } from '../test/support/fbcgen.js';
 import { mapBounded } from '../src/util/bounded.js';
 import { Api, CC } from './lib/api.js';
 import { stateOf, succeeded } from './lib/catalogs.js';
+import { apiserverRss } from './lib/cluster.js';
 import { latencyProbe } from './lib/latency.js';
 import { median, percentile } from './lib/stats.js';
 
 /** The controller's ServiceAccount (config/rbac), which config/flowcontrol's FlowSchema matches. */
-const CONTROLLER_NS = 'catalogd-system';
-const CONTROLLER_SA = 'catalogd-ts';
+export const CONTROLLER_NS = 'catalogd-system';
+export const CONTROLLER_SA = 'catalogd-ts';
 /** The other client: its own ServiceAccount, reading ConfigMaps of its own namespace. */
 const OTHER_NS = 'bench-other-client';
 const OTHER_SA = 'bench-other-client';
@@ -61,7 +62,7 @@ export interface BenchHooks {
   deleteCatalog(api: Api, name: string): Promise<void>;
 }
 
-interface CatalogUnderTest {
+export interface CatalogUnderTest {
   /** `generated-50mb`, `real-v4.20`. */
   id: string;
   dir: string;
@@ -72,8 +73,10 @@ interface CatalogUnderTest {
   objectBytes: Record<ContentProfile, number>;
 }
 
-interface ProfileMeasurement {
+export interface ProfileMeasurement {
   objects: number;
+  /** kube-apiserver's VmRSS before the sync and after it settled (no forced GC). */
+  apiserverRssBytes: { before: number; after: number };
   apiserverHeapBytesAdded: number;
   apiserverHeapBytesPerContentByte: number;
   etcdBytesAdded: number;
@@ -119,7 +122,7 @@ async function liveHeapSamples(api: Api): Promise<number[]> {
 // ---------- identities: the controller's ServiceAccount and the other client's ----------
 
 /** A TokenRequest token for a ServiceAccount, written into a kubeconfig beside the admin's. */
-async function serviceAccountKubeconfig(
+export async function serviceAccountKubeconfig(
   h: BenchHooks,
   ns: string,
   sa: string,
@@ -166,7 +169,7 @@ function kubectl(h: BenchHooks, args: string[], input?: string): void {
 }
 
 /** The controller's namespace and RBAC as deployed (config/namespace, config/rbac). */
-function applyControllerRbac(h: BenchHooks): void {
+export function applyControllerRbac(h: BenchHooks): void {
   for (const dir of ['namespace', 'rbac'])
     kubectl(h, ['apply', '--server-side', '-k', path.join(h.root, 'config', dir)]);
 }
@@ -263,31 +266,36 @@ async function syncCatalog(
  * after it settled, the controller running as its ServiceAccount. `during`, when given, runs
  * while the catalog syncs (the other client's probe).
  */
-async function measureProfile(
+export async function measureProfile(
   h: BenchHooks,
   controllerKubeconfig: string,
   cat: CatalogUnderTest,
   profile: ContentProfile,
-): Promise<ProfileMeasurement> {
+  /** Runs after the measurement, the catalog synced (the watch-cache scenario's queries). */
+  probe?: (catalog: string) => Promise<Record<string, unknown>>,
+): Promise<ProfileMeasurement & { probe?: Record<string, unknown> }> {
   const name = `bench-cp-${cat.id}-${profile}`.replace(/[^a-z0-9-]/g, '-');
   await h.resetControlPlane();
   const controller = await h.startController(controllerKubeconfig, h.logDir);
   try {
     await h.waitForQuiet(h.api);
     const before = await liveHeapSamples(h.api);
+    const rssBefore = apiserverRss();
     if (!h.reuse) await h.etcd.compactDefrag();
     const etcdBefore = (await h.etcd.status()).dbSize;
     const sync = await syncCatalog(h, name, cat.ref, profile);
     // The watch cache holds decoded copies of what was written: measure once the writes and
     // their watchers (the garbage collector's graph, the controller's drift watch) are done.
     await h.waitForQuiet(h.api);
+    const rssAfter = apiserverRss();
     const after = await liveHeapSamples(h.api);
     if (!h.reuse) await h.etcd.compactDefrag();
     const etcdAfter = (await h.etcd.status()).dbSize;
     const heapAdded = median(after) - median(before);
     const etcdAdded = etcdAfter - etcdBefore;
-    const m: ProfileMeasurement = {
+    const m: ProfileMeasurement & { probe?: Record<string, unknown> } = {
       objects: sync.objects,
+      apiserverRssBytes: { before: rssBefore, after: rssAfter },
       apiserverHeapBytesAdded: heapAdded,
       apiserverHeapBytesPerContentByte: r3(heapAdded / cat.contentBytes),
       etcdBytesAdded: etcdAdded,
@@ -296,6 +304,7 @@ async function measureProfile(
       syncSeconds: Number(sync.seconds.toFixed(1)),
       ...(sync.storedBytes !== undefined && { statusStoredBytes: sync.storedBytes }),
     };
+    if (probe) m.probe = await probe(name);
     h.log(
       `control plane, ${cat.id} ${profile}: ${JSON.stringify({ ...m, heapSamples: undefined })}`,
     );
@@ -336,6 +345,7 @@ async function measureConfigMaps(
   try {
     await h.waitForQuiet(h.api);
     const before = await liveHeapSamples(h.api);
+    const rssBefore = apiserverRss();
     if (!h.reuse) await h.etcd.compactDefrag();
     const etcdBefore = (await h.etcd.status()).dbSize;
     const client = h.api.withSockets(16);
@@ -351,6 +361,7 @@ async function measureConfigMaps(
     const heapAdded = median(after) - median(before);
     const m: ProfileMeasurement = {
       objects: blobs.length,
+      apiserverRssBytes: { before: rssBefore, after: apiserverRss() },
       apiserverHeapBytesAdded: heapAdded,
       apiserverHeapBytesPerContentByte: r3(heapAdded / cat.contentBytes),
       etcdBytesAdded: etcdAdded,
@@ -493,7 +504,11 @@ function controllerHasLean(root: string): boolean {
   }
 }
 
-async function prepareCatalog(h: BenchHooks, id: string, dir: string): Promise<CatalogUnderTest> {
+export async function prepareCatalog(
+  h: BenchHooks,
+  id: string,
+  dir: string,
+): Promise<CatalogUnderTest> {
   const { ref } = await pushCatalog(dir, `${h.registry}/bench/control-plane-${id}:v1`);
   // The controller's objects, with a real uid's length in the owner reference, as render sees them.
   const cost = await catalogCost(dir, { catalog: `bench-cp-${id}`, output: 'json' });

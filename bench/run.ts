@@ -15,6 +15,8 @@
 //                           largest of BENCH_SIZES and BENCH_REAL_CATALOGS (default /tmp/real/v4.20)
 //   BENCH_ONLY=peer         only catalogd-ts beside upstream catalogd v1.5.1 (scenarios/peer.ts;
 //                           `make bench-peer`)
+//   BENCH_ONLY=watchCache   only the apiserver's price per content profile with its CatalogMetadata
+//                           watch cache on and off (scenarios/watch-cache.ts; docs/deploy.md)
 //   BENCH_SKIP_CONTROL_PLANE=1   skip that section in a full run
 //   BENCH_PPROF=DIR         save a 10-s apiserver CPU profile of each write phase (controller
 //                           rounds, raw levels) in DIR, for `go tool pprof`
@@ -54,6 +56,7 @@ import { childBench } from './scenarios/child-bench.js';
 import type { ColdResult, ColdSyncContext } from './scenarios/cold-sync.js';
 import { coldSync } from './scenarios/cold-sync.js';
 import { runPeer } from './scenarios/peer.js';
+import { measureWatchCache, watchCacheMarkdown } from './scenarios/watch-cache.js';
 
 async function main(): Promise<void> {
   const started = new Date();
@@ -104,6 +107,14 @@ async function main(): Promise<void> {
         { api, etcd, kubeconfig, registry, work, logDir, resetControlPlane },
         results,
         started,
+      );
+      return;
+    }
+    if (ONLY === 'watchCache') {
+      results.watchCache = await measureWatchCache(hooks);
+      await writeResults(results, started);
+      process.stdout.write(
+        `\n${watchCacheMarkdown(results.watchCache as Record<string, unknown>)}`,
       );
       return;
     }

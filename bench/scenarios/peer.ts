@@ -17,7 +17,7 @@ import type { Api } from '../lib/api.js';
 import { CC } from '../lib/api.js';
 import { deleteCatalog } from '../lib/catalogs.js';
 import type { Etcd } from '../lib/cluster.js';
-import { controlPlaneCpu, controlPlanePids, waitForQuietControlPlane } from '../lib/cluster.js';
+import { apiserverRss, waitForQuietControlPlane } from '../lib/cluster.js';
 import { MB, OUT, RESULTS, ROOT, log, round } from '../lib/config.js';
 import {
   ContentClient,
@@ -214,12 +214,6 @@ async function withDeadline<T>(p: Promise<T>, ms: number, what: string): Promise
   } finally {
     clearTimeout(t);
   }
-}
-
-function apiserverRss(): number {
-  controlPlaneCpu(); // reads the pid files when the control plane was restarted
-  const pid = controlPlanePids?.['kube-apiserver'];
-  return pid === undefined ? NaN : (procStatus(pid)?.rss ?? NaN);
 }
 
 interface Round {
