@@ -6,6 +6,7 @@
 // bench/control-plane.ts's per-profile measurement. BENCH_ONLY=watchCache runs only this; the
 // numbers are in docs/deploy.md "Control-plane price".
 import { execFileSync } from 'node:child_process';
+import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { CATALOG_METADATA_PLURAL, GROUP } from '../../src/api/v1/index.js';
@@ -26,12 +27,16 @@ import { median } from '../lib/stats.js';
 export const WATCH_CACHE_OFF = `--watch-cache-sizes=${CATALOG_METADATA_PLURAL}.${GROUP}#0`;
 const QUERIES = Math.max(3, Number(process.env.BENCH_WATCH_CACHE_QUERIES ?? '7'));
 
-/** `kubectl get catalogmetadata -l package=X` QUERIES times: median and every run, in seconds. */
-function labelQuery(h: BenchHooks, pkg: string): { p50: number; runs: number[] } {
+/**
+ * `kubectl get catalogmetadata -l package=X` QUERIES times: median and every run, in seconds, and
+ * how many objects it listed.
+ */
+function labelQuery(h: BenchHooks, pkg: string): { p50: number; runs: number[]; objects: number } {
   const runs: number[] = [];
+  let objects = 0;
   for (let i = 0; i < QUERIES; i++) {
     const t0 = performance.now();
-    execFileSync(
+    const out = execFileSync(
       'kubectl',
       [
         `--kubeconfig=${h.kubeconfig}`,
@@ -42,11 +47,12 @@ function labelQuery(h: BenchHooks, pkg: string): { p50: number; runs: number[] }
         '-o',
         'name',
       ],
-      { stdio: ['ignore', 'ignore', 'inherit'] },
+      { stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' },
     );
+    objects = out.split('\n').filter((l) => l !== '').length;
     runs.push(Number(((performance.now() - t0) / 1000).toFixed(3)));
   }
-  return { p50: median(runs), runs };
+  return { p50: median(runs), runs, objects };
 }
 
 /**
@@ -94,8 +100,9 @@ export async function measureWatchCache(h: BenchHooks): Promise<Record<string, u
   const dir = path.join(h.work, `watch-cache-${h.sizeMB}mb`);
   await generateCatalog(dir, { seed: 1, sizeMB: h.sizeMB });
   const cat = await prepareCatalog(h, `generated-${h.sizeMB}mb`, dir);
-  // A package of the catalog for the label query: the first directory of the generated FBC.
-  const pkg = execFileSync('ls', [dir], { encoding: 'utf8' }).split('\n')[0]!;
+  // A package of the catalog for the label query: a directory of the generated FBC (one per
+  // package; README.md sits beside them).
+  const pkg = (await readdir(dir, { withFileTypes: true })).find((d) => d.isDirectory())!.name;
   applyControllerRbac(h);
   const controller = await serviceAccountKubeconfig(h, CONTROLLER_NS, CONTROLLER_SA);
   controller.api.close();
@@ -146,10 +153,10 @@ export function watchCacheMarkdown(r: Record<string, unknown>): string {
       const ha = median(x.heapSamples.after);
       const rss = x.apiserverRssBytes;
       const p = x.probe as {
-        kubectlGetByPackage: { p50: number };
+        kubectlGetByPackage: { p50: number; objects: number };
         watchDeliveredSeconds: number | null;
       };
-      return `| ${x.setting} | ${x.profile} | ${x.objects} | ${mib(hb)} → ${mib(ha)} | ${mib(rss.before)} → ${mib(rss.after)} | ${per10k(x.apiserverHeapBytesAdded, x.objects)} / ${per10k(rss.after - rss.before, x.objects)} / ${per10k(x.etcdBytesAdded, x.objects)} | ${p.kubectlGetByPackage.p50.toFixed(2)} s | ${p.watchDeliveredSeconds === null ? 'no' : `yes, ${p.watchDeliveredSeconds} s`} |`;
+      return `| ${x.setting} | ${x.profile} | ${x.objects} | ${mib(hb)} → ${mib(ha)} | ${mib(rss.before)} → ${mib(rss.after)} | ${per10k(x.apiserverHeapBytesAdded, x.objects)} / ${per10k(rss.after - rss.before, x.objects)} / ${per10k(x.etcdBytesAdded, x.objects)} | ${p.kubectlGetByPackage.p50.toFixed(2)} s (${p.kubectlGetByPackage.objects} objects) | ${p.watchDeliveredSeconds === null ? 'no' : `yes, ${p.watchDeliveredSeconds} s`} |`;
     }),
   ];
   return lines.join('\n') + '\n';
