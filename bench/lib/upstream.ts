@@ -4,14 +4,13 @@
 // the pod path, and its ClusterCatalog CRD.
 import { execFileSync, spawn } from 'node:child_process';
 import { createWriteStream, existsSync, readFileSync } from 'node:fs';
-import { appendFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { setTimeout as delay } from 'node:timers/promises';
 import { freePort } from '../../test/support/controller.js';
 import type { Api } from './api.js';
 import type { Controller } from './controller-process.js';
-import { running } from './controller-process.js';
+import { supervise } from './controller-process.js';
 import { ROOT } from './config.js';
 
 /** Upstream's ClusterCatalog CRD, as v1.5.1 ships it (committed copy). */
@@ -182,36 +181,13 @@ export async function startUpstream(
   );
   child.stdout.pipe(out);
   child.stderr.pipe(out);
-  const exited = new Promise<void>((r) => child.once('exit', () => r()));
-  const c: Controller & { contentAddr: string } = {
-    pid: child.pid ?? -1,
+  const c = await supervise(child, {
+    what: 'upstream catalogd',
     logFile,
-    contentAddr,
+    cacheDir,
+    readyUrl: `http://127.0.0.1:${probePort}/readyz`,
+    // Its metrics need a TokenReview-authorized client; the scenario reads none.
     metric: () => Promise.resolve(NaN),
-    async stop() {
-      running.delete(c);
-      if (child.exitCode === null && child.signalCode === null) {
-        child.kill('SIGTERM');
-        const t = setTimeout(() => child.kill('SIGKILL'), 20_000);
-        await exited;
-        clearTimeout(t);
-      }
-      await rm(cacheDir, { recursive: true, force: true });
-    },
-  };
-  running.add(c);
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`upstream catalogd exited; log: ${logFile}`);
-    const ok = await fetch(`http://127.0.0.1:${probePort}/readyz`)
-      .then((r) => r.ok)
-      .catch(() => false);
-    if (ok) break;
-    if (Date.now() > deadline) {
-      await c.stop();
-      throw new Error(`upstream catalogd not ready in 60 s; log: ${logFile}`);
-    }
-    await delay(200);
-  }
-  return c;
+  });
+  return Object.assign(c, { contentAddr });
 }

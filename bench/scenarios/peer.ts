@@ -16,7 +16,6 @@ import { procStatus } from '../../test/support/controller.js';
 import type { Api } from '../lib/api.js';
 import { CC } from '../lib/api.js';
 import { deleteCatalog } from '../lib/catalogs.js';
-import type { Etcd } from '../lib/cluster.js';
 import { apiserverRss, waitForQuietControlPlane } from '../lib/cluster.js';
 import { MB, OUT, RESULTS, ROOT, log, round } from '../lib/config.js';
 import {
@@ -30,6 +29,7 @@ import type { Controller } from '../lib/controller-process.js';
 import { procCpuSeconds, processSampler, startController } from '../lib/controller-process.js';
 import { updateReadme, writeResults } from '../lib/report.js';
 import { median } from '../lib/stats.js';
+import type { ColdSyncContext } from './cold-sync.js';
 import {
   UPSTREAM_CRD,
   allowInsecureRegistry,
@@ -53,16 +53,11 @@ const IDLE_SECONDS = Math.max(5, Number(process.env.BENCH_PEER_IDLE_SECONDS ?? '
 const SIZE_MB = Number(process.env.BENCH_PEER_SIZE_MB ?? '50');
 const REAL = (process.env.BENCH_REAL_CATALOGS ?? '/tmp/real/v4.20').split(',').filter(Boolean);
 
-export interface PeerContext {
-  api: Api;
-  etcd: Etcd;
-  kubeconfig: string;
-  registry: string;
-  work: string;
-  logDir: string;
-  /** etcd compacted and defragmented, kube-apiserver and kube-controller-manager restarted. */
-  resetControlPlane(): Promise<void>;
-}
+/** What the scenario runs against: the bench's cluster and scratch space (as cold-sync's). */
+export type PeerContext = Pick<
+  ColdSyncContext,
+  'api' | 'etcd' | 'kubeconfig' | 'registry' | 'work' | 'logDir' | 'resetControlPlane'
+>;
 
 /** One controller on one catalog. Seconds, bytes; medians over the rounds where so named. */
 export interface PeerSide {
