@@ -258,6 +258,7 @@ export async function restartControlPlane(api: Api): Promise<number> {
   };
   execFileSync(script, ['stop', 'kube-controller-manager'], opts);
   execFileSync(script, ['stop', 'kube-apiserver'], opts);
+  api.dropIdleConnections();
   execFileSync(script, ['start', 'kube-apiserver'], opts);
   execFileSync(script, ['start', 'kube-controller-manager'], opts);
   controlPlanePids = undefined; // new pids
