@@ -133,7 +133,12 @@ export async function parallelTransfers(
     Array.from({ length: clients }, (_, i) => i),
     clients,
     async () => {
-      for (let i = 0; i < each; i++) bytes += (await c.get(suffix)).bytes;
+      for (let i = 0; i < each; i++) {
+        // Awaited first: `bytes += await …` reads `bytes` before the await and loses the
+        // other readers' additions.
+        const t = await c.get(suffix);
+        bytes += t.bytes;
+      }
     },
   );
   const seconds = (performance.now() - t0) / 1000;
