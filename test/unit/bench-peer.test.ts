@@ -1,7 +1,9 @@
 // The peer scenario's pure parts (bench/scenarios/peer.ts, bench/lib/content-client.ts): the
 // identity check of two servers' /all bodies and the table.
 import assert from 'node:assert/strict';
-import { linesDigest } from '../../bench/lib/content-client.js';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { ContentClient, linesDigest, parallelTransfers } from '../../bench/lib/content-client.js';
 import type { PeerResult, PeerSide } from '../../bench/scenarios/peer.js';
 import { peerMarkdown } from '../../bench/scenarios/peer.js';
 
@@ -21,6 +23,22 @@ describe('bench peer: linesDigest', () => {
     const a = linesDigest(Buffer.from('{"schema":"olm.package","name":"a"}\n'));
     const b = linesDigest(Buffer.from('{"schema":"olm.package","name":"a","icon":null}\n'));
     assert.notEqual(a.sha256, b.sha256);
+  });
+});
+
+describe('bench peer: parallelTransfers', () => {
+  it('counts the bytes of every reader', async () => {
+    const body = Buffer.alloc(100_000, 'x');
+    const server = createServer((_req, res) => res.end(body));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const client = new ContentClient(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+    try {
+      const r = await parallelTransfers(client, '/api/v1/all', 4, 3);
+      assert.equal(r.bytes, 12 * body.length);
+    } finally {
+      client.close();
+      server.close();
+    }
   });
 });
 
