@@ -495,7 +495,9 @@ export async function peer(ctx: PeerContext): Promise<PeerResult> {
 // ---------- the table ----------
 
 const mib = (b: number) => `${(b / MB).toFixed(1)} MiB`;
-const ratio = (a: number, b: number) => (b > 0 ? `${(a / b).toFixed(2)}×` : '–');
+/** a ÷ b; beyond 100× (upstream writes no objects: its etcd and apiserver add ~0) just "≫ 100×". */
+const ratio = (a: number, b: number) =>
+  a <= 0 && b <= 0 ? '–' : b <= 0 || a / b > 100 ? '≫ 100×' : `${(a / b).toFixed(2)}×`;
 
 /** One markdown table: a row per measurement, a column per catalog, "ours vs upstream (ratio)". */
 export function peerMarkdown(r: PeerResult): string {
