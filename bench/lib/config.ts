@@ -1,6 +1,5 @@
 // What a bench run measures and where, from the environment (the BENCH_* variables of
 // bench/run.ts's header), and the small helpers every part logs and rounds with.
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { deployedEnv, deployedMallocEnv } from '../../test/support/deployment.js';
