@@ -3,7 +3,7 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { ContentProfile } from '../api/v1/index.js';
-import { CONTENT_PROFILE_FULL, CONTENT_PROFILES, isContentProfile } from '../api/v1/index.js';
+import { CONTENT_PROFILE_FULL, contentProfileChoices, isContentProfile } from '../api/v1/index.js';
 import { DEFAULT_MAX_OBJECT_BYTES } from '../fbc/index.js';
 import { DEFAULT_MAX_CACHE_BYTES, defaultMinimumRate, parseDuration } from '../source/index.js';
 import { CommandError } from './command-error.js';
@@ -179,7 +179,7 @@ export function parseControllerOptions(args: string[]): ControllerOptions | unde
   const contentProfile = flags['content-profile'];
   if (!isContentProfile(contentProfile))
     throw new CommandError(
-      `--content-profile must be ${CONTENT_PROFILES.join(' or ')}, not ${JSON.stringify(contentProfile)}`,
+      `--content-profile must be ${contentProfileChoices()}, not ${JSON.stringify(contentProfile)}`,
     );
   const serverAddr = hostPort('server-addr', flags['server-addr']);
   return {
