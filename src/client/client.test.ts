@@ -142,6 +142,20 @@ describe('client/CatalogClient: consistent lists', () => {
         );
       },
     );
+    // Served over HTTP in its first sync, before its objects have a revision.
+    const first = catalog('c', undefined, H2);
+    first.status!.conditions![0] = { ...first.status!.conditions![0]!, status: 'True' };
+    await fake([first], items)
+      .client.consistentList({ catalog: 'c' })
+      .then(
+        () => expect.fail('no error'),
+        (err: unknown) => {
+          expect(err).to.be.instanceOf(CatalogNotServingError);
+          expect((err as Error).message).to.equal(
+            'ClusterCatalog "c" is served over HTTP (status.urls.base), but its first revision of CatalogMetadata objects is still being written (no status.contentHash yet); try again shortly',
+          );
+        },
+      );
   });
 
   it('across catalogs: skips syncing catalogs when asked, and keeps only kept objects', async () => {

@@ -125,8 +125,11 @@ export class CatalogNotServingError extends Error {
     const why = condition
       ? `Serving=${condition.status}/${condition.reason}${condition.message ? `: ${condition.message}` : ''}`
       : 'no Serving condition yet';
+    // Serving speaks of HTTP, which comes first: in a first sync the objects follow.
     super(
-      `ClusterCatalog ${JSON.stringify(catalog)} is not Serving yet (${why}); wait for it with: kubectl wait --for=condition=Serving clustercatalog/${catalog}`,
+      condition?.status === 'True'
+        ? `ClusterCatalog ${JSON.stringify(catalog)} is served over HTTP (status.urls.base), but its first revision of CatalogMetadata objects is still being written (no status.contentHash yet); try again shortly`
+        : `ClusterCatalog ${JSON.stringify(catalog)} is not Serving yet (${why}); wait for it with: kubectl wait --for=condition=Serving clustercatalog/${catalog}`,
     );
   }
 }
@@ -135,7 +138,7 @@ export class InconsistentListError extends Error {
   override name = 'InconsistentListError';
 }
 
-/** Whether the catalog serves content: Serving=True and a contentHash. */
+/** Whether the catalog's objects hold a revision: Serving=True and a contentHash. */
 export function isServing(c: ClusterCatalog): boolean {
   return (
     c.status?.contentHash !== undefined &&
