@@ -3,34 +3,20 @@
 // any revision change), switching back recreates them, with no stale ones, and HTTP answers 200
 // with the same content throughout: full → none → full and lean → none → lean.
 import { expect } from 'chai';
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import type { ContentProfile } from '../../src/api/v1/index.js';
-import { condition, getCatalog, installCrds, push, waitSynced } from '../support/catalogs.js';
-import type { RunningController } from '../support/controller.js';
-import { startController } from '../support/controller.js';
-import { generateCatalog } from '../support/fbcgen.js';
-import { kubectl, kubectlOk } from '../support/kubectl.js';
-import { uniqueName } from '../support/names.js';
+import {
+  annotateProfile,
+  applyWithProfile,
+  condition,
+  getCatalog,
+  waitSynced,
+} from '../support/catalogs.js';
+import { generatedFixture } from '../support/generated-fixture.js';
 import { pollUntil } from '../support/poll.js';
 import type { Revision } from '../support/revisions.js';
 import { matchRevision, revisionInCluster, revisionOf } from '../support/revisions.js';
 
-const PROFILE_ANNOTATION = 'olm.operatorframework.io/content-profile';
 const NONE_NOTE = 'content profile none';
-
-async function applyWithProfile(name: string, ref: string, profile: ContentProfile) {
-  await kubectlOk(
-    ['apply', '-f', '-'],
-    JSON.stringify({
-      apiVersion: 'olm.operatorframework.io/v1',
-      kind: 'ClusterCatalog',
-      metadata: { name, annotations: { [PROFILE_ANNOTATION]: profile } },
-      spec: { source: { type: 'Image', image: { ref } } },
-    }),
-  );
-}
 
 /** Fetches the catalog's /all until stopped; every answer's status and line count. */
 function watchHttp(url: string) {
@@ -56,36 +42,11 @@ function watchHttp(url: string) {
 
 describe('content profile none e2e', function () {
   this.timeout(300_000);
-  let tmp = '';
-  let dir = '';
-  let ref = '';
-  let controller: RunningController | undefined;
-  const catalogs: string[] = [];
-
-  before(async () => {
-    await installCrds();
-    tmp = await mkdtemp(path.join(os.tmpdir(), 'catalog-none-'));
-    dir = path.join(tmp, 'catalog');
-    await generateCatalog(dir, { seed: 12, sizeMB: 0.5 });
-    ref = await push(dir, `none:${uniqueName('v')}`);
-    controller = await startController();
-  });
-
-  after(async () => {
-    await controller?.stop();
-    for (const name of catalogs) await kubectl(['delete', 'clustercatalog', name, '--wait=false']);
-    if (tmp) await rm(tmp, { recursive: true, force: true });
-  });
+  const f = generatedFixture('none', 12, 0.5);
 
   /** Annotates the catalog with `profile` and waits for the sync to be over. */
   async function switchTo(name: string, profile: ContentProfile) {
-    await kubectlOk([
-      'annotate',
-      'clustercatalog',
-      name,
-      `${PROFILE_ANNOTATION}=${profile}`,
-      '--overwrite',
-    ]);
+    await annotateProfile(name, profile);
     return pollUntil(
       async () => {
         const c = await getCatalog(name);
@@ -101,16 +62,15 @@ describe('content profile none e2e', function () {
 
   for (const from of ['full', 'lean'] as const) {
     it(`switches ${from} → none → ${from}: objects removed, then recreated; HTTP serves throughout`, async () => {
-      const name = uniqueName(`none-${from}`);
-      catalogs.push(name);
-      const expected: Revision = await revisionOf(dir, name);
-      await applyWithProfile(name, ref, from);
+      const name = f.track(`none-${from}`);
+      const expected: Revision = await revisionOf(f.dir, name);
+      await applyWithProfile(name, f.ref, from);
       const synced = await waitSynced(name);
       const hash = synced.status?.contentHash;
       expect(matchRevision(await revisionInCluster(name), { [from]: expected }).match).to.equal(
         from,
       );
-      const http = watchHttp(`${controller!.serverUrl}/catalogs/${name}/api/v1/all`);
+      const http = watchHttp(`${f.controller.serverUrl}/catalogs/${name}/api/v1/all`);
       try {
         const none = await switchTo(name, 'none');
         expect(none.status).to.include({ contentHash: hash, objectCount: 0, storedBytes: 0 });
@@ -139,17 +99,16 @@ describe('content profile none e2e', function () {
   }
 
   it('a catalog created with profile none writes no objects and serves over HTTP', async () => {
-    const name = uniqueName('none-new');
-    catalogs.push(name);
-    await applyWithProfile(name, ref, 'none');
+    const name = f.track('none-new');
+    await applyWithProfile(name, f.ref, 'none');
     const synced = await waitSynced(name);
     expect(synced.status?.objectCount).to.equal(0);
     expect((await revisionInCluster(name)).size).to.equal(0);
     const res = await fetch(`${synced.status?.urls?.base}/api/v1/all`);
     expect(res.status).to.equal(200);
     const lines = (await res.text()).split('\n').filter(Boolean).length;
-    expect(lines).to.equal((await revisionOf(dir, name)).size);
-    const writes = await controller!.metric('catalogd_catalogmetadata_writes_total', {
+    expect(lines).to.equal((await revisionOf(f.dir, name)).size);
+    const writes = await f.controller.metric('catalogd_catalogmetadata_writes_total', {
       catalog: name,
     });
     expect(writes).to.equal(0);

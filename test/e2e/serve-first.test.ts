@@ -22,6 +22,7 @@ import {
   waitSynced,
   writeSampleV2,
 } from '../support/catalogs.js';
+import { refusingPolicy, waitUntilRefused } from '../support/admission-policy.js';
 import type { RunningController } from '../support/controller.js';
 import { startController } from '../support/controller.js';
 import { generateCatalog } from '../support/fbcgen.js';
@@ -47,52 +48,10 @@ async function fetchAll(c: ClusterCatalog): Promise<{ status: number; lines: num
 
 /** A policy that refuses every CatalogMetadata create and update of one catalog. */
 function refuseAll(name: string, catalog: string): string {
-  const items = [
-    {
-      apiVersion: 'admissionregistration.k8s.io/v1',
-      kind: 'ValidatingAdmissionPolicy',
-      metadata: { name },
-      spec: {
-        failurePolicy: 'Fail',
-        matchConstraints: {
-          resourceRules: [
-            {
-              apiGroups: ['olm.operatorframework.io'],
-              apiVersions: ['v1'],
-              operations: ['CREATE', 'UPDATE'],
-              resources: ['catalogmetadata'],
-            },
-          ],
-        },
-        validations: [
-          {
-            expression: `!(has(object.metadata.labels) && object.metadata.labels['catalog'] == '${catalog}')`,
-            message: `the e2e policy holds the objects of ${catalog}`,
-          },
-        ],
-      },
-    },
-    {
-      apiVersion: 'admissionregistration.k8s.io/v1',
-      kind: 'ValidatingAdmissionPolicyBinding',
-      metadata: { name },
-      spec: { policyName: name, validationActions: ['Deny'] },
-    },
-  ];
-  return JSON.stringify({ apiVersion: 'v1', kind: 'List', items });
-}
-
-/** Policies take effect asynchronously: waits until an object of the catalog is refused. */
-async function waitUntilRefused(catalog: string): Promise<void> {
-  const probe = JSON.stringify({
-    apiVersion: 'olm.operatorframework.io/v1',
-    kind: 'CatalogMetadata',
-    metadata: { name: uniqueName('probe'), labels: { catalog } },
-    spec: { catalog: { name: catalog }, schema: 'olm.package', content: {} },
-  });
-  await pollUntil(
-    async () => (await kubectl(['create', '--dry-run=server', '-f', '-'], probe)).code !== 0,
-    { timeoutMs: 30_000, what: 'the admission policy to take effect' },
+  return refusingPolicy(
+    name,
+    `!(has(object.metadata.labels) && object.metadata.labels['catalog'] == '${catalog}')`,
+    `the e2e policy holds the objects of ${catalog}`,
   );
 }
 
