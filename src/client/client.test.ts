@@ -142,20 +142,28 @@ describe('client/CatalogClient: consistent lists', () => {
         );
       },
     );
-    // Served over HTTP in its first sync, before its objects have a revision.
-    const first = catalog('c', undefined, H2);
-    first.status!.conditions![0] = { ...first.status!.conditions![0]!, status: 'True' };
-    await fake([first], items)
+    // Served over HTTP with no revision of objects (its first one was refused): said so.
+    const refused = catalog('c');
+    refused.status!.conditions![0] = { ...refused.status!.conditions![0]!, status: 'True' };
+    await fake([refused], items)
       .client.consistentList({ catalog: 'c' })
       .then(
         () => expect.fail('no error'),
         (err: unknown) => {
           expect(err).to.be.instanceOf(CatalogNotServingError);
           expect((err as Error).message).to.equal(
-            'ClusterCatalog "c" is served over HTTP (status.urls.base), but its first revision of CatalogMetadata objects is still being written (no status.contentHash yet); try again shortly',
+            'ClusterCatalog "c" is served over HTTP (status.urls.base) but has no revision of CatalogMetadata objects (no status.contentHash: see its Progressing condition)',
           );
         },
       );
+  });
+
+  it('waits for the first revision of objects of a catalog Serving over HTTP', async () => {
+    const first = catalog('c', undefined, H2);
+    first.status!.conditions![0] = { ...first.status!.conditions![0]!, status: 'True' };
+    const { client } = fake([first, catalog('c', H2)], items);
+    const list = await client.consistentList({ catalog: 'c' }, { backoffMs: 1 });
+    expect([list.contentHash, list.retries]).to.deep.equal([H2, 1]);
   });
 
   it('across catalogs: skips syncing catalogs when asked, and keeps only kept objects', async () => {

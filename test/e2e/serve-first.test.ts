@@ -101,15 +101,11 @@ describe('serve-first e2e: HTTP serves a revision before its objects are written
     const written = (await revisionInCluster(name)).size;
     expect(written, 'objects written when Serving was announced').to.be.below(expected.size);
     expect(await fetchAll(early)).to.deep.equal({ status: 200, lines: expected.size });
-    // The object view has no revision yet: a consistent list says so instead of a partial list.
-    const first = await client!.consistentList({ catalog: name }).then(
-      (l) => (l.contentHash === hash ? 'done' : `list of ${l.contentHash}`),
-      (err: Error) => err.message,
-    );
-    expect(first).to.be.oneOf([
-      'done', // the writes may have ended meanwhile
-      `ClusterCatalog "${name}" is served over HTTP (status.urls.base), but its first revision of CatalogMetadata objects is still being written (no status.contentHash yet); try again shortly`,
-    ]);
+    // The object view has no revision yet: a consistent list started now waits for the whole
+    // revision (syncingTo is set), never returns part of it.
+    const first = await client!.consistentList({ catalog: name }, { timeoutMs: 120_000 });
+    expect(first.contentHash).to.equal(hash);
+    expect(first.items).to.have.length(expected.size);
 
     const synced = await waitSynced(name);
     expect(synced.status?.contentHash).to.equal(hash);
