@@ -2,10 +2,10 @@
 // manifests and Helm chart install upstream's CRD, whose status has conditions, resolvedSource,
 // urls and lastUnpacked only: applied over ours, the apiserver prunes contentHash, objectCount,
 // objectSourceRef, storedBytes, syncingTo and observedGeneration from every status write,
-// silently. Content
-// serving does not depend on them (replicas read urls.base), but the consistent-list protocol
-// and the sync journal do, so the controller says so everywhere (docs/api.md, "When another
-// ClusterCatalog CRD is applied"). Pure: cmd feeds it the CRD from a watch.
+// silently. Content serving does not depend on them (replicas read urls.base), but the
+// consistent-list protocol and the sync journal do, so the controller says so everywhere
+// (docs/api.md, "When another ClusterCatalog CRD is applied"). Pure: cmd feeds it the CRD from a
+// watch.
 import { CLUSTER_CATALOG_PLURAL, GROUP, VERSION } from '../../api/v1/index.js';
 import { clusterCatalogCRD } from '../../api/v1/crds.js';
 

@@ -34,8 +34,9 @@ export function digestToEvict(
 /**
  * The digests catalogs serve, which the image cache must keep: every catalog's
  * status.resolvedSource (its serving revision) and status.objectSourceRef (its objects' revision,
- * what a rollback pulls) unless the catalog is being deleted. `latest` holds what this process's last reconcile of a catalog resolved,
- * which the informer may not show yet (undefined: nothing served).
+ * what a rollback pulls) unless the catalog is being deleted. `latest` holds what this process's
+ * last reconcile of a catalog resolved, which the informer may not show yet (undefined: nothing
+ * served).
  */
 export function servedDigests(
   catalogs: Iterable<ClusterCatalog>,
