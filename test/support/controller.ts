@@ -47,6 +47,8 @@ export interface StartControllerOptions {
   leaseId?: string;
   /** Extra options for node itself, e.g. DEPLOYMENT_HEAP_OPTIONS. */
   nodeOptions?: string[];
+  /** The source tree whose src/cmd/catalogd.ts runs (default this one): another revision's. */
+  sourceRoot?: string;
   /**
    * Run the compiled dist/src/cmd/catalogd.js, as the image does (`make build` first), instead
    * of the sources through tsx, whose loader adds to the resident set (for RSS measurements).
@@ -96,8 +98,8 @@ async function startOnFreePorts(opts: StartControllerOptions): Promise<RunningCo
     [
       ...(opts.nodeOptions ?? []),
       ...(opts.built
-        ? [path.join(repoRoot, 'dist', 'src', 'cmd', 'catalogd.js')]
-        : ['--import', 'tsx', path.join(repoRoot, 'src', 'cmd', 'catalogd.ts')]),
+        ? [path.join(opts.sourceRoot ?? repoRoot, 'dist', 'src', 'cmd', 'catalogd.js')]
+        : ['--import', 'tsx', path.join(opts.sourceRoot ?? repoRoot, 'src', 'cmd', 'catalogd.ts')]),
       'controller',
       `--kubeconfig=${process.env.KUBECONFIG ?? ''}`,
       `--metrics-addr=127.0.0.1:${metricsPort}`,
