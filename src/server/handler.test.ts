@@ -5,6 +5,7 @@ import { request } from 'node:http';
 import type { IncomingHttpHeaders } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { Writable } from 'node:stream';
 import { gunzipSync } from 'node:zlib';
 import { pollUntil } from '../../test/support/poll.js';
 import type { LeaseSource, ServedResponse } from './handler.js';
@@ -275,15 +276,19 @@ describe('server/handler (HTTP on 127.0.0.1)', function () {
         if (!lease || gated++ > 0) return lease;
         return {
           ...lease,
-          async *read(sel) {
+          send: (sel, out) => {
             let n = 0;
-            for await (const chunk of lease.read(sel)) {
-              yield chunk;
-              if (n++ === 0) {
-                firstChunkSent();
-                await gate;
-              }
-            }
+            const gated = new Writable({
+              write(chunk: Buffer, _enc, done) {
+                out.write(chunk, (err) => {
+                  if (err) return done(err);
+                  if (n++ > 0) return done();
+                  firstChunkSent();
+                  gate.then(() => done(), done);
+                });
+              },
+            });
+            return lease.send(sel, gated);
           },
         };
       },
