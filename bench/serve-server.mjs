@@ -4,7 +4,7 @@
 //   node bench/serve-server.mjs STORE_ROOT TLS_CERT TLS_KEY name=sha256:HEX ...
 //
 // Activates each catalog's stored revision, serves them over HTTP and HTTPS, and prints
-// `{"http": URL, "https": URL}` on one line.
+// `{"http": URL, "https": URL}` on one line; answers any IPC message with process.memoryUsage().
 import { readFileSync } from 'node:fs';
 import { ContentStore, startContentServer } from '../dist/src/server/index.js';
 
@@ -20,3 +20,5 @@ const https = await startContentServer({
   tls: { cert: readFileSync(cert), key: readFileSync(key) },
 });
 process.stdout.write(`${JSON.stringify({ http: http.url, https: https.url })}\n`);
+// Where the memory is (V8 heap, external buffers), asked for over the IPC channel.
+process.on('message', () => process.send?.(process.memoryUsage()));

@@ -81,13 +81,22 @@ async function peakRss<T>(pid: number, work: () => Promise<T>): Promise<[T, numb
   }
 }
 
+/** Ours's process.memoryUsage(), in MB. */
+async function memoryUsage(p: ChildProcess): Promise<Record<string, number>> {
+  const usage = await new Promise<NodeJS.MemoryUsage>((resolve) => {
+    p.once('message', (m) => resolve(m as NodeJS.MemoryUsage));
+    p.send('memoryUsage');
+  });
+  return Object.fromEntries(Object.entries(usage).map(([k, v]) => [k, round(v / 1048576, 1)]));
+}
+
 /** Starts a server process and returns it with the first line it prints. */
 async function startServer(
   cmd: string,
   args: string[],
   env: NodeJS.ProcessEnv,
 ): Promise<[ChildProcess, string]> {
-  const p = spawn(cmd, args, { env, stdio: ['ignore', 'pipe', 'inherit'] });
+  const p = spawn(cmd, args, { env, stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
   const line = await new Promise<string>((resolve, reject) => {
     createInterface({ input: p.stdout! }).once('line', resolve);
     p.once('exit', (code) => reject(new Error(`${cmd} exited ${code}`)));
@@ -261,6 +270,7 @@ async function main(): Promise<void> {
     const urlOf = (l: string) => l.replace(/^listening /, '').replace('[::]', '127.0.0.1');
     await new Promise((r) => setTimeout(r, 2000));
     const loadedRssMB = round(rssBytes(ours.pid!) / 1048576, 1);
+    const loadedMemory = await memoryUsage(ours);
 
     const servers = {
       ours: { pid: { http: ours.pid!, https: ours.pid! }, ...oursUrls },
@@ -277,7 +287,9 @@ async function main(): Promise<void> {
       method: { ...opts, nodeOptions: NODE_OPTIONS, mallocArenaMax: MALLOC_ARENA_MAX ?? null },
       oursRss: {
         loadedMB: loadedRssMB,
+        loadedMemoryMB: loadedMemory,
         settledAfterLoadMB: round(rssBytes(ours.pid!) / 1048576, 1),
+        settledMemoryMB: await memoryUsage(ours),
         highWaterMB: round(rssBytes(ours.pid!, 'VmHWM') / 1048576, 1),
       },
       baselineRss: { settledAfterLoadMB: round(rssBytes(goHttp.pid!) / 1048576, 1) },

@@ -9,8 +9,11 @@ import { readExactly } from '../util/file-io.js';
 
 /** Bytes per read and per write: large enough that syscalls and promise hops are negligible. */
 export const SEND_CHUNK_BYTES = 256 * 1024;
-/** Idle chunk buffers the pool keeps (8 MiB at 256 KiB): enough for 16 readers at once. */
-export const MAX_IDLE_CHUNKS = 32;
+/**
+ * Idle chunk buffers the pool keeps (1 MiB): a burst of readers allocates two buffers per
+ * response beyond these (never per chunk), and the burst's buffers do not stay in RSS after it.
+ */
+export const MAX_IDLE_CHUNKS = 4;
 
 /**
  * Chunk buffers shared by all responses. Allocating a fresh buffer per chunk made every
