@@ -6,7 +6,7 @@
 // Everything on 127.0.0.1; the two servers are measured interleaved.
 //
 //   npx tsx bench/serve.ts [--size-mb 50] [--real /tmp/real/v4.20] [--runs 5] [--clients 16]
-//                          [--per-client 5] [--metas 100] [--ours CHECKOUT]
+//                          [--per-client 5] [--metas 200] [--ours CHECKOUT]
 //
 // Needs `make build` (ours runs from dist/). Writes bench/results/serve.json and prints a table.
 import { spawn, execFileSync } from 'node:child_process';
@@ -216,7 +216,7 @@ async function main(): Promise<void> {
       runs: { type: 'string', default: '5' },
       clients: { type: 'string', default: '16' },
       'per-client': { type: 'string', default: '5' },
-      metas: { type: 'string', default: '100' },
+      metas: { type: 'string', default: '200' },
       // Another checkout's build to measure as ours (e.g. main's, for a before/after).
       ours: { type: 'string', default: ROOT },
     },

@@ -76,6 +76,17 @@ describe('server/send-file', () => {
     expect(pool.idle).to.equal(2);
   });
 
+  it('frees a buffer beyond the idle ones at once, not at the next collection', () => {
+    const pool = new ChunkPool(CHUNK, 1);
+    const [a, b] = [pool.take(), pool.take()];
+    pool.give(a);
+    pool.give(b);
+    expect(pool.idle).to.equal(1);
+    expect(a.length).to.equal(CHUNK);
+    expect(b.length).to.equal(0);
+    expect(b.buffer.byteLength).to.equal(0);
+  });
+
   it('a reader that stops reading stops the reads: two chunks read ahead, no more', async () => {
     const sink = new StalledSink();
     let read = 0;

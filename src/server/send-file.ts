@@ -33,8 +33,12 @@ export class ChunkPool {
     return this.#idle.pop() ?? Buffer.allocUnsafeSlow(this.chunkBytes);
   }
 
+  /** Takes back a buffer nothing refers to any more (a write that called back). */
   give(buffer: Buffer): void {
     if (this.#idle.length < this.maxIdle) this.#idle.push(buffer);
+    // Freed now rather than at the next garbage collection, which an idle server may not have
+    // for minutes: after a burst of 16 readers that was 8 MiB of dead buffers in RSS.
+    else (buffer.buffer as ArrayBuffer & { transfer(length: number): ArrayBuffer }).transfer(0);
   }
 
   /** Buffers waiting for a response (tests). */
