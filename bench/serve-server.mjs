@@ -6,6 +6,7 @@
 // Activates each catalog's stored revision, serves them over HTTP and HTTPS, and prints
 // `{"http": URL, "https": URL}` on one line; answers any IPC message with process.memoryUsage().
 import { readFileSync } from 'node:fs';
+import process from 'node:process';
 import { ContentStore, startContentServer } from '../dist/src/server/index.js';
 
 const [root, cert, key, ...catalogs] = process.argv.slice(2);
