@@ -36,23 +36,25 @@ build() {
   local x="-X $module/internal/shared/version.version=$version"
   x+=" -X github.com/containers/image/v5/pkg/sysregistriesv2.systemRegistriesConfPath=$registries_conf"
   # The check uses operator-controller's internal packages, which only a package of that module
-  # may import: -overlay adds hack/olmv1-check/*.go (outside any Go module) to the module as read
-  # from the module cache, as the package $module/cmd/olmv1-check, without copying the module.
-  local dir overlay
+  # may import. `go build -overlay` cannot add it to the module as read from the module cache
+  # ("Files beneath GOMODCACHE must not be replaced"), so the module (10 MB, verified by go.sum
+  # when downloaded) is copied beside the binaries with hack/olmv1-check/*.go added as
+  # $module/cmd/olmv1-check, and the build reads the wrapper's go.mod plus a `replace` to that
+  # copy through -modfile (the committed go.mod stays as it is).
+  local cache_dir src modfile
+  cache_dir=$(dirname "$out")
+  src="$cache_dir/src"
+  modfile="$cache_dir/go.mod"
   (cd "$here" && go mod download)
-  dir=$(cd "$here" && go list -m -f '{{.Dir}}' "$module")
-  overlay="$(dirname "$out")/overlay.json"
-  {
-    echo '{"Replace": {'
-    local sep=''
-    for f in "$here"/../olmv1-check/*.go; do
-      printf '%s"%s": "%s"' "$sep" "$dir/cmd/olmv1-check/$(basename "$f")" "$f"
-      sep=$',\n'
-    done
-    echo '}}'
-  } > "$overlay"
-  (cd "$here" && CGO_ENABLED=0 nice -n 10 go build -trimpath -tags containers_image_openpgp \
-    -ldflags "-s -w $x" -overlay "$overlay" \
+  rm -rf "$src"
+  cp -R "$(cd "$here" && go list -m -f '{{.Dir}}' "$module")" "$src"
+  chmod -R u+w "$src"
+  mkdir -p "$src/cmd/olmv1-check"
+  cp "$here"/../olmv1-check/*.go "$src/cmd/olmv1-check/"
+  { cat "$here/go.mod"; echo "replace $module => $src"; } > "$modfile"
+  cp "$here/go.sum" "$cache_dir/go.sum"
+  (cd "$here" && CGO_ENABLED=0 nice -n 10 go build -modfile "$modfile" -trimpath \
+    -tags containers_image_openpgp -ldflags "-s -w $x" \
     -o "$out" "$module/cmd/operator-controller" "$module/cmd/catalogd" "$module/cmd/olmv1-check")
 }
 sum=$(cat "$here"/../olmv1-check/*.go "$here/build.sh" | sha256sum | cut -c1-12)
