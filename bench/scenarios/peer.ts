@@ -386,10 +386,7 @@ async function measure(
  * catalogd-ts elects a leader as deployed (upstream does too); a Lease of its own per process,
  * so that no round waits for the previous process's Lease to expire.
  */
-const leaderElection = () => ({
-  leaderElect: true,
-  args: [`--leader-election-id=bench-peer-${Date.now()}`],
-});
+const leaderElection = () => ['--leader-elect', `--leader-election-id=bench-peer-${Date.now()}`];
 
 async function catalogsUnderTest(ctx: PeerContext) {
   const out: Array<{ id: string; dir: string; ref: string; contentBytes: number }> = [];
