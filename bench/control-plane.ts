@@ -19,7 +19,7 @@ import type { CostModel, CostSample } from '../src/sync/cost-model.js';
 import { fitCostModel, predictCost } from '../src/sync/cost-model.js';
 import { writeCostModel } from './lib/cost-model-file.js';
 import { generateCatalog } from '../test/support/fbcgen.js';
-import { mapBounded } from '../src/util/bounded.js';
+import { mapBounded } from '../src/util/limits.js';
 import { Api, CC } from './lib/api.js';
 import { stateOf, succeeded } from './lib/catalogs.js';
 import { latencyProbe } from './lib/latency.js';

@@ -15,12 +15,12 @@ import { digestOf, hashAlgorithm, VerifyingStream } from './digest.js';
 import type { Credentials } from './docker-config.js';
 import { realClock, type Clock } from '../util/clock.js';
 import { formatBytes, formatDuration } from '../util/deadline.js';
+import { readLimited } from '../util/limits.js';
 import { findSourceError, networkErrorCode, retryable, terminal } from './errors.js';
 import {
   defaultMinimumRate,
   drain,
   rateGuard,
-  readLimited,
   type MinimumRate,
   type HttpClient,
   type HttpRequest,
