@@ -5,7 +5,7 @@
 // bench/run.ts with its helpers (BENCH_ONLY=controlPlane runs only this). See bench/README.md.
 import { execFileSync } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { dump, load } from 'js-yaml';
@@ -16,8 +16,14 @@ import { renderTarget } from '../src/cmd/render-target.js';
 import { pushCatalog } from '../src/source/index.js';
 import { scanCatalog } from '../src/sync/index.js';
 import type { CostModel, CostSample } from '../src/sync/cost-model.js';
-import { fitCostModel, predictCost } from '../src/sync/cost-model.js';
-import { writeCostModel } from './lib/cost-model-file.js';
+import { fitCostModel } from '../src/sync/cost-model.js';
+import {
+  controlPlaneTargets,
+  renderCostPrediction,
+  writeCostFiles,
+  type CatalogUnderTest,
+  type ProfileMeasurement,
+} from './lib/cost-prediction.js';
 import { generateCatalog } from '../test/support/fbcgen.js';
 import { mapBounded } from '../src/util/limits.js';
 import { Api, CC } from './lib/api.js';
@@ -59,32 +65,6 @@ export interface BenchHooks {
   waitForQuiet(api: Api): Promise<unknown>;
   startController(kubeconfig: string, logDir: string): Promise<{ stop(): Promise<void> }>;
   deleteCatalog(api: Api, name: string): Promise<void>;
-}
-
-interface CatalogUnderTest {
-  /** `generated-50mb`, `real-v4.20`. */
-  id: string;
-  dir: string;
-  ref: string;
-  objects: number;
-  contentBytes: number;
-  /** Each profile's objects' bytes as the controller sends them (render --cost's scan). */
-  objectBytes: Record<ContentProfile, number>;
-  /** Each profile's JSON values of the objects' content (the cost model's third term). */
-  contentValues: Record<ContentProfile, number>;
-}
-
-interface ProfileMeasurement {
-  objects: number;
-  apiserverHeapBytesAdded: number;
-  apiserverHeapBytesPerContentByte: number;
-  etcdBytesAdded: number;
-  etcdBytesPerContentByte: number;
-  /** The live-heap samples (after a forced GC each), before and after. */
-  heapSamples: { before: number[]; after: number[] };
-  syncSeconds?: number;
-  /** The ClusterCatalog's status.storedBytes after the sync (the objects as written). */
-  statusStoredBytes?: number;
 }
 
 const r3 = (x: number) => Number(x.toFixed(3));
@@ -513,7 +493,8 @@ async function prepareCatalog(h: BenchHooks, id: string, dir: string): Promise<C
   };
 }
 
-export async function measureControlPlane(h: BenchHooks): Promise<Record<string, unknown>> {
+/** The generated catalog of the run's largest size, then each of BENCH_REAL_CATALOGS found. */
+async function prepareCatalogs(h: BenchHooks): Promise<CatalogUnderTest[]> {
   const catalogs: CatalogUnderTest[] = [];
   const genDir = path.join(h.work, `control-plane-${h.sizeMB}mb`);
   await generateCatalog(genDir, { seed: 1, sizeMB: h.sizeMB });
@@ -531,6 +512,56 @@ export async function measureControlPlane(h: BenchHooks): Promise<Record<string,
   h.log(
     `control plane: catalogs ${catalogs.map((c) => `${c.id} (${c.objects} objects)`).join(', ')}`,
   );
+  return catalogs;
+}
+
+/**
+ * Another client's latency during the cold sync of `gen`: without the FlowSchema, with it, and
+ * with it at each BENCH_FLOWSCHEMA_SHARES=1,2,... nominalConcurrencyShares of its level (how
+ * config/flowcontrol's value was chosen; docs/deploy.md).
+ */
+async function otherClientsWithFlowSchema(
+  h: BenchHooks,
+  controllerKubeconfig: string,
+  other: Api,
+  gen: CatalogUnderTest,
+) {
+  const without = await otherClientLatency(h, controllerKubeconfig, other, gen, 'no-flowschema');
+  await applyFlowSchema(h);
+  const bySetting: Record<string, ClientLatency> = {};
+  try {
+    const withFs = await otherClientLatency(h, controllerKubeconfig, other, gen, 'flowschema');
+    for (const shares of (process.env.BENCH_FLOWSCHEMA_SHARES ?? '').split(',').filter(Boolean)) {
+      kubectl(h, [
+        'patch',
+        'prioritylevelconfiguration',
+        PRIORITY_LEVEL,
+        '--type=merge',
+        '-p',
+        JSON.stringify({ spec: { limited: { nominalConcurrencyShares: Number(shares) } } }),
+      ]);
+      const key = `nominalConcurrencyShares=${shares}`;
+      const n = Object.keys(bySetting).filter((k) => k.startsWith(`${key}`)).length;
+      bySetting[n === 0 ? key : `${key} (run ${n + 1})`] = await otherClientLatency(
+        h,
+        controllerKubeconfig,
+        other,
+        gen,
+        `flowschema-shares-${shares}`,
+      );
+    }
+    return {
+      ...without,
+      withFlowSchema: withFs,
+      ...(Object.keys(bySetting).length > 0 && { withFlowSchemaBySetting: bySetting }),
+    };
+  } finally {
+    kubectl(h, ['delete', '--ignore-not-found', '-k', path.join(h.root, 'config', 'flowcontrol')]);
+  }
+}
+
+export async function measureControlPlane(h: BenchHooks): Promise<Record<string, unknown>> {
+  const catalogs = await prepareCatalogs(h);
 
   applyControllerRbac(h);
   applyOtherClient(h);
@@ -570,36 +601,7 @@ export async function measureControlPlane(h: BenchHooks): Promise<Record<string,
 
   // Other clients: during the cold sync of the generated catalog, without and with the FlowSchema.
   const gen = catalogs[0]!;
-  const without = await otherClientLatency(h, controller.file, other.api, gen, 'no-flowschema');
-  await applyFlowSchema(h);
-  let withFs: ClientLatency;
-  const bySetting: Record<string, ClientLatency> = {};
-  try {
-    withFs = await otherClientLatency(h, controller.file, other.api, gen, 'flowschema');
-    // BENCH_FLOWSCHEMA_SHARES=1,2,...: the same with other nominalConcurrencyShares of the level
-    // (how config/flowcontrol's value was chosen; docs/deploy.md).
-    for (const shares of (process.env.BENCH_FLOWSCHEMA_SHARES ?? '').split(',').filter(Boolean)) {
-      kubectl(h, [
-        'patch',
-        'prioritylevelconfiguration',
-        PRIORITY_LEVEL,
-        '--type=merge',
-        '-p',
-        JSON.stringify({ spec: { limited: { nominalConcurrencyShares: Number(shares) } } }),
-      ]);
-      const key = `nominalConcurrencyShares=${shares}`;
-      const n = Object.keys(bySetting).filter((k) => k.startsWith(`${key}`)).length;
-      bySetting[n === 0 ? key : `${key} (run ${n + 1})`] = await otherClientLatency(
-        h,
-        controller.file,
-        other.api,
-        gen,
-        `flowschema-shares-${shares}`,
-      );
-    }
-  } finally {
-    kubectl(h, ['delete', '--ignore-not-found', '-k', path.join(h.root, 'config', 'flowcontrol')]);
-  }
+  const otherClients = await otherClientsWithFlowSchema(h, controller.file, other.api, gen);
   other.api.close();
 
   // The coefficients this run measured, and how well the checked-in ones predict this run.
@@ -607,52 +609,27 @@ export async function measureControlPlane(h: BenchHooks): Promise<Record<string,
     measuredBy(h, catalogs),
     Object.fromEntries(profiles.map((p) => [p, samples[p]])),
   );
-  const prediction = catalogs.map((cat) => {
-    const measured = byCatalog[cat.id]!;
-    return {
-      catalog: cat.id,
-      objects: { predicted: cat.objects, measured: (measured.full as ProfileMeasurement).objects },
-      ...Object.fromEntries(
-        profiles.map((p) => {
-          const m = measured[p] as ProfileMeasurement;
-          const predicted = predictCost(p, {
-            objects: cat.objects,
-            objectBytes: cat.objectBytes[p],
-            contentValues: cat.contentValues[p],
-          });
-          const pe = predicted?.etcdBytes;
-          const ph = predicted?.apiserverHeapBytes;
-          return [
-            p,
-            {
-              // render --cost's object bytes against what the controller wrote.
-              objectBytes: {
-                predicted: cat.objectBytes[p],
-                measured: m.statusStoredBytes ?? null,
-              },
-              etcdBytes: { predicted: pe ?? null, measured: m.etcdBytesAdded },
-              etcdRatio: pe === undefined ? null : r3(pe / m.etcdBytesAdded),
-              apiserverHeapBytes: { predicted: ph ?? null, measured: m.apiserverHeapBytesAdded },
-              apiserverHeapRatio: ph === undefined ? null : r3(ph / m.apiserverHeapBytesAdded),
-            },
-          ];
-        }),
-      ),
-    };
-  });
-  if (process.env.BENCH_UPDATE_COST_MODEL === '1') await writeCostModel(h.root, fitted);
-  await writeFile(
-    path.join(h.root, 'bench', 'results', 'cost-model.json'),
-    JSON.stringify(fitted, null, 2) + '\n',
-  );
-  // The samples in bench/refit-cost-model.ts's form (copied to bench/data to refit from later).
-  await writeFile(
-    path.join(h.root, 'bench', 'results', 'cost-samples.json'),
-    JSON.stringify({ measuredBy: fitted.measuredBy, samples }, null, 2) + '\n',
-  );
+  const prediction = renderCostPrediction(catalogs, byCatalog, profiles);
+  await writeCostFiles(h.root, fitted, samples);
 
-  // Headline numbers: the real catalog (the lean target is set on real catalogs) when there is
-  // one, else the generated one; every catalog is in byCatalog.
+  const result = {
+    ...headline(catalogs, byCatalog),
+    otherClientP99Seconds: { catalog: gen.id, ...otherClients },
+    renderCostPrediction: prediction,
+    fittedCostModel: fitted,
+    byCatalog,
+  };
+  return { ...result, targets: controlPlaneTargets(result) };
+}
+
+/**
+ * Headline numbers: the real catalog (the lean target is set on real catalogs) when there is
+ * one, else the generated one; every catalog is in byCatalog.
+ */
+function headline(
+  catalogs: readonly CatalogUnderTest[],
+  byCatalog: Record<string, Record<string, unknown>>,
+) {
   const head = byCatalog[(catalogs[1] ?? catalogs[0])!.id]!;
   const perByte = (m: ProfileMeasurement | undefined) =>
     m && {
@@ -661,7 +638,7 @@ export async function measureControlPlane(h: BenchHooks): Promise<Record<string,
     };
   const full = head.full as ProfileMeasurement;
   const leanM = head.lean as ProfileMeasurement | undefined;
-  const result = {
+  return {
     headlineCatalog: (catalogs[1] ?? catalogs[0])!.id,
     fullProfile: perByte(full),
     leanProfile: leanM
@@ -672,61 +649,13 @@ export async function measureControlPlane(h: BenchHooks): Promise<Record<string,
         }
       : { skipped: 'the controller under test has no --content-profile (branch h-lean)' },
     configMapBaseline: perByte(head.configMaps as ProfileMeasurement),
-    otherClientP99Seconds: {
-      catalog: gen.id,
-      ...without,
-      withFlowSchema: withFs,
-      ...(Object.keys(bySetting).length > 0 && { withFlowSchemaBySetting: bySetting }),
-    },
-    renderCostPrediction: prediction,
-    fittedCostModel: fitted,
-    byCatalog,
   };
-  return { ...result, targets: controlPlaneTargets(result) };
 }
 
 function measuredBy(h: BenchHooks, catalogs: CatalogUnderTest[]): string {
   const day = new Date().toISOString().slice(0, 10);
   const what = catalogs.map((c) => `${c.id} (${c.objects} objects)`).join(', ');
   return `make bench ${day}, BENCH_ONLY=controlPlane BENCH_SIZES=${h.sizeMB}: ${what}`;
-}
-
-/** The issue 25 targets this section checks (null: not measured in this run). */
-export function controlPlaneTargets(cp: unknown): Record<string, boolean | null> {
-  const c = cp as {
-    leanProfile?: { heapRatioToFull?: number; etcdRatioToFull?: number };
-    otherClientP99Seconds?: { withFlowSchema?: { ratio: number } };
-    renderCostPrediction?: Array<{
-      objects: { predicted: number; measured: number };
-      full?: { etcdRatio: number | null; apiserverHeapRatio: number | null };
-      lean?: { etcdRatio: number | null; apiserverHeapRatio: number | null };
-    }>;
-  };
-  const lean = c.leanProfile;
-  const pred = c.renderCostPrediction ?? [];
-  return {
-    leanAtMost0_25xFull:
-      lean?.heapRatioToFull === undefined || lean.etcdRatioToFull === undefined
-        ? null
-        : lean.heapRatioToFull <= 0.25 && lean.etcdRatioToFull <= 0.25,
-    otherClientP99AtMost3xIdleWithFlowSchema:
-      c.otherClientP99Seconds?.withFlowSchema === undefined
-        ? null
-        : c.otherClientP99Seconds.withFlowSchema.ratio <= 3,
-    renderCostObjectsExact: pred.every((p) => p.objects.predicted === p.objects.measured),
-    // Both profiles: a lean prediction off by more than that is as misleading as a full one.
-    renderCostEtcdWithin25Percent: pred.every((p) => within25(p, 'etcdRatio')),
-    renderCostHeapWithin25Percent: pred.every((p) => within25(p, 'apiserverHeapRatio')),
-  };
-}
-
-/** Whether a catalog's predicted ÷ measured `ratio` is within 25 % in every profile measured. */
-function within25(
-  p: Partial<Record<ContentProfile, Record<'etcdRatio' | 'apiserverHeapRatio', number | null>>>,
-  ratio: 'etcdRatio' | 'apiserverHeapRatio',
-): boolean {
-  const ok = (r: number | null | undefined) => r != null && Math.abs(r - 1) <= 0.25;
-  return ok(p.full?.[ratio]) && (p.lean === undefined || ok(p.lean[ratio]));
 }
 
 /** Used by bench/run.ts's markdown. */
