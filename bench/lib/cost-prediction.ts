@@ -1,7 +1,7 @@
 // `renderCostPrediction` in the control-plane section: how close `catalogd render --cost`'s
 // prediction comes to what the bench measured, per catalog and profile; the files the run's
 // fitted coefficients and samples go to; the targets the section checks.
-import { writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { ContentProfile } from '../../src/api/v1/index.js';
 import type { CostModel, CostSample } from '../../src/sync/cost-model.js';
@@ -89,6 +89,8 @@ export async function writeCostFiles(
 ): Promise<void> {
   if (process.env.BENCH_UPDATE_COST_MODEL === '1') await writeCostModel(root, fitted);
   const results = path.join(root, 'bench', 'results');
+  // Before run.ts writes its results there: a fresh checkout has no bench/results yet.
+  await mkdir(results, { recursive: true });
   await writeFile(path.join(results, 'cost-model.json'), JSON.stringify(fitted, null, 2) + '\n');
   await writeFile(
     path.join(results, 'cost-samples.json'),
