@@ -81,6 +81,10 @@ test-e2e: deps controlplane chromium cosign ## Run the e2e tests (starts a local
 bench: build controlplane ## Run the benchmarks (SPEC §7); writes bench/results/latest.json
 	$(WITH_NODE) npx tsx bench/run.ts
 
+.PHONY: bench-serve
+bench-serve: build ## The content server against upstream's way of serving (bench/serve.ts; no cluster)
+	$(WITH_NODE) npx tsx bench/serve.ts
+
 .PHONY: cosign
 cosign: ## Build (once, cached outside the repo) the cosign the signature e2e tests sign with.
 	@hack/cosign.sh >/dev/null

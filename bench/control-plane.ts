@@ -488,8 +488,16 @@ async function prepareCatalog(h: BenchHooks, id: string, dir: string): Promise<C
     ref,
     objects: full.blobs,
     contentBytes: full.bytes,
-    objectBytes: { full: profiles.full.objectBytes, lean: profiles.lean.objectBytes },
-    contentValues: { full: profiles.full.contentValues, lean: profiles.lean.contentValues },
+    objectBytes: {
+      full: profiles.full.objectBytes,
+      lean: profiles.lean.objectBytes,
+      none: profiles.none.objectBytes,
+    },
+    contentValues: {
+      full: profiles.full.contentValues,
+      lean: profiles.lean.contentValues,
+      none: profiles.none.contentValues,
+    },
   };
 }
 
@@ -575,6 +583,7 @@ export async function measureControlPlane(h: BenchHooks): Promise<Record<string,
   const samples: Record<ContentProfile, Array<CostSample & { catalog: string }>> = {
     full: [],
     lean: [],
+    none: [],
   };
   for (const cat of catalogs) {
     const entry: Record<string, unknown> = {

@@ -46,6 +46,8 @@ export interface StartControllerOptions {
   leaseId?: string;
   /** Extra options for node itself, e.g. DEPLOYMENT_HEAP_OPTIONS. */
   nodeOptions?: string[];
+  /** The source tree whose src/cmd/catalogd.ts runs (default this one): another revision's. */
+  sourceRoot?: string;
 }
 
 /** The heap options config/manager/deployment.yaml runs the controller with (NODE_OPTIONS). */
@@ -87,7 +89,7 @@ async function startOnFreePorts(opts: StartControllerOptions): Promise<RunningCo
       ...(opts.nodeOptions ?? []),
       '--import',
       'tsx',
-      path.join(repoRoot, 'src', 'cmd', 'catalogd.ts'),
+      path.join(opts.sourceRoot ?? repoRoot, 'src', 'cmd', 'catalogd.ts'),
       'controller',
       `--kubeconfig=${process.env.KUBECONFIG ?? ''}`,
       `--metrics-addr=127.0.0.1:${metricsPort}`,
