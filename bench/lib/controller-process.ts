@@ -10,7 +10,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { freePort, metricSum, procStatus } from '../../test/support/controller.js';
 import type { PlaneCpu } from './cluster.js';
 import { controlPlaneCpu, planeDelta } from './cluster.js';
-import { MALLOC_ARENA_MAX, NODE_OPTIONS, ROOT } from './config.js';
+import { MALLOC_ENV, NODE_OPTIONS, ROOT } from './config.js';
 
 // ---------- the controller under test (built, as deployed) ----------
 
@@ -68,7 +68,7 @@ export async function startController(
       env: {
         ...process.env,
         NODE_OPTIONS,
-        ...(MALLOC_ARENA_MAX !== undefined && { MALLOC_ARENA_MAX }),
+        ...MALLOC_ENV,
       },
     },
   );
