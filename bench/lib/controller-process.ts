@@ -35,7 +35,12 @@ export function procCpuSeconds(pid: number): number {
 /** Controllers started and not yet stopped: stopped on the way out, whatever failed. */
 export const running = new Set<Controller>();
 
-export async function startController(kubeconfig: string, logDir: string): Promise<Controller> {
+/** `args`: more flags for the controller (the pacing scenario's `--no-write-pacing`). */
+export async function startController(
+  kubeconfig: string,
+  logDir: string,
+  args: string[] = [],
+): Promise<Controller> {
   const [metricsPort, healthPort, serverPort] = [
     await freePort(),
     await freePort(),
@@ -56,6 +61,7 @@ export async function startController(kubeconfig: string, logDir: string): Promi
       `--server-addr=127.0.0.1:${serverPort}`,
       `--cache-dir=${cacheDir}`,
       '--log-level=warn',
+      ...args,
     ],
     {
       cwd: ROOT,

@@ -185,8 +185,8 @@ function causeText(err: unknown): string {
   return why ? `${e.message} (${why})` : (e.message ?? String(err));
 }
 
-// The client's own cap, not src/util/bounded.ts: that one is on p-limit, and the entry point
-// loads no npm package but js-yaml and at most 25 project modules (entry-point.test.ts).
+// The client's own cap, not src/util/bounded.ts: the entry point loads no npm package but
+// js-yaml and at most 25 project modules (entry-point.test.ts).
 /**
  * Runs `fn` over `items` with at most `limit` calls at a time; results in input order. Bounds
  * what a command fetches at once, however many blobs it needs.

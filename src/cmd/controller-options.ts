@@ -28,6 +28,8 @@ const controllerFlags = {
   // 32 rather than 16: the write phase of a 50 MB cold sync took 51 s instead of 59 to 69 s, with
   // less controller CPU (bench/README.md); the apiserver's priority and fairness bounds the rest.
   'write-concurrency': { type: 'string', default: '32' },
+  'min-write-concurrency': { type: 'string', default: '4' },
+  'write-pacing': { type: 'boolean', default: true },
   'max-object-bytes': { type: 'string', default: String(DEFAULT_MAX_OBJECT_BYTES) },
   'max-image-cache-bytes': { type: 'string', default: String(DEFAULT_MAX_CACHE_BYTES) },
   'content-profile': { type: 'string', default: CONTENT_PROFILE_FULL },
@@ -72,7 +74,11 @@ Reconciles ClusterCatalogs into CatalogMetadata objects and serves catalog conte
                                      parse, e.g. 90s, 10m (default 10m)
   --pull-min-rate BYTES              a blob transfer slower than this many bytes per second over
                                      30 s fails (default 1024; 0: no minimum)
-  --write-concurrency N              CatalogMetadata writes in flight per catalog (default 32)
+  --write-concurrency N              most CatalogMetadata writes in flight per catalog (default 32)
+  --min-write-concurrency N          fewest: write pacing adapts the number in flight between the
+                                     two to the apiserver's answers (latency, 429) (default 4)
+  --write-pacing                     adapt the writes in flight (default true; --no-write-pacing:
+                                     always --write-concurrency)
   --max-object-bytes N               larger objects carry spec.contentOmitted (default 1048576)
   --max-image-cache-bytes N          files the unpacked images may hold together; an image that
                                      would pass it is refused, the images catalogs serve are kept
@@ -148,6 +154,8 @@ export interface ControllerOptions {
   pullTimeoutMs: number;
   pullMinRate: number;
   writeConcurrency: number;
+  /** Write pacing's floor; undefined: --no-write-pacing. */
+  minWriteConcurrency: number | undefined;
   maxObjectBytes: number;
   maxCacheBytes: number;
   contentProfile: ContentProfile;
@@ -174,6 +182,7 @@ export function parseControllerOptions(args: string[]): ControllerOptions | unde
   if (!Number.isInteger(pullMinRate) || pullMinRate < 0)
     throw new CommandError('--pull-min-rate must be a whole number of bytes per second');
   const writeConcurrency = positiveInt('write-concurrency', flags['write-concurrency']);
+  const minWriteConcurrency = positiveInt('min-write-concurrency', flags['min-write-concurrency']);
   const maxObjectBytes = positiveInt('max-object-bytes', flags['max-object-bytes']);
   const maxCacheBytes = positiveInt('max-image-cache-bytes', flags['max-image-cache-bytes']);
   const contentProfile = flags['content-profile'];
@@ -190,6 +199,10 @@ export function parseControllerOptions(args: string[]): ControllerOptions | unde
     pullTimeoutMs,
     pullMinRate,
     writeConcurrency,
+    // Above --write-concurrency: the ceiling wins (--write-concurrency=1 writes one at a time).
+    minWriteConcurrency: flags['write-pacing']
+      ? Math.min(minWriteConcurrency, writeConcurrency)
+      : undefined,
     maxObjectBytes,
     maxCacheBytes,
     contentProfile,
