@@ -42,6 +42,15 @@ import { percentile } from '../lib/stats.js';
 const OTHER_RATE = Number(process.env.BENCH_OTHER_RATE ?? '40');
 const IDLE_PROBE_SECONDS = 15;
 const PACING_OFF = ['--no-write-pacing'];
+/**
+ * BENCH_PACING_TOLERANCES=1.5,2.5: a pacing-on phase per --write-latency-tolerance (default: the
+ * controller's default only), more points on the curve.
+ */
+const TOLERANCES = (process.env.BENCH_PACING_TOLERANCES ?? '').split(',').filter(Boolean);
+const pacingOn: Array<[label: string, args: string[]]> =
+  TOLERANCES.length === 0
+    ? [['on', []]]
+    : TOLERANCES.map((t) => [`on-${t}`, [`--write-latency-tolerance=${t}`]]);
 
 const ms = (s: number) => Number((s * 1000).toFixed(1));
 const r2 = (x: number) => Number(x.toFixed(2));
@@ -76,7 +85,7 @@ async function controllerPhase(
   args: string[],
   other?: Api,
 ): Promise<SyncNumbers & { otherClient?: OtherClient }> {
-  const name = `bench-pacing-${label}`;
+  const name = `bench-pacing-${label.replace(/\./g, 'p')}`;
   await h.resetControlPlane();
   const controller: Controller = await startController(kubeconfig, h.logDir, args);
   try {
@@ -149,8 +158,12 @@ export async function measurePacing(h: BenchHooks): Promise<Record<string, unkno
 
   // Alone: the same request shape as raw-32m, both exempt from APF.
   const rawRate = await raw32m(h, dir, ref);
-  const aloneOn = await controllerPhase(h, 'alone-on', h.kubeconfig, ref, []);
-  const aloneOff = await controllerPhase(h, 'alone-off', h.kubeconfig, ref, PACING_OFF);
+  const alone: Record<string, SyncNumbers & { ratioToRaw32m: number }> = {};
+  const aloneLabel = (l: string) => `pacing ${l.replace('-', ', tolerance ')}`;
+  for (const [label, args] of [...pacingOn, ['off', PACING_OFF] as [string, string[]]]) {
+    const x = await controllerPhase(h, `alone-${label}`, h.kubeconfig, ref, args);
+    alone[aloneLabel(label)] = { ...x, ratioToRaw32m: r2(x.writesPerSecond / rawRate) };
+  }
 
   // With the other client, the controller as its ServiceAccount.
   applyControllerRbac(h);
@@ -160,26 +173,21 @@ export async function measurePacing(h: BenchHooks): Promise<Record<string, unkno
   const other = await serviceAccountKubeconfig(h, OTHER_NS, OTHER_SA);
   const curve: Record<string, unknown> = {};
   try {
-    curve['pacing off'] = await controllerPhase(h, 'off', sa.file, ref, PACING_OFF, other.api);
-    curve['pacing on'] = await controllerPhase(h, 'on', sa.file, ref, [], other.api);
+    const settings: Array<[string, string[]]> = [['off', PACING_OFF], ...pacingOn];
+    for (const [label, args] of settings)
+      curve[aloneLabel(label)] = await controllerPhase(h, label, sa.file, ref, args, other.api);
     await applyFlowSchema(h);
     try {
-      curve['pacing off, FlowSchema'] = await controllerPhase(
-        h,
-        'off-fs',
-        sa.file,
-        ref,
-        PACING_OFF,
-        other.api,
-      );
-      curve['pacing on, FlowSchema'] = await controllerPhase(
-        h,
-        'on-fs',
-        sa.file,
-        ref,
-        [],
-        other.api,
-      );
+      for (const [label, args] of settings) {
+        curve[`${aloneLabel(label)}, FlowSchema`] = await controllerPhase(
+          h,
+          `${label}-fs`,
+          sa.file,
+          ref,
+          args,
+          other.api,
+        );
+      }
     } finally {
       kubectl(h, [
         'delete',
@@ -196,10 +204,7 @@ export async function measurePacing(h: BenchHooks): Promise<Record<string, unkno
     otherClientRatePerSecond: OTHER_RATE,
     priorityLevel: PRIORITY_LEVEL,
     raw32mWritesPerSecond: rawRate,
-    alone: {
-      'pacing on': { ...aloneOn, ratioToRaw32m: r2(aloneOn.writesPerSecond / rawRate) },
-      'pacing off': { ...aloneOff, ratioToRaw32m: r2(aloneOff.writesPerSecond / rawRate) },
-    },
+    alone,
     withOtherClient: curve,
   };
 }

@@ -6,6 +6,7 @@ import type { ContentProfile } from '../api/v1/index.js';
 import { CONTENT_PROFILE_FULL, CONTENT_PROFILES, isContentProfile } from '../api/v1/index.js';
 import { DEFAULT_MAX_OBJECT_BYTES } from '../fbc/index.js';
 import { DEFAULT_MAX_CACHE_BYTES, defaultMinimumRate, parseDuration } from '../source/index.js';
+import { DEFAULT_LATENCY_TOLERANCE } from '../sync/index.js';
 import { CommandError } from './command-error.js';
 
 const controllerFlags = {
@@ -30,6 +31,7 @@ const controllerFlags = {
   'write-concurrency': { type: 'string', default: '32' },
   'min-write-concurrency': { type: 'string', default: '4' },
   'write-pacing': { type: 'boolean', default: true },
+  'write-latency-tolerance': { type: 'string', default: String(DEFAULT_LATENCY_TOLERANCE) },
   'max-object-bytes': { type: 'string', default: String(DEFAULT_MAX_OBJECT_BYTES) },
   'max-image-cache-bytes': { type: 'string', default: String(DEFAULT_MAX_CACHE_BYTES) },
   'content-profile': { type: 'string', default: CONTENT_PROFILE_FULL },
@@ -79,6 +81,9 @@ Reconciles ClusterCatalogs into CatalogMetadata objects and serves catalog conte
                                      two to the apiserver's answers (latency, 429) (default 4)
   --write-pacing                     adapt the writes in flight (default true; --no-write-pacing:
                                      always --write-concurrency)
+  --write-latency-tolerance X        write latency above X times its idle baseline shrinks the
+                                     window: lower is gentler to other clients, slower on an idle
+                                     apiserver (default ${DEFAULT_LATENCY_TOLERANCE})
   --max-object-bytes N               larger objects carry spec.contentOmitted (default 1048576)
   --max-image-cache-bytes N          files the unpacked images may hold together; an image that
                                      would pass it is refused, the images catalogs serve are kept
@@ -154,8 +159,8 @@ export interface ControllerOptions {
   pullTimeoutMs: number;
   pullMinRate: number;
   writeConcurrency: number;
-  /** Write pacing's floor; undefined: --no-write-pacing. */
-  minWriteConcurrency: number | undefined;
+  /** Write pacing's floor and latency tolerance; undefined: --no-write-pacing. */
+  writePacing: { minWriteConcurrency: number; latencyTolerance: number } | undefined;
   maxObjectBytes: number;
   maxCacheBytes: number;
   contentProfile: ContentProfile;
@@ -183,6 +188,9 @@ export function parseControllerOptions(args: string[]): ControllerOptions | unde
     throw new CommandError('--pull-min-rate must be a whole number of bytes per second');
   const writeConcurrency = positiveInt('write-concurrency', flags['write-concurrency']);
   const minWriteConcurrency = positiveInt('min-write-concurrency', flags['min-write-concurrency']);
+  const latencyTolerance = Number(flags['write-latency-tolerance']);
+  if (!Number.isFinite(latencyTolerance) || latencyTolerance <= 1)
+    throw new CommandError('--write-latency-tolerance must be a number above 1, e.g. 2.5');
   const maxObjectBytes = positiveInt('max-object-bytes', flags['max-object-bytes']);
   const maxCacheBytes = positiveInt('max-image-cache-bytes', flags['max-image-cache-bytes']);
   const contentProfile = flags['content-profile'];
@@ -199,9 +207,12 @@ export function parseControllerOptions(args: string[]): ControllerOptions | unde
     pullTimeoutMs,
     pullMinRate,
     writeConcurrency,
-    // Above --write-concurrency: the ceiling wins (--write-concurrency=1 writes one at a time).
-    minWriteConcurrency: flags['write-pacing']
-      ? Math.min(minWriteConcurrency, writeConcurrency)
+    writePacing: flags['write-pacing']
+      ? {
+          // Above --write-concurrency: the ceiling wins (--write-concurrency=1: one at a time).
+          minWriteConcurrency: Math.min(minWriteConcurrency, writeConcurrency),
+          latencyTolerance,
+        }
       : undefined,
     maxObjectBytes,
     maxCacheBytes,

@@ -186,9 +186,9 @@ async function buildSyncer(
     writer: apiserverCatalogMetadataWriter(client),
     spoolDir,
     writeConcurrency: opts.writeConcurrency,
-    ...(opts.minWriteConcurrency !== undefined && {
+    ...(opts.writePacing && {
       pacing: {
-        minWriteConcurrency: opts.minWriteConcurrency,
+        ...opts.writePacing,
         clock: realClock,
         onDecrease: (reason) => metrics.writeWindowDecreases.inc({ reason }),
       },

@@ -52,6 +52,8 @@ export interface CatalogSyncerOptions {
    */
   pacing?: {
     minWriteConcurrency: number;
+    /** pacing.ts's latencyTolerance (--write-latency-tolerance). */
+    latencyTolerance?: number;
     clock: { now(): number };
     onDecrease?: (reason: DecreaseReason) => void;
   };
@@ -73,6 +75,9 @@ export function catalogSyncer(opts: CatalogSyncerOptions) {
     clock: opts.pacing?.clock ?? { now: () => 0 },
     fixed: !paced,
     ...(opts.pacing?.onDecrease && { onDecrease: opts.pacing.onDecrease }),
+    ...(opts.pacing?.latencyTolerance !== undefined && {
+      latencyTolerance: opts.pacing.latencyTolerance,
+    }),
   });
   if (paced) writer.observeResponses?.((r) => pacing.observe(r));
   const concurrency = () => pacing.window;
