@@ -49,8 +49,8 @@ const PACING_OFF = ['--no-write-pacing'];
 const TOLERANCES = (process.env.BENCH_PACING_TOLERANCES ?? '').split(',').filter(Boolean);
 const pacingOn: Array<[label: string, args: string[]]> =
   TOLERANCES.length === 0
-    ? [['on', []]]
-    : TOLERANCES.map((t) => [`on-${t}`, [`--write-latency-tolerance=${t}`]]);
+    ? [['on', ['--write-pacing']]]
+    : TOLERANCES.map((t) => [`on-${t}`, ['--write-pacing', `--write-latency-tolerance=${t}`]]);
 
 const ms = (s: number) => Number((s * 1000).toFixed(1));
 const r2 = (x: number) => Number(x.toFixed(2));

@@ -5,18 +5,19 @@ import { parseControllerOptions } from './controller-options.js';
 describe('cmd/controller-options: write pacing flags', () => {
   const parse = (...args: string[]) => parseControllerOptions(args)!;
 
-  it('paces by default, between 4 and 32 writes in flight, at 2.5 × the latency baseline', () => {
-    const o = parse();
+  it('--write-pacing: between 4 and 32 writes in flight, at 2.5 × the latency baseline', () => {
+    const o = parse('--write-pacing');
     expect(o.writeConcurrency).to.equal(32);
     expect(o.writePacing).to.deep.equal({ minWriteConcurrency: 4, latencyTolerance: 2.5 });
   });
 
-  it('--no-write-pacing: no pacing, the window stays at --write-concurrency', () => {
+  it('no pacing by default: the window stays at --write-concurrency', () => {
+    expect(parse().writePacing).to.equal(undefined);
     expect(parse('--no-write-pacing').writePacing).to.equal(undefined);
   });
 
   it('keeps the floor within the ceiling', () => {
-    const o = parse('--write-concurrency=1', '--min-write-concurrency=8');
+    const o = parse('--write-pacing', '--write-concurrency=1', '--min-write-concurrency=8');
     expect(o.writePacing?.minWriteConcurrency).to.equal(1);
   });
 
