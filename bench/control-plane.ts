@@ -506,6 +506,7 @@ async function prepareCatalog(h: BenchHooks, id: string, dir: string): Promise<C
     objectBytes: {
       full: cost.profiles.full.objectBytes,
       lean: cost.profiles.lean.objectBytes,
+      none: cost.profiles.none.objectBytes,
     },
   };
 }
@@ -538,7 +539,7 @@ export async function measureControlPlane(h: BenchHooks): Promise<Record<string,
   const lean = controllerHasLean(h.root);
   const profiles: ContentProfile[] = lean ? ['full', 'lean'] : ['full'];
   const byCatalog: Record<string, Record<string, unknown>> = {};
-  const samples: Record<ContentProfile, CostSample[]> = { full: [], lean: [] };
+  const samples: Record<ContentProfile, CostSample[]> = { full: [], lean: [], none: [] };
   for (const cat of catalogs) {
     const entry: Record<string, unknown> = {
       objects: cat.objects,

@@ -87,7 +87,10 @@ async function controllerPhase(
 ): Promise<SyncNumbers & { otherClient?: OtherClient }> {
   const name = `bench-pacing-${label.replace(/\./g, 'p')}`;
   await h.resetControlPlane();
-  const controller: Controller = await startController(kubeconfig, h.logDir, args);
+  const controller: Controller = await startController(kubeconfig, h.logDir, [
+    '--no-leader-elect',
+    ...args,
+  ]);
   try {
     await h.waitForQuiet(h.api);
     let idle;

@@ -2,8 +2,12 @@
 # Prints the directory holding `operator-controller` and upstream `catalogd`, both built from
 # github.com/operator-framework/operator-controller (version pinned as OPERATOR_CONTROLLER_VERSION in
 # hack/versions.env, through the wrapper hack/olmv1/go.mod that carries the module's `replace`
-# directives) via the Go module proxy, building them on first use (`make olmv1`). Used to run OLM v1
-# beside catalogd-ts and to compare catalogd-ts with upstream catalogd (docs/olmv1.md).
+# directives) via the Go module proxy, and `olmv1-check` (hack/olmv1-check: operator-controller's
+# view of a catalog from upstream catalogd and from catalogd-ts), building them on first use
+# (`make olmv1`). Used to run OLM v1 beside catalogd-ts and to compare catalogd-ts with upstream
+# catalogd (docs/olmv1.md). The cache directory's name includes a hash of the check's sources and
+# of this script, so a change to either builds again (the Go build cache keeps that to the
+# check's own package and the links).
 #
 # Both binaries read their containers registries.conf from registries.conf beside them in the cache
 # (printed directory/../registries.conf), not from CONTAINERS_REGISTRIES_CONF, which containers/image
@@ -25,14 +29,33 @@ build() {
   local registries_conf
   registries_conf="$(dirname "$out")/registries.conf"
   mkdir -p "$out"
-  # One `go build` for both binaries: they share almost all packages, so one link-ready build graph
+  # One `go build` for the three binaries: they share almost all packages, so one build graph
   # compiles each package once. CGO_ENABLED=0 with containers_image_openpgp: the default build needs
   # cgo gpgme. The -X flags stand in for upstream's Makefile (version) and give the registries.conf
   # path (see above).
   local x="-X $module/internal/shared/version.version=$version"
   x+=" -X github.com/containers/image/v5/pkg/sysregistriesv2.systemRegistriesConfPath=$registries_conf"
-  (cd "$here" && go mod download &&
-    CGO_ENABLED=0 nice -n 10 go build -trimpath -tags containers_image_openpgp -ldflags "-s -w $x" \
-      -o "$out" "$module/cmd/operator-controller" "$module/cmd/catalogd")
+  # The check uses operator-controller's internal packages, which only a package of that module
+  # may import. `go build -overlay` cannot add it to the module as read from the module cache
+  # ("Files beneath GOMODCACHE must not be replaced"), so the module (10 MB, verified by go.sum
+  # when downloaded) is copied beside the binaries with hack/olmv1-check/*.go added as
+  # $module/cmd/olmv1-check, and the build reads the wrapper's go.mod plus a `replace` to that
+  # copy through -modfile (the committed go.mod stays as it is).
+  local cache_dir src modfile
+  cache_dir=$(dirname "$out")
+  src="$cache_dir/src"
+  modfile="$cache_dir/go.mod"
+  (cd "$here" && go mod download)
+  rm -rf "$src"
+  cp -R "$(cd "$here" && go list -m -f '{{.Dir}}' "$module")" "$src"
+  chmod -R u+w "$src"
+  mkdir -p "$src/cmd/olmv1-check"
+  cp "$here"/../olmv1-check/*.go "$src/cmd/olmv1-check/"
+  { cat "$here/go.mod"; echo "replace $module => $src"; } > "$modfile"
+  cp "$here/go.sum" "$cache_dir/go.sum"
+  (cd "$here" && CGO_ENABLED=0 nice -n 10 go build -modfile "$modfile" -trimpath \
+    -tags containers_image_openpgp -ldflags "-s -w $x" \
+    -o "$out" "$module/cmd/operator-controller" "$module/cmd/catalogd" "$module/cmd/olmv1-check")
 }
-go_tool olmv1 "$version" build
+sum=$(cat "$here"/../olmv1-check/*.go "$here/build.sh" | sha256sum | cut -c1-12)
+go_tool olmv1 "$version-$sum" build

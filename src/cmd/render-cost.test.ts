@@ -78,6 +78,13 @@ describe('catalogd render --cost', () => {
       }
       expect(cost.objects).to.equal(cost.profiles.full.objects);
       expect(cost.profiles.lean.objectBytes).to.be.lessThan(cost.profiles.full.objectBytes);
+      // Profile none: no objects, so nothing in etcd or the apiserver's heap.
+      expect(cost.profiles.none).to.deep.equal({
+        objects: 0,
+        objectBytes: 0,
+        etcdBytes: 0,
+        apiserverHeapBytes: 0,
+      });
       // etcd: the model's per-object and per-byte terms.
       expect(cost.profiles.lean.etcdBytes).to.equal(
         Math.round(900 * cost.objects + 0.2 * cost.profiles.lean.objectBytes),

@@ -3,6 +3,7 @@
 // no request at all. Mirrors from the registries config are tried before the registry itself.
 import { createReadStream, createWriteStream } from 'node:fs';
 import { rm, stat } from 'node:fs/promises';
+import { removeTree } from '../util/remove-tree.js';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -545,7 +546,7 @@ export class ImagePuller implements Puller {
       const entry = await this.cache.commit(tmp, key, meta);
       return this.result(ref, entry.dir, entry.meta, false);
     } catch (err) {
-      await rm(tmp, { recursive: true, force: true });
+      await removeTree(tmp);
       throw err;
     } finally {
       this.unpacking.delete(applier);

@@ -62,6 +62,8 @@ export function predictCost(
   size: CatalogSize,
   model: CostModel = COST_MODEL,
 ): ProfileCost | undefined {
+  // No objects cost nothing, measured or not (the none profile's catalogs, an empty catalog).
+  if (size.objects === 0) return { etcdBytes: 0, apiserverHeapBytes: 0 };
   const c = model.profiles[profile];
   if (!c) return undefined;
   return {

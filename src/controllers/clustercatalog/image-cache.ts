@@ -33,9 +33,10 @@ export function digestToEvict(
 
 /**
  * The digests catalogs serve, which the image cache must keep: every catalog's
- * status.resolvedSource (its serving revision, also what a rollback pulls) unless the catalog
- * is being deleted. `latest` holds what this process's last reconcile of a catalog resolved,
- * which the informer may not show yet (undefined: nothing served).
+ * status.resolvedSource (its serving revision) and status.objectSourceRef (its objects' revision,
+ * what a rollback pulls) unless the catalog is being deleted. `latest` holds what this process's
+ * last reconcile of a catalog resolved, which the informer may not show yet (undefined: nothing
+ * served).
  */
 export function servedDigests(
   catalogs: Iterable<ClusterCatalog>,
@@ -44,8 +45,12 @@ export function servedDigests(
   const served = new Set<string>();
   for (const c of catalogs) {
     if (c.metadata.deletionTimestamp) continue;
-    const d = pinnedDigest(c.status?.resolvedSource?.image.ref);
-    if (d) served.add(d);
+    // The objects' image too: behind resolvedSource while a revision's objects are written (or
+    // were refused), and what a rollback pulls.
+    for (const ref of [c.status?.resolvedSource?.image.ref, c.status?.objectSourceRef]) {
+      const d = pinnedDigest(ref);
+      if (d) served.add(d);
+    }
   }
   for (const ref of latest.values()) {
     const d = pinnedDigest(ref);

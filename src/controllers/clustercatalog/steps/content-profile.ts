@@ -5,7 +5,7 @@ import type { ContentProfile } from '../../../api/v1/index.js';
 import {
   ANNOTATION_CONTENT_PROFILE,
   CONTENT_PROFILE_FULL,
-  CONTENT_PROFILES,
+  contentProfileChoices,
   isContentProfile,
 } from '../../../api/v1/index.js';
 import { TerminalError } from '../../../util/errors.js';
@@ -15,7 +15,7 @@ export function contentProfile(state: Pick<ReconcileState, 'catalog' | 'deps'>):
   const value = state.catalog.metadata.annotations?.[ANNOTATION_CONTENT_PROFILE];
   if (value === undefined) return state.deps.contentProfile ?? CONTENT_PROFILE_FULL;
   if (!isContentProfile(value)) {
-    const names = CONTENT_PROFILES.map((p) => JSON.stringify(p)).join(' or ');
+    const names = contentProfileChoices((p) => JSON.stringify(p));
     throw new TerminalError(
       `annotation ${ANNOTATION_CONTENT_PROFILE}: ${JSON.stringify(value)} is not a content profile (${names})`,
     );
