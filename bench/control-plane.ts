@@ -32,17 +32,17 @@ import { latencyProbe } from './lib/latency.js';
 import { median, percentile } from './lib/stats.js';
 
 /** The controller's ServiceAccount (config/rbac), which config/flowcontrol's FlowSchema matches. */
-const CONTROLLER_NS = 'catalogd-system';
-const CONTROLLER_SA = 'catalogd-ts';
+export const CONTROLLER_NS = 'catalogd-system';
+export const CONTROLLER_SA = 'catalogd-ts';
 /** The other client: its own ServiceAccount, reading ConfigMaps of its own namespace. */
-const OTHER_NS = 'bench-other-client';
-const OTHER_SA = 'bench-other-client';
-const OTHER_CONFIGMAPS = 20;
+export const OTHER_NS = 'bench-other-client';
+export const OTHER_SA = 'bench-other-client';
+export const OTHER_CONFIGMAPS = 20;
 /** ConfigMap baseline: one ConfigMap per blob, in this namespace. */
 const BASELINE_NS = 'bench-configmap-baseline';
 const IDLE_PROBE_SECONDS = 15;
 /** config/flowcontrol's PriorityLevelConfiguration and FlowSchema (one name). */
-const PRIORITY_LEVEL = 'catalogd-ts-catalogmetadata';
+export const PRIORITY_LEVEL = 'catalogd-ts-catalogmetadata';
 /** Heap samples per measurement (after a forced GC each); the median is used. */
 const HEAP_SAMPLES = 3;
 
@@ -101,7 +101,7 @@ async function liveHeapSamples(api: Api): Promise<number[]> {
 // ---------- identities: the controller's ServiceAccount and the other client's ----------
 
 /** A TokenRequest token for a ServiceAccount, written into a kubeconfig beside the admin's. */
-async function serviceAccountKubeconfig(
+export async function serviceAccountKubeconfig(
   h: BenchHooks,
   ns: string,
   sa: string,
@@ -140,7 +140,7 @@ async function serviceAccountKubeconfig(
   return { file, api: Api.fromKubeconfig(file, 8) };
 }
 
-function kubectl(h: BenchHooks, args: string[], input?: string): void {
+export function kubectl(h: BenchHooks, args: string[], input?: string): void {
   execFileSync('kubectl', [`--kubeconfig=${h.kubeconfig}`, ...args], {
     stdio: [input === undefined ? 'ignore' : 'pipe', 'ignore', 'inherit'],
     ...(input !== undefined && { input }),
@@ -148,13 +148,13 @@ function kubectl(h: BenchHooks, args: string[], input?: string): void {
 }
 
 /** The controller's namespace and RBAC as deployed (config/namespace, config/rbac). */
-function applyControllerRbac(h: BenchHooks): void {
+export function applyControllerRbac(h: BenchHooks): void {
   for (const dir of ['namespace', 'rbac'])
     kubectl(h, ['apply', '--server-side', '-k', path.join(h.root, 'config', dir)]);
 }
 
 /** The other client: a namespace, OTHER_CONFIGMAPS small ConfigMaps, get/list on them only. */
-function applyOtherClient(h: BenchHooks): void {
+export function applyOtherClient(h: BenchHooks): void {
   const docs: unknown[] = [
     { apiVersion: 'v1', kind: 'Namespace', metadata: { name: OTHER_NS } },
     {
@@ -212,7 +212,7 @@ interface CatalogStatus {
  * synced; returns the object count, and the seconds from creation and from the first status with
  * `syncingTo` (the controller's first write).
  */
-async function syncCatalog(
+export async function syncCatalog(
   h: BenchHooks,
   name: string,
   ref: string,
@@ -445,7 +445,7 @@ async function otherClientLatency(
 }
 
 /** Applies config/flowcontrol and waits until the apiserver has taken it up (not dangling). */
-async function applyFlowSchema(h: BenchHooks): Promise<void> {
+export async function applyFlowSchema(h: BenchHooks): Promise<void> {
   kubectl(h, ['apply', '--server-side', '-k', path.join(h.root, 'config', 'flowcontrol')]);
   const deadline = Date.now() + 60_000;
   for (;;) {

@@ -16,6 +16,9 @@
 //   BENCH_ONLY=controlPlane only the control-plane section (bench/control-plane.ts), on the
 //                           largest of BENCH_SIZES and BENCH_REAL_CATALOGS (default /tmp/real/v4.20)
 //   BENCH_SKIP_CONTROL_PLANE=1   skip that section in a full run
+//   BENCH_ONLY=pacing       only the write-pacing scenario (bench/scenarios/pacing.ts) on the
+//                           largest of BENCH_SIZES; BENCH_PACING=1 adds it to a full run;
+//                           BENCH_OTHER_RATE (default 40) is its other client's requests a second
 //   BENCH_PPROF=DIR         save a 10-s apiserver CPU profile of each write phase (controller
 //                           rounds, raw levels) in DIR, for `go tool pprof`
 //
@@ -53,6 +56,7 @@ import { finish, merge, rssGrowth, writeResults } from './lib/report.js';
 import { childBench } from './scenarios/child-bench.js';
 import type { ColdResult, ColdSyncContext } from './scenarios/cold-sync.js';
 import { coldSync } from './scenarios/cold-sync.js';
+import { measurePacing, pacingMarkdown } from './scenarios/pacing.js';
 
 async function main(): Promise<void> {
   const started = new Date();
@@ -106,6 +110,14 @@ async function main(): Promise<void> {
       return;
     }
 
+    if (ONLY === 'pacing') {
+      const pacing = await measurePacing(hooks);
+      results.pacing = pacing;
+      await writeResults(results, started);
+      process.stdout.write(`\n${pacingMarkdown(pacing)}\n`);
+      return;
+    }
+
     const cold: ColdResult[] = [];
     results.cold = cold;
     const coldContext: ColdSyncContext = {
@@ -126,6 +138,10 @@ async function main(): Promise<void> {
     }
     if (process.env.BENCH_SKIP_CONTROL_PLANE !== '1') {
       results.controlPlane = await measureControlPlane(hooks);
+      await writeResults(results, started);
+    }
+    if (process.env.BENCH_PACING === '1') {
+      results.pacing = await measurePacing(hooks);
       await writeResults(results, started);
     }
     rssGrowth(results);

@@ -118,6 +118,12 @@ function controllerMetrics() {
       labelNames: ['catalog', 'verb'] as const,
       registers: [registry],
     }),
+    writeWindowDecreases: new Counter({
+      name: 'catalogd_catalogmetadata_write_window_decreases_total',
+      help: 'Times write pacing shrank the window of CatalogMetadata writes in flight, by reason (latency: the apiserver queues them; throttled: 429 or 503/504).',
+      labelNames: ['reason'] as const,
+      registers: [registry],
+    }),
     dryRunWrites: new Counter({
       name: 'catalogd_catalogmetadata_dry_run_writes_total',
       help: 'CatalogMetadata writes sent with server-side dry-run (checks of a revision admission refused), by catalog and verb.',
@@ -176,12 +182,28 @@ async function buildSyncer(
   const spoolDir = path.join(opts.cacheDir, 'sync', os.hostname());
   await rm(spoolDir, { recursive: true, force: true });
   await mkdir(spoolDir, { recursive: true });
-  return catalogSyncer({
+  const syncer = catalogSyncer({
     writer: apiserverCatalogMetadataWriter(client),
     spoolDir,
     writeConcurrency: opts.writeConcurrency,
+    ...(opts.writePacing && {
+      pacing: {
+        ...opts.writePacing,
+        clock: realClock,
+        onDecrease: (reason) => metrics.writeWindowDecreases.inc({ reason }),
+      },
+    }),
     counters: { writes: metrics.writes, dryRunWrites: metrics.dryRunWrites },
   });
+  new Gauge({
+    name: 'catalogd_catalogmetadata_write_window',
+    help: 'CatalogMetadata writes a catalog may have in flight now (write pacing: between --min-write-concurrency and --write-concurrency).',
+    registers: [metrics.registry],
+    collect() {
+      this.set(syncer.pacing.window);
+    },
+  });
+  return syncer;
 }
 
 /**

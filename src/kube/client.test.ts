@@ -233,4 +233,42 @@ describe('kube/client: KubeClient', () => {
       server.close();
     }
   });
+
+  it('says what each attempt was answered: status, latency, APF priority level', async () => {
+    const statuses = [429, 201];
+    const server = http.createServer((req, res) => {
+      req.resume();
+      const status = statuses.shift() ?? 500;
+      res
+        .writeHead(status, {
+          'content-type': 'application/json',
+          'x-kubernetes-pf-prioritylevel-uid': `level-${status}`,
+        })
+        .end('{}');
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const client = new KubeClient({
+      env: machineFor(`http://127.0.0.1:${(server.address() as AddressInfo).port}`),
+      retry: { retryDelay: () => 0, sleep: async () => {} },
+    });
+    const seen: Array<{ status: number; latencyMs: number; priorityLevel?: string }> = [];
+    try {
+      await client.request('/api/v1/things', {
+        method: 'POST',
+        body: {},
+        verb: 'create',
+        resource: 'things',
+        discardResponse: true,
+        onResponse: (r) => seen.push(r),
+      });
+      expect(seen.map((r) => [r.status, r.priorityLevel])).to.deep.equal([
+        [429, 'level-429'],
+        [201, 'level-201'],
+      ]);
+      expect(seen.every((r) => r.latencyMs >= 0 && r.latencyMs < 60_000)).to.equal(true);
+    } finally {
+      client.close();
+      server.close();
+    }
+  });
 });
