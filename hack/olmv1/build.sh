@@ -10,6 +10,13 @@
 # ignores there: its path is set at build time. Absent, the binaries use containers/image defaults;
 # a caller that pulls from a plain-HTTP registry writes that file (`insecure = true` for it).
 #
+#   hack/olmv1/build.sh --image   prints instead the path of an `operator-controller` alone, built
+#                                 for a container image (`make operator-controller`,
+#                                 hack/olmv1/image.sh): it reads containers/image's default
+#                                 /etc/containers/registries.conf, which a pod mounts. It shares
+#                                 every compiled package with the pair above (same flags), so
+#                                 building one after the other costs only the link.
+#
 #   CATALOGD_CACHE  cache root (default ${XDG_CACHE_HOME:-$HOME/.cache}/catalogd-ts).
 #
 # Progress goes to stderr; only the directory's path is printed on stdout.
@@ -20,19 +27,32 @@ here=$(cd "$(dirname "$0")" && pwd)
 version=$(sed -n 's/^OPERATOR_CONTROLLER_VERSION=//p' "$here/../versions.env")
 module=github.com/operator-framework/operator-controller
 
-build() {
-  local out=$1
-  local registries_conf
-  registries_conf="$(dirname "$out")/registries.conf"
-  mkdir -p "$out"
-  # One `go build` for both binaries: they share almost all packages, so one link-ready build graph
-  # compiles each package once. CGO_ENABLED=0 with containers_image_openpgp: the default build needs
-  # cgo gpgme. The -X flags stand in for upstream's Makefile (version) and give the registries.conf
-  # path (see above).
-  local x="-X $module/internal/shared/version.version=$version"
-  x+=" -X github.com/containers/image/v5/pkg/sysregistriesv2.systemRegistriesConfPath=$registries_conf"
+# go_build OUT X_FLAGS PACKAGE...: CGO_ENABLED=0 with containers_image_openpgp (the default build
+# needs cgo gpgme); the version -X stands in for upstream's Makefile.
+go_build() {
+  local out=$1 x="-X $module/internal/shared/version.version=$version $2"
+  shift 2
   (cd "$here" && go mod download &&
     CGO_ENABLED=0 nice -n 10 go build -trimpath -tags containers_image_openpgp -ldflags "-s -w $x" \
-      -o "$out" "$module/cmd/operator-controller" "$module/cmd/catalogd")
+      -o "$out" "$@")
 }
-go_tool olmv1 "$version" build
+
+build() {
+  local out=$1
+  mkdir -p "$out"
+  # One `go build` for both binaries: they share almost all packages, so one link-ready build graph
+  # compiles each package once. The second -X gives the registries.conf path (see above).
+  go_build "$out" \
+    "-X github.com/containers/image/v5/pkg/sysregistriesv2.systemRegistriesConfPath=$(dirname "$out")/registries.conf" \
+    "$module/cmd/operator-controller" "$module/cmd/catalogd"
+}
+
+build_for_image() {
+  go_build "$1" "" "$module/cmd/operator-controller"
+}
+
+case "${1:-}" in
+--image) go_tool operator-controller "$version" build_for_image ;;
+"") go_tool olmv1 "$version" build ;;
+*) echo "build.sh: unknown argument $1 (only --image)" >&2; exit 2 ;;
+esac
