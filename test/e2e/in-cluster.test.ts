@@ -28,6 +28,7 @@ import {
   CATALOGD_NS as NS,
   controllerPods as pods,
   deployCatalogdTs,
+  enforcedProfile,
   isReady,
   switchToHttps,
   undeployCatalogdTs,
@@ -155,14 +156,7 @@ describe('catalogd-ts deployed on the local node (make image, make deploy)', fun
     const list = await pods();
     expect(list.filter(isReady)).to.have.length(2);
     for (const p of list) expect(p.spec.containers[0]?.image).to.equal(image);
-    const enforce = await kubectlOk([
-      'get',
-      'namespace',
-      NS,
-      '-o',
-      'jsonpath={.metadata.labels.pod-security\\.kubernetes\\.io/enforce}',
-    ]);
-    expect(enforce).to.equal('restricted');
+    expect(await enforcedProfile(NS)).to.equal('restricted');
     // Enforced, not only labelled: a pod without the hardening is refused in this namespace.
     const bad = await kubectl([
       '-n',

@@ -23,6 +23,7 @@ import { applyCatalog, condition, getCatalog, push, waitSynced } from '../suppor
 import {
   controllerPods,
   deployCatalogdTs,
+  enforcedProfile,
   isReady,
   undeployCatalogdTs,
 } from '../support/catalogd-deployment.js';
@@ -127,6 +128,17 @@ describe('OLM v1: operator-controller v1.5.1 beside catalogd-ts (2 replicas, HTT
     return waitSynced(catalog, before, 120_000);
   }
 
+  async function setAvailability(mode: 'Available' | 'Unavailable'): Promise<void> {
+    await kubectlOk([
+      'patch',
+      'clustercatalog',
+      catalog,
+      '--type=merge',
+      '-p',
+      JSON.stringify({ spec: { availabilityMode: mode } }),
+    ]);
+  }
+
   async function getExt(): Promise<ClusterExtension> {
     return extensions.get(ext);
   }
@@ -139,15 +151,15 @@ describe('OLM v1: operator-controller v1.5.1 beside catalogd-ts (2 replicas, HTT
     return patched.metadata.generation ?? 0;
   }
 
-  /** Waits until operator-controller has reconciled generation `gen` (Progressing says so). */
-  async function reconciled(gen: number, what: string): Promise<ClusterExtension> {
+  /** Waits until operator-controller's Progressing says `reason` for generation `gen`. */
+  async function reconciled(gen: number, reason: string, what: string): Promise<ClusterExtension> {
     return pollUntil(
       async () => {
         const e = await getExt();
         const p = cond(e, 'Progressing');
-        return p && (p.observedGeneration ?? 0) >= gen ? e : undefined;
+        return p && (p.observedGeneration ?? 0) >= gen && p.reason === reason ? e : undefined;
       },
-      { timeoutMs: 120_000, intervalMs: 500, what },
+      { timeoutMs: 120_000, intervalMs: 500, what: `${what}: Progressing ${reason}` },
     );
   }
 
@@ -260,14 +272,7 @@ describe('OLM v1: operator-controller v1.5.1 beside catalogd-ts (2 replicas, HTT
       'jsonpath={.items[*].spec.containers[0].image}',
     ]);
     expect(images.split(' ')).to.include(operatorControllerImage);
-    const enforce = await kubectlOk([
-      'get',
-      'namespace',
-      OLM_NS,
-      '-o',
-      'jsonpath={.metadata.labels.pod-security\\.kubernetes\\.io/enforce}',
-    ]);
-    expect(enforce).to.equal('restricted');
+    expect(await enforcedProfile(OLM_NS)).to.equal('restricted');
     // Upstream's CRD of ClusterExtensions only: the ClusterCatalog CRD is still catalogd-ts's.
     const catalogCrd = await kubectlOk([
       'get',
@@ -335,15 +340,13 @@ describe('OLM v1: operator-controller v1.5.1 beside catalogd-ts (2 replicas, HTT
     expect(await crdContent()).to.equal('0.2.0');
     // A reconcile of a new generation: 0.3.0 succeeds 0.2.0 only in candidate, so it stays.
     const gen = await patchSource({ version: '>=0.1.0' });
-    const e = await reconciled(gen, `${ext} generation ${gen}`);
-    expect(cond(e, 'Progressing')?.reason).to.equal('Succeeded');
+    const e = await reconciled(gen, 'Succeeded', `${ext} generation ${gen}`);
     expect(e.status?.install?.bundle.version).to.equal('0.2.0');
   });
 
   it('honours a version pin, then the channel it names', async () => {
     const pinned = await patchSource({ channels: ['candidate'], version: '0.2.0' });
-    const e = await reconciled(pinned, `${ext} pinned to 0.2.0`);
-    expect(cond(e, 'Progressing')?.reason).to.equal('Succeeded');
+    const e = await reconciled(pinned, 'Succeeded', `${ext} pinned to 0.2.0`);
     expect(e.status?.install?.bundle.version).to.equal('0.2.0');
     await patchSource({ version: null });
     await installedVersion('0.3.0');
@@ -377,22 +380,14 @@ describe('OLM v1: operator-controller v1.5.1 beside catalogd-ts (2 replicas, HTT
   });
 
   it('leaves an Unavailable catalog out of resolution', async () => {
-    await kubectlOk([
-      'patch',
-      'clustercatalog',
-      catalog,
-      '--type=merge',
-      '-p',
-      '{"spec":{"availabilityMode":"Unavailable"}}',
-    ]);
+    await setAvailability('Unavailable');
     await pollUntil(
       async () =>
         condition(await getCatalog(catalog), 'Serving')?.reason === 'UserSpecifiedUnavailable',
       { timeoutMs: 60_000, what: `${catalog} to be unavailable` },
     );
     const gen = await patchSource({ version: '>=0.3.0' });
-    const e = await reconciled(gen, `${ext} generation ${gen} without its catalog`);
-    expect(cond(e, 'Progressing')?.reason).to.equal('Retrying');
+    const e = await reconciled(gen, 'Retrying', `${ext} generation ${gen} without its catalog`);
     expect(cond(e, 'Progressing')?.message).to.equal(
       `error upgrading from currently installed version "0.3.0": no bundles found for package "${PKG}" matching version ">=0.3.0" in channels [candidate]`,
     );
@@ -401,18 +396,11 @@ describe('OLM v1: operator-controller v1.5.1 beside catalogd-ts (2 replicas, HTT
     expect(cond(e, 'Installed')?.status).to.equal('True');
     expect(await crdContent()).to.equal('0.3.0');
 
-    await kubectlOk([
-      'patch',
-      'clustercatalog',
-      catalog,
-      '--type=merge',
-      '-p',
-      '{"spec":{"availabilityMode":"Available"}}',
-    ]);
+    await setAvailability('Available');
     await waitSynced(catalog);
     const back = await patchSource({ version: null });
-    const resolved = await reconciled(back, `${ext} generation ${back} with its catalog back`);
-    expect(cond(resolved, 'Progressing')?.reason).to.equal('Succeeded');
+    const resolved = await reconciled(back, 'Succeeded', `${ext} with its catalog back`);
+    expect(resolved.status?.install?.bundle.version).to.equal('0.3.0');
   });
 
   it(`installs the new head after each of ${UPDATES} catalog updates: 0 stale`, async () => {

@@ -37,6 +37,17 @@ export async function controllerPods(): Promise<Pod[]> {
   return (JSON.parse(out) as { items: Pod[] }).items;
 }
 
+/** The Pod Security profile a namespace enforces (its label). */
+export async function enforcedProfile(namespace: string): Promise<string> {
+  return kubectlOk([
+    'get',
+    'namespace',
+    namespace,
+    '-o',
+    'jsonpath={.metadata.labels.pod-security\\.kubernetes\\.io/enforce}',
+  ]);
+}
+
 export const isReady = (p: Pod) =>
   !p.metadata.deletionTimestamp &&
   (p.status.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
