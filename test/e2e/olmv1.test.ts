@@ -250,6 +250,9 @@ describe('OLM v1: operator-controller v1.5.1 beside catalogd-ts (2 replicas, HTT
     // operator-controller removes its finalizers; its objects go with the ClusterExtension.
     await kubectl(['delete', 'clusterextension', ext, '--ignore-not-found', '--timeout=120s']);
     await uninstallOperatorController();
+    // Gone with the ClusterExtension already (its objects are owned by it); a failed run may
+    // leave it behind.
+    await kubectl(['delete', 'crd', WIDGET_CRD, '--ignore-not-found', '--wait=false']);
     await kubectl(['delete', 'clusterrolebinding', `${ext}-installer`, '--ignore-not-found']);
     await kubectl(['delete', 'namespace', installNs, '--ignore-not-found', '--wait=false']);
     await kubectl(['delete', 'clustercatalog', catalog, '--ignore-not-found', '--wait=false']);
