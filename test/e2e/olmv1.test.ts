@@ -410,6 +410,7 @@ describe('OLM v1: operator-controller v1.5.1 beside catalogd-ts (2 replicas, HTT
     // Each update adds 1.0.i (replacing the previous head) to candidate; its bundle image is one
     // of the three, in turn, so each upgrade changes the CRD's content annotation (observable in
     // the apiserver) and costs no new image.
+    await setAvailability('Available'); // whatever an earlier case left
     const contents = ['0.1.0', '0.2.0', '0.3.0'];
     const bundles = v2Bundles();
     const candidate = structuredClone(v2Channels[1]!);
