@@ -74,19 +74,23 @@ test-unit: deps ## Run the unit tests (no cluster).
 	$(WITH_NODE) npm run --silent test:unit
 
 .PHONY: test-e2e
-test-e2e: deps controlplane chromium cosign operator-controller ## Run the e2e tests (starts a local control plane unless one is running).
+test-e2e: deps controlplane chromium cosign olmv1 operator-controller ## Run the e2e tests (starts a local control plane unless one is running).
 	$(WITH_NODE) npm run --silent test:e2e
 
 .PHONY: bench
 bench: build controlplane ## Run the benchmarks (SPEC §7); writes bench/results/latest.json
 	$(WITH_NODE) npx tsx bench/run.ts
 
+.PHONY: bench-serve
+bench-serve: build ## The content server against upstream's way of serving (bench/serve.ts; no cluster)
+	$(WITH_NODE) npx tsx bench/serve.ts
+
 .PHONY: cosign
 cosign: ## Build (once, cached outside the repo) the cosign the signature e2e tests sign with.
 	@hack/cosign.sh >/dev/null
 
 .PHONY: olmv1
-olmv1: ## Build (once, cached outside the repo) operator-controller and upstream catalogd v1.5.1 (docs/olmv1.md).
+olmv1: ## Build (once, cached outside the repo) operator-controller, upstream catalogd v1.5.1 and hack/olmv1-check (docs/olmv1.md).
 	@hack/olmv1/build.sh >/dev/null
 
 .PHONY: operator-controller

@@ -11,6 +11,8 @@
 //   BENCH_MERGE=a.json,b.json   no run: merge results of several runs into BENCH_OUT
 //   BENCH_OUT=NAME          write bench/results/NAME.{json,md} and leave README.md alone
 //   BENCH_SKIP_KUBECTL=1, BENCH_SKIP_PARSE=1, BENCH_SKIP_ENTRIES=1, BENCH_SKIP_HTTP=1   skip those
+//   BENCH_SERVE=1           also run bench/serve.ts (the content server against upstream's way of
+//                           serving; alone: `make bench-serve`)
 //   BENCH_ONLY=controlPlane only the control-plane section (bench/control-plane.ts), on the
 //                           largest of BENCH_SIZES and BENCH_REAL_CATALOGS (default /tmp/real/v4.20)
 //   BENCH_SKIP_CONTROL_PLANE=1   skip that section in a full run
@@ -179,6 +181,8 @@ function childBenches(results: Record<string, unknown>, largest: number): void {
     results.unpackEntries = childBench('unpack-entries', ['--entries', '100000']);
   if (process.env.BENCH_SKIP_HTTP !== '1' && existsSync(path.join(ROOT, 'bench', 'http.ts')))
     results.http = childBench('http', ['--size-mb', String(largest)]);
+  if (process.env.BENCH_SERVE === '1')
+    results.serve = childBench('serve', ['--size-mb', String(largest)], 900_000);
 }
 
 /** The machine, the control plane's versions and the controller's process settings. */

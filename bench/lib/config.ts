@@ -1,9 +1,8 @@
 // What a bench run measures and where, from the environment (the BENCH_* variables of
 // bench/run.ts's header), and the small helpers every part logs and rounds with.
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadAll } from 'js-yaml';
+import { deployedEnv, deployedMallocEnv } from '../../test/support/deployment.js';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const RESULTS = path.join(ROOT, 'bench', 'results');
@@ -45,32 +44,12 @@ export const PPROF_DIR = process.env.BENCH_PPROF
 export const PPROF_SECONDS = 10;
 
 /**
- * The value of an env var of the Deployment's container (config/manager), or undefined. The YAML
- * is parsed, not matched: a pattern would keep the quotes of `value: '2'` in the value.
- */
-export function deployedEnv(name: string): string | undefined {
-  type Deployment = {
-    kind?: string;
-    spec?: {
-      template?: {
-        spec?: { containers?: Array<{ env?: Array<{ name: string; value?: string }> }> };
-      };
-    };
-  };
-  const file = path.join(ROOT, 'config', 'manager', 'deployment.yaml');
-  const docs = loadAll(readFileSync(file, 'utf8')) as Deployment[];
-  const containers = docs.find((d) => d?.kind === 'Deployment')?.spec?.template?.spec?.containers;
-  const env = (containers ?? []).flatMap((c) => c.env ?? []);
-  const value = env.find((e) => e.name === name)?.value;
-  return value === undefined ? undefined : String(value);
-}
-
-/**
- * The controller runs with the NODE_OPTIONS and MALLOC_ARENA_MAX of the Deployment, as deployed
- * (BENCH_NODE_OPTIONS overrides the former).
+ * The controller runs with the NODE_OPTIONS and the glibc malloc tunables (MALLOC_ARENA_MAX,
+ * MALLOC_MMAP_THRESHOLD_) of the Deployment, as deployed (BENCH_NODE_OPTIONS overrides the former).
  */
 export const NODE_OPTIONS = process.env.BENCH_NODE_OPTIONS ?? deployedEnv('NODE_OPTIONS') ?? '';
-export const MALLOC_ARENA_MAX = deployedEnv('MALLOC_ARENA_MAX');
+export const MALLOC_ENV = deployedMallocEnv();
+export const MALLOC_ARENA_MAX = MALLOC_ENV.MALLOC_ARENA_MAX;
 
 export const log = (msg: string) =>
   process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${msg}\n`);

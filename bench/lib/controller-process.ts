@@ -10,7 +10,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { freePort, metricSum, procStatus } from '../../test/support/controller.js';
 import type { PlaneCpu } from './cluster.js';
 import { controlPlaneCpu, planeDelta } from './cluster.js';
-import { MALLOC_ARENA_MAX, NODE_OPTIONS, ROOT } from './config.js';
+import { MALLOC_ENV, NODE_OPTIONS, ROOT } from './config.js';
 
 // ---------- the controller under test (built, as deployed) ----------
 
@@ -35,7 +35,12 @@ export function procCpuSeconds(pid: number): number {
 /** Controllers started and not yet stopped: stopped on the way out, whatever failed. */
 export const running = new Set<Controller>();
 
-export async function startController(kubeconfig: string, logDir: string): Promise<Controller> {
+/** Starts the built controller; `flags` replace the default `--no-leader-elect`. */
+export async function startController(
+  kubeconfig: string,
+  logDir: string,
+  flags: string[] = ['--no-leader-elect'],
+): Promise<Controller> {
   const [metricsPort, healthPort, serverPort] = [
     await freePort(),
     await freePort(),
@@ -50,7 +55,7 @@ export async function startController(kubeconfig: string, logDir: string): Promi
       path.join(ROOT, 'dist', 'src', 'cmd', 'catalogd.js'),
       'controller',
       `--kubeconfig=${kubeconfig}`,
-      '--no-leader-elect',
+      ...flags,
       `--metrics-addr=127.0.0.1:${metricsPort}`,
       `--health-addr=127.0.0.1:${healthPort}`,
       `--server-addr=127.0.0.1:${serverPort}`,
@@ -63,7 +68,7 @@ export async function startController(kubeconfig: string, logDir: string): Promi
       env: {
         ...process.env,
         NODE_OPTIONS,
-        ...(MALLOC_ARENA_MAX !== undefined && { MALLOC_ARENA_MAX }),
+        ...MALLOC_ENV,
       },
     },
   );

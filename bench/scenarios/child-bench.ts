@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { RESULTS, ROOT, log } from '../lib/config.js';
 
-export function childBench(name: string, args: string[]): unknown {
+export function childBench(name: string, args: string[], timeoutMs = 300_000): unknown {
   log(`running bench/${name}.ts ${args.join(' ')}`);
   const r = spawnSync(
     process.execPath,
@@ -13,7 +13,7 @@ export function childBench(name: string, args: string[]): unknown {
     {
       cwd: ROOT,
       encoding: 'utf8',
-      timeout: 300_000,
+      timeout: timeoutMs,
       maxBuffer: 1 << 24,
     },
   );

@@ -2,20 +2,23 @@
 # Prints the directory holding `operator-controller` and upstream `catalogd`, both built from
 # github.com/operator-framework/operator-controller (version pinned as OPERATOR_CONTROLLER_VERSION in
 # hack/versions.env, through the wrapper hack/olmv1/go.mod that carries the module's `replace`
-# directives) via the Go module proxy, building them on first use (`make olmv1`). Used to run OLM v1
-# beside catalogd-ts and to compare catalogd-ts with upstream catalogd (docs/olmv1.md).
+# directives) via the Go module proxy, and `olmv1-check` (hack/olmv1-check: operator-controller's
+# view of a catalog from upstream catalogd and from catalogd-ts), building them on first use
+# (`make olmv1`). Used to run OLM v1 beside catalogd-ts and to compare catalogd-ts with upstream
+# catalogd (docs/olmv1.md). The cache directory's name includes a hash of the check's sources and
+# of this script, so a change to either builds again (the Go build cache keeps that to the
+# check's own package and the links).
 #
 # Both binaries read their containers registries.conf from registries.conf beside them in the cache
 # (printed directory/../registries.conf), not from CONTAINERS_REGISTRIES_CONF, which containers/image
 # ignores there: its path is set at build time. Absent, the binaries use containers/image defaults;
 # a caller that pulls from a plain-HTTP registry writes that file (`insecure = true` for it).
 #
-#   hack/olmv1/build.sh --image   prints instead the path of an `operator-controller` alone, built
+#   hack/olmv1/build.sh --image   prints instead the path of an `operator-controller` alone, linked
 #                                 for a container image (`make operator-controller`,
-#                                 hack/olmv1/image.sh): it reads containers/image's default
-#                                 /etc/containers/registries.conf, which a pod mounts. It shares
-#                                 every compiled package with the pair above (same flags), so
-#                                 building one after the other costs only the link.
+#                                 hack/olmv1/image.sh) from the same build (same sources, flags and
+#                                 -modfile, so only the link is new): it reads containers/image's
+#                                 default /etc/containers/registries.conf, which a pod mounts.
 #
 #   CATALOGD_CACHE  cache root (default ${XDG_CACHE_HOME:-$HOME/.cache}/catalogd-ts).
 #
@@ -27,32 +30,51 @@ here=$(cd "$(dirname "$0")" && pwd)
 version=$(sed -n 's/^OPERATOR_CONTROLLER_VERSION=//p' "$here/../versions.env")
 module=github.com/operator-framework/operator-controller
 
-# go_build OUT X_FLAGS PACKAGE...: CGO_ENABLED=0 with containers_image_openpgp (the default build
-# needs cgo gpgme); the version -X stands in for upstream's Makefile.
-go_build() {
-  local out=$1 x="-X $module/internal/shared/version.version=$version $2"
-  shift 2
-  (cd "$here" && go mod download &&
-    CGO_ENABLED=0 nice -n 10 go build -trimpath -tags containers_image_openpgp -ldflags "-s -w $x" \
-      -o "$out" "$@")
-}
-
 build() {
   local out=$1
+  local registries_conf
+  registries_conf="$(dirname "$out")/registries.conf"
   mkdir -p "$out"
-  # One `go build` for both binaries: they share almost all packages, so one link-ready build graph
-  # compiles each package once. The second -X gives the registries.conf path (see above).
-  go_build "$out" \
-    "-X github.com/containers/image/v5/pkg/sysregistriesv2.systemRegistriesConfPath=$(dirname "$out")/registries.conf" \
-    "$module/cmd/operator-controller" "$module/cmd/catalogd"
+  # One `go build` for the three binaries: they share almost all packages, so one build graph
+  # compiles each package once. CGO_ENABLED=0 with containers_image_openpgp: the default build needs
+  # cgo gpgme. The -X flags stand in for upstream's Makefile (version) and give the registries.conf
+  # path (see above).
+  local x="-X $module/internal/shared/version.version=$version"
+  x+=" -X github.com/containers/image/v5/pkg/sysregistriesv2.systemRegistriesConfPath=$registries_conf"
+  # The check uses operator-controller's internal packages, which only a package of that module
+  # may import. `go build -overlay` cannot add it to the module as read from the module cache
+  # ("Files beneath GOMODCACHE must not be replaced"), so the module (10 MB, verified by go.sum
+  # when downloaded) is copied beside the binaries with hack/olmv1-check/*.go added as
+  # $module/cmd/olmv1-check, and the build reads the wrapper's go.mod plus a `replace` to that
+  # copy through -modfile (the committed go.mod stays as it is).
+  local cache_dir src modfile
+  cache_dir=$(dirname "$out")
+  src="$cache_dir/src"
+  modfile="$cache_dir/go.mod"
+  (cd "$here" && go mod download)
+  rm -rf "$src"
+  cp -R "$(cd "$here" && go list -m -f '{{.Dir}}' "$module")" "$src"
+  chmod -R u+w "$src"
+  mkdir -p "$src/cmd/olmv1-check"
+  cp "$here"/../olmv1-check/*.go "$src/cmd/olmv1-check/"
+  { cat "$here/go.mod"; echo "replace $module => $src"; } > "$modfile"
+  cp "$here/go.sum" "$cache_dir/go.sum"
+  (cd "$here" && CGO_ENABLED=0 nice -n 10 go build -modfile "$modfile" -trimpath \
+    -tags containers_image_openpgp -ldflags "-s -w $x" \
+    -o "$out" "$module/cmd/operator-controller" "$module/cmd/catalogd" "$module/cmd/olmv1-check")
 }
-
-build_for_image() {
-  go_build "$1" "" "$module/cmd/operator-controller"
-}
-
+sum=$(cat "$here"/../olmv1-check/*.go "$here/build.sh" | sha256sum | cut -c1-12)
 case "${1:-}" in
---image) go_tool operator-controller "$version" build_for_image ;;
-"") go_tool olmv1 "$version" build ;;
+--image)
+  dir=$(go_tool olmv1 "$version-$sum" build)
+  cache_dir=$(dirname "$dir")
+  build_for_image() {
+    (cd "$here" && CGO_ENABLED=0 nice -n 10 go build -modfile "$cache_dir/go.mod" -trimpath \
+      -tags containers_image_openpgp -ldflags "-s -w -X $module/internal/shared/version.version=$version" \
+      -o "$1" "$module/cmd/operator-controller")
+  }
+  go_tool operator-controller "$version-$sum" build_for_image
+  ;;
+"") go_tool olmv1 "$version-$sum" build ;;
 *) echo "build.sh: unknown argument $1 (only --image)" >&2; exit 2 ;;
 esac

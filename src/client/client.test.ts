@@ -142,6 +142,28 @@ describe('client/CatalogClient: consistent lists', () => {
         );
       },
     );
+    // Served over HTTP with no revision of objects (its first one was refused): said so.
+    const refused = catalog('c');
+    refused.status!.conditions![0] = { ...refused.status!.conditions![0]!, status: 'True' };
+    await fake([refused], items)
+      .client.consistentList({ catalog: 'c' })
+      .then(
+        () => expect.fail('no error'),
+        (err: unknown) => {
+          expect(err).to.be.instanceOf(CatalogNotServingError);
+          expect((err as Error).message).to.equal(
+            'ClusterCatalog "c" is served over HTTP (status.urls.base) but has no revision of CatalogMetadata objects (no status.contentHash: see its Progressing condition)',
+          );
+        },
+      );
+  });
+
+  it('waits for the first revision of objects of a catalog Serving over HTTP', async () => {
+    const first = catalog('c', undefined, H2);
+    first.status!.conditions![0] = { ...first.status!.conditions![0]!, status: 'True' };
+    const { client } = fake([first, catalog('c', H2)], items);
+    const list = await client.consistentList({ catalog: 'c' }, { backoffMs: 1 });
+    expect([list.contentHash, list.retries]).to.deep.equal([H2, 1]);
   });
 
   it('across catalogs: skips syncing catalogs when asked, and keeps only kept objects', async () => {

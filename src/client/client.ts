@@ -19,7 +19,8 @@ import { Resource } from '../kube/resource.js';
 import type { ExponentialBackoffOptions } from '../util/backoff.js';
 import { ExponentialBackoff } from '../util/backoff.js';
 import type { ContentFetchOptions, FullContent, PartialContent } from './content.js';
-import { contentOf, fetchWholeBlob, mapBounded, resolverBlob } from './content.js';
+import { mapBounded } from '../util/limits.js';
+import { contentOf, fetchWholeBlob, resolverBlob } from './content.js';
 import { fetchTrusting, viaApiserverProxy } from './trust.js';
 import type { AnyBlob, BundleBlob, GVK } from './fbc-types.js';
 import { SCHEMA_BUNDLE, isBundleBlob } from './fbc-types.js';
@@ -125,8 +126,11 @@ export class CatalogNotServingError extends Error {
     const why = condition
       ? `Serving=${condition.status}/${condition.reason}${condition.message ? `: ${condition.message}` : ''}`
       : 'no Serving condition yet';
+    // Serving speaks of HTTP, which comes first: the objects follow, or were refused.
     super(
-      `ClusterCatalog ${JSON.stringify(catalog)} is not Serving yet (${why}); wait for it with: kubectl wait --for=condition=Serving clustercatalog/${catalog}`,
+      condition?.status === 'True'
+        ? `ClusterCatalog ${JSON.stringify(catalog)} is served over HTTP (status.urls.base) but has no revision of CatalogMetadata objects (no status.contentHash: see its Progressing condition)`
+        : `ClusterCatalog ${JSON.stringify(catalog)} is not Serving yet (${why}); wait for it with: kubectl wait --for=condition=Serving clustercatalog/${catalog}`,
     );
   }
 }
@@ -135,12 +139,14 @@ export class InconsistentListError extends Error {
   override name = 'InconsistentListError';
 }
 
-/** Whether the catalog serves content: Serving=True and a contentHash. */
+/** Whether the catalog is served over HTTP: Serving=True (docs/api.md, "Two views of a catalog"). */
+function isServingHttp(c: ClusterCatalog): boolean {
+  return findCondition(c.status?.conditions, TYPE_SERVING)?.status === 'True';
+}
+
+/** Whether the catalog's objects hold a revision too: Serving=True and a contentHash. */
 export function isServing(c: ClusterCatalog): boolean {
-  return (
-    c.status?.contentHash !== undefined &&
-    findCondition(c.status.conditions, TYPE_SERVING)?.status === 'True'
-  );
+  return c.status?.contentHash !== undefined && isServingHttp(c);
 }
 
 export class CatalogClient {
@@ -235,11 +241,16 @@ export class CatalogClient {
     }
   }
 
-  /** The catalog, which must exist and be Serving; throws CatalogNotFoundError or CatalogNotServingError. */
+  /**
+   * The catalog, which must exist and be Serving; throws CatalogNotFoundError or
+   * CatalogNotServingError. A catalog Serving over HTTP whose first revision of objects is being
+   * written (syncingTo) is returned: the consistent list waits for it as for any sync.
+   */
   async servingCatalog(name: string, signal?: AbortSignal): Promise<ClusterCatalog> {
     const c = await this.getCatalog(name, signal);
     if (!c) throw new CatalogNotFoundError(name);
-    if (!isServing(c))
+    const firstSync = c.status?.syncingTo && isServingHttp(c);
+    if (!isServing(c) && !firstSync)
       throw new CatalogNotServingError(name, findCondition(c.status?.conditions, TYPE_SERVING));
     return c;
   }

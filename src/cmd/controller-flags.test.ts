@@ -9,6 +9,8 @@ describe('cmd/controller: flags', () => {
       (e: unknown) => e,
     );
     expect(err).to.be.instanceOf(CommandError);
-    expect((err as Error).message).to.equal('--content-profile must be full or lean, not "medium"');
+    expect((err as Error).message).to.equal(
+      '--content-profile must be full, lean or none, not "medium"',
+    );
   });
 });

@@ -3,9 +3,10 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { ContentProfile } from '../api/v1/index.js';
-import { CONTENT_PROFILE_FULL, CONTENT_PROFILES, isContentProfile } from '../api/v1/index.js';
+import { CONTENT_PROFILE_FULL, contentProfileChoices, isContentProfile } from '../api/v1/index.js';
 import { DEFAULT_MAX_OBJECT_BYTES } from '../fbc/index.js';
-import { DEFAULT_MAX_CACHE_BYTES, defaultMinimumRate, parseDuration } from '../source/index.js';
+import { DEFAULT_MAX_CACHE_BYTES, defaultMinimumRate } from '../source/index.js';
+import { parseDuration } from '../util/deadline.js';
 import { CommandError } from './command-error.js';
 
 const controllerFlags = {
@@ -77,10 +78,11 @@ Reconciles ClusterCatalogs into CatalogMetadata objects and serves catalog conte
   --max-image-cache-bytes N          files the unpacked images may hold together; an image that
                                      would pass it is refused, the images catalogs serve are kept
                                      (default 1073741824)
-  --content-profile full|lean        what CatalogMetadata objects hold: full, the whole blob
+  --content-profile full|lean|none   what CatalogMetadata objects hold: full, the whole blob
                                      (default); lean, without display-only parts (the package
                                      icon, olm.csv.metadata and olm.bundle.object properties),
-                                     which stay on the HTTP server. A ClusterCatalog's annotation
+                                     which stay on the HTTP server; none, no objects at all
+                                     (HTTP only). A ClusterCatalog's annotation
                                      olm.operatorframework.io/content-profile overrides it
   --global-pull-secret NS/NAME       a kubernetes.io/dockerconfigjson Secret used for every pull
   --ca-bundle FILE                   PEM CA certificates trusted for registries
@@ -179,7 +181,7 @@ export function parseControllerOptions(args: string[]): ControllerOptions | unde
   const contentProfile = flags['content-profile'];
   if (!isContentProfile(contentProfile))
     throw new CommandError(
-      `--content-profile must be ${CONTENT_PROFILES.join(' or ')}, not ${JSON.stringify(contentProfile)}`,
+      `--content-profile must be ${contentProfileChoices()}, not ${JSON.stringify(contentProfile)}`,
     );
   const serverAddr = hostPort('server-addr', flags['server-addr']);
   return {

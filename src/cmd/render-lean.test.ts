@@ -92,11 +92,21 @@ describe('catalogd render --content-profile lean', () => {
     }
   });
 
+  it('--content-profile none prints no objects and says why on stderr', () => {
+    const note =
+      'catalogd render: content profile none: the controller writes no CatalogMetadata objects for catalog community (its content is served over HTTP only)\n';
+    const yaml = cli(CATALOG, '--catalog', 'community', '--content-profile', 'none');
+    expect([yaml.status, yaml.stdout, yaml.stderr]).to.deep.equal([0, '', note]);
+    const json = cli(CATALOG, '--catalog', 'community', '--content-profile', 'none', '-o', 'json');
+    expect(json.status).to.equal(0);
+    expect(JSON.parse(json.stdout)).to.deep.equal({ apiVersion: 'v1', kind: 'List', items: [] });
+  });
+
   it('the CLI exits 2 on a --content-profile that names no profile', () => {
     const bad = cli(CATALOG, '--content-profile', 'slim');
     expect([bad.status, bad.stderr, bad.stdout]).to.deep.equal([
       2,
-      'catalogd render: --content-profile "slim" is not full or lean\n',
+      'catalogd render: --content-profile "slim" is not full, lean or none\n',
       '',
     ]);
   });

@@ -2,15 +2,15 @@
 // as the controller would write them (without owner references), for GitOps diffs and review.
 // The objects are built and validated by the sync engine's own scan (src/sync), with the same
 // --max-object-bytes and content URL, so an oversized blob renders with contentOmitted as the
-// controller stores it, and --content-profile lean renders the lean objects. Two passes: the first validates the whole catalog, so bad input prints
-// nothing but the error.
+// controller stores it, and --content-profile lean renders the lean objects (none: no objects).
+// Two passes: the first validates the whole catalog, so bad input prints nothing but the error.
 import path from 'node:path';
 import process, { stderr, stdout } from 'node:process';
 import { parseArgs } from 'node:util';
 import { DEFAULT_SCALAR_STYLE_RULES, SCALAR_STYLE, dump } from 'js-yaml';
 import type { ScalarStyleRule } from 'js-yaml';
 import type { CatalogMetadata } from '../api/v1/index.js';
-import { CONTENT_PROFILES, isContentProfile } from '../api/v1/index.js';
+import { CONTENT_PROFILE_NONE, contentProfileChoices, isContentProfile } from '../api/v1/index.js';
 import {
   DEFAULT_MAX_OBJECT_BYTES,
   FbcError,
@@ -24,7 +24,7 @@ import type { Output, RenderOptions } from './render-target.js';
 import { DEFAULT_SERVER_URL, renderTarget } from './render-target.js';
 
 const USAGE = `usage: catalogd render <dir> [-o yaml|json] [--catalog NAME] [--server-url URL]
-                      [--max-object-bytes N] [--content-profile full|lean] [--cost]
+                      [--max-object-bytes N] [--content-profile full|lean|none] [--cost]
 
 Prints the CatalogMetadata objects that the FBC directory <dir> produces, as the controller
 writes them (without owner references):
@@ -35,9 +35,11 @@ writes them (without owner references):
                           there (default ${DEFAULT_SERVER_URL}, the controller's default)
   --max-object-bytes N    the controller's --max-object-bytes: larger objects carry
                           spec.contentOmitted instead of spec.content (default ${DEFAULT_MAX_OBJECT_BYTES})
-  --content-profile P     the catalog's content profile: full (default) or lean, which leaves
+  --content-profile P     the catalog's content profile: full (default); lean, which leaves
                           display-only parts out of spec.content and lists them in
-                          spec.contentOmitted.parts, as the controller does for that profile
+                          spec.contentOmitted.parts, as the controller does for that profile;
+                          none, which has no objects (the catalog is checked, nothing is
+                          printed but an empty List with -o json, and stderr says why)
   --cost                  print what syncing the catalog costs the control plane instead:
                           objects, their bytes, and etcd bytes and kube-apiserver heap
                           predicted for each content profile (-o json: as JSON)
@@ -204,7 +206,7 @@ export async function main(args: string[]): Promise<number> {
   const contentProfile = parsed.values['content-profile'];
   if (contentProfile !== undefined && !isContentProfile(contentProfile)) {
     stderr.write(
-      `catalogd render: --content-profile ${JSON.stringify(contentProfile)} is not ${CONTENT_PROFILES.join(' or ')}\n`,
+      `catalogd render: --content-profile ${JSON.stringify(contentProfile)} is not ${contentProfileChoices()}\n`,
     );
     return 2;
   }
@@ -226,6 +228,11 @@ export async function main(args: string[]): Promise<number> {
       await write(output === 'json' ? formatCostJson(report) : formatCostText(report));
     } else {
       await render(dir, opts, write);
+      if (contentProfile === CONTENT_PROFILE_NONE) {
+        stderr.write(
+          `catalogd render: content profile none: the controller writes no CatalogMetadata objects for catalog ${catalog} (its content is served over HTTP only)\n`,
+        );
+      }
     }
     return 0;
   } catch (err) {

@@ -3,7 +3,8 @@
 import type { ByteSource, StreamPoint } from './byte-source.js';
 
 export type JsonPiece =
-  | { kind: 'value'; bytes: Buffer; start: StreamPoint }
+  /** `owned`: `bytes` is a copy made for this value (not a view of a chunk read): releasable. */
+  | { kind: 'value'; bytes: Buffer; start: StreamPoint; owned: boolean }
   /** `bytes` holds everything read from `start` on, so that a caller can re-read it as YAML. */
   | {
       kind: 'error';
@@ -201,10 +202,11 @@ export class JsonSplitter {
           kind: 'value',
           bytes: parts.length === 1 ? parts[0]! : Buffer.concat(parts, size),
           start,
+          owned: parts.length !== 1,
         };
       if (!(await this.fill())) {
         this.finished = true;
-        if (scalar) return { kind: 'value', bytes: Buffer.concat(parts, size), start };
+        if (scalar) return { kind: 'value', bytes: Buffer.concat(parts, size), start, owned: true };
         return {
           kind: 'error',
           reason: 'unexpected end of JSON input',

@@ -13,6 +13,7 @@ import { hasNonFinite, wellFormedDeep } from './json-value.js';
 import { extractMeta } from './meta.js';
 import type { Meta } from './meta.js';
 import { decodeUtf8 } from './utf8.js';
+import { releaseBuffer } from '../util/buffers.js';
 import { DEFAULT_YAML_LIMITS, YamlDocError, yamlDocToJSON } from './yaml-doc.js';
 import { YAML_NODE_WEIGHT, YamlSplitter } from './yaml-split.js';
 
@@ -240,7 +241,10 @@ async function* yamlDocuments(
     if ('error' in decoded)
       throw (first && firstError) || new FbcError(decoded.error, { position: decoded.position });
     first = false;
-    yield document(decoded, toPosition(file, piece.start), piece.bytes.length);
+    const sourceBytes = piece.bytes.length;
+    // The splitter's copy, read by nothing else now that it is decoded (util/buffers.ts).
+    releaseBuffer(piece.bytes);
+    yield document(decoded, toPosition(file, piece.start), sourceBytes);
   }
 }
 
@@ -272,7 +276,9 @@ async function* jsonDocuments(
       const decoded = decodeJsonValue(file, piece.bytes, piece.start);
       if (!('error' in decoded)) {
         count++;
-        yield document(decoded, toPosition(file, piece.start), piece.bytes.length);
+        const sourceBytes = piece.bytes.length;
+        if (piece.owned) releaseBuffer(piece.bytes);
+        yield document(decoded, toPosition(file, piece.start), sourceBytes);
         continue;
       }
       error = new FbcError(decoded.error, { position: decoded.position });

@@ -5,6 +5,7 @@ import { request } from 'node:http';
 import type { IncomingHttpHeaders } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { Writable } from 'node:stream';
 import { gunzipSync } from 'node:zlib';
 import { pollUntil } from '../../test/support/poll.js';
 import type { LeaseSource, ServedResponse } from './handler.js';
@@ -204,6 +205,49 @@ describe('server/handler (HTTP on 127.0.0.1)', function () {
     }
   });
 
+  it('Range on the whole catalog: 206 with Content-Range, 416 outside, whole under a stale If-Range', async () => {
+    for (const t of ['/catalogs/gen/api/v1/all', '/catalogs/gen/api/v1/metas']) {
+      const whole = await send(server, t);
+      expect(whole.headers['accept-ranges']).to.equal('bytes');
+      const size = whole.body.length;
+      const part = await send(server, t, { headers: { Range: 'bytes=10-1000009' } });
+      expect(part.status).to.equal(206);
+      expect(part.headers['content-range']).to.equal(
+        `bytes 10-${Math.min(size, 1000010) - 1}/${size}`,
+      );
+      expect(part.body.equals(whole.body.subarray(10, 1000010))).to.equal(true);
+      expect(Number(part.headers['content-length'])).to.equal(part.body.length);
+      const tail = await send(server, t, { headers: { Range: 'bytes=-100' } });
+      expect(tail.body.equals(whole.body.subarray(size - 100))).to.equal(true);
+      const head = await send(server, t, { method: 'HEAD', headers: { Range: 'bytes=-100' } });
+      expect(head.status).to.equal(206);
+      expect(representationHeaders(head.headers)).to.deep.equal(
+        representationHeaders(tail.headers),
+      );
+      const outside = await send(server, t, { headers: { Range: `bytes=${size}-` } });
+      expect(outside.status).to.equal(416);
+      expect(outside.headers['content-range']).to.equal(`bytes */${size}`);
+      const current = await send(server, t, {
+        headers: { Range: 'bytes=0-0', 'If-Range': whole.headers.etag! },
+      });
+      expect(current.status).to.equal(206);
+      const stale = await send(server, t, { headers: { Range: 'bytes=0-0', 'If-Range': '"old"' } });
+      expect(stale.status).to.equal(200);
+      expect(stale.body.equals(whole.body)).to.equal(true);
+    }
+    // A filtered answer and a gzip body are sent whole.
+    const filtered = await send(server, '/catalogs/gen/api/v1/metas?schema=olm.channel', {
+      headers: { Range: 'bytes=0-0' },
+    });
+    expect(filtered.status).to.equal(200);
+    expect(filtered.headers['accept-ranges']).to.equal(undefined);
+    const z = await send(server, '/catalogs/gen/api/v1/all', {
+      headers: { Range: 'bytes=0-0', 'Accept-Encoding': 'gzip' },
+    });
+    expect(z.status).to.equal(200);
+    expect(Number(z.headers['content-length'])).to.equal(z.body.length);
+  });
+
   it('HEAD: no body, the same headers as GET', async () => {
     for (const t of ['/catalogs/gen/api/v1/all', '/catalogs/gen/api/v1/metas?schema=olm.package'])
       for (const headers of [{}, { 'Accept-Encoding': 'gzip' }] as Array<Record<string, string>>) {
@@ -275,15 +319,19 @@ describe('server/handler (HTTP on 127.0.0.1)', function () {
         if (!lease || gated++ > 0) return lease;
         return {
           ...lease,
-          async *read(sel) {
+          send: (sel, out) => {
             let n = 0;
-            for await (const chunk of lease.read(sel)) {
-              yield chunk;
-              if (n++ === 0) {
-                firstChunkSent();
-                await gate;
-              }
-            }
+            const gated = new Writable({
+              write(chunk: Buffer, _enc, done) {
+                out.write(chunk, (err) => {
+                  if (err) return done(err);
+                  if (n++ > 0) return done();
+                  firstChunkSent();
+                  gate.then(() => done(), done);
+                });
+              },
+            });
+            return lease.send(sel, gated);
           },
         };
       },

@@ -1,9 +1,10 @@
 // The HTTP content handler (SPEC §4): GET|HEAD <prefix>/<catalog>/api/v1/{all,metas} from the
 // store's served revision, with validators, conditional requests and gzip. node:http only.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { Readable } from 'node:stream';
+import type { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
+import { contentRange, ifRangeHolds, parseByteRange } from './byte-range.js';
 import {
   acceptsGzip,
   allEntityTag,
@@ -102,6 +103,28 @@ function sendNotHeld(
   );
 }
 
+function headerValue(req: IncomingMessage, name: string): string | undefined {
+  const v = req.headers[name];
+  return typeof v === 'string' ? v : undefined;
+}
+
+/** Gzips what `send` writes into the response while it streams. */
+async function sendGzipped(
+  send: (out: Writable) => Promise<void>,
+  res: ServerResponse,
+): Promise<void> {
+  const gz = createGzip();
+  const piped = pipeline(gz, res);
+  piped.catch(() => undefined);
+  try {
+    await send(gz);
+    gz.end();
+  } catch (err) {
+    gz.destroy(err instanceof Error ? err : new Error('cannot read the catalog', { cause: err }));
+  }
+  await piped;
+}
+
 export function createContentHandler(opts: ContentHandlerOptions): RequestHandler {
   const prefix = (opts.pathPrefix ?? DEFAULT_PATH_PREFIX).replace(/\/+$/, '');
   const { onResponse } = opts;
@@ -177,19 +200,42 @@ async function serve(
     // The whole catalog (/all, or metas without filters) is served from the revision's files
     // as they are; a filtered metas answer is gzipped while it streams.
     const whole = normalized === '';
-    const selection = whole ? lease.selectAll() : await lease.select(query);
+    let selection = whole ? lease.selectAll() : await lease.select(query);
+    let status = 200;
+    if (whole && !gzip) {
+      headers['Accept-Ranges'] = 'bytes';
+      const range = ifRangeHolds(
+        headerValue(req, 'if-range'),
+        validators.ETag,
+        validators['Last-Modified'],
+      )
+        ? parseByteRange(req.headers.range, selection.bytes)
+        : ({ kind: 'whole' } as const);
+      if (range.kind === 'unsatisfiable')
+        return sendError(res, 416, 'the requested range is not within the catalog', {
+          'Content-Range': `bytes */${selection.bytes}`,
+        });
+      if (range.kind === 'range') {
+        status = 206;
+        headers['Content-Range'] = contentRange(range.start, range.end, selection.bytes);
+        selection = {
+          ...selection,
+          byteRanges: [[range.start, range.end]],
+          bytes: range.end - range.start,
+        };
+      }
+    }
     if (!gzip) headers['Content-Length'] = selection.bytes;
     else if (whole) headers['Content-Length'] = lease.allGzipBytes;
-    res.writeHead(200, headers);
+    res.writeHead(status, headers);
     if (req.method === 'HEAD') {
       res.end();
       return;
     }
-    // Byte mode, so that read-ahead is bounded in bytes, not in 256 KiB chunks.
-    const bytes = { objectMode: false };
-    if (gzip && whole) await pipeline(Readable.from(lease.readAllGzip(), bytes), res);
-    else if (gzip) await pipeline(Readable.from(lease.read(selection), bytes), createGzip(), res);
-    else await pipeline(Readable.from(lease.read(selection), bytes), res);
+    if (gzip && whole) await lease.sendAllGzip(res);
+    else if (gzip) await sendGzipped((out) => lease.send(selection, out), res);
+    else await lease.send(selection, res);
+    res.end();
   } finally {
     lease.release();
   }

@@ -9,6 +9,7 @@ import type { Selection } from './revision.js';
 import { ContentStore } from './store.js';
 import type { RevisionLease } from './store.js';
 import {
+  CopyingSink,
   blobOf,
   catalogOf,
   expectedLines,
@@ -25,9 +26,9 @@ const FIXTURES = path.resolve(
 const T0 = new Date('2026-01-01T00:00:00Z');
 
 async function readSelection(lease: RevisionLease, sel: Selection): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const c of lease.read(sel)) chunks.push(c);
-  return Buffer.concat(chunks).toString('utf8');
+  const sink = new CopyingSink();
+  await lease.send(sel, sink);
+  return sink.bytes().toString('utf8');
 }
 
 async function answer(store: ContentStore, catalog: string, q?: MetasQuery): Promise<string> {

@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { access, mkdir, readdir, readFile, rename, rm, rmdir } from 'node:fs/promises';
 import path from 'node:path';
+import type { Writable } from 'node:stream';
 import { isRevisionKey, isRevisionOf } from '../api/v1/revision-url.js';
 import { isDNS1123Subdomain } from '../fbc/index.js';
 import { realClock } from '../util/clock.js';
@@ -18,6 +19,7 @@ import { INDEX_FILE, REVISION_DIR, TEMP_REVISION_DIR, revisionDir } from './revi
 import type { RevisionIndexFile } from './revision-format.js';
 import { Revision } from './revision.js';
 import type { IoCounters, Selection } from './revision.js';
+import { ChunkPool } from './send-file.js';
 
 export interface RevisionInfo {
   /** `sha256:<hex>`. */
@@ -34,9 +36,10 @@ export interface RevisionLease extends RevisionInfo {
   allGzipBytes: number;
   selectAll(): Selection;
   select(query: MetasQuery): Promise<Selection>;
-  read(selection: Selection): AsyncIterable<Buffer>;
-  /** The whole catalog, gzipped (precompressed when the revision was built). */
-  readAllGzip(): AsyncIterable<Buffer>;
+  /** Writes the selection's bytes to `out` (not ended); rejects if `out` closes first. */
+  send(selection: Selection, out: Writable): Promise<void>;
+  /** Writes the whole catalog, gzipped (precompressed when the revision was built). */
+  sendAllGzip(out: Writable): Promise<void>;
   /** Idempotent. */
   release(): void;
 }
@@ -93,6 +96,8 @@ async function exists(p: string): Promise<boolean> {
 export class ContentStore {
   /** Bytes read from revision files by requests. */
   readonly io: IoCounters = { contentBytesRead: 0, indexBytesRead: 0, gzipBytesRead: 0 };
+  /** The chunk buffers every response of every revision streams through. */
+  readonly chunks = new ChunkPool();
   private readonly served = new Map<string, Served>();
   /** Replaced revisions in their grace period, per catalog, oldest first. */
   private readonly graced = new Map<string, Served[]>();
@@ -252,6 +257,7 @@ export class ContentStore {
             revisionDir(this.root, catalog, hex),
             contentHash,
             this.io,
+            this.chunks,
           );
         } catch (cause) {
           throw new Error(
@@ -302,8 +308,8 @@ export class ContentStore {
       allGzipBytes: revision.allGzipBytes,
       selectAll: () => revision.selectAll(),
       select: (q) => revision.select(q),
-      read: (sel) => revision.read(sel),
-      readAllGzip: () => revision.readAllGzip(),
+      send: (sel, out) => revision.send(sel, out),
+      sendAllGzip: (out) => revision.sendAllGzip(out),
       release: () => {
         if (released) return;
         released = true;

@@ -4,6 +4,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { Writable } from 'node:stream';
 import { CatalogHasher, blobHash, canonicalize, readCatalog } from '../fbc/index.js';
 import { generateCatalog } from '../../test/support/fbcgen.js';
 import type { MetasQuery } from './query.js';
@@ -86,4 +87,21 @@ export function expectedLines(blobs: ContentBlob[], query: MetasQuery = {}): str
     )
     .map((b) => `${b.canonical}\n`)
     .join('');
+}
+
+/**
+ * A writable that keeps a copy of what it is given: the store reuses its chunk buffers once a
+ * write has called back, so keeping the chunk itself would keep bytes that change later.
+ */
+export class CopyingSink extends Writable {
+  readonly #chunks: Buffer[] = [];
+
+  override _write(chunk: Buffer, _enc: BufferEncoding, done: (err?: Error | null) => void): void {
+    this.#chunks.push(Buffer.from(chunk));
+    done();
+  }
+
+  bytes(): Buffer {
+    return Buffer.concat(this.#chunks);
+  }
 }

@@ -1,7 +1,8 @@
 // The on-disk cache of unpacked catalogs, keyed by image digest (and platform): an entry is
 // built in a temp dir under the cache root and renamed into place whole, so a present entry is
 // always complete, and a failed pull leaves nothing behind.
-import { mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { removeTree } from '../util/remove-tree.js';
 import path from 'node:path';
 
 export interface CacheMeta {
@@ -62,7 +63,7 @@ export class DigestCache {
     try {
       await rename(tmp, path.join(this.root, key));
     } catch (err) {
-      await rm(tmp, { recursive: true, force: true });
+      await removeTree(tmp);
       const existing = await this.lookup(key);
       if (!existing) throw err;
       return existing;
@@ -71,7 +72,7 @@ export class DigestCache {
   }
 
   async remove(key: string): Promise<void> {
-    await rm(path.join(this.root, key), { recursive: true, force: true });
+    await removeTree(path.join(this.root, key));
   }
 
   /** Every complete entry (temp dirs and entries without a readable meta.json left out). */
@@ -101,7 +102,7 @@ export class DigestCache {
     for (const name of await readdir(this.root).catch(() => [] as string[])) {
       const temp = name.startsWith(TMP);
       if (temp ? !opts.temps : keep(name)) continue;
-      await rm(path.join(this.root, name), { recursive: true, force: true });
+      await removeTree(path.join(this.root, name));
       if (!temp) removed.push(name);
     }
     return removed;

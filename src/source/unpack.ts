@@ -11,7 +11,8 @@
 // length of names. Every failure is a SourceError naming the layer and the entry as the layer
 // spells it, never a local path (see docs/source.md, "What the unpacker bounds").
 import { closeSync, constants, linkSync, lstatSync, mkdirSync, openSync, writeSync } from 'node:fs';
-import { open, readdir, rm } from 'node:fs/promises';
+import { open, readdir } from 'node:fs/promises';
+import { removeTree } from '../util/remove-tree.js';
 import path from 'node:path';
 import { Transform, type Readable, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -385,7 +386,7 @@ export class LayerApplier {
 
   /** Removes whatever is at p (a lower layer's file or directory). */
   private async remove(p: string): Promise<void> {
-    await rm(p, { recursive: true, force: true });
+    await removeTree(p);
     this.knownDirs.clear();
   }
 

@@ -145,6 +145,22 @@ describe('sync engine: lean content profile', () => {
     }
   });
 
+  it('profile none: the same content hash, no objects, every existing one deleted', async () => {
+    const full = await synced(target());
+    const none = await scanCatalog(target('none'));
+    expect(none.contentHash).to.equal((await scanCatalog(target())).contentHash);
+    expect([none.blobs, none.desired.size, none.storedBytes, none.omitted]).to.deep.equal([
+      0, 0, 0, 0,
+    ]);
+    const { writer, written } = writerOver([...full.values()].map(listed));
+    const planned = await planCatalogSync(target('none'), writer, spoolDir);
+    await applyPlan(planned, writer, { concurrency: 4 });
+    await planned.dispose();
+    expect(written).to.deep.equal([]);
+    expect(planned.plan.create).to.deep.equal([]);
+    expect(planned.plan.delete.map((d) => d.name).sort()).to.deep.equal([...full.keys()].sort());
+  });
+
   it('a co-owned lean spec is compared by its projected content (GitOps drift)', async () => {
     const lean = await synced(target('lean'));
     const full = await synced(target());

@@ -6,7 +6,7 @@
 //   apply  send the spooled bodies, a bounded number at a time, then the deletes.
 // Nothing is written before the whole catalog has been validated.
 import type { CatalogMetadata, ContentProfile, OwnerReference } from '../api/v1/index.js';
-import { API_VERSION, OMITTED_APISERVER_LIMIT } from '../api/v1/index.js';
+import { API_VERSION, CONTENT_PROFILE_NONE, OMITTED_APISERVER_LIMIT } from '../api/v1/index.js';
 import type { Blob } from '../fbc/index.js';
 import {
   CatalogHasher,
@@ -72,7 +72,7 @@ export interface SyncTarget {
   contentUrl: (blob: BlobRef) => string;
   /**
    * The content profile (SPEC §2.2; default full): lean leaves display-only parts out of the
-   * objects (src/fbc/lean.ts). Part of the target, so whatever keys on the target sees it.
+   * objects (src/fbc/lean.ts), none writes no objects (every existing one is deleted). Part of the target, so whatever keys on the target sees it.
    */
   contentProfile?: ContentProfile;
 }
@@ -81,6 +81,7 @@ export interface ScanResult {
   /** Object name → objectFingerprint. */
   desired: Map<string, Fingerprint>;
   contentHash: string;
+  /** The objects the blobs become (every blob one; none under profile none). */
   blobs: number;
   /** Objects that --max-object-bytes makes carry contentOmitted instead of content. */
   omitted: number;
@@ -147,8 +148,16 @@ export async function scanCatalog(
   let omitted = 0;
   let bytes = 0;
   let storedBytes = 0;
+  // Profile none: the catalog is parsed and hashed (its revision is served over HTTP), but it
+  // has no objects to build, validate or write.
+  const noObjects = target.contentProfile === CONTENT_PROFILE_NONE;
   for await (const blob of readCatalog(target.dir, { catalog: target.catalog.name, signal })) {
     signal?.throwIfAborted();
+    if (noObjects) {
+      hasher.add(blob.hash);
+      bytes += blob.bytes;
+      continue;
+    }
     const obj = buildObject(blob, target);
     const invalid = validateObject(obj, target.maxObjectBytes);
     if (invalid) throw new Error(`invalid CatalogMetadata: ${invalid}`);

@@ -1,5 +1,6 @@
 // Sequential file I/O with few syscalls and bounded memory: a buffered writer and exact reads.
 import type { FileHandle } from 'node:fs/promises';
+import { releaseBuffer } from './buffers.js';
 
 export class BufferedFileWriter {
   private readonly buffer: Buffer;
@@ -34,7 +35,9 @@ export class BufferedFileWriter {
   async writeString(s: string): Promise<number> {
     const length = Buffer.byteLength(s, 'utf8');
     if (length > this.buffer.length) {
-      await this.write(Buffer.from(s, 'utf8'));
+      const encoded = Buffer.from(s, 'utf8');
+      await this.write(encoded);
+      releaseBuffer(encoded); // written: freed now, not at the next full collection
       return length;
     }
     if (length > this.buffer.length - this.used) await this.flush();

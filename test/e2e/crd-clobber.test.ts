@@ -86,10 +86,10 @@ describe('CRD clobber e2e: upstream ClusterCatalog CRD applied over ours', funct
 
     // Detection: metric and log line on both replicas, an event, every catalog's Progressing.
     for (const r of [leader!, follower!])
-      await pollUntil(async () => (await r.metric(METRIC)) === 5, {
+      await pollUntil(async () => (await r.metric(METRIC)) === 6, {
         timeoutMs: 60_000,
         intervalMs: 100,
-        what: `${METRIC} to be 5`,
+        what: `${METRIC} to be 6`,
       });
     const withProblem = await pollUntil(
       async () => {
@@ -114,6 +114,7 @@ describe('CRD clobber e2e: upstream ClusterCatalog CRD applied over ours', funct
     expect(own[0]?.missing).to.deep.equal([
       'contentHash',
       'objectCount',
+      'objectSourceRef',
       'observedGeneration',
       'storedBytes',
       'syncingTo',

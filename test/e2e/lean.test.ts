@@ -5,29 +5,25 @@
 // profile changes. With $CATALOGD_REAL_CATALOGS (as in gitops.test.ts), also measures real
 // catalogs: their lean objects' spec bytes against the catalog's content bytes (≤ 0.3×).
 import { expect } from 'chai';
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
-import type { CatalogMetadata, ContentProfile } from '../../src/api/v1/index.js';
+import type { CatalogMetadata } from '../../src/api/v1/index.js';
 import { blobHash, readCatalog, toCatalogMetadata } from '../../src/fbc/index.js';
 import { scanCatalog } from '../../src/sync/index.js';
 import {
   condition,
   getCatalog,
-  installCrds,
+  annotateProfile,
+  applyWithProfile,
   push,
   waitSynced,
   writtenBytes,
 } from '../support/catalogs.js';
 import { renderTo } from '../support/render.js';
-import type { RunningController } from '../support/controller.js';
-import { startController } from '../support/controller.js';
-import { generateCatalog } from '../support/fbcgen.js';
 import { kubectl, kubectlOk } from '../support/kubectl.js';
 import { uniqueName } from '../support/names.js';
+import { generatedFixture } from '../support/generated-fixture.js';
 import { pollUntil } from '../support/poll.js';
 
-const PROFILE_ANNOTATION = 'olm.operatorframework.io/content-profile';
 const LEAN_NOTE = 'content profile lean';
 
 /** Real catalogs to measure: directories in $CATALOGD_REAL_CATALOGS (colon-separated, `dir[@max]`). */
@@ -35,18 +31,6 @@ const REAL = (process.env.CATALOGD_REAL_CATALOGS ?? '')
   .split(':')
   .filter((s) => s !== '')
   .map((s) => s.split('@')[0] ?? '');
-
-async function applyWithProfile(name: string, ref: string, profile?: ContentProfile) {
-  await kubectlOk(
-    ['apply', '-f', '-'],
-    JSON.stringify({
-      apiVersion: 'olm.operatorframework.io/v1',
-      kind: 'ClusterCatalog',
-      metadata: { name, ...(profile && { annotations: { [PROFILE_ANNOTATION]: profile } }) },
-      spec: { source: { type: 'Image', image: { ref } } },
-    }),
-  );
-}
 
 async function objectsOf(catalog: string): Promise<CatalogMetadata[]> {
   const list = JSON.parse(
@@ -71,38 +55,18 @@ async function blobsOf(dir: string, catalog: string) {
 
 describe('lean content profile e2e', function () {
   this.timeout(300_000);
-  let tmp = '';
-  let dir = '';
-  let ref = '';
-  let controller: RunningController | undefined;
-  const catalogs: string[] = [];
-
-  before(async () => {
-    await installCrds();
-    tmp = await mkdtemp(path.join(os.tmpdir(), 'catalog-lean-'));
-    dir = path.join(tmp, 'catalog');
-    // Packages with icons, bundles with olm.csv.metadata and olm.bundle.object properties.
-    await generateCatalog(dir, { seed: 11, sizeMB: 0.5 });
-    ref = await push(dir, `lean:${uniqueName('v')}`);
-    controller = await startController();
-  });
-
-  after(async () => {
-    await controller?.stop();
-    for (const name of catalogs) await kubectl(['delete', 'clustercatalog', name, '--wait=false']);
-    if (tmp) await rm(tmp, { recursive: true, force: true });
-  });
+  // Packages with icons, bundles with olm.csv.metadata and olm.bundle.object properties.
+  const f = generatedFixture('lean', 11, 0.5);
 
   it('a lean catalog syncs small objects: full hashes, the full blob at contentOmitted.url, render diffs clean', async () => {
-    const c = controller!;
-    const name = uniqueName('lean');
-    catalogs.push(name);
-    await applyWithProfile(name, ref, 'lean');
+    const c = f.controller;
+    const name = f.track('lean');
+    await applyWithProfile(name, f.ref, 'lean');
     const synced = await waitSynced(name);
     expect(condition(synced, 'Progressing')?.message).to.contain(LEAN_NOTE);
 
     const objects = await objectsOf(name);
-    const { hashes, bytes } = await blobsOf(dir, name);
+    const { hashes, bytes } = await blobsOf(f.dir, name);
     expect(objects).to.have.length(hashes.size);
     for (const o of objects) {
       expect(o.metadata.annotations?.['olm.operatorframework.io/content-hash']).to.equal(
@@ -133,8 +97,8 @@ describe('lean content profile e2e', function () {
     }
 
     // render --content-profile lean is what the controller stores.
-    const rendered = path.join(tmp, 'lean.yaml');
-    await renderTo(dir, rendered, [
+    const rendered = path.join(f.tmp, 'lean.yaml');
+    await renderTo(f.dir, rendered, [
       '--catalog',
       name,
       '--server-url',
@@ -147,17 +111,16 @@ describe('lean content profile e2e', function () {
   });
 
   it('switching a catalog full → lean → full writes only the objects the profile changes', async () => {
-    const c = controller!;
-    const name = uniqueName('switch');
-    catalogs.push(name);
-    await applyWithProfile(name, ref);
+    const c = f.controller;
+    const name = f.track('switch');
+    await applyWithProfile(name, f.ref);
     await waitSynced(name);
     const total = (await objectsOf(name)).length;
     let changed = 0;
     await scanCatalog(
       {
         catalog: { name, uid: '' },
-        dir,
+        dir: f.dir,
         maxObjectBytes: 1 << 20,
         contentUrl: () => 'u',
         contentProfile: 'lean',
@@ -174,13 +137,7 @@ describe('lean content profile e2e', function () {
         update: await writes('update'),
         other: (await writes('create')) + (await writes('delete')),
       };
-      await kubectlOk([
-        'annotate',
-        'clustercatalog',
-        name,
-        `${PROFILE_ANNOTATION}=${profile}`,
-        '--overwrite',
-      ]);
+      await annotateProfile(name, profile);
       await pollUntil(
         async () => {
           const cat = await getCatalog(name);
@@ -199,8 +156,7 @@ describe('lean content profile e2e', function () {
 
   for (const realDir of REAL) {
     it(`real catalog ${realDir}: lean spec bytes ≤ 0.3× the catalog's content bytes`, async () => {
-      const name = uniqueName('lean-real');
-      catalogs.push(name);
+      const name = f.track('lean-real');
       const realRef = await push(realDir, `lean-real:${uniqueName('v')}`);
       await applyWithProfile(name, realRef, 'lean');
       await waitSynced(name, undefined, 600_000);

@@ -20,6 +20,7 @@ import {
   waitSynced,
   writeSampleV2,
 } from '../support/catalogs.js';
+import { refusingPolicy, waitUntilRefused } from '../support/admission-policy.js';
 import type { RunningController } from '../support/controller.js';
 import { startController } from '../support/controller.js';
 import { generateCatalog } from '../support/fbcgen.js';
@@ -30,52 +31,10 @@ import { pollUntil } from '../support/poll.js';
 const REFUSED_BUNDLE = 'utility-operator.v0.2.0';
 
 function policy(name: string, catalog: string): string {
-  const items = [
-    {
-      apiVersion: 'admissionregistration.k8s.io/v1',
-      kind: 'ValidatingAdmissionPolicy',
-      metadata: { name },
-      spec: {
-        failurePolicy: 'Fail',
-        matchConstraints: {
-          resourceRules: [
-            {
-              apiGroups: ['olm.operatorframework.io'],
-              apiVersions: ['v1'],
-              operations: ['CREATE', 'UPDATE'],
-              resources: ['catalogmetadata'],
-            },
-          ],
-        },
-        validations: [
-          {
-            expression: `!(has(object.metadata.labels) && object.metadata.labels['catalog'] == '${catalog}' && object.metadata.labels['name'] == '${REFUSED_BUNDLE}')`,
-            message: `the e2e policy refuses ${REFUSED_BUNDLE}`,
-          },
-        ],
-      },
-    },
-    {
-      apiVersion: 'admissionregistration.k8s.io/v1',
-      kind: 'ValidatingAdmissionPolicyBinding',
-      metadata: { name },
-      spec: { policyName: name, validationActions: ['Deny'] },
-    },
-  ];
-  return JSON.stringify({ apiVersion: 'v1', kind: 'List', items });
-}
-
-/** Policies take effect asynchronously: waits until a matching object is refused. */
-async function waitUntilRefused(catalog: string): Promise<void> {
-  const probe = JSON.stringify({
-    apiVersion: 'olm.operatorframework.io/v1',
-    kind: 'CatalogMetadata',
-    metadata: { name: uniqueName('probe'), labels: { catalog, name: REFUSED_BUNDLE } },
-    spec: { catalog: { name: catalog }, schema: 'olm.bundle', content: {} },
-  });
-  await pollUntil(
-    async () => (await kubectl(['create', '--dry-run=server', '-f', '-'], probe)).code !== 0,
-    { timeoutMs: 30_000, what: 'the admission policy to take effect' },
+  return refusingPolicy(
+    name,
+    `!(has(object.metadata.labels) && object.metadata.labels['catalog'] == '${catalog}' && object.metadata.labels['name'] == '${REFUSED_BUNDLE}')`,
+    `the e2e policy refuses ${REFUSED_BUNDLE}`,
   );
 }
 
@@ -123,7 +82,7 @@ describe('resilience e2e: a refused write rolls the catalog back to the previous
       const before = normalize(await listObjects(`catalog=${name}`), uid);
 
       await kubectlOk(['apply', '-f', '-'], policy(policyName, name));
-      await waitUntilRefused(name);
+      await waitUntilRefused(name, { name: REFUSED_BUNDLE }, 'olm.bundle');
 
       await applyCatalog(name, v2Ref);
       const failed = await waitRolledBack(name, 'the failed sync to be rolled back', 'rolled back');
@@ -164,7 +123,7 @@ describe('resilience e2e: a refused write rolls the catalog back to the previous
       await applyCatalog(name, v1Ref);
       await waitSynced(name);
       await kubectlOk(['apply', '-f', '-'], policy(policyName, name));
-      await waitUntilRefused(name);
+      await waitUntilRefused(name, { name: REFUSED_BUNDLE }, 'olm.bundle');
 
       await applyCatalog(name, v2Ref);
       const failed = await waitRolledBack(name, 'the refused sync to be rolled back');

@@ -2,7 +2,8 @@
 import { cp, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { ClusterCatalog } from '../../src/api/v1/index.js';
+import type { ClusterCatalog, ContentProfile } from '../../src/api/v1/index.js';
+import { ANNOTATION_CONTENT_PROFILE } from '../../src/api/v1/index.js';
 import { pushCatalog } from '../../src/source/index.js';
 import { repoRoot } from './cluster.js';
 import { kubectlOk } from './kubectl.js';
@@ -56,6 +57,33 @@ export async function applyCatalog(
       },
     }),
   );
+}
+
+/** Applies a ClusterCatalog with the content-profile annotation `profile` (none: no annotation). */
+export async function applyWithProfile(name: string, ref: string, profile?: ContentProfile) {
+  await kubectlOk(
+    ['apply', '-f', '-'],
+    JSON.stringify({
+      apiVersion: 'olm.operatorframework.io/v1',
+      kind: 'ClusterCatalog',
+      metadata: {
+        name,
+        ...(profile && { annotations: { [ANNOTATION_CONTENT_PROFILE]: profile } }),
+      },
+      spec: { source: { type: 'Image', image: { ref } } },
+    }),
+  );
+}
+
+/** Sets a ClusterCatalog's content-profile annotation (a reconcile follows). */
+export async function annotateProfile(name: string, profile: ContentProfile) {
+  await kubectlOk([
+    'annotate',
+    'clustercatalog',
+    name,
+    `${ANNOTATION_CONTENT_PROFILE}=${profile}`,
+    '--overwrite',
+  ]);
 }
 
 export async function getCatalog(name: string): Promise<ClusterCatalog> {

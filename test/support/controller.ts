@@ -8,6 +8,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { repoRoot } from './cluster.js';
+import { deployedEnv } from './deployment.js';
 import { uniqueName } from './names.js';
 import { pollUntil } from './poll.js';
 
@@ -46,10 +47,21 @@ export interface StartControllerOptions {
   leaseId?: string;
   /** Extra options for node itself, e.g. DEPLOYMENT_HEAP_OPTIONS. */
   nodeOptions?: string[];
+  /** The source tree whose src/cmd/catalogd.ts runs (default this one): another revision's. */
+  sourceRoot?: string;
+  /**
+   * Run the compiled dist/src/cmd/catalogd.js, as the image does (`make build` first), instead
+   * of the sources through tsx, whose loader adds to the resident set (for RSS measurements).
+   */
+  built?: boolean;
+  /** Environment variables added to this process's for the controller (e.g. MALLOC_ARENA_MAX). */
+  env?: Record<string, string>;
 }
 
 /** The heap options config/manager/deployment.yaml runs the controller with (NODE_OPTIONS). */
-export const DEPLOYMENT_HEAP_OPTIONS = ['--max-old-space-size=128', '--max-semi-space-size=2'];
+export const DEPLOYMENT_HEAP_OPTIONS = (deployedEnv('NODE_OPTIONS') ?? '')
+  .split(' ')
+  .filter(Boolean);
 
 /**
  * Starts a controller on free ports. A port found free can be taken by another process (an
@@ -85,9 +97,9 @@ async function startOnFreePorts(opts: StartControllerOptions): Promise<RunningCo
     process.execPath,
     [
       ...(opts.nodeOptions ?? []),
-      '--import',
-      'tsx',
-      path.join(repoRoot, 'src', 'cmd', 'catalogd.ts'),
+      ...(opts.built
+        ? [path.join(opts.sourceRoot ?? repoRoot, 'dist', 'src', 'cmd', 'catalogd.js')]
+        : ['--import', 'tsx', path.join(opts.sourceRoot ?? repoRoot, 'src', 'cmd', 'catalogd.ts')]),
       'controller',
       `--kubeconfig=${process.env.KUBECONFIG ?? ''}`,
       `--metrics-addr=127.0.0.1:${metricsPort}`,
@@ -98,7 +110,7 @@ async function startOnFreePorts(opts: StartControllerOptions): Promise<RunningCo
       `--leader-election-id=${opts.leaseId ?? uniqueName('lease')}`,
       ...(opts.args ?? []),
     ],
-    { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] },
+    { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...opts.env } },
   );
   child.stdout?.pipe(out);
   child.stderr?.pipe(out);

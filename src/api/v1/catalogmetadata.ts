@@ -63,18 +63,32 @@ export const OMITTED_APISERVER_LIMIT = 'apiserver-limit';
  */
 export const OMITTED_LEAN = 'lean';
 
-/** The content profiles (SPEC §2.2): the whole blob, or the blob without display-only parts. */
+/**
+ * The content profiles (SPEC §2.2): objects with the whole blob, objects without its display-only
+ * parts, or no objects at all (the catalog is served over HTTP only, as upstream catalogd does).
+ */
 export const CONTENT_PROFILE_FULL = 'full';
 export const CONTENT_PROFILE_LEAN = 'lean';
-export const CONTENT_PROFILES = [CONTENT_PROFILE_FULL, CONTENT_PROFILE_LEAN] as const;
+export const CONTENT_PROFILE_NONE = 'none';
+export const CONTENT_PROFILES = [
+  CONTENT_PROFILE_FULL,
+  CONTENT_PROFILE_LEAN,
+  CONTENT_PROFILE_NONE,
+] as const;
 export type ContentProfile = (typeof CONTENT_PROFILES)[number];
 
-/** Whether a string names a content profile ("full" or "lean"). */
+/** Whether a string names a content profile ("full", "lean" or "none"). */
 export function isContentProfile(value: string): value is ContentProfile {
   return (CONTENT_PROFILES as readonly string[]).includes(value);
 }
+
+/** The profiles' names for a message: `full, lean or none` (each through `name`). */
+export function contentProfileChoices(name: (p: ContentProfile) => string = (p) => p): string {
+  const names = CONTENT_PROFILES.map(name);
+  return `${names.slice(0, -1).join(', ')} or ${names.at(-1)}`;
+}
 /**
- * On a ClusterCatalog: its content profile ("full" or "lean"), overriding the controller's
+ * On a ClusterCatalog: its content profile ("full", "lean" or "none"), overriding the controller's
  * --content-profile for that catalog.
  */
 export const ANNOTATION_CONTENT_PROFILE = 'olm.operatorframework.io/content-profile';

@@ -157,8 +157,16 @@ export const ClusterCatalogStatusSchema = Type.Object(
     contentHash: Type.Optional(
       Type.String({
         description:
-          'contentHash is sha256:<hex> over the sorted hashes of the served blobs: it changes exactly when the content changes, whatever the file layout or digest.',
+          'contentHash is sha256:<hex> over the sorted hashes of the blobs of the revision the CatalogMetadata objects hold: it changes exactly when the content changes, whatever the file layout or digest. Under the content profile none that revision has no objects.',
         pattern: CONTENT_HASH_PATTERN,
+      }),
+    ),
+    objectSourceRef: Type.Optional(
+      Type.String({
+        description:
+          'objectSourceRef is the digest reference of the image whose content the CatalogMetadata objects hold (the revision contentHash names). resolvedSource, urls.base and Serving speak of the HTTP content, which is served as soon as it is parsed: they run ahead of the objects while a new revision is written (syncingTo) or after admission refused its objects.',
+        maxLength: IMAGE_REF_MAX_LENGTH,
+        'x-kubernetes-validations': [...DIGEST_REF_RULES],
       }),
     ),
     objectCount: Type.Optional(

@@ -31,6 +31,7 @@ describe('ClusterCatalog CRD status fields', () => {
     expect(missingStatusFields(upstream)).to.deep.equal([
       'contentHash',
       'objectCount',
+      'objectSourceRef',
       'observedGeneration',
       'storedBytes',
       'syncingTo',

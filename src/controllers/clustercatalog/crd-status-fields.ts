@@ -1,10 +1,11 @@
 // Whether the ClusterCatalog CRD the apiserver serves has our status fields. OLM v1's release
 // manifests and Helm chart install upstream's CRD, whose status has conditions, resolvedSource,
 // urls and lastUnpacked only: applied over ours, the apiserver prunes contentHash, objectCount,
-// storedBytes, syncingTo and observedGeneration from every status write, silently. Content
-// serving does not depend on them (replicas read urls.base), but the consistent-list protocol
-// and the sync journal do, so the controller says so everywhere (docs/api.md, "When another
-// ClusterCatalog CRD is applied"). Pure: cmd feeds it the CRD from a watch.
+// objectSourceRef, storedBytes, syncingTo and observedGeneration from every status write,
+// silently. Content serving does not depend on them (replicas read urls.base), but the
+// consistent-list protocol and the sync journal do, so the controller says so everywhere
+// (docs/api.md, "When another ClusterCatalog CRD is applied"). Pure: cmd feeds it the CRD from a
+// watch.
 import { CLUSTER_CATALOG_PLURAL, GROUP, VERSION } from '../../api/v1/index.js';
 import { clusterCatalogCRD } from '../../api/v1/crds.js';
 

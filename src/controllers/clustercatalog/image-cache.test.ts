@@ -49,4 +49,10 @@ describe('servedDigests', () => {
       ...servedDigests([cat('a', 'r/x:1', `r/x@${D1}`)], new Map([['b', `r/y@${D2}`]])),
     ]).to.deep.equal([D1, D2]);
   });
+
+  it('keeps the digest of the objects too, while HTTP serves a newer one (what a rollback pulls)', () => {
+    const ahead = cat('a', 'r/x:2', `r/x@${D2}`);
+    ahead.status = { ...ahead.status, objectSourceRef: `r/x@${D1}` };
+    expect([...servedDigests([ahead], new Map())].sort()).to.deep.equal([D1, D2]);
+  });
 });

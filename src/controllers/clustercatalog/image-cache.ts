@@ -1,12 +1,12 @@
 // Which unpacked image a deleted catalog leaves behind, if no other catalog uses it.
 import type { ClusterCatalog } from '../../api/v1/index.js';
-import { parseReference } from '../../source/index.js';
+import { parseImageReference } from '../../api/v1/imageref-grammar.js';
 
 /** The digest a reference pins, if it is a valid reference that pins one. */
 function pinnedDigest(ref: string | undefined): string | undefined {
   if (!ref) return undefined;
   try {
-    return parseReference(ref).digest;
+    return parseImageReference(ref).digest;
   } catch {
     return undefined; // an invalid spec reference pins nothing
   }
@@ -33,9 +33,10 @@ export function digestToEvict(
 
 /**
  * The digests catalogs serve, which the image cache must keep: every catalog's
- * status.resolvedSource (its serving revision, also what a rollback pulls) unless the catalog
- * is being deleted. `latest` holds what this process's last reconcile of a catalog resolved,
- * which the informer may not show yet (undefined: nothing served).
+ * status.resolvedSource (its serving revision) and status.objectSourceRef (its objects' revision,
+ * what a rollback pulls) unless the catalog is being deleted. `latest` holds what this process's
+ * last reconcile of a catalog resolved, which the informer may not show yet (undefined: nothing
+ * served).
  */
 export function servedDigests(
   catalogs: Iterable<ClusterCatalog>,
@@ -44,8 +45,12 @@ export function servedDigests(
   const served = new Set<string>();
   for (const c of catalogs) {
     if (c.metadata.deletionTimestamp) continue;
-    const d = pinnedDigest(c.status?.resolvedSource?.image.ref);
-    if (d) served.add(d);
+    // The objects' image too: behind resolvedSource while a revision's objects are written (or
+    // were refused), and what a rollback pulls.
+    for (const ref of [c.status?.resolvedSource?.image.ref, c.status?.objectSourceRef]) {
+      const d = pinnedDigest(ref);
+      if (d) served.add(d);
+    }
   }
   for (const ref of latest.values()) {
     const d = pinnedDigest(ref);

@@ -13,6 +13,7 @@ import { reconcileCatalog } from './reconcile.js';
 const DIGEST = `sha256:${'a'.repeat(64)}`;
 const HASH = `sha256:${'b'.repeat(64)}`;
 const NOW = new Date('2026-01-02T03:04:05Z');
+const PREV_HASH = `sha256:${'e'.repeat(64)}`;
 
 function catalog(
   spec: Partial<ClusterCatalog['spec']> = {},
@@ -129,9 +130,10 @@ describe('reconcileCatalog', () => {
     expect(cond(out.status, 'Progressing')).to.include({ status: 'True', reason: 'Succeeded' });
     expect(out.requeueAfterMs).to.equal(10 * 60_000 * 1.05);
     expect(out.events.map((e) => e.reason)).to.deep.equal(['Synced']);
-    // The HTTP content is stored before the objects are written, and served after them.
-    expect(w.calls.indexOf('prepare')).to.be.lessThan(w.calls.indexOf('apply'));
-    expect(w.calls.indexOf('publish')).to.be.greaterThan(w.calls.indexOf('apply'));
+    expect(out.status.objectSourceRef).to.equal(`registry.example/ops/catalog@${DIGEST}`);
+    // The HTTP content is stored and served before the objects are written.
+    expect(w.calls.indexOf('prepare')).to.be.lessThan(w.calls.indexOf('publish'));
+    expect(w.calls.indexOf('publish')).to.be.lessThan(w.calls.indexOf('apply'));
   });
 
   it('journals the target contentHash in syncingTo before writing', async () => {
@@ -139,6 +141,39 @@ describe('reconcileCatalog', () => {
     await reconcileCatalog(catalog(), w.deps);
     expect(w.statusWrites[0]?.syncingTo).to.equal(HASH);
     expect(cond(w.statusWrites[0] ?? {}, 'Progressing')?.message).to.equal('writing 0/1 objects');
+  });
+
+  it('announces the HTTP view (Serving) with the journal, the object view after the writes', async () => {
+    const prevRef = `registry.example/ops/catalog@sha256:${'9'.repeat(64)}`;
+    const prev: ClusterCatalogStatus = {
+      resolvedSource: { type: 'Image', image: { ref: prevRef } },
+      urls: { base: 'http://content.example/catalogs/ops' },
+      contentHash: PREV_HASH,
+      objectSourceRef: prevRef,
+      objectCount: 1,
+      lastUnpacked: '2026-01-01T00:00:00Z',
+    };
+    const w = world({ plan: { create: ['a'] } });
+    const out = await reconcileCatalog(catalog({}, prev), w.deps);
+    expect(out.error).to.equal(undefined);
+    const journal = w.statusWrites[0] ?? {};
+    // The journal write: HTTP serves the new revision already, the objects are still the old one.
+    expect(w.calls.slice(0, w.calls.indexOf('apply'))).to.include('publish');
+    expect(journal.resolvedSource?.image.ref).to.equal(`registry.example/ops/catalog@${DIGEST}`);
+    expect(journal.lastUnpacked).to.equal('2026-01-02T03:04:05Z');
+    expect(cond(journal, 'Serving')).to.include({ status: 'True', reason: 'Available' });
+    expect(journal).to.include({
+      contentHash: PREV_HASH,
+      syncingTo: HASH,
+      objectSourceRef: prevRef,
+      objectCount: 1,
+    });
+    // After the writes: the object view names the new revision, no journal.
+    expect(out.status).to.include({
+      contentHash: HASH,
+      objectSourceRef: `registry.example/ops/catalog@${DIGEST}`,
+    });
+    expect(out.status.syncingTo).to.equal(undefined);
   });
 
   it('writes nothing, records no event and keeps lastUnpacked when nothing changed', async () => {
@@ -210,6 +245,29 @@ describe('reconcileCatalog', () => {
       );
     });
 
+    it('says none in the Progressing message of a catalog with no objects', async () => {
+      const w = world({ plan: { unchanged: 0 } });
+      w.deps.syncer.plan = async (target) => ({
+        target,
+        scan: {
+          desired: new Map(),
+          contentHash: HASH,
+          blobs: 0,
+          omitted: 0,
+          bytes: 100,
+          storedBytes: 0,
+        },
+        plan: { create: [], update: [], delete: [], unchanged: 0, unchangedOmitted: 0 },
+        dispose: async () => {},
+      });
+      const out = await reconcileCatalog(annotated('none'), w.deps);
+      expect(out.status).to.include({ contentHash: HASH, objectCount: 0, storedBytes: 0 });
+      expect(cond(out.status, 'Serving')).to.include({ status: 'True', reason: 'Available' });
+      expect(cond(out.status, 'Progressing')?.message).to.equal(
+        `synced content ${HASH}; content profile none: no CatalogMetadata objects (content on the HTTP server only)`,
+      );
+    });
+
     it('is Blocked by an annotation that names no profile, before pulling anything', async () => {
       const w = world();
       const served = await reconcileCatalog(catalog(), world().deps);
@@ -219,7 +277,7 @@ describe('reconcileCatalog', () => {
         status: 'False',
         reason: 'Blocked',
         message:
-          'annotation olm.operatorframework.io/content-profile: "Lean" is not a content profile ("full" or "lean")',
+          'annotation olm.operatorframework.io/content-profile: "Lean" is not a content profile ("full", "lean" or "none")',
       });
       // The revision synced before keeps serving.
       expect(cond(out.status, 'Serving')).to.include({ status: 'True' });
@@ -324,7 +382,6 @@ describe('reconcileCatalog', () => {
   });
 
   describe('rollback after a failed write', () => {
-    const PREV_HASH = `sha256:${'e'.repeat(64)}`;
     const PREV_REF = `registry.example/ops/catalog@sha256:${'f'.repeat(64)}`;
     const prevStatus: ClusterCatalogStatus = {
       contentHash: PREV_HASH,
@@ -380,6 +437,43 @@ describe('reconcileCatalog', () => {
       expect(cond(out.status, 'Progressing')?.message).to.equal(
         `create CatalogMetadata ops-bundle-x: denied by policy; rolled back to ${PREV_HASH}`,
       );
+    });
+
+    it('rolls the objects back while HTTP keeps serving the revision that parsed', async () => {
+      const { w } = failingWorld();
+      const out = await reconcileCatalog(catalog({}, prevStatus), w.deps);
+      expect(out.status.resolvedSource?.image.ref).to.equal(
+        `registry.example/ops/catalog@${DIGEST}`,
+      );
+      expect(out.status.objectSourceRef).to.equal(undefined);
+      expect(cond(out.status, 'Serving')).to.include({ status: 'True', reason: 'Available' });
+      expect(cond(out.status, 'Progressing')).to.include({ status: 'True', reason: 'Retrying' });
+      // A first sync whose objects are refused still serves HTTP.
+      const first = await reconcileCatalog(catalog(), failingWorld().w.deps);
+      expect(first.status.urls?.base).to.equal('http://content.example/catalogs/ops');
+      expect(cond(first.status, 'Serving')).to.include({ status: 'True', reason: 'Available' });
+    });
+
+    it('rolls back to the image of the objects, not the one HTTP serves', async () => {
+      // The status a refused sync leaves: HTTP ahead of the objects.
+      const ahead: ClusterCatalogStatus = {
+        ...prevStatus,
+        resolvedSource: { type: 'Image', image: { ref: `registry.example/ops/catalog@${DIGEST}` } },
+        objectSourceRef: PREV_REF,
+      };
+      const { w, applied } = failingWorld();
+      const out = await reconcileCatalog(catalog({}, ahead), w.deps);
+      expect(applied).to.deep.equal(['/cache/new', '/cache/prev']);
+      expect(out.status.contentHash).to.equal(PREV_HASH);
+      expect(cond(out.status, 'Progressing')?.message).to.match(/rolled back to sha256:e+$/);
+    });
+
+    it('rolls back to no objects when the previous revision had none (content profile none)', async () => {
+      const { w, applied } = failingWorld();
+      const out = await reconcileCatalog(catalog({}, { ...prevStatus, objectCount: 0 }), w.deps);
+      expect(applied).to.deep.equal(['/cache/new']);
+      expect(w.calls).to.include('deleteAll');
+      expect(out.status.contentHash).to.equal(PREV_HASH);
     });
 
     it('deletes what it wrote when there was no previous revision', async () => {

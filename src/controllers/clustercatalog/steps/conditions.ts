@@ -3,6 +3,7 @@
 import type { Condition, ConditionUpdate, ContentProfile } from '../../../api/v1/index.js';
 import {
   CONTENT_PROFILE_LEAN,
+  CONTENT_PROFILE_NONE,
   REASON_AVAILABLE,
   REASON_RETRYING,
   REASON_SUCCEEDED,
@@ -34,9 +35,21 @@ function setConditions(state: ReconcileState, ...updates: StepCondition[]): void
   state.status = { ...state.status, conditions: withConditions(state, ...updates) };
 }
 
-/** Progressing while the write step writes objects (the journal and its progress). */
+/** Serving: the HTTP view (resolvedSource, urls.base) names a revision that is served. */
+const SERVING: StepCondition = {
+  type: TYPE_SERVING,
+  status: 'True',
+  reason: REASON_AVAILABLE,
+  message: 'serving the content of the resolved source',
+};
+
+/**
+ * While the write step writes objects (the journal and its progress): the revision is served
+ * over HTTP already (the publish step ran), so Serving is True while Progressing says how far
+ * the objects are.
+ */
 export function markWriting(state: ReconcileState, done: number, total: number): void {
-  setConditions(state, {
+  setConditions(state, SERVING, {
     type: TYPE_PROGRESSING,
     status: 'True',
     reason: REASON_RETRYING,
@@ -65,7 +78,8 @@ export function markUnavailable(state: ReconcileState): void {
 
 /**
  * `omitted`: the catalog's objects that carry contentOmitted without content after the sync;
- * `profile`: the catalog's content profile, said when it is lean (objects with partial content).
+ * `profile`: the catalog's content profile, said when it is lean (objects with partial content)
+ * or none (no objects).
  */
 function describeSync(
   blobs: number,
@@ -73,6 +87,9 @@ function describeSync(
   omitted: number,
   profile: ContentProfile,
 ): string {
+  if (profile === CONTENT_PROFILE_NONE) {
+    return `content ${contentHash}; content profile none: no CatalogMetadata objects (content on the HTTP server only)`;
+  }
   const lean =
     profile === CONTENT_PROFILE_LEAN
       ? '; content profile lean: display-only parts are left out of the objects (whole blobs on the HTTP server)'
@@ -87,21 +104,12 @@ function describeSync(
 /** Serving the synced revision. */
 export function markSynced(state: ReconcileState): void {
   const { status } = state;
-  setConditions(
-    state,
-    {
-      type: TYPE_SERVING,
-      status: 'True',
-      reason: REASON_AVAILABLE,
-      message: 'serving the content of the resolved source',
-    },
-    {
-      type: TYPE_PROGRESSING,
-      status: 'True',
-      reason: REASON_SUCCEEDED,
-      message: `synced ${describeSync(status.objectCount ?? 0, status.contentHash ?? '', state.omitted, contentProfile(state))}`,
-    },
-  );
+  setConditions(state, SERVING, {
+    type: TYPE_PROGRESSING,
+    status: 'True',
+    reason: REASON_SUCCEEDED,
+    message: `synced ${describeSync(status.objectCount ?? 0, status.contentHash ?? '', state.omitted, contentProfile(state))}`,
+  });
 }
 
 /**

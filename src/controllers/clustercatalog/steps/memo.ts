@@ -5,9 +5,10 @@
 // O(1). The content is published again from the cache (a no-op when it is served).
 import { canonicalize } from '../../../api/v1/index.js';
 import { syncTargetKey } from '../../../sync/index.js';
-import { publishRevision } from './publish.js';
+import { serveRevision } from './publish.js';
 import type { ReconcileState } from './state.js';
 import { required, syncTarget } from './state.js';
+import { recordObjects } from './write.js';
 
 /** What the result of a sync depends on, besides the cluster: the memo's key. */
 function syncKey(state: ReconcileState): string {
@@ -28,7 +29,9 @@ export async function reuseUnchangedSync(state: ReconcileState): Promise<boolean
   const revision = memo.lookup(state.name, state.syncKey);
   if (!revision) return false;
   state.omitted = revision.omitted;
-  await publishRevision(state, required(state.pulled, 'the pulled image'), revision);
+  const pulled = required(state.pulled, 'the pulled image');
+  await serveRevision(state, pulled, revision.contentHash);
+  recordObjects(state, pulled.ref, revision);
   return true;
 }
 

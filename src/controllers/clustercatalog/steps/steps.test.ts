@@ -194,27 +194,65 @@ describe('reconcile steps', () => {
     expect(f.state.failureNote).to.equal('; rolled back (no previous content)');
   });
 
-  it('publish: serves the revision, records what is served and polls a tag', async () => {
+  it('publish: serves the revision and names it in the HTTP view only', async () => {
     const f = fixture();
-    f.state.status = { ...f.state.status, syncingTo: PREV_HASH };
+    f.state.status = { ...f.state.status, contentHash: PREV_HASH, syncingTo: PREV_HASH };
     await scanAndPlan(await resolved(f));
     await publishContent(f.state);
     expect(f.calls.at(-1)).to.equal(`publish ${HASH}`);
     expect(f.state.status).to.deep.include({
-      contentHash: HASH,
-      objectCount: 3,
+      resolvedSource: { type: 'Image', image: { ref: `registry.example/ops/catalog@${DIGEST}` } },
       lastUnpacked: '2026-01-02T03:04:05Z',
     });
     // urls.base names the published revision (docs/api.md, "status.urls.base").
     expect(f.state.status.urls?.base).to.equal(
       `http://content.example/catalogs/ops/revisions/${HASH.slice(7, 23)}`,
     );
+    // The object view is the write step's: untouched, and no poll before the sync succeeded.
+    expect(f.state.status).to.deep.include({ contentHash: PREV_HASH, syncingTo: PREV_HASH });
+    expect(f.state.requeueAfterMs).to.equal(undefined);
+  });
+
+  it('write: the object view names the new revision after the writes, and a tag is polled', async () => {
+    const f = fixture();
+    f.state.status = { ...f.state.status, syncingTo: PREV_HASH };
+    await scanAndPlan(await resolved(f));
+    await publishContent(f.state);
+    await writeObjects(f.state);
+    expect(f.state.status).to.deep.include({
+      contentHash: HASH,
+      objectCount: 3,
+      objectSourceRef: `registry.example/ops/catalog@${DIGEST}`,
+    });
     expect(f.state.status.syncingTo).to.equal(undefined);
     expect(f.state.requeueAfterMs).to.equal(5 * 60_000);
     const g = fixture(`registry.example/ops/catalog@${DIGEST}`);
     await scanAndPlan(await resolved(g));
     await publishContent(g.state);
+    await writeObjects(g.state);
     expect(g.state.requeueAfterMs).to.equal(undefined);
+  });
+
+  it('write: the journal carries the HTTP view and Serving=True while objects are written', async () => {
+    const f = fixture('registry.example/ops/catalog:v1', {
+      syncer: {
+        ...fixture().deps.syncer,
+        plan: async (target) => ({ ...planned({ create: ['x'] }), target }),
+      },
+    });
+    f.state.status = { ...f.state.status, contentHash: PREV_HASH };
+    await scanAndPlan(await resolved(f));
+    await publishContent(f.state);
+    await writeObjects(f.state);
+    const journal = f.writes[0]!;
+    expect(journal).to.deep.include({ contentHash: PREV_HASH, syncingTo: HASH });
+    expect(journal.urls?.base).to.equal(
+      `http://content.example/catalogs/ops/revisions/${HASH.slice(7, 23)}`,
+    );
+    expect(journal.conditions?.map((c) => [c.type, c.status, c.reason, c.message])).to.deep.equal([
+      ['Serving', 'True', 'Available', 'serving the content of the resolved source'],
+      ['Progressing', 'True', 'Retrying', 'writing 0/1 objects'],
+    ]);
   });
 
   it('summarize: the only step that sets conditions', async () => {

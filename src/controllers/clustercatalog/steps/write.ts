@@ -1,10 +1,15 @@
-// Step 5, write with the sync journal: while status.syncingTo is set, the catalog's objects may
-// be a mix of revisions. The journal is written before the first object, progress while
-// writing, and a failed write is rolled back to the previous revision (atomic at rest).
+// Step 6, write with the sync journal: while status.syncingTo is set, the catalog's objects may
+// be a mix of revisions. The journal is written before the first object (with the HTTP view the
+// publish step set: the new revision is served, Serving=True, while its objects are written),
+// progress while writing, and a failed write is rolled back to the previous revision (atomic at
+// rest; HTTP keeps serving what parsed). Then status's object view names the new revision.
+import type { PlannedSync } from '../../../sync/index.js';
 import { planWrites } from '../../../sync/index.js';
 import { errorChain } from '../errors.js';
+import type { SyncedRevision } from '../ports.js';
 import { EVENT_SYNCED } from '../ports.js';
 import { markWriting } from './conditions.js';
+import { schedulePoll } from './publish.js';
 import { rollBack } from './rollback.js';
 import type { ReconcileState } from './state.js';
 import { required } from './state.js';
@@ -14,6 +19,38 @@ const DEFAULT_PROGRESS_INTERVAL_MS = 3000;
 
 export async function writeObjects(state: ReconcileState): Promise<void> {
   const planned = required(state.planned, 'the planned sync');
+  const pulled = required(state.pulled, 'the pulled image');
+  const { scan } = planned;
+  await applyWithJournal(state, planned);
+  recordObjects(state, pulled.ref, {
+    contentHash: scan.contentHash,
+    objectCount: scan.blobs,
+    storedBytes: scan.storedBytes + state.storedBytesDelta,
+  });
+}
+
+/**
+ * Status's object view: the objects are now `revision` of the image `ref`, whole (no journal);
+ * shared by the full sync and the reuse of an unchanged one (memo.ts). Ends a sync that
+ * succeeded: a tag is polled again.
+ */
+export function recordObjects(
+  state: ReconcileState,
+  ref: string,
+  revision: Omit<SyncedRevision, 'omitted'>,
+): void {
+  state.status = {
+    ...state.status,
+    contentHash: revision.contentHash,
+    objectSourceRef: ref,
+    objectCount: revision.objectCount,
+    storedBytes: revision.storedBytes,
+  };
+  delete state.status.syncingTo;
+  schedulePoll(state);
+}
+
+async function applyWithJournal(state: ReconcileState, planned: PlannedSync): Promise<void> {
   const { scan, plan } = planned;
   const writes = planWrites(plan);
   if (writes === 0) return;

@@ -1,0 +1,25 @@
+// The content server alone, as the controller runs it (built dist/, with the NODE_OPTIONS and
+// MALLOC_ARENA_MAX the parent gives it): bench/serve.ts measures its speed and RSS.
+//
+//   node bench/serve-server.mjs STORE_ROOT TLS_CERT TLS_KEY name=sha256:HEX ...
+//
+// Activates each catalog's stored revision, serves them over HTTP and HTTPS, and prints
+// `{"http": URL, "https": URL}` on one line; answers any IPC message with process.memoryUsage().
+import { readFileSync } from 'node:fs';
+import process from 'node:process';
+import { ContentStore, startContentServer } from '../dist/src/server/index.js';
+
+const [root, cert, key, ...catalogs] = process.argv.slice(2);
+const store = new ContentStore(root);
+for (const c of catalogs) {
+  const [name, contentHash] = c.split('=');
+  await store.activate(name, contentHash, new Date(0));
+}
+const http = await startContentServer({ store });
+const https = await startContentServer({
+  store,
+  tls: { cert: readFileSync(cert), key: readFileSync(key) },
+});
+process.stdout.write(`${JSON.stringify({ http: http.url, https: https.url })}\n`);
+// Where the memory is (V8 heap, external buffers), asked for over the IPC channel.
+process.on('message', () => process.send?.(process.memoryUsage()));
