@@ -63,7 +63,7 @@ describe('SyncMemo', () => {
   });
 });
 
-describe('SyncMemo: a sync\'s own deletions', () => {
+describe("SyncMemo: a sync's own deletions", () => {
   it('a deletion of a name the sync deletes is its own, once; any other is drift', () => {
     const memo = new SyncMemo();
     memo.deleting('ops', ['a', 'b']);
