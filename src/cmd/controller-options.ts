@@ -5,7 +5,8 @@ import { parseArgs } from 'node:util';
 import type { ContentProfile } from '../api/v1/index.js';
 import { CONTENT_PROFILE_FULL, contentProfileChoices, isContentProfile } from '../api/v1/index.js';
 import { DEFAULT_MAX_OBJECT_BYTES } from '../fbc/index.js';
-import { DEFAULT_MAX_CACHE_BYTES, defaultMinimumRate, parseDuration } from '../source/index.js';
+import { DEFAULT_MAX_CACHE_BYTES, defaultMinimumRate } from '../source/index.js';
+import { parseDuration } from '../util/deadline.js';
 import { CommandError } from './command-error.js';
 
 const controllerFlags = {

@@ -45,7 +45,6 @@ import { contentPublisher } from '../server/index.js';
 import {
   defaultMinimumRate,
   ImagePuller,
-  parseDuration,
   pullerOptionsFromFlags,
   registerSourceMetrics,
 } from '../source/index.js';
@@ -53,6 +52,7 @@ import { PolicyError, signatureChecks } from '../source/signature/index.js';
 import type { CatalogSyncer } from '../sync/index.js';
 import { catalogSyncer } from '../sync/index.js';
 import { requestRetry } from '../util/backoff.js';
+import { parseDuration } from '../util/deadline.js';
 import { CommandError, listening } from './command-error.js';
 import { clusterCatalogCRDCheck } from './crd-check.js';
 import type { ControllerFlags, ControllerOptions } from './controller-options.js';

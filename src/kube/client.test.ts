@@ -1,6 +1,9 @@
 import { expect } from 'chai';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { KubeClient } from './client.js';
 import { machineFor, recordingServer } from '../../test/support/kube-env.js';
 import { pollUntil } from '../../test/support/poll.js';
@@ -30,6 +33,63 @@ describe('kube/client: KubeClient', () => {
     } finally {
       client.close();
       srv.close();
+    }
+  });
+
+  it("an exec user's credentials come from client-node, loaded when first asked for", async () => {
+    const auth: string[] = [];
+    const server = http.createServer((req, res) => {
+      auth.push(req.headers.authorization ?? '');
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const dir = await mkdtemp(path.join(tmpdir(), 'kube-exec-'));
+    const credential = JSON.stringify({
+      apiVersion: 'client.authentication.k8s.io/v1',
+      kind: 'ExecCredential',
+      status: { token: 'from-exec' },
+    });
+    const kubeconfig = path.join(dir, 'config');
+    await writeFile(
+      kubeconfig,
+      JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'Config',
+        clusters: [
+          {
+            name: 'c',
+            cluster: {
+              server: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+              // client-node refuses plain HTTP otherwise.
+              'insecure-skip-tls-verify': true,
+            },
+          },
+        ],
+        users: [
+          {
+            name: 'u',
+            user: {
+              exec: {
+                apiVersion: 'client.authentication.k8s.io/v1',
+                command: '/bin/sh',
+                args: ['-c', `printf '%s' '${credential}'`],
+                interactiveMode: 'Never',
+              },
+            },
+          },
+        ],
+        contexts: [{ name: 'x', context: { cluster: 'c', user: 'u' } }],
+        'current-context': 'x',
+      }),
+    );
+    const client = new KubeClient({ kubeconfig });
+    try {
+      await client.request('/api/v1/namespaces', { verb: 'list', resource: 'namespaces' });
+      expect(auth).to.deep.equal(['Bearer from-exec']);
+    } finally {
+      client.close();
+      server.close();
+      await rm(dir, { recursive: true, force: true });
     }
   });
 

@@ -11,7 +11,6 @@ import { setTimeout as delay } from 'node:timers/promises';
 import type { RequestRetry } from '../util/backoff.js';
 import { requestRetryDelay } from '../util/backoff.js';
 import { LineSplitter } from './json-lines.js';
-import { clientNodeCredentials } from './delegated-auth.js';
 import { KubeApiError, isNetworkError } from './errors.js';
 import type { ClientCredentials, ClusterConnection, KubeconfigEnv } from './kubeconfig.js';
 import { loadConnection, machineKubeconfigEnv } from './kubeconfig.js';
@@ -78,11 +77,18 @@ export class KubeClient {
   private auth?: { value: Promise<RequestCredentials>; at: number };
 
   constructor(opts: KubeClientOptions = {}) {
-    const delegate = clientNodeCredentials(opts.kubeconfig);
+    // Loaded only for a user whose credentials come from a plugin (delegated-auth.ts): the
+    // client library's entry point stays small for everyone else.
+    let delegate: Promise<(contextName: string) => Promise<ClientCredentials>> | undefined;
     this.connection = loadConnection(
       opts.kubeconfig,
       opts.env ?? machineKubeconfigEnv(),
-      (_, ctx) => delegate(ctx),
+      (_, ctx) => {
+        delegate ??= import('./delegated-auth.js').then((m) =>
+          m.clientNodeCredentials(opts.kubeconfig),
+        );
+        return delegate.then((d) => d(ctx));
+      },
     );
     this.server = this.connection.server;
     // A server URL with a path (a proxy, Rancher) prefixes every API path.

@@ -1,7 +1,6 @@
-// The project's one bounded concurrency: the sync's writes, spec reads and dry-run checks
-// (runBounded over a stream of tasks) and the bench's loads (mapBounded over an array). The
-// client library keeps its own small cap (src/client/content.ts): its entry point loads no npm
-// package but js-yaml.
+// The sync's bounded concurrency: its writes, spec reads and dry-run checks (runBounded over a
+// stream of tasks). Over an array (the client's fetches, the bench's loads): mapBounded in
+// limits.ts, which imports nothing.
 import pLimit from 'p-limit';
 
 /**
@@ -30,25 +29,4 @@ export async function runBounded(
   }
   await Promise.all(inflight);
   if (failure) throw failure.err;
-}
-
-/**
- * Runs `fn` over `items` with at most `limit` calls at a time (runBounded); results in input
- * order. Bounds what a caller fetches at once, however many items it has.
- */
-export async function mapBounded<T, R>(
-  items: readonly T[],
-  limit: number,
-  fn: (item: T) => Promise<R>,
-): Promise<R[]> {
-  const out = new Array<R>(items.length);
-  async function* tasks(): AsyncGenerator<() => Promise<void>> {
-    for (const [i, item] of items.entries()) {
-      yield async () => {
-        out[i] = await fn(item);
-      };
-    }
-  }
-  await runBounded(tasks(), limit);
-  return out;
 }
