@@ -17,6 +17,7 @@ import {
   attemptMootBecause,
   catalogMetadataAdded,
   catalogMetadataChanged,
+  catalogMetadataDeleted,
   catalogNeedsReconcile,
   owningCatalog,
 } from '../controllers/clustercatalog/predicates.js';
@@ -296,7 +297,13 @@ function buildControllers(
     watches: [
       watch(informer, (c) => c.metadata.name, catalogNeedsReconcile),
       // Drift: a hand edit or deletion of one of a catalog's objects reconciles that catalog.
-      watch(metadataRefs, owningCatalog, catalogMetadataChanged, catalogMetadataAdded),
+      watch(
+        metadataRefs,
+        owningCatalog,
+        catalogMetadataChanged,
+        catalogMetadataAdded,
+        catalogMetadataDeleted((...a) => syncMemo.deletedBySync(...a)),
+      ),
     ],
     // A reconcile waiting on a registry holds one of these, not one of the --workers slots of
     // the parse and writes (docs/controller.md, "Fairness").
@@ -516,6 +523,7 @@ function subscribeToChanges(app: Built): () => void {
     (name) => syncMemo.markDirty(name),
     catalogMetadataChanged,
     catalogMetadataAdded,
+    catalogMetadataDeleted((...a) => syncMemo.deletedBySync(...a)),
   );
   const unsubscribeInterrupts = informer.subscribe(
     (c) => c.metadata.name,
