@@ -74,7 +74,7 @@ test-unit: deps ## Run the unit tests (no cluster).
 	$(WITH_NODE) npm run --silent test:unit
 
 .PHONY: test-e2e
-test-e2e: deps controlplane chromium cosign olmv1 ## Run the e2e tests (starts a local control plane unless one is running).
+test-e2e: deps controlplane chromium cosign olmv1 operator-controller ## Run the e2e tests (starts a local control plane unless one is running).
 	$(WITH_NODE) npm run --silent test:e2e
 
 .PHONY: bench
@@ -96,6 +96,10 @@ cosign: ## Build (once, cached outside the repo) the cosign the signature e2e te
 .PHONY: olmv1
 olmv1: ## Build (once, cached outside the repo) operator-controller, upstream catalogd v1.5.1 and hack/olmv1-check (docs/olmv1.md).
 	@hack/olmv1/build.sh >/dev/null
+
+.PHONY: operator-controller
+operator-controller: ## Build (once, cached outside the repo) operator-controller v1.5.1 alone, for its image in the OLM v1 e2e (hack/olmv1/image.sh).
+	@hack/olmv1/build.sh --image >/dev/null
 
 .PHONY: chromium
 chromium: ## Install Debian's chromium for the browser e2e tests (kubectl catalog ui), when missing.

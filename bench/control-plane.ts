@@ -5,21 +5,27 @@
 // bench/run.ts with its helpers (BENCH_ONLY=controlPlane runs only this). See bench/README.md.
 import { execFileSync } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { dump, load } from 'js-yaml';
 import { ANNOTATION_CONTENT_PROFILE, GROUP, VERSION } from '../src/api/v1/index.js';
 import type { ContentProfile } from '../src/api/v1/index.js';
-import { catalogCost } from '../src/cmd/render-cost.js';
+import { measureCatalog } from '../src/cmd/render-cost.js';
 import { renderTarget } from '../src/cmd/render-target.js';
 import { pushCatalog } from '../src/source/index.js';
 import { scanCatalog } from '../src/sync/index.js';
 import type { CostModel, CostSample } from '../src/sync/cost-model.js';
-import { fitCostModel, predictCost } from '../src/sync/cost-model.js';
-import { writeCostModel } from './lib/cost-model-file.js';
+import { fitCostModel } from '../src/sync/cost-model.js';
+import {
+  controlPlaneTargets,
+  renderCostPrediction,
+  writeCostFiles,
+  type CatalogUnderTest,
+  type ProfileMeasurement,
+} from './lib/cost-prediction.js';
 import { generateCatalog } from '../test/support/fbcgen.js';
-import { mapBounded } from '../src/util/bounded.js';
+import { mapBounded } from '../src/util/limits.js';
 import { Api, CC } from './lib/api.js';
 import { stateOf, succeeded } from './lib/catalogs.js';
 import { apiserverRss } from './lib/cluster.js';
@@ -30,14 +36,14 @@ import { median, percentile } from './lib/stats.js';
 export const CONTROLLER_NS = 'catalogd-system';
 export const CONTROLLER_SA = 'catalogd-ts';
 /** The other client: its own ServiceAccount, reading ConfigMaps of its own namespace. */
-const OTHER_NS = 'bench-other-client';
-const OTHER_SA = 'bench-other-client';
-const OTHER_CONFIGMAPS = 20;
+export const OTHER_NS = 'bench-other-client';
+export const OTHER_SA = 'bench-other-client';
+export const OTHER_CONFIGMAPS = 20;
 /** ConfigMap baseline: one ConfigMap per blob, in this namespace. */
 const BASELINE_NS = 'bench-configmap-baseline';
 const IDLE_PROBE_SECONDS = 15;
 /** config/flowcontrol's PriorityLevelConfiguration and FlowSchema (one name). */
-const PRIORITY_LEVEL = 'catalogd-ts-catalogmetadata';
+export const PRIORITY_LEVEL = 'catalogd-ts-catalogmetadata';
 /** Heap samples per measurement (after a forced GC each); the median is used. */
 const HEAP_SAMPLES = 3;
 
@@ -60,32 +66,6 @@ export interface BenchHooks {
   waitForQuiet(api: Api): Promise<unknown>;
   startController(kubeconfig: string, logDir: string): Promise<{ stop(): Promise<void> }>;
   deleteCatalog(api: Api, name: string): Promise<void>;
-}
-
-export interface CatalogUnderTest {
-  /** `generated-50mb`, `real-v4.20`. */
-  id: string;
-  dir: string;
-  ref: string;
-  objects: number;
-  contentBytes: number;
-  /** Each profile's objects' bytes as the controller sends them (render --cost's scan). */
-  objectBytes: Record<ContentProfile, number>;
-}
-
-export interface ProfileMeasurement {
-  objects: number;
-  /** kube-apiserver's VmRSS before the sync and after it settled (no forced GC). */
-  apiserverRssBytes: { before: number; after: number };
-  apiserverHeapBytesAdded: number;
-  apiserverHeapBytesPerContentByte: number;
-  etcdBytesAdded: number;
-  etcdBytesPerContentByte: number;
-  /** The live-heap samples (after a forced GC each), before and after. */
-  heapSamples: { before: number[]; after: number[] };
-  syncSeconds?: number;
-  /** The ClusterCatalog's status.storedBytes after the sync (the objects as written). */
-  statusStoredBytes?: number;
 }
 
 const r3 = (x: number) => Number(x.toFixed(3));
@@ -161,7 +141,7 @@ export async function serviceAccountKubeconfig(
   return { file, api: Api.fromKubeconfig(file, 8) };
 }
 
-function kubectl(h: BenchHooks, args: string[], input?: string): void {
+export function kubectl(h: BenchHooks, args: string[], input?: string): void {
   execFileSync('kubectl', [`--kubeconfig=${h.kubeconfig}`, ...args], {
     stdio: [input === undefined ? 'ignore' : 'pipe', 'ignore', 'inherit'],
     ...(input !== undefined && { input }),
@@ -175,7 +155,7 @@ export function applyControllerRbac(h: BenchHooks): void {
 }
 
 /** The other client: a namespace, OTHER_CONFIGMAPS small ConfigMaps, get/list on them only. */
-function applyOtherClient(h: BenchHooks): void {
+export function applyOtherClient(h: BenchHooks): void {
   const docs: unknown[] = [
     { apiVersion: 'v1', kind: 'Namespace', metadata: { name: OTHER_NS } },
     {
@@ -233,7 +213,7 @@ interface CatalogStatus {
  * synced; returns the object count, and the seconds from creation and from the first status with
  * `syncingTo` (the controller's first write).
  */
-async function syncCatalog(
+export async function syncCatalog(
   h: BenchHooks,
   name: string,
   ref: string,
@@ -474,7 +454,7 @@ async function otherClientLatency(
 }
 
 /** Applies config/flowcontrol and waits until the apiserver has taken it up (not dangling). */
-async function applyFlowSchema(h: BenchHooks): Promise<void> {
+export async function applyFlowSchema(h: BenchHooks): Promise<void> {
   kubectl(h, ['apply', '--server-side', '-k', path.join(h.root, 'config', 'flowcontrol')]);
   const deadline = Date.now() + 60_000;
   for (;;) {
@@ -511,22 +491,31 @@ export async function prepareCatalog(
 ): Promise<CatalogUnderTest> {
   const { ref } = await pushCatalog(dir, `${h.registry}/bench/control-plane-${id}:v1`);
   // The controller's objects, with a real uid's length in the owner reference, as render sees them.
-  const cost = await catalogCost(dir, { catalog: `bench-cp-${id}`, output: 'json' });
+  const { profiles, full } = await measureCatalog(dir, {
+    catalog: `bench-cp-${id}`,
+    output: 'json',
+  });
   return {
     id,
     dir,
     ref,
-    objects: cost.objects,
-    contentBytes: cost.contentBytes,
+    objects: full.blobs,
+    contentBytes: full.bytes,
     objectBytes: {
-      full: cost.profiles.full.objectBytes,
-      lean: cost.profiles.lean.objectBytes,
-      none: cost.profiles.none.objectBytes,
+      full: profiles.full.objectBytes,
+      lean: profiles.lean.objectBytes,
+      none: profiles.none.objectBytes,
+    },
+    contentValues: {
+      full: profiles.full.contentValues,
+      lean: profiles.lean.contentValues,
+      none: profiles.none.contentValues,
     },
   };
 }
 
-export async function measureControlPlane(h: BenchHooks): Promise<Record<string, unknown>> {
+/** The generated catalog of the run's largest size, then each of BENCH_REAL_CATALOGS found. */
+async function prepareCatalogs(h: BenchHooks): Promise<CatalogUnderTest[]> {
   const catalogs: CatalogUnderTest[] = [];
   const genDir = path.join(h.work, `control-plane-${h.sizeMB}mb`);
   await generateCatalog(genDir, { seed: 1, sizeMB: h.sizeMB });
@@ -544,47 +533,25 @@ export async function measureControlPlane(h: BenchHooks): Promise<Record<string,
   h.log(
     `control plane: catalogs ${catalogs.map((c) => `${c.id} (${c.objects} objects)`).join(', ')}`,
   );
+  return catalogs;
+}
 
-  applyControllerRbac(h);
-  applyOtherClient(h);
-  const controller = await serviceAccountKubeconfig(h, CONTROLLER_NS, CONTROLLER_SA);
-  controller.api.close();
-  const other = await serviceAccountKubeconfig(h, OTHER_NS, OTHER_SA);
-
-  const lean = controllerHasLean(h.root);
-  const profiles: ContentProfile[] = lean ? ['full', 'lean'] : ['full'];
-  const byCatalog: Record<string, Record<string, unknown>> = {};
-  const samples: Record<ContentProfile, CostSample[]> = { full: [], lean: [], none: [] };
-  for (const cat of catalogs) {
-    const entry: Record<string, unknown> = {
-      objects: cat.objects,
-      contentBytes: cat.contentBytes,
-      objectBytes: cat.objectBytes,
-    };
-    for (const p of profiles) {
-      const m = await measureProfile(h, controller.file, cat, p);
-      entry[p] = m;
-      samples[p].push({
-        objects: cat.objects,
-        objectBytes: cat.objectBytes[p],
-        etcdBytes: m.etcdBytesAdded,
-        apiserverHeapBytes: m.apiserverHeapBytesAdded,
-      });
-    }
-    entry.configMaps = await measureConfigMaps(h, cat);
-    byCatalog[cat.id] = entry;
-  }
-
-  // Other clients: during the cold sync of the generated catalog, without and with the FlowSchema.
-  const gen = catalogs[0]!;
-  const without = await otherClientLatency(h, controller.file, other.api, gen, 'no-flowschema');
+/**
+ * Another client's latency during the cold sync of `gen`: without the FlowSchema, with it, and
+ * with it at each BENCH_FLOWSCHEMA_SHARES=1,2,... nominalConcurrencyShares of its level (how
+ * config/flowcontrol's value was chosen; docs/deploy.md).
+ */
+async function otherClientsWithFlowSchema(
+  h: BenchHooks,
+  controllerKubeconfig: string,
+  other: Api,
+  gen: CatalogUnderTest,
+) {
+  const without = await otherClientLatency(h, controllerKubeconfig, other, gen, 'no-flowschema');
   await applyFlowSchema(h);
-  let withFs: ClientLatency;
   const bySetting: Record<string, ClientLatency> = {};
   try {
-    withFs = await otherClientLatency(h, controller.file, other.api, gen, 'flowschema');
-    // BENCH_FLOWSCHEMA_SHARES=1,2,...: the same with other nominalConcurrencyShares of the level
-    // (how config/flowcontrol's value was chosen; docs/deploy.md).
+    const withFs = await otherClientLatency(h, controllerKubeconfig, other, gen, 'flowschema');
     for (const shares of (process.env.BENCH_FLOWSCHEMA_SHARES ?? '').split(',').filter(Boolean)) {
       kubectl(h, [
         'patch',
@@ -598,15 +565,65 @@ export async function measureControlPlane(h: BenchHooks): Promise<Record<string,
       const n = Object.keys(bySetting).filter((k) => k.startsWith(`${key}`)).length;
       bySetting[n === 0 ? key : `${key} (run ${n + 1})`] = await otherClientLatency(
         h,
-        controller.file,
-        other.api,
+        controllerKubeconfig,
+        other,
         gen,
         `flowschema-shares-${shares}`,
       );
     }
+    return {
+      ...without,
+      withFlowSchema: withFs,
+      ...(Object.keys(bySetting).length > 0 && { withFlowSchemaBySetting: bySetting }),
+    };
   } finally {
     kubectl(h, ['delete', '--ignore-not-found', '-k', path.join(h.root, 'config', 'flowcontrol')]);
   }
+}
+
+export async function measureControlPlane(h: BenchHooks): Promise<Record<string, unknown>> {
+  const catalogs = await prepareCatalogs(h);
+
+  applyControllerRbac(h);
+  applyOtherClient(h);
+  const controller = await serviceAccountKubeconfig(h, CONTROLLER_NS, CONTROLLER_SA);
+  controller.api.close();
+  const other = await serviceAccountKubeconfig(h, OTHER_NS, OTHER_SA);
+
+  const lean = controllerHasLean(h.root);
+  const profiles: ContentProfile[] = lean ? ['full', 'lean'] : ['full'];
+  const byCatalog: Record<string, Record<string, unknown>> = {};
+  const samples: Record<ContentProfile, Array<CostSample & { catalog: string }>> = {
+    full: [],
+    lean: [],
+    none: [],
+  };
+  for (const cat of catalogs) {
+    const entry: Record<string, unknown> = {
+      objects: cat.objects,
+      contentBytes: cat.contentBytes,
+      objectBytes: cat.objectBytes,
+      contentValues: cat.contentValues,
+    };
+    for (const p of profiles) {
+      const m = await measureProfile(h, controller.file, cat, p);
+      entry[p] = m;
+      samples[p].push({
+        catalog: cat.id,
+        objects: cat.objects,
+        objectBytes: cat.objectBytes[p],
+        contentValues: cat.contentValues[p],
+        etcdBytes: m.etcdBytesAdded,
+        apiserverHeapBytes: m.apiserverHeapBytesAdded,
+      });
+    }
+    entry.configMaps = await measureConfigMaps(h, cat);
+    byCatalog[cat.id] = entry;
+  }
+
+  // Other clients: during the cold sync of the generated catalog, without and with the FlowSchema.
+  const gen = catalogs[0]!;
+  const otherClients = await otherClientsWithFlowSchema(h, controller.file, other.api, gen);
   other.api.close();
 
   // The coefficients this run measured, and how well the checked-in ones predict this run.
@@ -614,46 +631,27 @@ export async function measureControlPlane(h: BenchHooks): Promise<Record<string,
     measuredBy(h, catalogs),
     Object.fromEntries(profiles.map((p) => [p, samples[p]])),
   );
-  const prediction = catalogs.map((cat) => {
-    const measured = byCatalog[cat.id]!;
-    return {
-      catalog: cat.id,
-      objects: { predicted: cat.objects, measured: (measured.full as ProfileMeasurement).objects },
-      ...Object.fromEntries(
-        profiles.map((p) => {
-          const m = measured[p] as ProfileMeasurement;
-          const predicted = predictCost(p, {
-            objects: cat.objects,
-            objectBytes: cat.objectBytes[p],
-          });
-          const pe = predicted?.etcdBytes;
-          const ph = predicted?.apiserverHeapBytes;
-          return [
-            p,
-            {
-              // render --cost's object bytes against what the controller wrote.
-              objectBytes: {
-                predicted: cat.objectBytes[p],
-                measured: m.statusStoredBytes ?? null,
-              },
-              etcdBytes: { predicted: pe ?? null, measured: m.etcdBytesAdded },
-              etcdRatio: pe === undefined ? null : r3(pe / m.etcdBytesAdded),
-              apiserverHeapBytes: { predicted: ph ?? null, measured: m.apiserverHeapBytesAdded },
-              apiserverHeapRatio: ph === undefined ? null : r3(ph / m.apiserverHeapBytesAdded),
-            },
-          ];
-        }),
-      ),
-    };
-  });
-  if (process.env.BENCH_UPDATE_COST_MODEL === '1') await writeCostModel(h.root, fitted);
-  await writeFile(
-    path.join(h.root, 'bench', 'results', 'cost-model.json'),
-    JSON.stringify(fitted, null, 2) + '\n',
-  );
+  const prediction = renderCostPrediction(catalogs, byCatalog, profiles);
+  await writeCostFiles(h.root, fitted, samples);
 
-  // Headline numbers: the real catalog (the lean target is set on real catalogs) when there is
-  // one, else the generated one; every catalog is in byCatalog.
+  const result = {
+    ...headline(catalogs, byCatalog),
+    otherClientP99Seconds: { catalog: gen.id, ...otherClients },
+    renderCostPrediction: prediction,
+    fittedCostModel: fitted,
+    byCatalog,
+  };
+  return { ...result, targets: controlPlaneTargets(result) };
+}
+
+/**
+ * Headline numbers: the real catalog (the lean target is set on real catalogs) when there is
+ * one, else the generated one; every catalog is in byCatalog.
+ */
+function headline(
+  catalogs: readonly CatalogUnderTest[],
+  byCatalog: Record<string, Record<string, unknown>>,
+) {
   const head = byCatalog[(catalogs[1] ?? catalogs[0])!.id]!;
   const perByte = (m: ProfileMeasurement | undefined) =>
     m && {
@@ -662,7 +660,7 @@ export async function measureControlPlane(h: BenchHooks): Promise<Record<string,
     };
   const full = head.full as ProfileMeasurement;
   const leanM = head.lean as ProfileMeasurement | undefined;
-  const result = {
+  return {
     headlineCatalog: (catalogs[1] ?? catalogs[0])!.id,
     fullProfile: perByte(full),
     leanProfile: leanM
@@ -673,57 +671,13 @@ export async function measureControlPlane(h: BenchHooks): Promise<Record<string,
         }
       : { skipped: 'the controller under test has no --content-profile (branch h-lean)' },
     configMapBaseline: perByte(head.configMaps as ProfileMeasurement),
-    otherClientP99Seconds: {
-      catalog: gen.id,
-      ...without,
-      withFlowSchema: withFs,
-      ...(Object.keys(bySetting).length > 0 && { withFlowSchemaBySetting: bySetting }),
-    },
-    renderCostPrediction: prediction,
-    fittedCostModel: fitted,
-    byCatalog,
   };
-  return { ...result, targets: controlPlaneTargets(result) };
 }
 
 function measuredBy(h: BenchHooks, catalogs: CatalogUnderTest[]): string {
   const day = new Date().toISOString().slice(0, 10);
   const what = catalogs.map((c) => `${c.id} (${c.objects} objects)`).join(', ');
   return `make bench ${day}, BENCH_ONLY=controlPlane BENCH_SIZES=${h.sizeMB}: ${what}`;
-}
-
-/** The issue 25 targets this section checks (null: not measured in this run). */
-export function controlPlaneTargets(cp: unknown): Record<string, boolean | null> {
-  const c = cp as {
-    leanProfile?: { heapRatioToFull?: number; etcdRatioToFull?: number };
-    otherClientP99Seconds?: { withFlowSchema?: { ratio: number } };
-    renderCostPrediction?: Array<{
-      objects: { predicted: number; measured: number };
-      full?: { etcdRatio: number | null };
-      lean?: { etcdRatio: number | null };
-    }>;
-  };
-  const lean = c.leanProfile;
-  const pred = c.renderCostPrediction ?? [];
-  return {
-    leanAtMost0_25xFull:
-      lean?.heapRatioToFull === undefined || lean.etcdRatioToFull === undefined
-        ? null
-        : lean.heapRatioToFull <= 0.25 && lean.etcdRatioToFull <= 0.25,
-    otherClientP99AtMost3xIdleWithFlowSchema:
-      c.otherClientP99Seconds?.withFlowSchema === undefined
-        ? null
-        : c.otherClientP99Seconds.withFlowSchema.ratio <= 3,
-    renderCostObjectsExact: pred.every((p) => p.objects.predicted === p.objects.measured),
-    // Both profiles: a lean prediction off by more than that is as misleading as a full one.
-    renderCostEtcdWithin25Percent: pred.every(
-      (p) =>
-        p.full?.etcdRatio != null &&
-        Math.abs(p.full.etcdRatio - 1) <= 0.25 &&
-        (p.lean === undefined ||
-          (p.lean.etcdRatio != null && Math.abs(p.lean.etcdRatio - 1) <= 0.25)),
-    ),
-  };
 }
 
 /** Used by bench/run.ts's markdown. */

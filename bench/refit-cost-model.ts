@@ -2,11 +2,13 @@
 // control-plane run's samples, without running the bench again, and prints each catalog's
 // predicted ÷ measured heap and etcd bytes.
 //   npx tsx bench/refit-cost-model.ts [samples.json]   (default: bench/data/stop31-cost-samples.json)
+//   npx tsx bench/refit-cost-model.ts --check samples.json   (the committed coefficients against
+//   those samples, out of sample; writes nothing)
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { ContentProfile } from '../src/api/v1/index.js';
 import type { CostSample } from '../src/sync/cost-model.js';
-import { fitCostModel, predictCost } from '../src/sync/cost-model.js';
+import { COST_MODEL, fitCostModel, predictCost } from '../src/sync/cost-model.js';
 import { writeCostModel } from './lib/cost-model-file.js';
 
 interface Samples {
@@ -15,10 +17,11 @@ interface Samples {
 }
 
 const root = path.resolve(import.meta.dirname, '..');
-const file = process.argv[2] ?? path.join(root, 'bench/data/stop31-cost-samples.json');
+const check = process.argv[2] === '--check';
+const file = process.argv[check ? 3 : 2] ?? path.join(root, 'bench/data/stop31-cost-samples.json');
 const data = JSON.parse(await readFile(file, 'utf8')) as Samples;
-const model = fitCostModel(data.measuredBy, data.samples);
-await writeCostModel(root, model);
+const model = check ? COST_MODEL : fitCostModel(data.measuredBy, data.samples);
+if (!check) await writeCostModel(root, model);
 for (const [profile, samples] of Object.entries(data.samples)) {
   for (const s of samples) {
     const p = predictCost(profile as ContentProfile, s, model)!;

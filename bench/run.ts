@@ -20,6 +20,9 @@
 //   BENCH_ONLY=watchCache   only the apiserver's price per content profile with its CatalogMetadata
 //                           watch cache on and off (scenarios/watch-cache.ts; docs/deploy.md)
 //   BENCH_SKIP_CONTROL_PLANE=1   skip that section in a full run
+//   BENCH_ONLY=pacing       only the write-pacing scenario (bench/scenarios/pacing.ts) on the
+//                           largest of BENCH_SIZES; BENCH_PACING=1 adds it to a full run;
+//                           BENCH_OTHER_RATE (default 40) is its other client's requests a second
 //   BENCH_PPROF=DIR         save a 10-s apiserver CPU profile of each write phase (controller
 //                           rounds, raw levels) in DIR, for `go tool pprof`
 //
@@ -59,6 +62,7 @@ import type { ColdResult, ColdSyncContext } from './scenarios/cold-sync.js';
 import { coldSync } from './scenarios/cold-sync.js';
 import { runPeer } from './scenarios/peer.js';
 import { measureWatchCache, watchCacheMarkdown } from './scenarios/watch-cache.js';
+import { measurePacing, pacingMarkdown } from './scenarios/pacing.js';
 
 async function main(): Promise<void> {
   const started = new Date();
@@ -128,6 +132,14 @@ async function main(): Promise<void> {
       return;
     }
 
+    if (ONLY === 'pacing') {
+      const pacing = await measurePacing(hooks);
+      results.pacing = pacing;
+      await writeResults(results, started);
+      process.stdout.write(`\n${pacingMarkdown(pacing)}\n`);
+      return;
+    }
+
     const cold: ColdResult[] = [];
     results.cold = cold;
     const coldContext: ColdSyncContext = {
@@ -148,6 +160,10 @@ async function main(): Promise<void> {
     }
     if (process.env.BENCH_SKIP_CONTROL_PLANE !== '1') {
       results.controlPlane = await measureControlPlane(hooks);
+      await writeResults(results, started);
+    }
+    if (process.env.BENCH_PACING === '1') {
+      results.pacing = await measurePacing(hooks);
       await writeResults(results, started);
     }
     rssGrowth(results);

@@ -5,6 +5,9 @@
 # address), applies it server-side and waits for the rollout.
 #
 #   hack/deploy.sh [TAG]   (default: local) the catalogd-ts image tag in the local registry
+#
+#   DEPLOY_TLS=1   adds the config/tls component: HTTPS from the Secret catalogd-ts-serving-cert,
+#                  which must exist (hack/serving-cert.sh makes it; docs/deploy.md "HTTPS").
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
@@ -21,6 +24,8 @@ kubectl() { "$bins/kubectl" --kubeconfig "$kubeconfig" "$@"; }
 overlay="$local_dir/deploy"
 mkdir -p "$overlay"
 rel=$(realpath --relative-to="$overlay" "$root/config/default")
+components=""
+[ -z "${DEPLOY_TLS:-}" ] || components="components: [$(realpath --relative-to="$overlay" "$root/config/tls")]"
 cat > "$overlay/registries.conf" <<TOML
 # The local registry is plain HTTP on the node's address (only loopback is plain HTTP by default).
 [[registry]]
@@ -33,6 +38,7 @@ apiVersion: kustomize.config.k8s.io/v1beta1
 kind: Kustomization
 resources:
   - $rel
+$components
 images:
   - name: catalogd-ts
     newName: $node_registry/catalogd-ts

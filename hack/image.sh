@@ -12,23 +12,9 @@ root=$(cd "$here/.." && pwd)
 local_dir=${CATALOGD_LOCAL:-$root/.local}
 tag=${1:-local}
 
-ensure_packages() {
-  local missing=() p
-  for p in buildah mmdebstrap; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
-  done
-  [ ${#missing[@]} -eq 0 ] && return
-  echo "image: installing Debian's ${missing[*]}" >&2
-  local sudo=""; [ "$(id -u)" = 0 ] || sudo="sudo"
-  $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}" >&2 || {
-    $sudo apt-get update -q >&2
-    $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}" >&2
-  }
-}
-
 registry=$(sed -n 's/^REGISTRY=//p' "$local_dir/env" 2>/dev/null || true)
 [ -n "$registry" ] || { echo "image: no local registry (run make cluster-up first)" >&2; exit 1; }
-ensure_packages
+"$here/image-tools.sh"
 "$here/base-image.sh"
 
 start=$SECONDS

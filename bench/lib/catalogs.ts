@@ -6,7 +6,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { GROUP, VERSION } from '../../src/api/v1/index.js';
-import { mapBounded } from '../../src/util/bounded.js';
+import { mapBounded } from '../../src/util/limits.js';
 import type { Api } from './api.js';
 import { CC, CM } from './api.js';
 import { apiserverPostSeconds } from './cluster.js';

@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
-import { mapBounded } from '../../src/util/bounded.js';
+import { mapBounded } from '../../src/util/limits.js';
 import { median, percentile } from './stats.js';
 
 export interface Transfer {

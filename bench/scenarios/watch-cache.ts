@@ -12,7 +12,8 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { CATALOG_METADATA_PLURAL, GROUP } from '../../src/api/v1/index.js';
 import type { ContentProfile } from '../../src/api/v1/index.js';
 import { generateCatalog } from '../../test/support/fbcgen.js';
-import type { BenchHooks, ProfileMeasurement } from '../control-plane.js';
+import type { BenchHooks } from '../control-plane.js';
+import type { ProfileMeasurement } from '../lib/cost-prediction.js';
 import {
   CONTROLLER_NS,
   CONTROLLER_SA,

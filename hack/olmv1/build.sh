@@ -14,6 +14,12 @@
 # ignores there: its path is set at build time. Absent, the binaries use containers/image defaults;
 # a caller that pulls from a plain-HTTP registry writes that file (`insecure = true` for it).
 #
+#   hack/olmv1/build.sh --image   prints instead the path of an `operator-controller` alone, linked
+#                                 for a container image (`make operator-controller`,
+#                                 hack/olmv1/image.sh) from the same build (same sources, flags and
+#                                 -modfile, so only the link is new): it reads containers/image's
+#                                 default /etc/containers/registries.conf, which a pod mounts.
+#
 #   CATALOGD_CACHE  cache root (default ${XDG_CACHE_HOME:-$HOME/.cache}/catalogd-ts).
 #
 # Progress goes to stderr; only the directory's path is printed on stdout.
@@ -58,4 +64,17 @@ build() {
     -o "$out" "$module/cmd/operator-controller" "$module/cmd/catalogd" "$module/cmd/olmv1-check")
 }
 sum=$(cat "$here"/../olmv1-check/*.go "$here/build.sh" | sha256sum | cut -c1-12)
-go_tool olmv1 "$version-$sum" build
+case "${1:-}" in
+--image)
+  dir=$(go_tool olmv1 "$version-$sum" build)
+  cache_dir=$(dirname "$dir")
+  build_for_image() {
+    (cd "$here" && CGO_ENABLED=0 nice -n 10 go build -modfile "$cache_dir/go.mod" -trimpath \
+      -tags containers_image_openpgp -ldflags "-s -w -X $module/internal/shared/version.version=$version" \
+      -o "$1" "$module/cmd/operator-controller")
+  }
+  go_tool operator-controller "$version-$sum" build_for_image
+  ;;
+"") go_tool olmv1 "$version-$sum" build ;;
+*) echo "build.sh: unknown argument $1 (only --image)" >&2; exit 2 ;;
+esac

@@ -7,6 +7,7 @@ import type { CatalogMetadata, ContentPart } from '../api/v1/catalogmetadata.js'
 import { ANNOTATION_CONTENT_HASH } from '../api/v1/catalogmetadata.js';
 import { blobHash, canonicalize } from '../api/v1/canonical.js';
 import type { AnyBlob } from './fbc-types.js';
+import { readLimited } from '../util/limits.js';
 import { untrustedReason } from './trust.js';
 
 /** spec.content is the whole blob. */
@@ -114,7 +115,10 @@ export async function fetchWholeBlob(
       signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
     });
     if (!res.ok) throw new Error(`HTTP ${res.status}`);
-    text = await readLimited(res, responseLimit(c.bytes));
+    const limit = responseLimit(c.bytes);
+    const tooLarge = () => new Error(`the response passed ${limit} bytes, more than the blob`);
+    const body = res.body as AsyncIterable<Uint8Array> | null;
+    text = body ? (await readLimited(body, limit, tooLarge)).toString('utf8') : '';
   } catch (err) {
     if (signal?.aborted) throw err;
     // An untrusted certificate is reached and answered: the port-forward hint would mislead.
@@ -137,19 +141,6 @@ export async function fetchWholeBlob(
       `the blob of ${what} read from ${url} has ${got}, but the object's ${ANNOTATION_CONTENT_HASH} is ${want ?? '<none>'}: the server serves another revision than the objects (the catalog changed, or --server-url points to another server); try again`,
     );
   return blob;
-}
-
-/** The response body as text, refusing more than `limit` bytes (a wrong URL must not fill memory). */
-async function readLimited(res: Response, limit: number): Promise<string> {
-  if (!res.body) return '';
-  const chunks: Uint8Array[] = [];
-  let n = 0;
-  for await (const chunk of res.body as AsyncIterable<Uint8Array>) {
-    n += chunk.byteLength;
-    if (n > limit) throw new Error(`the response passed ${limit} bytes, more than the blob`);
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 /** The line of a metas response with the object's identity (schema, package, name). */
@@ -183,27 +174,4 @@ function causeText(err: unknown): string {
   if (untrusted) return untrusted;
   const why = e.cause?.code ?? e.cause?.message;
   return why ? `${e.message} (${why})` : (e.message ?? String(err));
-}
-
-// The client's own cap, not src/util/bounded.ts: that one is on p-limit, and the entry point
-// loads no npm package but js-yaml and at most 25 project modules (entry-point.test.ts).
-/**
- * Runs `fn` over `items` with at most `limit` calls at a time; results in input order. Bounds
- * what a command fetches at once, however many blobs it needs.
- */
-export async function mapBounded<T, R>(
-  items: readonly T[],
-  limit: number,
-  fn: (item: T) => Promise<R>,
-): Promise<R[]> {
-  const out: R[] = new Array<R>(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await fn(items[i]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return out;
 }

@@ -27,7 +27,13 @@ describe('client: the catalogd-ts/client entry point', () => {
 
   it('loads no npm package but the kubeconfig parser (client-node only for exec users, undici only with a content CA)', () => {
     expect(graph.packages).to.deep.equal(['js-yaml']);
-    expect(graph.dynamicPackages).to.deep.equal(['@kubernetes/client-node', 'undici']);
+    expect(graph.dynamicPackages).to.deep.equal(['undici']);
+    // client-node comes with src/kube/delegated-auth.ts, which the transport imports only for
+    // a user whose credentials come from a plugin.
+    expect(graph.files).to.not.include('src/kube/delegated-auth.ts');
+    expect(importGraph('src/kube/delegated-auth.ts').dynamicPackages).to.deep.equal([
+      '@kubernetes/client-node',
+    ]);
   });
 
   it('exports the API types its methods return (a program can name them)', () => {

@@ -5,7 +5,9 @@ import { parseArgs } from 'node:util';
 import type { ContentProfile } from '../api/v1/index.js';
 import { CONTENT_PROFILE_FULL, contentProfileChoices, isContentProfile } from '../api/v1/index.js';
 import { DEFAULT_MAX_OBJECT_BYTES } from '../fbc/index.js';
-import { DEFAULT_MAX_CACHE_BYTES, defaultMinimumRate, parseDuration } from '../source/index.js';
+import { DEFAULT_MAX_CACHE_BYTES, defaultMinimumRate } from '../source/index.js';
+import { parseDuration } from '../util/deadline.js';
+import { DEFAULT_LATENCY_TOLERANCE } from '../sync/index.js';
 import { CommandError } from './command-error.js';
 
 const controllerFlags = {
@@ -28,6 +30,11 @@ const controllerFlags = {
   // 32 rather than 16: the write phase of a 50 MB cold sync took 51 s instead of 59 to 69 s, with
   // less controller CPU (bench/README.md); the apiserver's priority and fairness bounds the rest.
   'write-concurrency': { type: 'string', default: '32' },
+  'min-write-concurrency': { type: 'string', default: '4' },
+  // Off by default until measured on an idle machine: on the shared development host it held
+  // the window at its floor and cost 43 % of a cold sync's rate (docs/deploy.md, "Write pacing").
+  'write-pacing': { type: 'boolean', default: false },
+  'write-latency-tolerance': { type: 'string', default: String(DEFAULT_LATENCY_TOLERANCE) },
   'max-object-bytes': { type: 'string', default: String(DEFAULT_MAX_OBJECT_BYTES) },
   'max-image-cache-bytes': { type: 'string', default: String(DEFAULT_MAX_CACHE_BYTES) },
   'content-profile': { type: 'string', default: CONTENT_PROFILE_FULL },
@@ -72,7 +79,13 @@ Reconciles ClusterCatalogs into CatalogMetadata objects and serves catalog conte
                                      parse, e.g. 90s, 10m (default 10m)
   --pull-min-rate BYTES              a blob transfer slower than this many bytes per second over
                                      30 s fails (default 1024; 0: no minimum)
-  --write-concurrency N              CatalogMetadata writes in flight per catalog (default 32)
+  --write-concurrency N              most CatalogMetadata writes in flight per catalog (default 32)
+  --min-write-concurrency N          fewest, with --write-pacing (default 4)
+  --write-pacing                     adapt the writes in flight between the two to the apiserver's
+                                     answers (default false: always --write-concurrency)
+  --write-latency-tolerance X        write latency above X times its idle baseline shrinks the
+                                     window: lower is gentler to other clients, slower on an idle
+                                     apiserver (default ${DEFAULT_LATENCY_TOLERANCE})
   --max-object-bytes N               larger objects carry spec.contentOmitted (default 1048576)
   --max-image-cache-bytes N          files the unpacked images may hold together; an image that
                                      would pass it is refused, the images catalogs serve are kept
@@ -149,6 +162,8 @@ export interface ControllerOptions {
   pullTimeoutMs: number;
   pullMinRate: number;
   writeConcurrency: number;
+  /** Write pacing's floor and latency tolerance; undefined: --no-write-pacing. */
+  writePacing: { minWriteConcurrency: number; latencyTolerance: number } | undefined;
   maxObjectBytes: number;
   maxCacheBytes: number;
   contentProfile: ContentProfile;
@@ -175,6 +190,10 @@ export function parseControllerOptions(args: string[]): ControllerOptions | unde
   if (!Number.isInteger(pullMinRate) || pullMinRate < 0)
     throw new CommandError('--pull-min-rate must be a whole number of bytes per second');
   const writeConcurrency = positiveInt('write-concurrency', flags['write-concurrency']);
+  const minWriteConcurrency = positiveInt('min-write-concurrency', flags['min-write-concurrency']);
+  const latencyTolerance = Number(flags['write-latency-tolerance']);
+  if (!Number.isFinite(latencyTolerance) || latencyTolerance <= 1)
+    throw new CommandError('--write-latency-tolerance must be a number above 1, e.g. 2.5');
   const maxObjectBytes = positiveInt('max-object-bytes', flags['max-object-bytes']);
   const maxCacheBytes = positiveInt('max-image-cache-bytes', flags['max-image-cache-bytes']);
   const contentProfile = flags['content-profile'];
@@ -191,6 +210,13 @@ export function parseControllerOptions(args: string[]): ControllerOptions | unde
     pullTimeoutMs,
     pullMinRate,
     writeConcurrency,
+    writePacing: flags['write-pacing']
+      ? {
+          // Above --write-concurrency: the ceiling wins (--write-concurrency=1: one at a time).
+          minWriteConcurrency: Math.min(minWriteConcurrency, writeConcurrency),
+          latencyTolerance,
+        }
+      : undefined,
     maxObjectBytes,
     maxCacheBytes,
     contentProfile,

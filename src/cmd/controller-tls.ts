@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import { Counter, Gauge } from 'prom-client';
 import type { Registry } from 'prom-client';
 import type { Clock } from '../util/clock.js';
-import { parseDuration } from '../source/index.js';
+import { parseDuration } from '../util/deadline.js';
 import type { ServingPair } from '../server/index.js';
 import { ServingCertificate, TlsPairError, loadServingPair } from '../server/index.js';
 import { CommandError } from './command-error.js';

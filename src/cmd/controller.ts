@@ -17,6 +17,7 @@ import {
   attemptMootBecause,
   catalogMetadataAdded,
   catalogMetadataChanged,
+  catalogMetadataDeleted,
   catalogNeedsReconcile,
   owningCatalog,
 } from '../controllers/clustercatalog/predicates.js';
@@ -44,7 +45,6 @@ import { contentPublisher } from '../server/index.js';
 import {
   defaultMinimumRate,
   ImagePuller,
-  parseDuration,
   pullerOptionsFromFlags,
   registerSourceMetrics,
 } from '../source/index.js';
@@ -52,6 +52,7 @@ import { PolicyError, signatureChecks } from '../source/signature/index.js';
 import type { CatalogSyncer } from '../sync/index.js';
 import { catalogSyncer } from '../sync/index.js';
 import { requestRetry } from '../util/backoff.js';
+import { parseDuration } from '../util/deadline.js';
 import { CommandError, listening } from './command-error.js';
 import { clusterCatalogCRDCheck } from './crd-check.js';
 import type { ControllerFlags, ControllerOptions } from './controller-options.js';
@@ -118,6 +119,12 @@ function controllerMetrics() {
       labelNames: ['catalog', 'verb'] as const,
       registers: [registry],
     }),
+    writeWindowDecreases: new Counter({
+      name: 'catalogd_catalogmetadata_write_window_decreases_total',
+      help: 'Times write pacing shrank the window of CatalogMetadata writes in flight, by reason (latency: the apiserver queues them; throttled: 429 or 503/504).',
+      labelNames: ['reason'] as const,
+      registers: [registry],
+    }),
     dryRunWrites: new Counter({
       name: 'catalogd_catalogmetadata_dry_run_writes_total',
       help: 'CatalogMetadata writes sent with server-side dry-run (checks of a revision admission refused), by catalog and verb.',
@@ -176,12 +183,28 @@ async function buildSyncer(
   const spoolDir = path.join(opts.cacheDir, 'sync', os.hostname());
   await rm(spoolDir, { recursive: true, force: true });
   await mkdir(spoolDir, { recursive: true });
-  return catalogSyncer({
+  const syncer = catalogSyncer({
     writer: apiserverCatalogMetadataWriter(client),
     spoolDir,
     writeConcurrency: opts.writeConcurrency,
+    ...(opts.writePacing && {
+      pacing: {
+        ...opts.writePacing,
+        clock: realClock,
+        onDecrease: (reason) => metrics.writeWindowDecreases.inc({ reason }),
+      },
+    }),
     counters: { writes: metrics.writes, dryRunWrites: metrics.dryRunWrites },
   });
+  new Gauge({
+    name: 'catalogd_catalogmetadata_write_window',
+    help: 'CatalogMetadata writes a catalog may have in flight now (write pacing: between --min-write-concurrency and --write-concurrency).',
+    registers: [metrics.registry],
+    collect() {
+      this.set(syncer.pacing.window);
+    },
+  });
+  return syncer;
 }
 
 /**
@@ -274,7 +297,13 @@ function buildControllers(
     watches: [
       watch(informer, (c) => c.metadata.name, catalogNeedsReconcile),
       // Drift: a hand edit or deletion of one of a catalog's objects reconciles that catalog.
-      watch(metadataRefs, owningCatalog, catalogMetadataChanged, catalogMetadataAdded),
+      watch(
+        metadataRefs,
+        owningCatalog,
+        catalogMetadataChanged,
+        catalogMetadataAdded,
+        catalogMetadataDeleted((...a) => syncMemo.deletedBySync(...a)),
+      ),
     ],
     // A reconcile waiting on a registry holds one of these, not one of the --workers slots of
     // the parse and writes (docs/controller.md, "Fairness").
@@ -494,6 +523,7 @@ function subscribeToChanges(app: Built): () => void {
     (name) => syncMemo.markDirty(name),
     catalogMetadataChanged,
     catalogMetadataAdded,
+    catalogMetadataDeleted((...a) => syncMemo.deletedBySync(...a)),
   );
   const unsubscribeInterrupts = informer.subscribe(
     (c) => c.metadata.name,

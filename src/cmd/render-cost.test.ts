@@ -9,7 +9,8 @@ import { generateCatalog } from '../../test/support/fbcgen.js';
 import type { CostModel } from '../sync/cost-model.js';
 import { COST_MODEL } from '../sync/cost-model.js';
 import { render } from './render.js';
-import { catalogCost, formatCostJson, formatCostText } from './render-cost.js';
+import { countContentValues } from '../sync/cost-model.js';
+import { catalogCost, formatCostJson, formatCostText, measureCatalog } from './render-cost.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const GOLDEN = path.join(ROOT, 'test/golden/render');
@@ -25,12 +26,14 @@ const MODEL: CostModel = {
       etcdBytesPerObjectByte: 1.5,
       apiserverHeapBytesPerObject: 20000,
       apiserverHeapBytesPerObjectByte: 2,
+      apiserverHeapBytesPerContentValue: 0,
     },
     lean: {
       etcdBytesPerObject: 900,
       etcdBytesPerObjectByte: 0.2,
       apiserverHeapBytesPerObject: 5000,
       apiserverHeapBytesPerObjectByte: 0.5,
+      apiserverHeapBytesPerContentValue: 0,
     },
   },
 };
@@ -63,14 +66,19 @@ describe('catalogd render --cost', () => {
     try {
       await generateCatalog(dir, { seed: 5, sizeMB: 0.3 });
       const cost = await catalogCost(dir, opts('c'), MODEL);
+      const sizes = await measureCatalog(dir, opts('c'));
       for (const contentProfile of ['full', 'lean'] as const) {
         let json = '';
         await render(dir, { ...opts('c'), contentProfile }, async (s) => {
           json += s;
         });
-        const items = (JSON.parse(json) as { items: { metadata: object }[] }).items;
+        const items = (JSON.parse(json) as { items: { spec: { content?: unknown } }[] }).items;
         const p = cost.profiles[contentProfile];
         expect(p.objects).to.equal(items.length);
+        // The heap's JSON-value term: the values of the content render prints.
+        expect(sizes.profiles[contentProfile].contentValues).to.equal(
+          items.reduce((n, o) => n + countContentValues(o.spec.content), 0),
+        );
         // Render leaves the owner reference out; the controller's objects carry it.
         const rendered = items.reduce((n, o) => n + Buffer.byteLength(JSON.stringify(o)), 0);
         expect(p.objectBytes).to.be.greaterThan(rendered);

@@ -4,8 +4,9 @@
 // heap are predicted from the coefficients `make bench` measured (src/sync/cost-coefficients.json).
 import type { ContentProfile } from '../api/v1/index.js';
 import { CONTENT_PROFILES } from '../api/v1/index.js';
-import type { CostModel, ProfileCost } from '../sync/cost-model.js';
-import { COST_MODEL, predictCost } from '../sync/cost-model.js';
+import type { CatalogSize, CostModel, ProfileCost } from '../sync/cost-model.js';
+import { COST_MODEL, countContentValues, predictCost } from '../sync/cost-model.js';
+import type { ScanResult } from '../sync/index.js';
 import { scanCatalog } from '../sync/index.js';
 import type { RenderOptions } from './render-target.js';
 import { renderTarget } from './render-target.js';
@@ -28,30 +29,57 @@ export interface CatalogCostReport {
   coefficientsFrom: string;
 }
 
+/** A catalog's size in every profile (the model's terms), and the full profile's scan. */
+export interface CatalogSizes {
+  profiles: Record<ContentProfile, CatalogSize>;
+  full: ScanResult;
+}
+
 /**
  * Scans the catalog once per profile, as render and the controller do (opts.contentProfile is
- * not used: every profile is reported), and predicts each profile's cost from its objects.
+ * not used: every profile is measured): its objects, their bytes and their content's JSON values.
  */
+export async function measureCatalog(dir: string, opts: RenderOptions): Promise<CatalogSizes> {
+  const profiles = {} as Record<ContentProfile, CatalogSize>;
+  let full: ScanResult | undefined;
+  for (const contentProfile of CONTENT_PROFILES) {
+    let contentValues = 0;
+    // storedBytes: the objects' JSON as the controller writes them, measured by the scan
+    // without serializing the content again.
+    const scan = await scanCatalog(
+      renderTarget(dir, { ...opts, contentProfile }),
+      undefined,
+      (o) => {
+        contentValues += countContentValues(o.spec.content);
+      },
+    );
+    if (contentProfile === 'full') full = scan;
+    profiles[contentProfile] = {
+      objects: scan.blobs,
+      objectBytes: scan.storedBytes,
+      contentValues,
+    };
+  }
+  return { profiles, full: full! };
+}
+
+/** Every profile's objects and their predicted cost (the model's coefficients). */
 export async function catalogCost(
   dir: string,
   opts: RenderOptions,
   model: CostModel = COST_MODEL,
 ): Promise<CatalogCostReport> {
+  const { profiles: sizes, full } = await measureCatalog(dir, opts);
   const profiles = {} as Record<ContentProfile, ProfileCostReport>;
-  let full: { blobs: number; bytes: number; omitted: number } | undefined;
-  for (const contentProfile of CONTENT_PROFILES) {
-    // storedBytes: the objects' JSON as the controller writes them, measured by the scan
-    // without serializing the content again.
-    const scan = await scanCatalog(renderTarget(dir, { ...opts, contentProfile }));
-    if (contentProfile === 'full') full = scan;
-    const size = { objects: scan.blobs, objectBytes: scan.storedBytes };
-    profiles[contentProfile] = { ...size, ...predictCost(contentProfile, size, model) };
+  for (const p of CONTENT_PROFILES) {
+    const { objects, objectBytes } = sizes[p];
+    profiles[p] = { objects, objectBytes, ...predictCost(p, sizes[p], model) };
   }
   return {
     catalog: opts.catalog,
-    objects: full!.blobs,
-    contentBytes: full!.bytes,
-    contentOmitted: full!.omitted,
+    objects: full.blobs,
+    contentBytes: full.bytes,
+    contentOmitted: full.omitted,
     profiles,
     coefficientsFrom: model.measuredBy,
   };

@@ -1,6 +1,9 @@
 import { expect } from 'chai';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { KubeClient } from './client.js';
 import { machineFor, recordingServer } from '../../test/support/kube-env.js';
 import { pollUntil } from '../../test/support/poll.js';
@@ -30,6 +33,63 @@ describe('kube/client: KubeClient', () => {
     } finally {
       client.close();
       srv.close();
+    }
+  });
+
+  it("an exec user's credentials come from client-node, loaded when first asked for", async () => {
+    const auth: string[] = [];
+    const server = http.createServer((req, res) => {
+      auth.push(req.headers.authorization ?? '');
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const dir = await mkdtemp(path.join(tmpdir(), 'kube-exec-'));
+    const credential = JSON.stringify({
+      apiVersion: 'client.authentication.k8s.io/v1',
+      kind: 'ExecCredential',
+      status: { token: 'from-exec' },
+    });
+    const kubeconfig = path.join(dir, 'config');
+    await writeFile(
+      kubeconfig,
+      JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'Config',
+        clusters: [
+          {
+            name: 'c',
+            cluster: {
+              server: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+              // client-node refuses plain HTTP otherwise.
+              'insecure-skip-tls-verify': true,
+            },
+          },
+        ],
+        users: [
+          {
+            name: 'u',
+            user: {
+              exec: {
+                apiVersion: 'client.authentication.k8s.io/v1',
+                command: '/bin/sh',
+                args: ['-c', `printf '%s' '${credential}'`],
+                interactiveMode: 'Never',
+              },
+            },
+          },
+        ],
+        contexts: [{ name: 'x', context: { cluster: 'c', user: 'u' } }],
+        'current-context': 'x',
+      }),
+    );
+    const client = new KubeClient({ kubeconfig });
+    try {
+      await client.request('/api/v1/namespaces', { verb: 'list', resource: 'namespaces' });
+      expect(auth).to.deep.equal(['Bearer from-exec']);
+    } finally {
+      client.close();
+      server.close();
+      await rm(dir, { recursive: true, force: true });
     }
   });
 
@@ -168,6 +228,44 @@ describe('kube/client: KubeClient', () => {
       await client.request('/api/v1/things', { verb: 'list', resource: 'things' });
       expect(slept).to.deep.equal([1000, 7000]);
       expect(statuses).to.deep.equal([]);
+    } finally {
+      client.close();
+      server.close();
+    }
+  });
+
+  it('says what each attempt was answered: status, latency, APF priority level', async () => {
+    const statuses = [429, 201];
+    const server = http.createServer((req, res) => {
+      req.resume();
+      const status = statuses.shift() ?? 500;
+      res
+        .writeHead(status, {
+          'content-type': 'application/json',
+          'x-kubernetes-pf-prioritylevel-uid': `level-${status}`,
+        })
+        .end('{}');
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const client = new KubeClient({
+      env: machineFor(`http://127.0.0.1:${(server.address() as AddressInfo).port}`),
+      retry: { retryDelay: () => 0, sleep: async () => {} },
+    });
+    const seen: Array<{ status: number; latencyMs: number; priorityLevel?: string }> = [];
+    try {
+      await client.request('/api/v1/things', {
+        method: 'POST',
+        body: {},
+        verb: 'create',
+        resource: 'things',
+        discardResponse: true,
+        onResponse: (r) => seen.push(r),
+      });
+      expect(seen.map((r) => [r.status, r.priorityLevel])).to.deep.equal([
+        [429, 'level-429'],
+        [201, 'level-201'],
+      ]);
+      expect(seen.every((r) => r.latencyMs >= 0 && r.latencyMs < 60_000)).to.equal(true);
     } finally {
       client.close();
       server.close();

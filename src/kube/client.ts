@@ -11,7 +11,6 @@ import { setTimeout as delay } from 'node:timers/promises';
 import type { RequestRetry } from '../util/backoff.js';
 import { requestRetryDelay } from '../util/backoff.js';
 import { LineSplitter } from './json-lines.js';
-import { clientNodeCredentials } from './delegated-auth.js';
 import { KubeApiError, isNetworkError } from './errors.js';
 import type { ClientCredentials, ClusterConnection, KubeconfigEnv } from './kubeconfig.js';
 import { loadConnection, machineKubeconfigEnv } from './kubeconfig.js';
@@ -50,6 +49,18 @@ export interface RequestOptions {
   /** The verb and resource said in errors and metrics, e.g. 'create', 'catalogmetadata'. */
   verb: string;
   resource: string;
+  /** Called with what each attempt was answered (the sync's write pacing adapts to it). */
+  onResponse?: (r: ResponseInfo) => void;
+}
+
+/** What one attempt of a request was answered: status, latency, API Priority and Fairness. */
+export interface ResponseInfo {
+  /** The HTTP status; 0: no response (a network error). */
+  status: number;
+  /** From sending the request to its response's status line, in milliseconds. */
+  latencyMs: number;
+  /** X-Kubernetes-PF-PriorityLevel-UID: the APF priority level that admitted the request. */
+  priorityLevel?: string;
 }
 
 /** requestRetry's waits (src/util/backoff.ts) in real time, for callers that inject none. */
@@ -78,11 +89,18 @@ export class KubeClient {
   private auth?: { value: Promise<RequestCredentials>; at: number };
 
   constructor(opts: KubeClientOptions = {}) {
-    const delegate = clientNodeCredentials(opts.kubeconfig);
+    // Loaded only for a user whose credentials come from a plugin (delegated-auth.ts): the
+    // client library's entry point stays small for everyone else.
+    let delegate: Promise<(contextName: string) => Promise<ClientCredentials>> | undefined;
     this.connection = loadConnection(
       opts.kubeconfig,
       opts.env ?? machineKubeconfigEnv(),
-      (_, ctx) => delegate(ctx),
+      (_, ctx) => {
+        delegate ??= import('./delegated-auth.js').then((m) =>
+          m.clientNodeCredentials(opts.kubeconfig),
+        );
+        return delegate.then((d) => d(ctx));
+      },
     );
     this.server = this.connection.server;
     // A server URL with a path (a proxy, Rancher) prefixes every API path.
@@ -186,9 +204,11 @@ export class KubeClient {
           : Buffer.from(typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body));
     for (let attempt = 1; ; attempt++) {
       let retryAfterMs: number | undefined;
+      const sentAt = performance.now();
       try {
         const res = await this.open(path, opts, body);
         const status = res.statusCode ?? 0;
+        opts.onResponse?.(responseInfo(res, performance.now() - sentAt));
         if (opts.discardResponse && status >= 200 && status < 300) {
           await drain(res);
           this.onRequest(opts.verb, opts.resource, status);
@@ -205,6 +225,7 @@ export class KubeClient {
         if (err instanceof KubeApiError && !err.retryable) throw err;
         if (opts.signal?.aborted) throw err;
         if (!(err instanceof KubeApiError) && !isNetworkError(err)) throw err;
+        opts.onResponse?.({ status: 0, latencyMs: performance.now() - sentAt });
         if (attempt >= this.attempts) throw err;
         this.onRequest(opts.verb, opts.resource, 0);
       }
@@ -273,6 +294,15 @@ export class KubeClient {
       throw err;
     }
   }
+}
+
+function responseInfo(res: http.IncomingMessage, latencyMs: number): ResponseInfo {
+  const level = res.headers['x-kubernetes-pf-prioritylevel-uid'];
+  return {
+    status: res.statusCode ?? 0,
+    latencyMs,
+    ...(typeof level === 'string' && { priorityLevel: level }),
+  };
 }
 
 interface RequestCredentials {

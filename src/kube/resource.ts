@@ -98,9 +98,12 @@ const QUIET = { discardResponse: true, accept: METADATA_ONE } as const;
 export interface WriteOptions {
   /** Server-side dry-run (`?dryRun=All`): admission and validation run, nothing is stored. */
   dryRun?: boolean;
+  /** Called with what each attempt was answered (client.ts's ResponseInfo). */
+  onResponse?: RequestOptions['onResponse'];
 }
 
 const dryRunQuery = (opts?: WriteOptions) => (opts?.dryRun ? { dryRun: 'All' } : {});
+const observed = (opts?: WriteOptions) => (opts?.onResponse ? { onResponse: opts.onResponse } : {});
 
 interface ListBody<T> {
   items?: T[];
@@ -252,6 +255,7 @@ export class Resource<T extends { metadata?: { name?: string } }> {
       ...options,
       query: { ...options.query, ...dryRunQuery(opts) },
       ...QUIET,
+      ...observed(opts),
     });
   }
 
@@ -289,6 +293,7 @@ export class Resource<T extends { metadata?: { name?: string } }> {
       ...options,
       query: { ...options.query, ...dryRunQuery(opts) },
       ...QUIET,
+      ...observed(opts),
     });
   }
 
@@ -333,10 +338,12 @@ export class Resource<T extends { metadata?: { name?: string } }> {
     name: string,
     preconditions?: { uid?: string; resourceVersion?: string },
     signal?: AbortSignal,
+    opts?: Pick<WriteOptions, 'onResponse'>,
   ): Promise<void> {
     await this.client.request(this.path(name), {
       method: 'DELETE',
       ...QUIET,
+      ...observed(opts),
       verb: 'delete',
       resource: this.type.plural,
       body: {

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { isTerminal } from '../util/errors.js';
-import { findSourceError, retryable, terminal, withContentFinality } from './errors.js';
+import { isTerminal, withContentFinality } from '../util/errors.js';
+import { findSourceError, retryable, terminal } from './errors.js';
 
 describe('source/errors: the finality of content errors', () => {
   const invalid = new Error('pull x: layer 1: invalid tar archive', {

@@ -38,6 +38,11 @@ export class SourceError extends Error {
   ) {
     super(message, options);
   }
+
+  /** Whether it is about the image's content (IMAGE_CONTENT_ERRORS; util/errors' contentFault). */
+  get contentFault(): boolean {
+    return IMAGE_CONTENT_ERRORS.has(this.code);
+  }
 }
 
 /** A SourceError that only a spec change can fix: wrapped in TerminalError. */
@@ -54,7 +59,8 @@ export function retryable(code: SourceErrorCode, message: string, cause?: unknow
 
 /**
  * Errors about an image's content (its layers, config, platforms, a blob that disagrees with its
- * descriptor): final for the digest, but the tag that named it may be re-pushed.
+ * descriptor): final for the digest, but the tag that named it may be re-pushed
+ * (withContentFinality in src/util/errors.ts).
  */
 const IMAGE_CONTENT_ERRORS: ReadonlySet<SourceErrorCode> = new Set<SourceErrorCode>([
   'UnsafeLayer',
@@ -68,24 +74,6 @@ const IMAGE_CONTENT_ERRORS: ReadonlySet<SourceErrorCode> = new Set<SourceErrorCo
   // The signatures of a digest may be added later, under a tag a signed image may be pushed.
   'SignatureRejected',
 ]);
-
-/** Whether err is about the image's content (see IMAGE_CONTENT_ERRORS). */
-export function isImageContentError(err: unknown): boolean {
-  const se = findSourceError(err);
-  return se !== undefined && IMAGE_CONTENT_ERRORS.has(se.code);
-}
-
-/**
- * err with the finality the user's reference gives it, the one rule for both the puller and the
- * reconcile: an error about the image's content is terminal when the reference pins a digest
- * (that content can never change) and retryable when it names a tag (which may be re-pushed);
- * other errors keep theirs. The message is kept.
- */
-export function withContentFinality(err: unknown, pinsDigest: boolean): unknown {
-  if (!isImageContentError(err)) return err;
-  if (pinsDigest) return isTerminal(err) ? err : TerminalError.wrap(err);
-  return isTerminal(err) ? new Error((err as Error).message, { cause: findSourceError(err) }) : err;
-}
 
 /** The first SourceError in err's cause chain, if any. */
 export function findSourceError(err: unknown): SourceError | undefined {

@@ -162,25 +162,6 @@ function tlsRootCertificates(): string[] {
   return [...rootCertificates];
 }
 
-/** Reads a response body into memory, failing past `limit` bytes. */
-export async function readLimited(
-  body: Readable,
-  limit: number,
-  onTooLarge: () => Error,
-): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let n = 0;
-  for await (const chunk of body as AsyncIterable<Buffer>) {
-    n += chunk.length;
-    if (n > limit) {
-      body.destroy();
-      throw onTooLarge();
-    }
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks);
-}
-
 /** Discards a response body so the connection returns to the pool. */
 export function drain(res: HttpResponse): void {
   res.body.resume();

@@ -12,20 +12,11 @@ export {
 } from './docker-config.js';
 export {
   findSourceError,
-  isImageContentError,
   isRetryable,
   isTerminal,
   SourceError,
-  withContentFinality,
   type SourceErrorCode,
 } from './errors.js';
-export {
-  AttemptDeadline,
-  formatBytes,
-  formatDuration,
-  parseDuration,
-  type PullActivity,
-} from './deadline.js';
 export { defaultMinimumRate, NodeHttpClient, type HttpClient, type MinimumRate } from './http.js';
 export { CONFIGS_LABEL, DEFAULT_CONFIGS_DIR } from './labels.js';
 export { defaultPlatform, formatPlatform, parsePlatform, type Platform } from './manifest.js';

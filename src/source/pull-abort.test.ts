@@ -9,6 +9,8 @@ import path from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { oneLayerImage } from '../../test/support/oci-image.js';
 import { ManualClock } from '../util/clock.js';
+import { AttemptDeadline } from '../util/deadline.js';
+import { isTerminal } from '../util/errors.js';
 import { digestOf } from './digest.js';
 import { findSourceError } from './errors.js';
 import type { HttpClient, HttpRequest } from './http.js';
@@ -94,6 +96,23 @@ describe('source/puller: abort and minimum rate', () => {
     const err = (await pull) as Error;
     expect(err.cause).to.equal(why);
     expect(await readdir(cacheDir)).to.deep.equal([]);
+  });
+
+  it("the attempt's deadline ends the pull as the source's retryable Timeout, saying what was slow", async () => {
+    const reg = registry();
+    const clock = new ManualClock();
+    const puller = new ImagePuller({ cacheDir, http: reg.http });
+    const attempt = new AttemptDeadline(60_000, clock);
+    const pull = caught(puller.pull(REF, { signal: attempt.signal, activity: attempt }));
+    await until(() => reg.layerBodies.length === 1);
+    reg.layerBodies[0]!.write(layer.subarray(0, 100));
+    await clock.advance(60_000);
+    const err = (await pull) as Error;
+    expect(findSourceError(err)?.code).to.equal('Timeout');
+    expect(err.message).to.match(
+      new RegExp(`^pull catalog image ${REF}: timed out after 1m0s fetching layer 1 of `),
+    );
+    expect(isTerminal(err)).to.equal(false);
   });
 
   it('a pull shared by two attempts goes on when one of them aborts', async () => {

@@ -17,11 +17,15 @@ import {
   SourceError,
   terminal,
   unlessNotFound,
-  withContentFinality,
 } from './errors.js';
 import type { Clock } from '../util/clock.js';
-import { isTerminal, TerminalError } from '../util/errors.js';
-import { formatBytes, noActivity, type PullActivity } from './deadline.js';
+import { findInChain, isTerminal, TerminalError, withContentFinality } from '../util/errors.js';
+import {
+  DeadlineExceeded,
+  formatBytes,
+  noActivity,
+  type Activity as PullActivity,
+} from '../util/deadline.js';
 import { NodeHttpClient, type HttpClient, type MinimumRate } from './http.js';
 import { catalogDirFromConfig } from './labels.js';
 import {
@@ -561,6 +565,12 @@ export class ImagePuller implements Puller {
   }
 }
 
+/** The attempt's time ran out (its signal's reason): a retryable Timeout of the source. */
+function timeout(err: unknown): SourceError | undefined {
+  const d = findInChain(err, DeadlineExceeded);
+  return d && new SourceError('Timeout', d.message, { cause: d });
+}
+
 /** Destroys stream when signal aborts: the unpacker reading it stops at its next chunk. */
 function abortable<S extends Readable>(stream: S, signal: AbortSignal): S {
   if (signal.aborted) stream.destroy(signal.reason as Error);
@@ -575,7 +585,7 @@ function abortable<S extends Readable>(stream: S, signal: AbortSignal): S {
  * (withContentFinality): final under a digest, retryable under a tag that may be re-pushed.
  */
 function wrap(action: string, input: string, err: unknown, byDigest: boolean): Error {
-  const se = findSourceError(err);
+  const se = findSourceError(err) ?? timeout(err);
   if (!se) return new Error(`${action} ${input}`, { cause: err });
   const final = isTerminal(withContentFinality(err, byDigest));
   return new Error(`${action} ${input}: ${se.message}`, {

@@ -18,13 +18,8 @@ import { NodeHttpClient, type HttpClient } from './http.js';
 import { CONFIGS_LABEL, DEFAULT_CONFIGS_DIR } from './labels.js';
 import { defaultPlatform, MediaTypes, type Descriptor, type Platform } from './manifest.js';
 import { formatReference, parseReference, referenceName, withDigest } from './reference.js';
-import {
-  emptyRegistriesConfig,
-  endpointsFor,
-  type Endpoint,
-  type RegistriesConfig,
-} from './registries-conf.js';
-import { RegistryClient } from './registry-client.js';
+import { emptyRegistriesConfig, endpointsFor, type RegistriesConfig } from './registries-conf.js';
+import { RegistryClient, type PushTarget } from './registry-client.js';
 import { pushSignature } from './signature/sign.js';
 
 export interface BlobSource {
@@ -33,13 +28,6 @@ export interface BlobSource {
   size: number;
   /** Opens the content (called again on retry). */
   open: () => Buffer | Readable;
-}
-
-export interface PushTarget {
-  client: RegistryClient;
-  endpoint: Endpoint;
-  /** The reference as written, for messages. */
-  what: string;
 }
 
 export interface PushOptions {

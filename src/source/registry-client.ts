@@ -14,13 +14,13 @@ import { newCounters, type RequestKind, type SourceCounters } from './counters.j
 import { digestOf, hashAlgorithm, VerifyingStream } from './digest.js';
 import type { Credentials } from './docker-config.js';
 import { realClock, type Clock } from '../util/clock.js';
-import { formatBytes, formatDuration } from './deadline.js';
+import { formatBytes, formatDuration } from '../util/deadline.js';
+import { readLimited } from '../util/limits.js';
 import { findSourceError, networkErrorCode, retryable, terminal } from './errors.js';
 import {
   defaultMinimumRate,
   drain,
   rateGuard,
-  readLimited,
   type MinimumRate,
   type HttpClient,
   type HttpRequest,
@@ -77,6 +77,14 @@ interface Call {
 const retryableStatus = (s: number) =>
   s === 429 || s === 500 || s === 502 || s === 503 || s === 504;
 const redirectStatus = (s: number) => s === 301 || s === 302 || s === 303 || s === 307 || s === 308;
+
+/** Where a push goes: a client, the registry endpoint, and the reference as written (messages). */
+export interface PushTarget {
+  client: RegistryClient;
+  endpoint: Endpoint;
+  /** The reference as written, for messages. */
+  what: string;
+}
 
 export class RegistryClient {
   readonly counters: SourceCounters;

@@ -49,7 +49,7 @@ export interface DryRunCheck {
   writes: WriteSpool;
   writer: CatalogMetadataWriter;
   refusals: AdmissionRefusals;
-  concurrency: number;
+  concurrency: number | (() => number);
   signal?: AbortSignal;
 }
 

@@ -8,7 +8,7 @@ import { ANNOTATION_CONTENT_OMITTED, LABEL_CATALOG, labelValue } from '../api/v1
 import { isAlreadyExists, isConflict, isNotFound, isTooLarge } from '../kube/errors.js';
 import type { ManagedFieldsEntry, SpecLike } from './drift.js';
 import { specCoOwned, specDigest } from './drift.js';
-import type { CatalogMetadataWriter, ObjectWrite } from './writer-port.js';
+import type { CatalogMetadataWriter, ObjectWrite, WriteResponse } from './writer-port.js';
 import { ObjectTooLargeError } from './writer-port.js';
 import type { ExistingObject } from './plan.js';
 import { apiserverLimitLeanFingerprint, metadataFingerprint, wholeContentOmitted } from './plan.js';
@@ -31,6 +31,8 @@ export interface ListedMetadata {
 /** Options of a write; `dryRun` asks the apiserver to admit the write without persisting it. */
 export interface WriteOptions {
   dryRun?: boolean;
+  /** Called with the answer to each attempt of the request (write pacing, pacing.ts). */
+  onResponse?: (r: WriteResponse) => void;
 }
 
 /** The CatalogMetadata requests the writer makes (src/kube's Resource<CatalogMetadata>). */
@@ -53,7 +55,12 @@ export interface CatalogMetadataObjects {
     signal?: AbortSignal,
     opts?: WriteOptions,
   ): Promise<void>;
-  delete(name: string, preconditions?: { uid?: string }, signal?: AbortSignal): Promise<void>;
+  delete(
+    name: string,
+    preconditions?: { uid?: string },
+    signal?: AbortSignal,
+    opts?: Pick<WriteOptions, 'onResponse'>,
+  ): Promise<void>;
 }
 
 /** Metadata-only, paginated lists (src/kube's metadata-only Resource). */
@@ -126,6 +133,14 @@ export function catalogMetadataWriter(opts: CatalogMetadataWriterOptions): Catal
     }
   };
 
+  // The answers to the writes (not the dry-runs, not the reads) go to the observers (pacing.ts).
+  const listeners: Array<(r: WriteResponse) => void> = [];
+  const observed: WriteOptions = {
+    onResponse: (r) => {
+      for (const l of listeners) l(r);
+    },
+  };
+
   async function currentVersion(name: string, signal?: AbortSignal): Promise<string | undefined> {
     try {
       return (await full.get(name, signal)).metadata.resourceVersion;
@@ -160,7 +175,7 @@ export function catalogMetadataWriter(opts: CatalogMetadataWriterOptions): Catal
     async create(obj, signal) {
       await tooLargeAsTyped(obj.name, async () => {
         try {
-          await full.createQuietly(obj.body, signal);
+          await full.createQuietly(obj.body, signal, observed);
         } catch (err) {
           // An object of that name exists without our catalog label (not listed): take it over.
           if (!isAlreadyExists(err)) throw err;
@@ -170,6 +185,7 @@ export function catalogMetadataWriter(opts: CatalogMetadataWriterOptions): Catal
             obj.name,
             { ...o, metadata: { ...o.metadata, resourceVersion: rv } },
             signal,
+            observed,
           );
         }
       });
@@ -177,7 +193,7 @@ export function catalogMetadataWriter(opts: CatalogMetadataWriterOptions): Catal
     async update(obj, signal) {
       await tooLargeAsTyped(obj.name, async () => {
         try {
-          await full.updateQuietly(obj.name, obj.body, signal);
+          await full.updateQuietly(obj.name, obj.body, signal, observed);
         } catch (err) {
           // Changed since we listed it (a hand edit): the desired object wins; retry once on
           // the current version, or create it if it was deleted meanwhile.
@@ -185,12 +201,13 @@ export function catalogMetadataWriter(opts: CatalogMetadataWriterOptions): Catal
           const rv = await currentVersion(obj.name, signal);
           const o = parse(obj);
           const { resourceVersion: _drop, ...metadata } = o.metadata;
-          if (rv === undefined) await full.createQuietly({ ...o, metadata }, signal);
+          if (rv === undefined) await full.createQuietly({ ...o, metadata }, signal, observed);
           else
             await full.updateQuietly(
               obj.name,
               { ...o, metadata: { ...metadata, resourceVersion: rv } },
               signal,
+              observed,
             );
         }
       });
@@ -199,9 +216,12 @@ export function catalogMetadataWriter(opts: CatalogMetadataWriterOptions): Catal
       if (verb === 'create') await full.createQuietly(obj.body, signal, { dryRun: true });
       else await full.updateQuietly(obj.name, obj.body, signal, { dryRun: true });
     },
+    observeResponses(listener) {
+      listeners.push(listener);
+    },
     async delete(name, uid, signal) {
       try {
-        await full.delete(name, { uid }, signal);
+        await full.delete(name, { uid }, signal, observed);
       } catch (err) {
         if (isNotFound(err)) return; // already gone: the goal is reached
         throw err;

@@ -5,17 +5,24 @@
 // profile's objects are smaller): the apiserver adds a shell of about the same size to every
 // object whatever its content (uid, resourceVersion, managedFields), etcd stores the result
 // once, and the apiserver's watch cache holds one decoded copy of each, with a floor per object
-// (its metadata, managedFields and the cache's own structures) whatever the profile.
+// (its metadata, managedFields and the cache's own structures) whatever the profile, and a cost
+// per JSON value of the content (each decoded value is a Go map entry or slice element and an
+// interface, whatever its length): many small values cost more heap per byte than one long
+// base64 string, which bytes alone cannot tell apart.
 // Used by `catalogd render --cost` (src/cmd/render-cost.ts).
 import type { ContentProfile } from '../api/v1/index.js';
 import coefficients from './cost-coefficients.json' with { type: 'json' };
 
-/** Bytes per object plus bytes per byte of the objects as sent, for one content profile. */
+/**
+ * Bytes per object plus bytes per byte of the objects as sent (and, for the heap, per JSON value
+ * of their content), for one content profile.
+ */
 export interface ProfileCoefficients {
   etcdBytesPerObject: number;
   etcdBytesPerObjectByte: number;
   apiserverHeapBytesPerObject: number;
   apiserverHeapBytesPerObjectByte: number;
+  apiserverHeapBytesPerContentValue: number;
 }
 
 export interface CostModel {
@@ -25,10 +32,14 @@ export interface CostModel {
   profiles: Partial<Record<ContentProfile, ProfileCoefficients>>;
 }
 
-/** A catalog's objects in one profile: how many, and their JSON bytes as the controller sends them. */
+/**
+ * A catalog's objects in one profile: how many, their JSON bytes as the controller sends them,
+ * and the JSON values of their content (countContentValues).
+ */
 export interface CatalogSize {
   objects: number;
   objectBytes: number;
+  contentValues: number;
 }
 
 export interface ProfileCost {
@@ -47,6 +58,7 @@ export function costModel(json: unknown): CostModel {
     'etcdBytesPerObjectByte',
     'apiserverHeapBytesPerObject',
     'apiserverHeapBytesPerObjectByte',
+    'apiserverHeapBytesPerContentValue',
   ];
   const ok =
     typeof m?.measuredBy === 'string' &&
@@ -72,9 +84,29 @@ export function predictCost(
     ),
     apiserverHeapBytes: Math.round(
       c.apiserverHeapBytesPerObject * size.objects +
-        c.apiserverHeapBytesPerObjectByte * size.objectBytes,
+        c.apiserverHeapBytesPerObjectByte * size.objectBytes +
+        c.apiserverHeapBytesPerContentValue * size.contentValues,
     ),
   };
+}
+
+/**
+ * The JSON values of an object's content, each object, array, string, number, boolean and null
+ * once (0 when the content is omitted): the model's third term. A walk over what the scan has
+ * already parsed, without recursion (the parser bounds the depth, the walk need not rely on it).
+ */
+export function countContentValues(content: unknown): number {
+  if (content === undefined) return 0;
+  let n = 0;
+  const stack: unknown[] = [content];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    n++;
+    if (v === null || typeof v !== 'object') continue;
+    // One at a time: a spread of a long array would overflow the call's arguments.
+    for (const x of Array.isArray(v) ? (v as unknown[]) : Object.values(v)) stack.push(x);
+  }
+  return n;
 }
 
 /** One measured catalog: its size and what it added to etcd and the apiserver's heap. */
@@ -116,44 +148,38 @@ export function fitLinear(
 
 const round = (x: number, d: number) => Number(x.toFixed(d));
 
+type HeapTerm = 'objects' | 'objectBytes' | 'contentValues';
+/** The terms fitHeap tries, the first whose coefficients come out non-negative wins. */
+const HEAP_FITS: HeapTerm[][] = [
+  ['objects', 'objectBytes', 'contentValues'],
+  ['objects', 'objectBytes'],
+  ['objectBytes'],
+];
+
 /**
- * The apiserver heap's coefficients over every measured profile at once: one per-object floor
- * (the apiserver holds the same metadata, managedFields and cache entry for an object of either
- * profile) and a per-byte term per profile, by least squares on the relative error (the
- * prediction is judged by its ratio to the measured heap, so a small catalog weighs as much as
- * a large one). Fitted per profile alone, the floor is lost in the lean profile's catalogs,
- * whose bytes per object hardly differ (it came out 0 B, or negative). With fewer catalogs than
- * unknowns, or a negative coefficient, the floor is 0 and each profile's bytes carry its heap.
+ * The apiserver heap's coefficients, one set for every measured profile at once: the apiserver
+ * decodes and holds a lean object as it does a full one, so an object, a byte and a JSON value
+ * cost the same in either (fitted per profile, the lean catalogs' nearly equal bytes per object
+ * hid the floor: it came out 0 B, or negative). Least squares on the relative error (the
+ * prediction is judged by its ratio to the measured heap, so a small catalog weighs as much as a
+ * large one). With fewer catalogs than terms, or a negative coefficient (noise between close
+ * catalogs), fewer terms are fitted (HEAP_FITS) and the others are 0.
  */
-export function fitHeap(samples: Partial<Record<ContentProfile, readonly CostSample[]>>): {
-  perObject: number;
-  perObjectByte: Partial<Record<ContentProfile, number>>;
-} {
-  const profiles = (Object.keys(samples) as ContentProfile[]).filter(
-    (p) => (samples[p] ?? []).length > 0,
-  );
-  const rows = profiles.flatMap((p, i) =>
-    (samples[p] ?? []).map((s) => {
-      const x = [s.objects, ...profiles.map((_, j) => (j === i ? s.objectBytes : 0))];
-      const w = 1 / s.apiserverHeapBytes;
-      return { x: x.map((v) => v * w), y: 1 };
-    }),
-  );
-  const solved = rows.length > profiles.length ? leastSquares(rows) : undefined;
-  if (solved && solved.every((v) => v >= 0)) {
-    const [perObject, ...perByte] = solved as [number, ...number[]];
-    return {
-      perObject,
-      perObjectByte: Object.fromEntries(profiles.map((p, i) => [p, perByte[i]])),
-    };
+export function fitHeap(
+  samples: Partial<Record<ContentProfile, readonly CostSample[]>>,
+): Record<HeapTerm, number> {
+  const all = Object.values(samples).flatMap((s) => s ?? []);
+  const fitted = { objects: 0, objectBytes: 0, contentValues: 0 };
+  for (const terms of HEAP_FITS) {
+    if (all.length < terms.length) continue;
+    const rows = all.map((s) => ({ x: terms.map((t) => s[t] / s.apiserverHeapBytes), y: 1 }));
+    const solved = leastSquares(rows);
+    if (solved?.every((v) => v >= 0)) {
+      terms.forEach((t, i) => (fitted[t] = solved[i]!));
+      return fitted;
+    }
   }
-  const perObjectByte = Object.fromEntries(
-    profiles.map((p) => [
-      p,
-      fitLinear(samples[p] ?? [], (s) => s.apiserverHeapBytes).perObjectByte,
-    ]),
-  );
-  return { perObject: 0, perObjectByte };
+  return fitted;
 }
 
 /** Least squares by the normal equations (Gauss-Jordan); undefined when they are singular. */
@@ -184,13 +210,15 @@ export function fitCostModel(
 ): CostModel {
   const heap = fitHeap(samples);
   const profiles: CostModel['profiles'] = {};
-  for (const p of Object.keys(heap.perObjectByte) as ContentProfile[]) {
-    const etcd = fitLinear(samples[p] ?? [], (s) => s.etcdBytes);
+  for (const [p, s] of Object.entries(samples) as Array<[ContentProfile, CostSample[]]>) {
+    if (s.length === 0) continue;
+    const etcd = fitLinear(s, (x) => x.etcdBytes);
     profiles[p] = {
       etcdBytesPerObject: round(etcd.perObject, 0),
       etcdBytesPerObjectByte: round(etcd.perObjectByte, 4),
-      apiserverHeapBytesPerObject: round(heap.perObject, 0),
-      apiserverHeapBytesPerObjectByte: round(heap.perObjectByte[p]!, 4),
+      apiserverHeapBytesPerObject: round(heap.objects, 0),
+      apiserverHeapBytesPerObjectByte: round(heap.objectBytes, 4),
+      apiserverHeapBytesPerContentValue: round(heap.contentValues, 1),
     };
   }
   return { measuredBy, profiles };

@@ -17,7 +17,41 @@
 // every spec change, so later resyncs read nothing until the spec changes again.
 import { createHash } from 'node:crypto';
 import { blobHash, canonicalize } from '../fbc/index.js';
-import type { ExistingObject, Fingerprint } from './plan.js';
+
+/**
+ * What an object is reduced to while planning: a 22-character digest of its content hash
+ * and labels, the parts of it that a new revision or a hand edit changes. Tens of thousands
+ * are held during a sync; a short string costs about a tenth of the labels object and hash
+ * it stands for (measured: 17 MB → 2 MB for 10,875 objects).
+ */
+export type Fingerprint = string;
+
+/** An existing CatalogMetadata, as listed metadata-only. */
+export interface ExistingObject {
+  name: string;
+  uid: string;
+  resourceVersion: string;
+  /** metadataFingerprint of its annotations and labels. */
+  fingerprint: Fingerprint;
+  /** apiserverLimitLeanFingerprint: a second fingerprint it matches, if any. */
+  leanFingerprint?: Fingerprint;
+  /**
+   * Its whole content is omitted (the content-omitted annotation is set, and is not lean: a lean
+   * object has content).
+   */
+  omitted?: boolean;
+  /** UID of the controller owner reference, if any. */
+  ownerUid?: string;
+  deleting: boolean;
+  /** metadata.generation: changes with every change of the spec. */
+  generation?: number;
+  /** A field manager other than the controller's owns spec fields (drift.ts). */
+  specCoOwned?: boolean;
+  /** For a co-owned spec: the digest of the spec as read (drift.ts specDigest). */
+  liveSpecDigest?: string;
+  /** For a co-owned spec: whether liveSpecDigest equals the desired spec's (drift.ts). */
+  specMatches?: boolean;
+}
 
 /** The managedFields entries the rule reads. */
 export interface ManagedFieldsEntry {

@@ -262,7 +262,8 @@ export interface ApplyResult {
 }
 
 export interface ApplyOptions {
-  concurrency: number;
+  /** Writes in flight; a function is read again as writes end (the paced window, pacing.ts). */
+  concurrency: number | (() => number);
   signal?: AbortSignal;
   /** Called after each write with (done, total). */
   onProgress?: (done: number, total: number) => void;

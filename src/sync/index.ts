@@ -7,3 +7,4 @@ export * from './admission-refusals.js';
 export * from './target-key.js';
 export * from './plan-error.js';
 export * from './syncer.js';
+export * from './pacing.js';

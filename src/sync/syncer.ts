@@ -1,8 +1,11 @@
 // The sync as the reconcile uses it (its Syncer port): plan against the apiserver, apply with a
-// bounded number of writes in flight, delete a catalog's objects; every write counted per catalog.
+// paced number of writes in flight (pacing.ts), delete a catalog's objects; every write counted
+// per catalog.
 import { AdmissionRefusals } from './admission-refusals.js';
 import type { PlannedSync, SyncTarget } from './engine.js';
 import { applyPlan, deleteAll, planCatalogSync } from './engine.js';
+import type { DecreaseReason } from './pacing.js';
+import { WritePacing } from './pacing.js';
 import type { CatalogMetadataWriter } from './writer-port.js';
 
 /** A counter by catalog and verb (a prom-client Counter satisfies it). */
@@ -40,8 +43,20 @@ export interface CatalogSyncerOptions {
   writer: CatalogMetadataWriter;
   /** Where a plan spools the bodies of its writes (src/sync/spool.ts). */
   spoolDir: string;
-  /** Writes in flight per catalog (--write-concurrency). */
+  /** The most writes in flight per catalog (--write-concurrency). */
   writeConcurrency: number;
+  /**
+   * Write pacing (pacing.ts): the window of writes in flight adapts to the apiserver's answers,
+   * between `minWriteConcurrency` (--min-write-concurrency) and writeConcurrency. Absent, or a
+   * writer that cannot observe its answers: always writeConcurrency.
+   */
+  pacing?: {
+    minWriteConcurrency: number;
+    /** pacing.ts's latencyTolerance (--write-latency-tolerance). */
+    latencyTolerance?: number;
+    clock: { now(): number };
+    onDecrease?: (reason: DecreaseReason) => void;
+  };
   counters: { writes: WriteCounter; dryRunWrites: WriteCounter };
 }
 
@@ -49,11 +64,28 @@ export interface CatalogSyncerOptions {
 export type CatalogSyncer = ReturnType<typeof catalogSyncer>;
 
 export function catalogSyncer(opts: CatalogSyncerOptions) {
-  const { writer, spoolDir, writeConcurrency: concurrency } = opts;
+  const { writer, spoolDir, writeConcurrency } = opts;
   const counted = (catalog: string) => countedWriter(writer, catalog, opts.counters);
+  // One window for the process: what it learned of the apiserver carries over to the next sync.
+  const paced = opts.pacing !== undefined && writer.observeResponses !== undefined;
+  const pacing = new WritePacing({
+    min: opts.pacing?.minWriteConcurrency ?? writeConcurrency,
+    max: writeConcurrency,
+    // Not paced: the window is fixed and never reads the time.
+    clock: opts.pacing?.clock ?? { now: () => 0 },
+    fixed: !paced,
+    ...(opts.pacing?.onDecrease && { onDecrease: opts.pacing.onDecrease }),
+    ...(opts.pacing?.latencyTolerance !== undefined && {
+      latencyTolerance: opts.pacing.latencyTolerance,
+    }),
+  });
+  if (paced) writer.observeResponses?.((r) => pacing.observe(r));
+  const concurrency = () => pacing.window;
   // Revisions admission refused, per catalog: their next attempt checks with dry-run first.
   const refusals = new AdmissionRefusals();
   return {
+    /** The write window (its `window` and `decreases` are metrics). */
+    pacing,
     plan: (target: SyncTarget, signal?: AbortSignal) =>
       planCatalogSync(target, writer, spoolDir, signal),
     apply: (

@@ -8,6 +8,19 @@ export interface ObjectWrite {
   body: Buffer | string;
 }
 
+/** One answer of the apiserver to one write request (each attempt, retries included). */
+export interface WriteResponse {
+  /** The HTTP status; 0 when no response came (a network error). */
+  status: number;
+  /** From sending the request to its response's status line, in milliseconds. */
+  latencyMs: number;
+  /**
+   * API Priority and Fairness's priority level of the request (X-Kubernetes-PF-PriorityLevel-UID):
+   * a new level (a FlowSchema applied or removed) starts a new baseline.
+   */
+  priorityLevel?: string;
+}
+
 /** Access to CatalogMetadata objects; the entry point wires it to the apiserver. */
 export interface CatalogMetadataWriter {
   /** Objects labelled as this catalog's, metadata only, paginated. */
@@ -27,6 +40,12 @@ export interface CatalogMetadataWriter {
    * objects are rewritten.
    */
   liveSpecDigest?(have: ExistingObject, signal?: AbortSignal): Promise<string | undefined>;
+  /**
+   * Calls `listener` with the answer to every create, update and delete request sent from now on
+   * (each attempt, retries included; dry-runs and reads not): what write pacing adapts to
+   * (pacing.ts). Optional: without it, writes are not paced (the window stays at its ceiling).
+   */
+  observeResponses?(listener: (r: WriteResponse) => void): void;
 }
 
 /**

@@ -1,8 +1,30 @@
 import { expect } from 'chai';
-import { causes, errorChain, errorCode, findInChain, isTerminal, TerminalError } from './errors.js';
+import {
+  causes,
+  contentFault,
+  errorChain,
+  errorCode,
+  findInChain,
+  isTerminal,
+  TerminalError,
+  withContentFinality,
+} from './errors.js';
 
 describe('util/errors', () => {
   class Marked extends Error {}
+
+  it('a content fault is final under a digest and retryable under a tag, with its message', () => {
+    const fault = Object.assign(new Error('layer 1: invalid tar archive'), { contentFault: true });
+    const err = new Error('pull x: layer 1: invalid tar archive', { cause: fault });
+    expect(contentFault(err)).to.equal(fault);
+    expect(isTerminal(withContentFinality(err, true))).to.equal(true);
+    const underTag = withContentFinality(TerminalError.wrap(err), false) as Error;
+    expect(isTerminal(underTag)).to.equal(false);
+    expect(underTag.message).to.equal(err.message);
+    expect(contentFault(underTag)).to.equal(fault);
+    const other = new Error('registry unreachable');
+    expect(withContentFinality(other, true)).to.equal(other);
+  });
 
   it('finds a TerminalError anywhere in the cause chain', () => {
     const inner = TerminalError.wrap(new Error('no such digest'));

@@ -46,6 +46,31 @@ export function isTerminal(err: unknown): boolean {
   return findInChain(err, TerminalError) !== undefined;
 }
 
+/**
+ * The first error in err's cause chain about content that a digest names (an image's layers,
+ * config or signatures), if any: such an error carries `contentFault: true`, set by the layer
+ * that knows what content is (src/source's SourceError).
+ */
+export function contentFault(err: unknown): Error | undefined {
+  for (const e of causes(err)) {
+    if ((e as { contentFault?: unknown }).contentFault === true) return e as Error;
+  }
+  return undefined;
+}
+
+/**
+ * err with the finality the user's reference gives it, the one rule for the puller and the
+ * reconcile: an error about content (contentFault) is terminal when the reference pins a digest
+ * (that content can never change) and retryable when it names a tag (which may be re-pushed);
+ * other errors keep theirs. The message is kept.
+ */
+export function withContentFinality(err: unknown, pinsDigest: boolean): unknown {
+  const fault = contentFault(err);
+  if (!fault) return err;
+  if (pinsDigest) return isTerminal(err) ? err : TerminalError.wrap(err);
+  return isTerminal(err) ? new Error((err as Error).message, { cause: fault }) : err;
+}
+
 /** The messages of an error and its causes, joined as `outer: inner: …`, each said once. */
 export function errorChain(err: unknown): string {
   const parts: string[] = [];

@@ -120,6 +120,63 @@ function watchEvents(catalog: string) {
   };
 }
 
+/**
+ * The controller idle, with no catalog being deleted and no orphans to remove (their removal
+ * lists objects): other catalogs' reconciles and LISTs are then over.
+ */
+async function waitIdle(controller: RunningController): Promise<void> {
+  await pollUntil(
+    async () => {
+      const catalogs = JSON.parse(await kubectlOk(['get', 'clustercatalog', '-o', 'json'])) as {
+        items: Array<{ metadata: { name: string; deletionTimestamp?: string } }>;
+      };
+      const live = new Set(
+        catalogs.items.filter((c) => !c.metadata.deletionTimestamp).map((c) => c.metadata.name),
+      );
+      const orphans = (await listObjects('catalog')).items.filter(
+        (o) => !live.has(o.metadata.labels?.catalog ?? ''),
+      );
+      return (
+        live.size === catalogs.items.length &&
+        orphans.length === 0 &&
+        (await controller.metric('workqueue_depth', { name: 'clustercatalog' })) === 0 &&
+        (await controller.metric('workqueue_unfinished_work_seconds', {
+          name: 'clustercatalog',
+        })) === 0
+      );
+    },
+    { timeoutMs: 60_000, what: 'no catalog deletion under way and the controller idle' },
+  );
+}
+
+/** LISTs of CatalogMetadata the controller made so far. */
+function catalogMetadataLists(controller: RunningController): Promise<number> {
+  return controller.metric('catalogd_apiserver_requests_total', {
+    verb: 'list',
+    resource: 'catalogmetadata',
+  });
+}
+
+function reconcileCount(controller: RunningController): Promise<number> {
+  return controller.metric('controller_runtime_reconcile_total', { controller: 'clustercatalog' });
+}
+
+/** Annotates the catalog, as a user asking for a resync does; waits for its reconcile. */
+async function poke(controller: RunningController, name: string): Promise<void> {
+  const before = await reconcileCount(controller);
+  await kubectlOk([
+    'annotate',
+    'clustercatalog',
+    name,
+    `e2e-poke=${uniqueName('p')}`,
+    '--overwrite',
+  ]);
+  await pollUntil(async () => (await reconcileCount(controller)) > before, {
+    timeoutMs: 30_000,
+    what: 'the poked reconcile',
+  });
+}
+
 describe('controller e2e: ClusterCatalog → CatalogMetadata', function () {
   this.timeout(300_000);
   let controller: RunningController;
@@ -285,8 +342,7 @@ describe('controller e2e: ClusterCatalog → CatalogMetadata', function () {
       const manifestsBefore = await controller.metric('catalogd_source_requests_total', {
         kind: 'manifest',
       });
-      const reconciles = () =>
-        controller.metric('controller_runtime_reconcile_total', { controller: 'clustercatalog' });
+      const reconciles = () => reconcileCount(controller);
       const reconcilesBefore = await reconciles();
       await pollUntil(
         async () =>
@@ -315,50 +371,14 @@ describe('controller e2e: ClusterCatalog → CatalogMetadata', function () {
     expect(synced.status?.storedBytes).to.equal(writtenBytes(objects.items));
 
     try {
-      const lists = () =>
-        controller.metric('catalogd_apiserver_requests_total', {
-          verb: 'list',
-          resource: 'catalogmetadata',
-        });
+      const lists = () => catalogMetadataLists(controller);
       const writes = () =>
         controller.metric('catalogd_catalogmetadata_writes_total', { catalog: name });
-      const reconciles = () =>
-        controller.metric('controller_runtime_reconcile_total', { controller: 'clustercatalog' });
       // The controller idle, with no catalog being deleted and no orphans to remove (their
       // removal lists objects): other catalogs, synced, then cost no LIST either.
-      await pollUntil(
-        async () => {
-          const catalogs = JSON.parse(await kubectlOk(['get', 'clustercatalog', '-o', 'json'])) as {
-            items: Array<{ metadata: { name: string; deletionTimestamp?: string } }>;
-          };
-          const live = new Set(
-            catalogs.items.filter((c) => !c.metadata.deletionTimestamp).map((c) => c.metadata.name),
-          );
-          const orphans = (await listObjects('catalog')).items.filter(
-            (o) => !live.has(o.metadata.labels?.catalog ?? ''),
-          );
-          return (
-            live.size === catalogs.items.length &&
-            orphans.length === 0 &&
-            (await controller.metric('workqueue_depth', { name: 'clustercatalog' })) === 0 &&
-            (await controller.metric('workqueue_unfinished_work_seconds', {
-              name: 'clustercatalog',
-            })) === 0
-          );
-        },
-        { timeoutMs: 60_000, what: 'no catalog deletion under way and the controller idle' },
-      );
-      /** Annotates the catalog, as a user asking for a resync does; waits for its reconcile. */
-      const poke = async (i: number) => {
-        const before = await reconciles();
-        await kubectlOk(['annotate', 'clustercatalog', name, `e2e-poke=${i}`, '--overwrite']);
-        await pollUntil(async () => (await reconciles()) > before, {
-          timeoutMs: 30_000,
-          what: 'the poked reconcile',
-        });
-      };
+      await waitIdle(controller);
       const [lists0, writes0] = [await lists(), await writes()];
-      for (let i = 1; i <= 3; i++) await poke(i);
+      for (let i = 1; i <= 3; i++) await poke(controller, name);
       expect((await lists()) - lists0, 'LISTs of CatalogMetadata').to.equal(0);
       expect(await writes()).to.equal(writes0);
       const after = await getCatalog(name);
@@ -393,6 +413,40 @@ describe('controller e2e: ClusterCatalog → CatalogMetadata', function () {
         { timeoutMs: 60_000, what: 'the edited object to be restored' },
       );
     } finally {
+      await kubectl(['delete', 'clustercatalog', name, '--wait=false']);
+    }
+  });
+
+  it('a sync that deletes objects costs one plan: its own deletions are not drift', async () => {
+    const name = uniqueName('own-del');
+    const lists = () => catalogMetadataLists(controller);
+    const reconciles = () => reconcileCount(controller);
+    const v2Dir = await writeSampleV2();
+    try {
+      // v2 (10 objects), then the sample (9): the second sync deletes the bundle v2 added.
+      const v2Ref = await push(v2Dir, `sample:${uniqueName('v2')}`);
+      await waitIdle(controller);
+      const lists0 = await lists();
+      await applyCatalog(name, v2Ref);
+      const v2 = await waitSynced(name);
+      await waitIdle(controller);
+      await poke(controller, name);
+      // A first sync lists the catalog's objects once to plan (then its finalizer's update
+      // queues an O(1) reconcile that the memo answers).
+      const createLists = (await lists()) - lists0;
+
+      const [lists1, reconciles1] = [await lists(), await reconciles()];
+      await applyCatalog(name, sampleRef);
+      const v1 = await waitSynced(name, v2.status?.contentHash);
+      expect(v1.status?.objectCount).to.equal(9);
+      await waitIdle(controller);
+      await poke(controller, name);
+      // Its deletions came back as watch events: had they voided the memo (or queued another
+      // reconcile), the catalog would be listed and parsed again after the sync.
+      expect((await reconciles()) - reconciles1, 'reconciles: the sync and the poke').to.equal(2);
+      expect((await lists()) - lists1, 'LISTs of the deleting sync').to.equal(createLists);
+    } finally {
+      await rm(v2Dir, { recursive: true, force: true });
       await kubectl(['delete', 'clustercatalog', name, '--wait=false']);
     }
   });

@@ -13,12 +13,8 @@
 // At the end everything but the CRDs is deleted: later suites run their own controllers.
 import { expect } from 'chai';
 import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import http from 'node:http';
-import os from 'node:os';
-import path from 'node:path';
 import { promisify } from 'node:util';
-import { loadAll } from 'js-yaml';
 import type { ClusterCatalog } from '../../src/api/v1/index.js';
 import {
   applyCatalog,
@@ -28,44 +24,24 @@ import {
   waitSynced,
   writeSampleV2,
 } from '../support/catalogs.js';
-import { repoRoot } from '../support/cluster.js';
+import {
+  CATALOGD_NS as NS,
+  controllerPods as pods,
+  deployCatalogdTs,
+  enforcedProfile,
+  isReady,
+  switchToHttps,
+  undeployCatalogdTs,
+} from '../support/catalogd-deployment.js';
 import { kubectl, kubectlOk } from '../support/kubectl.js';
 import { uniqueName } from '../support/names.js';
 import { pollUntil } from '../support/poll.js';
 
 const run = promisify(execFile);
-const NS = 'catalogd-system';
-const overlay = path.join(repoRoot, '.local', 'deploy');
-// hack/deploy.sh's overlay with the config/tls component (written by the HTTPS case).
-const tlsOverlay = path.join(repoRoot, '.local', 'deploy-tls');
 // Tags new to each run: the Deployment pulls IfNotPresent, so a fixed tag on a reused cluster
 // would run the node's copy of an earlier run's image instead of this tree's.
 const tagA = uniqueName('e2e-a');
 const tagB = uniqueName('e2e-b');
-
-interface Pod {
-  metadata: { name: string; deletionTimestamp?: string };
-  spec: { containers: Array<{ image: string }> };
-  status: { podIP?: string; conditions?: Array<{ type: string; status: string }> };
-}
-
-async function pods(): Promise<Pod[]> {
-  const out = await kubectlOk([
-    '-n',
-    NS,
-    'get',
-    'pods',
-    '-l',
-    'app.kubernetes.io/name=catalogd-ts,app.kubernetes.io/component=controller',
-    '-o',
-    'json',
-  ]);
-  return (JSON.parse(out) as { items: Pod[] }).items;
-}
-
-const isReady = (p: Pod) =>
-  !p.metadata.deletionTimestamp &&
-  (p.status.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
 
 /** One GET on a new connection (as a pod's curl or a fresh client would send it). */
 function getOnce(url: string): Promise<{ status: number; body: string }> {
@@ -158,9 +134,7 @@ describe('catalogd-ts deployed on the local node (make image, make deploy)', fun
   before(async function () {
     if (!process.env.NODE_REGISTRY) this.skip(); // a cluster started without NODE=1
     this.timeout(30 * 60 * 1000); // the first image build installs buildah and builds the base
-    // A namespace left terminating by an earlier suite (deploy.test.ts) must be gone first.
-    await kubectl(['wait', '--for=delete', `namespace/${NS}`, '--timeout=120s']);
-    await run(path.join(repoRoot, 'hack', 'image.sh'), [tagA], { maxBuffer: 1 << 26 });
+    ({ image } = await deployCatalogdTs(tagA));
     // The same image under a second tag: the rolling update changes the pod template's image.
     await run('buildah', [
       'push',
@@ -169,37 +143,20 @@ describe('catalogd-ts deployed on the local node (make image, make deploy)', fun
       `catalogd-ts:${tagA}`,
       `docker://${process.env.REGISTRY}/catalogd-ts:${tagB}`,
     ]);
-    await run(path.join(repoRoot, 'hack', 'deploy.sh'), [tagA], { maxBuffer: 1 << 26 });
-    image = `${process.env.NODE_REGISTRY}/catalogd-ts:${tagA}`;
   });
 
   after(async function () {
     if (!process.env.NODE_REGISTRY) return;
     this.timeout(3 * 60 * 1000);
-    await rm(tlsOverlay, { recursive: true, force: true });
     await kubectl(['delete', 'clustercatalog', catalog, '--ignore-not-found', '--wait=false']);
-    const rendered = (loadAll(await kubectlOk(['kustomize', overlay])) as Array<{ kind: string }>)
-      .filter((o) => o && o.kind !== 'CustomResourceDefinition')
-      .map((o) => JSON.stringify(o))
-      .join('\n');
-    await kubectl(
-      ['delete', '--ignore-not-found', '--wait=true', '--timeout=120s', '-f', '-'],
-      rendered,
-    );
+    await undeployCatalogdTs();
   });
 
   it('runs two Ready pods of the image under the enforced restricted profile', async () => {
     const list = await pods();
     expect(list.filter(isReady)).to.have.length(2);
     for (const p of list) expect(p.spec.containers[0]?.image).to.equal(image);
-    const enforce = await kubectlOk([
-      'get',
-      'namespace',
-      NS,
-      '-o',
-      'jsonpath={.metadata.labels.pod-security\\.kubernetes\\.io/enforce}',
-    ]);
-    expect(enforce).to.equal('restricted');
+    expect(await enforcedProfile(NS)).to.equal('restricted');
     // Enforced, not only labelled: a pod without the hardening is refused in this namespace.
     const bad = await kubectl([
       '-n',
@@ -345,18 +302,8 @@ describe('catalogd-ts deployed on the local node (make image, make deploy)', fun
 
   // Last: it turns the Deployment and Service to HTTPS, and after() deletes them.
   it('serves /api/v1/all over HTTPS (config/tls) to a pod that trusts the CA, not to one without', async () => {
-    // The Secret config/tls mounts, as docs/deploy.md says to make it without cert-manager.
-    const certDir = await mkdtemp(path.join(os.tmpdir(), 'catalogd-serving-cert-'));
-    let ca: string;
-    try {
-      ({ stdout: ca } = await run(
-        path.join(repoRoot, 'hack', 'serving-cert.sh'),
-        ['--out', certDir, '--namespace', NS],
-        { cwd: repoRoot },
-      ));
-    } finally {
-      await rm(certDir, { recursive: true, force: true });
-    }
+    // The Secret config/tls mounts (hack/serving-cert.sh), then make deploy with config/tls.
+    const ca = await switchToHttps(tagA);
     expect(ca).to.contain('BEGIN CERTIFICATE');
     await kubectlOk(
       ['apply', '-f', '-'],
@@ -367,21 +314,6 @@ describe('catalogd-ts deployed on the local node (make image, make deploy)', fun
         data: { 'ca.crt': ca },
       }),
     );
-    // hack/deploy.sh's overlay plus the component, applied as a user would.
-    await rm(tlsOverlay, { recursive: true, force: true });
-    await mkdir(tlsOverlay, { recursive: true });
-    await writeFile(
-      path.join(tlsOverlay, 'kustomization.yaml'),
-      [
-        'apiVersion: kustomize.config.k8s.io/v1beta1',
-        'kind: Kustomization',
-        `resources: [${path.relative(tlsOverlay, overlay)}]`,
-        `components: [${path.relative(tlsOverlay, path.join(repoRoot, 'config', 'tls'))}]`,
-        '',
-      ].join('\n'),
-    );
-    await kubectlOk(['apply', '--server-side', '--force-conflicts', '-k', tlsOverlay]);
-    await kubectlOk(['-n', NS, 'rollout', 'status', 'deployment/catalogd-ts', '--timeout=300s']);
     // The leader of the new pods publishes the https base URL.
     const base = await pollUntil(
       async () => {

@@ -1,12 +1,12 @@
 // Which unpacked image a deleted catalog leaves behind, if no other catalog uses it.
 import type { ClusterCatalog } from '../../api/v1/index.js';
-import { parseReference } from '../../source/index.js';
+import { parseImageReference } from '../../api/v1/imageref-grammar.js';
 
 /** The digest a reference pins, if it is a valid reference that pins one. */
 function pinnedDigest(ref: string | undefined): string | undefined {
   if (!ref) return undefined;
   try {
-    return parseReference(ref).digest;
+    return parseImageReference(ref).digest;
   } catch {
     return undefined; // an invalid spec reference pins nothing
   }

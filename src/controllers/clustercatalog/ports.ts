@@ -79,6 +79,8 @@ export interface SyncMemoPort {
   /** Stores the sync's key and result, unless drift was seen since `token`. */
   remember(token: SyncMemoToken, key: string, revision: SyncedRevision): void;
   forget(catalog: string): void;
+  /** The names a sync is about to delete: their deletion events are its own, not drift. */
+  deleting(catalog: string, names: readonly string[]): void;
 }
 
 /** Writes an intermediate status during a long reconcile (the sync journal, progress). */

@@ -118,3 +118,15 @@ export function catalogMetadataChanged(old: CatalogMetadataRef, obj: CatalogMeta
     old.catalog !== obj.catalog
   );
 }
+
+/**
+ * A deletion that may be drift: not one the catalog's own sync made (`deletedBySync`: the sync
+ * memo's record of the names it deleted). Reacting to a sync's own deletions would void its
+ * memo and queue a full reconcile, a LIST and a parse of the catalog, after every sync that
+ * deletes objects.
+ */
+export function catalogMetadataDeleted(
+  deletedBySync: (catalog: string | undefined, name: string, event: object) => boolean,
+): (obj: CatalogMetadataRef) => boolean {
+  return (obj) => !deletedBySync(obj.catalog, obj.metadata.name, obj);
+}

@@ -6,6 +6,7 @@ import { clusterCatalog } from '../../../test/support/cluster-catalog.js';
 import type { ClusterCatalog, ClusterCatalogStatus } from '../../api/v1/index.js';
 import type { ScanResult } from '../../sync/index.js';
 import type { ReconcileDeps, SyncedRevision } from './reconcile.js';
+import { catalogMetadataDeleted } from './predicates.js';
 import { reconcileCatalog } from './reconcile.js';
 import { SyncMemo } from './sync-memo.js';
 
@@ -59,6 +60,35 @@ describe('SyncMemo', () => {
     relists++;
     memo.remember(token, 'k', REVISION);
     expect(memo.lookup('ops', 'k')).to.equal(undefined);
+  });
+});
+
+describe("SyncMemo: a sync's own deletions", () => {
+  it('a deletion of a name the sync deletes is its own, once; any other is drift', () => {
+    const memo = new SyncMemo();
+    memo.deleting('ops', ['a', 'b']);
+    const event = { name: 'a' };
+    expect(memo.deletedBySync('ops', 'a', event)).to.equal(true);
+    // Every subscriber of the same event gets the same answer.
+    expect(memo.deletedBySync('ops', 'a', event)).to.equal(true);
+    // Another deletion of that name (the object made again, then deleted by hand) is drift.
+    expect(memo.deletedBySync('ops', 'a', { name: 'a' })).to.equal(false);
+    expect(memo.deletedBySync('ops', 'c', { name: 'c' })).to.equal(false);
+    expect(memo.deletedBySync('other', 'b', { name: 'b' })).to.equal(false);
+    expect(memo.deletedBySync(undefined, 'b', { name: 'b' })).to.equal(false);
+    memo.forget('ops');
+    expect(memo.deletedBySync('ops', 'b', { name: 'b' })).to.equal(false);
+  });
+
+  it('the next deleting sync replaces the names; clearAll drops them', () => {
+    const memo = new SyncMemo();
+    memo.deleting('ops', ['a']);
+    memo.deleting('ops', ['b']);
+    expect(memo.deletedBySync('ops', 'a', {})).to.equal(false);
+    expect(memo.deletedBySync('ops', 'b', {})).to.equal(true);
+    memo.deleting('ops', ['c']);
+    memo.clearAll();
+    expect(memo.deletedBySync('ops', 'c', {})).to.equal(false);
   });
 });
 
@@ -158,6 +188,44 @@ describe('reconcileCatalog: steady state (the sync memo)', () => {
     expect((await w.reconcile(catalog({}, first.out.status))).planned).to.equal(true);
     // That full plan is remembered: the next poll is O(1) again.
     expect((await w.reconcile(catalog({}, first.out.status))).planned).to.equal(false);
+  });
+
+  it('a sync that deletes objects: their deletion events are not drift, the next reconcile is O(1)', async () => {
+    const w = world();
+    const isDrift = catalogMetadataDeleted((...a) => w.memo.deletedBySync(...a));
+    const refs = ['gone-1', 'gone-2'].map((name) => ({
+      metadata: { name },
+      catalog: 'ops',
+      fingerprint: '',
+      writtenByController: true,
+    }));
+    const apply = w.deps.syncer.apply.bind(w.deps.syncer);
+    const deps: ReconcileDeps = {
+      ...w.deps,
+      syncer: {
+        ...w.deps.syncer,
+        plan: async (target) => {
+          w.calls.push('plan');
+          const del = refs.map((r) => ({ name: r.metadata.name, uid: `uid-${r.metadata.name}` }));
+          const scan = { desired: new Map(), contentHash: HASH, blobs: 7, omitted: 0, bytes: 1 };
+          const plan = { ...w.plan, delete: del };
+          return { target, scan: { ...scan, storedBytes: 1 }, plan, dispose: async () => {} };
+        },
+        apply: async (planned, onProgress, signal) => {
+          const applied = await apply(planned, onProgress, signal);
+          // The drift watch sees the deletions (as the subscriptions in src/cmd judge them),
+          // one during the sync, one after it.
+          if (isDrift(refs[0]!)) w.memo.markDirty('ops');
+          return applied;
+        },
+      },
+    };
+    const first = await w.reconcile(catalog(), deps);
+    expect(w.calls).to.include('apply');
+    expect(isDrift(refs[1]!)).to.equal(false);
+    expect((await w.reconcile(catalog({}, first.out.status), deps)).planned).to.equal(false);
+    // A deletion by hand afterwards is drift.
+    expect(isDrift({ ...refs[0]!, metadata: { name: 'kept' } })).to.equal(true);
   });
 
   it('drift seen while the sync ran: the next reconcile plans in full', async () => {

@@ -12,6 +12,14 @@
 // An event that arrives while a sync runs voids what that sync remembers: a sync takes a token
 // before it lists the objects, and remember() with a token older than the catalog's latest
 // drift stores nothing. An edit after the list is seen by the watch after the token.
+//
+// Except the sync's own deletions (what the new revision no longer has): their watch events come
+// back during or right after the sync, and taken for drift they would void the memo and queue a
+// full reconcile (a LIST and a parse of the whole catalog) after every sync that deletes. A sync
+// says what it deletes (deleting()), and a deletion event of one of those names is not drift
+// (deletedBySync()): the object is gone, which is what the sync wanted, whoever deleted it. The
+// names are what the sync's plan holds anyway; each goes as its event is seen, the rest with
+// the catalog's next deleting sync, forget() or clearAll().
 import type { SyncedRevision, SyncMemoPort, SyncMemoToken } from './ports.js';
 
 interface Entry {
@@ -28,6 +36,10 @@ export class SyncMemo implements SyncMemoPort {
   readonly #dirtiedAt = new Map<string, number>();
   #allDirtiedAt = 0;
   readonly #entries = new Map<string, Entry>();
+  /** Per catalog, the names its latest sync deletes whose deletion has not been seen yet. */
+  readonly #deleting = new Map<string, Set<string>>();
+  /** Deletion events judged the sync's own: every subscriber of one event gets one answer. */
+  readonly #ownEvents = new WeakSet<object>();
 
   /**
    * `relists`: how many complete lists the drift watch has made (its informer's listCount);
@@ -55,6 +67,27 @@ export class SyncMemo implements SyncMemoPort {
 
   forget(catalog: string): void {
     this.#entries.delete(catalog);
+    this.#deleting.delete(catalog);
+  }
+
+  deleting(catalog: string, names: readonly string[]): void {
+    if (names.length === 0) this.#deleting.delete(catalog);
+    else this.#deleting.set(catalog, new Set(names));
+  }
+
+  /**
+   * Whether a deletion event is of an object the catalog's latest sync deleted (then it is not
+   * drift). `event`: the deleted object as the watch delivered it, the same for every subscriber
+   * of the event (the first one consumes the name, the others get the same answer).
+   */
+  deletedBySync(catalog: string | undefined, name: string, event: object): boolean {
+    if (this.#ownEvents.has(event)) return true;
+    if (catalog === undefined) return false;
+    const names = this.#deleting.get(catalog);
+    if (!names?.delete(name)) return false;
+    if (names.size === 0) this.#deleting.delete(catalog);
+    this.#ownEvents.add(event);
+    return true;
   }
 
   /** Drift seen (or possibly missed) for one catalog: its next reconcile plans in full. */
@@ -67,6 +100,7 @@ export class SyncMemo implements SyncMemoPort {
   clearAll(): void {
     this.#allDirtiedAt = ++this.#seq;
     this.#entries.clear();
+    this.#deleting.clear();
   }
 
   #cleanSince(token: SyncMemoToken): boolean {

@@ -6,7 +6,13 @@
 // caches warm (readiness, fast failover) while only the leader runs controllers.
 import type { Clock } from './clock.js';
 import { realClock } from './clock.js';
-import type { AddPredicate, Informer, KeyMapper, UpdatePredicate } from './informer.js';
+import type {
+  AddPredicate,
+  DeletePredicate,
+  Informer,
+  KeyMapper,
+  UpdatePredicate,
+} from './informer.js';
 import type { RuntimeMetrics } from './metrics.js';
 import type { WorkQueueOptions } from './queue.js';
 import { WorkQueue } from './queue.js';
@@ -24,21 +30,22 @@ export interface WatchSource {
 }
 
 /**
- * Pairs an informer with the mapping from its objects to keys to reconcile; `updated` and
- * `added`, when given, drop updates and additions that do not matter (e.g. the controller's
- * own writes). Deletions always map.
+ * Pairs an informer with the mapping from its objects to keys to reconcile; `updated`, `added`
+ * and `deleted`, when given, drop updates, additions and deletions that do not matter (e.g. the
+ * controller's own writes).
  */
 export function watch<T>(
   informer: Informer<T>,
   map: KeyMapper<T>,
   updated?: UpdatePredicate<T>,
   added?: AddPredicate<T>,
+  deleted?: DeletePredicate<T>,
 ): WatchSource {
   return {
     name: informer.name,
     hasSynced: () => informer.hasSynced(),
     waitForSync: (signal) => informer.waitForSync(signal),
-    subscribe: (enqueue) => informer.subscribe(map, enqueue, updated, added),
+    subscribe: (enqueue) => informer.subscribe(map, enqueue, updated, added, deleted),
   };
 }
 

@@ -203,6 +203,29 @@ describe('Informer', () => {
     await running;
   });
 
+  it('drops deletions its delete predicate rejects, with one object per event for every subscriber', async () => {
+    const { lw, informer, keys, ac } = setup();
+    const seen: unknown[] = [];
+    const deleted = (obj: Obj) => {
+      seen.push(obj);
+      return obj.metadata.name !== 'ours';
+    };
+    informer.subscribe(byCatalogLabel, (k) => keys.push(k), undefined, undefined, deleted);
+    informer.subscribe(byCatalogLabel, (k) => keys.push(`2:${k}`), undefined, undefined, deleted);
+    const running = informer.run(ac.signal);
+    await informer.waitForSync();
+    await settle();
+    lw.upsert('ours', { catalog: 'one' });
+    lw.upsert('theirs', { catalog: 'two' });
+    keys.length = 0;
+    lw.remove('ours'); // dropped by the predicate
+    lw.remove('theirs');
+    expect(keys).to.deep.equal(['two', '2:two']);
+    expect(seen[0]).to.equal(seen[1]);
+    ac.abort();
+    await running;
+  });
+
   it('resumes a watch that ended from the last resourceVersion, without relisting', async () => {
     const { clock, lw, informer, ac } = setup();
     const running = informer.run(ac.signal);

@@ -95,12 +95,18 @@ export interface InformerOptions<T> {
 export type UpdatePredicate<T> = (old: T, obj: T) => boolean;
 /** Whether an added object matters to a subscriber (controller-runtime's create predicates). */
 export type AddPredicate<T> = (obj: T) => boolean;
+/**
+ * Whether a deletion matters to a subscriber (controller-runtime's delete predicates); `obj` is
+ * the object as last seen, the same instance for every subscriber of one event.
+ */
+export type DeletePredicate<T> = (obj: T) => boolean;
 
 interface Subscription<T> {
   map: KeyMapper<T>;
   enqueue: (key: string) => void;
   updated?: UpdatePredicate<T>;
   added?: AddPredicate<T>;
+  deleted?: DeletePredicate<T>;
 }
 
 type Change = 'added' | 'updated' | 'deleted';
@@ -205,20 +211,22 @@ export class Informer<T = ObjectWithMeta> implements Store<T> {
 
   /**
    * Sends enqueue the keys map() gives for every object that is added, changed (old and
-   * new object) or deleted, starting with every object already in the store. Returns an
-   * unsubscribe function.
+   * new object) or deleted, starting with every object already in the store, except those the
+   * predicates drop. Returns an unsubscribe function.
    */
   subscribe(
     map: KeyMapper<T>,
     enqueue: (key: string) => void,
     updated?: UpdatePredicate<T>,
     added?: AddPredicate<T>,
+    deleted?: DeletePredicate<T>,
   ): () => void {
     const sub: Subscription<T> = {
       map,
       enqueue,
       ...(updated && { updated }),
       ...(added && { added }),
+      ...(deleted && { deleted }),
     };
     this.#subscriptions.push(sub);
     for (const obj of this.#items.values()) this.#notify([sub], 'added', obj);
@@ -388,6 +396,7 @@ export class Informer<T = ObjectWithMeta> implements Store<T> {
         continue;
       }
       if (change === 'added' && sub.added && !sub.added(obj)) continue;
+      if (change === 'deleted' && sub.deleted && !sub.deleted(obj)) continue;
       const keys = new Set<string>();
       collect(keys, sub.map(obj));
       if (other !== undefined) collect(keys, sub.map(other));

@@ -6,7 +6,7 @@ import type { KeyObject } from 'node:crypto';
 import { digestOf } from '../digest.js';
 import { unlessNotFound } from '../errors.js';
 import { MediaTypes, type Descriptor } from '../manifest.js';
-import type { PushTarget } from '../pusher.js';
+import type { PushTarget } from '../registry-client.js';
 import { signMessage } from './keys.js';
 import {
   SIGNATURE_ANNOTATION,

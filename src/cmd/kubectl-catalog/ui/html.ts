@@ -65,6 +65,9 @@ export function safeUrl(url: unknown): string | undefined {
 /** A path segment of one of our URLs. */
 export const seg = (s: string) => encodeURIComponent(s);
 
+/** The package page's URL (routes.ts: /package/C/P). */
+export const packageHref = (catalog: string, pkg: string) => `/package/${seg(catalog)}/${seg(pkg)}`;
+
 /** A table's header row: one column header (`<th scope="col">`) per name. */
 export function tableHead(...columns: string[]): SafeHtml {
   return html`<thead>

@@ -25,7 +25,7 @@ import {
 import type { PackageDetails, PackageView } from '../../../client/index.js';
 import type { PackageCard } from './data.js';
 import type { SafeHtml } from './html.js';
-import { html, safeUrl, seg, tableHead, trusted } from './html.js';
+import { html, packageHref, safeUrl, seg, tableHead, trusted } from './html.js';
 import { graphSvg } from './graph-svg.js';
 import { plainText, renderMarkdown } from './markdown.js';
 import { excerpt } from '../table.js';
@@ -140,7 +140,7 @@ export function packagesPage(
     <ul class="packages">
       ${shown.map((r) => {
         const f = r.facts;
-        const href = `/package/${seg(r.catalog)}/${seg(r.pkg.name)}`;
+        const href = packageHref(r.catalog, r.pkg.name);
         const description =
           f.csvDescription ?? (typeof r.pkg.description === 'string' ? r.pkg.description : '');
         return html`<li
@@ -267,7 +267,7 @@ function channelsSection(
         })}
       </tbody>
     </table>
-    <form class="upgrades" method="get" action="/package/${seg(d.catalog)}/${seg(d.name)}#upgrades">
+    <form class="upgrades" method="get" action="${packageHref(d.catalog, d.name)}#upgrades">
       <label for="from">Upgrades from version or bundle</label
       ><input id="from" name="from" required /> <label for="channel">in channel</label
       ><select id="channel" name="channel">
@@ -367,7 +367,7 @@ export function providesPage(
                   (p) =>
                     html`<tr>
                       <td>
-                        <a href="/package/${seg(p.catalog)}/${seg(p.bundle.package)}"
+                        <a href="${packageHref(p.catalog, p.bundle.package)}"
                           >${p.bundle.package}</a
                         >
                       </td>

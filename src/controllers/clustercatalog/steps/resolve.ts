@@ -2,12 +2,10 @@
 // found in the cache) by that digest, within the attempt's time bound.
 import {
   formatReference,
-  isImageContentError,
-  parseReference,
-  withContentFinality,
+  parseImageReference,
   withDigest,
-} from '../../../source/index.js';
-import { isTerminal } from '../../../util/errors.js';
+} from '../../../api/v1/imageref-grammar.js';
+import { contentFault, isTerminal, withContentFinality } from '../../../util/errors.js';
 import type { ReconcileState } from './state.js';
 
 export async function resolveAndPull(state: ReconcileState): Promise<void> {
@@ -19,7 +17,7 @@ export async function resolveAndPull(state: ReconcileState): Promise<void> {
   try {
     // Resolve first: an invalid reference fails there, with the puller's message.
     const digest = await puller.resolve(state.ref, opts);
-    state.image = parseReference(state.ref);
+    state.image = parseImageReference(state.ref);
     state.pulled = await puller.pull(formatReference(withDigest(state.image, digest)), {
       ...opts,
       hold: true,
@@ -39,14 +37,13 @@ export async function resolveAndPull(state: ReconcileState): Promise<void> {
 function classifyPullError(state: ReconcileState, err: unknown): unknown {
   const classified = withContentFinality(err, parseDigestPinned(state.ref));
   const poll = state.catalog.spec.source.image?.pollIntervalMinutes;
-  if (poll && isImageContentError(err) && !isTerminal(classified))
-    state.requeueAfterMs = poll * 60_000;
+  if (poll && contentFault(err) && !isTerminal(classified)) state.requeueAfterMs = poll * 60_000;
   return classified;
 }
 
 function parseDigestPinned(ref: string): boolean {
   try {
-    return parseReference(ref).digest !== undefined;
+    return parseImageReference(ref).digest !== undefined;
   } catch {
     return false;
   }

@@ -2,9 +2,10 @@
 // step reads what earlier steps found and adds its own part; only the summarize step turns the
 // state into conditions.
 import type { ClusterCatalog, ClusterCatalogStatus } from '../../../api/v1/index.js';
-import type { ImageReference, PullResult } from '../../../source/index.js';
+import type { ImageReference } from '../../../api/v1/imageref-grammar.js';
+import type { PullResult } from '../../../source/index.js';
 import type { PlannedSync, SyncTarget } from '../../../sync/index.js';
-import { AttemptDeadline } from '../../../source/index.js';
+import { AttemptDeadline } from '../../../util/deadline.js';
 import { realClock } from '../../../util/clock.js';
 import {
   DEFAULT_PULL_TIMEOUT_MS,

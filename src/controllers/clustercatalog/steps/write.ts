@@ -73,6 +73,11 @@ async function applyWithJournal(state: ReconcileState, planned: PlannedSync): Pr
     // Progress is best effort: a failed progress write must not fail the sync.
     pending = pending.then(() => deps.status.write(snapshot)).catch(() => {});
   };
+  // Its deletions' watch events are its own, not drift (sync-memo.ts).
+  deps.syncMemo?.deleting(
+    state.name,
+    plan.delete.map((d) => d.name),
+  );
   try {
     const applied = await deps.syncer.apply(planned, onProgress, signal);
     await pending;

@@ -2,17 +2,23 @@
 // AbortSignal that aborts when the attempt's time runs out or its parent signal aborts. The
 // parts say what they are doing (doing()), so that the timeout names what was slow, with byte
 // counts rather than timings: status messages must not change with the machine's speed.
-import type { Clock, Timer } from '../util/clock.js';
-import { SourceError } from './errors.js';
+// A leaf of src/util: the reconcile owns the attempt (it starts it and stops its clock while the
+// catalog waits for a write slot); the source and the parse are told what it is doing.
+import type { Clock, Timer } from './clock.js';
 
-/** Where a pull says what it is doing now; `detail` is read only if the time runs out. */
-export interface PullActivity {
+/** Where a part of the attempt says what it is doing now; `detail` is read only if the time runs out. */
+export interface Activity {
   doing(what: string, detail?: () => string): void;
 }
 
-export const noActivity: PullActivity = { doing: () => {} };
+export const noActivity: Activity = { doing: () => {} };
 
-export class AttemptDeadline implements PullActivity {
+/** The reason an attempt's signal aborts with when its time runs out (retryable). */
+export class DeadlineExceeded extends Error {
+  override readonly name = 'DeadlineExceeded';
+}
+
+export class AttemptDeadline implements Activity {
   readonly #controller = new AbortController();
   readonly #limitMs: number;
   readonly #clock: Pick<Clock, 'setTimer'>;
@@ -80,8 +86,7 @@ export class AttemptDeadline implements PullActivity {
     this.#startedAt = undefined;
     const detail = this.#detail?.();
     this.#controller.abort(
-      new SourceError(
-        'Timeout',
+      new DeadlineExceeded(
         `timed out after ${formatDuration(this.#limitMs)} ${this.#what}${detail ? `: ${detail}` : ''}`,
       ),
     );

@@ -1,0 +1,237 @@
+// The pacing scenario (issue 36; BENCH_ONLY=pacing, or BENCH_PACING=1 in a full run): what write
+// pacing (src/sync/pacing.ts) costs the controller's write rate and buys other clients, in one
+// run against one apiserver, on the largest generated catalog of BENCH_SIZES:
+//   alone      the raw client at c=32 with metadata-only responses (`32m`, the fair limit), then
+//              the controller's cold sync with pacing on and off, as the admin (exempt from APF,
+//              as the raw client is): the write rate ÷ raw-32m;
+//   curve      the controller as its ServiceAccount (APF classifies it as on a cluster), pacing off
+//              and on, without and with the shipped FlowSchema (config/flowcontrol), while another
+//              ServiceAccount GETs and LISTs ConfigMaps at BENCH_OTHER_RATE requests a second: its
+//              p99 by verb idle (15 s before the sync) and during the sync, beside our rate and
+//              duration, the window at the end and its decreases.
+// Every phase starts on a restarted apiserver over a compacted etcd (BenchHooks.resetControlPlane).
+import { rm } from 'node:fs/promises';
+import path from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
+import { pushCatalog } from '../../src/source/index.js';
+import { generateCatalog } from '../../test/support/fbcgen.js';
+import type { BenchHooks } from '../control-plane.js';
+import {
+  CONTROLLER_NS,
+  CONTROLLER_SA,
+  OTHER_CONFIGMAPS,
+  OTHER_NS,
+  OTHER_SA,
+  PRIORITY_LEVEL,
+  applyControllerRbac,
+  applyFlowSchema,
+  applyOtherClient,
+  kubectl,
+  serviceAccountKubeconfig,
+  syncCatalog,
+} from '../control-plane.js';
+import type { Api } from '../lib/api.js';
+import { METADATA_ONLY } from '../lib/api.js';
+import { ownerCatalog, rawPosts, render } from '../lib/catalogs.js';
+import type { Controller } from '../lib/controller-process.js';
+import { startController } from '../lib/controller-process.js';
+import { latencyProbe } from '../lib/latency.js';
+import { percentile } from '../lib/stats.js';
+
+/** The other client's requests a second (GETs and LISTs alternating, two loops). */
+const OTHER_RATE = Number(process.env.BENCH_OTHER_RATE ?? '40');
+const IDLE_PROBE_SECONDS = 15;
+const PACING_OFF = ['--no-write-pacing'];
+/**
+ * BENCH_PACING_TOLERANCES=1.5,2.5: a pacing-on phase per --write-latency-tolerance (default: the
+ * controller's default only), more points on the curve.
+ */
+const TOLERANCES = (process.env.BENCH_PACING_TOLERANCES ?? '').split(',').filter(Boolean);
+const pacingOn: Array<[label: string, args: string[]]> =
+  TOLERANCES.length === 0
+    ? [['on', ['--write-pacing']]]
+    : TOLERANCES.map((t) => [`on-${t}`, ['--write-pacing', `--write-latency-tolerance=${t}`]]);
+
+const ms = (s: number) => Number((s * 1000).toFixed(1));
+const r2 = (x: number) => Number(x.toFixed(2));
+
+interface SyncNumbers {
+  objects: number;
+  /** Objects ÷ the write phase (first status with `syncingTo` → Succeeded). */
+  writesPerSecond: number;
+  /** Creation → Succeeded, and the write phase, in seconds. */
+  seconds: number;
+  writeSeconds: number;
+  /** The window at the end and its decreases (pacing on). */
+  windowAtEnd: number;
+  windowDecreases: { latency: number; throttled: number };
+}
+
+interface OtherClient {
+  /** p99 by verb in ms: idle (before the sync), during the sync, and during ÷ idle. */
+  get: { idleMs: number; duringMs: number; ratio: number };
+  list: { idleMs: number; duringMs: number; ratio: number };
+  /** Requests made during the sync, and those not answered 200 (429: APF rejected them). */
+  requests: number;
+  errors: number;
+}
+
+/** One cold sync by a fresh controller; `other`: the other client measured around it. */
+async function controllerPhase(
+  h: BenchHooks,
+  label: string,
+  kubeconfig: string,
+  ref: string,
+  args: string[],
+  other?: Api,
+): Promise<SyncNumbers & { otherClient?: OtherClient }> {
+  const name = `bench-pacing-${label.replace(/\./g, 'p')}`;
+  await h.resetControlPlane();
+  const controller: Controller = await startController(kubeconfig, h.logDir, [
+    '--no-leader-elect',
+    ...args,
+  ]);
+  try {
+    await h.waitForQuiet(h.api);
+    let idle;
+    if (other) {
+      const probe = latencyProbe(other, OTHER_NS, OTHER_CONFIGMAPS, OTHER_RATE);
+      await delay(IDLE_PROBE_SECONDS * 1000);
+      idle = await probe.stop();
+    }
+    const busy = other && latencyProbe(other, OTHER_NS, OTHER_CONFIGMAPS, OTHER_RATE);
+    const sync = await syncCatalog(h, name, ref, 'full');
+    const during = await busy?.stop();
+    const out: SyncNumbers & { otherClient?: OtherClient } = {
+      objects: sync.objects,
+      writesPerSecond: Math.round(sync.objects / sync.writeSeconds),
+      seconds: r2(sync.seconds),
+      writeSeconds: r2(sync.writeSeconds),
+      windowAtEnd: await controller.metric('catalogd_catalogmetadata_write_window'),
+      windowDecreases: {
+        latency: await controller.metric('catalogd_catalogmetadata_write_window_decreases_total', {
+          reason: 'latency',
+        }),
+        throttled: await controller.metric(
+          'catalogd_catalogmetadata_write_window_decreases_total',
+          { reason: 'throttled' },
+        ),
+      },
+    };
+    if (idle && during) {
+      const verb = (a: number[], b: number[]) => {
+        const [i, d] = [percentile(a, 0.99), percentile(b, 0.99)];
+        return { idleMs: ms(i), duringMs: ms(d), ratio: r2(d / i) };
+      };
+      out.otherClient = {
+        get: verb(idle.getSeconds, during.getSeconds),
+        list: verb(idle.listSeconds, during.listSeconds),
+        requests: during.seconds.length,
+        errors: during.errors,
+      };
+    }
+    h.log(`pacing, ${label}: ${JSON.stringify(out)}`);
+    return out;
+  } finally {
+    await h.deleteCatalog(h.api, name); // while the controller runs: it removes its finalizer
+    await controller.stop();
+  }
+}
+
+/** The raw client at c=32 with metadata-only responses (cold-sync's `32m`) into a fresh name. */
+async function raw32m(h: BenchHooks, dir: string, ref: string): Promise<number> {
+  const cat = 'bench-pacing-raw-32m';
+  const owner = await ownerCatalog(h.api, cat, ref);
+  const file = path.join(h.work, `render-${cat}.json`);
+  const bodies = render(dir, cat, owner, file);
+  await h.resetControlPlane();
+  await h.waitForQuiet(h.api);
+  const { seconds } = await rawPosts(h.api, bodies, 32, METADATA_ONLY);
+  const rate = Math.round(bodies.length / seconds);
+  h.log(`pacing, raw-32m: ${bodies.length} in ${seconds.toFixed(1)} s = ${rate}/s`);
+  await h.deleteCatalog(h.api, cat);
+  await rm(file, { force: true });
+  return rate;
+}
+
+export async function measurePacing(h: BenchHooks): Promise<Record<string, unknown>> {
+  const dir = path.join(h.work, `pacing-${h.sizeMB}mb`);
+  await generateCatalog(dir, { seed: 1, sizeMB: h.sizeMB });
+  const { ref } = await pushCatalog(dir, `${h.registry}/bench/pacing-${h.sizeMB}mb:v1`);
+
+  // Alone: the same request shape as raw-32m, both exempt from APF.
+  const rawRate = await raw32m(h, dir, ref);
+  const alone: Record<string, SyncNumbers & { ratioToRaw32m: number }> = {};
+  const aloneLabel = (l: string) => `pacing ${l.replace('-', ', tolerance ')}`;
+  for (const [label, args] of [...pacingOn, ['off', PACING_OFF] as [string, string[]]]) {
+    const x = await controllerPhase(h, `alone-${label}`, h.kubeconfig, ref, args);
+    alone[aloneLabel(label)] = { ...x, ratioToRaw32m: r2(x.writesPerSecond / rawRate) };
+  }
+
+  // With the other client, the controller as its ServiceAccount.
+  applyControllerRbac(h);
+  applyOtherClient(h);
+  const sa = await serviceAccountKubeconfig(h, CONTROLLER_NS, CONTROLLER_SA);
+  sa.api.close();
+  const other = await serviceAccountKubeconfig(h, OTHER_NS, OTHER_SA);
+  const curve: Record<string, unknown> = {};
+  try {
+    const settings: Array<[string, string[]]> = [['off', PACING_OFF], ...pacingOn];
+    for (const [label, args] of settings)
+      curve[aloneLabel(label)] = await controllerPhase(h, label, sa.file, ref, args, other.api);
+    await applyFlowSchema(h);
+    try {
+      for (const [label, args] of settings) {
+        curve[`${aloneLabel(label)}, FlowSchema`] = await controllerPhase(
+          h,
+          `${label}-fs`,
+          sa.file,
+          ref,
+          args,
+          other.api,
+        );
+      }
+    } finally {
+      kubectl(h, [
+        'delete',
+        '--ignore-not-found',
+        '-k',
+        path.join(h.root, 'config', 'flowcontrol'),
+      ]);
+    }
+  } finally {
+    other.api.close();
+  }
+  return {
+    sizeMB: h.sizeMB,
+    otherClientRatePerSecond: OTHER_RATE,
+    priorityLevel: PRIORITY_LEVEL,
+    raw32mWritesPerSecond: rawRate,
+    alone,
+    withOtherClient: curve,
+  };
+}
+
+/** The scenario's numbers as a markdown table (printed by bench/run.ts). */
+export function pacingMarkdown(p: Record<string, unknown>): string {
+  type Phase = SyncNumbers & { otherClient?: OtherClient; ratioToRaw32m?: number };
+  const alone = p.alone as Record<string, Phase>;
+  const curve = p.withOtherClient as Record<string, Phase>;
+  const lines = [
+    `Pacing, ${String(p.sizeMB)} MB; raw-32m ${String(p.raw32mWritesPerSecond)} writes/s; other client ${String(p.otherClientRatePerSecond)} requests/s.`,
+    '',
+    '| phase | writes/s | ÷ raw-32m | sync s (write s) | window at end | decreases (latency / throttled) | other GET p99 ms idle → during (×) | other LIST p99 ms idle → during (×) |',
+    '|---|---|---|---|---|---|---|---|',
+  ];
+  const row = (name: string, x: Phase) => {
+    const o = x.otherClient;
+    const v = (q?: { idleMs: number; duringMs: number; ratio: number }) =>
+      q ? `${q.idleMs} → ${q.duringMs} (${q.ratio})` : '';
+    lines.push(
+      `| ${name} | ${x.writesPerSecond} | ${x.ratioToRaw32m ?? r2(x.writesPerSecond / Number(p.raw32mWritesPerSecond))} | ${x.seconds} (${x.writeSeconds}) | ${x.windowAtEnd} | ${x.windowDecreases.latency} / ${x.windowDecreases.throttled} | ${v(o?.get)} | ${v(o?.list)} |`,
+    );
+  };
+  for (const [k, x] of Object.entries(alone)) row(`alone, ${k}`, x);
+  for (const [k, x] of Object.entries(curve)) row(`other client, ${k}`, x);
+  return lines.join('\n');
+}

@@ -1,0 +1,29 @@
+import { expect } from 'chai';
+import { CommandError } from './command-error.js';
+import { parseControllerOptions } from './controller-options.js';
+
+describe('cmd/controller-options: write pacing flags', () => {
+  const parse = (...args: string[]) => parseControllerOptions(args)!;
+
+  it('--write-pacing: between 4 and 32 writes in flight, at 2.5 × the latency baseline', () => {
+    const o = parse('--write-pacing');
+    expect(o.writeConcurrency).to.equal(32);
+    expect(o.writePacing).to.deep.equal({ minWriteConcurrency: 4, latencyTolerance: 2.5 });
+  });
+
+  it('no pacing by default: the window stays at --write-concurrency', () => {
+    expect(parse().writePacing).to.equal(undefined);
+    expect(parse('--no-write-pacing').writePacing).to.equal(undefined);
+  });
+
+  it('keeps the floor within the ceiling', () => {
+    const o = parse('--write-pacing', '--write-concurrency=1', '--min-write-concurrency=8');
+    expect(o.writePacing?.minWriteConcurrency).to.equal(1);
+  });
+
+  it('refuses a tolerance of 1 or less, and a floor that is not a positive integer', () => {
+    expect(() => parse('--write-latency-tolerance=1')).to.throw(CommandError, /above 1/);
+    expect(() => parse('--write-latency-tolerance=x')).to.throw(CommandError);
+    expect(() => parse('--min-write-concurrency=0')).to.throw(CommandError, /positive integer/);
+  });
+});
