@@ -81,6 +81,10 @@ test-e2e: deps controlplane chromium cosign olmv1 operator-controller ## Run the
 bench: build controlplane ## Run the benchmarks (SPEC §7); writes bench/results/latest.json
 	$(WITH_NODE) npx tsx bench/run.ts
 
+.PHONY: bench-peer
+bench-peer: build controlplane olmv1 ## catalogd-ts beside upstream catalogd v1.5.1 (bench/README.md "Peer"); BENCH_PEER_ROUNDS=3
+	BENCH_ONLY=peer $(WITH_NODE) npx tsx bench/run.ts
+
 .PHONY: bench-serve
 bench-serve: build ## The content server against upstream's way of serving (bench/serve.ts; no cluster)
 	$(WITH_NODE) npx tsx bench/serve.ts

@@ -28,6 +28,7 @@ import { generateCatalog } from '../test/support/fbcgen.js';
 import { mapBounded } from '../src/util/limits.js';
 import { Api, CC } from './lib/api.js';
 import { stateOf, succeeded } from './lib/catalogs.js';
+import { apiserverRss } from './lib/cluster.js';
 import { latencyProbe } from './lib/latency.js';
 import { median, percentile } from './lib/stats.js';
 
@@ -245,31 +246,36 @@ export async function syncCatalog(
  * after it settled, the controller running as its ServiceAccount. `during`, when given, runs
  * while the catalog syncs (the other client's probe).
  */
-async function measureProfile(
+export async function measureProfile(
   h: BenchHooks,
   controllerKubeconfig: string,
   cat: CatalogUnderTest,
   profile: ContentProfile,
-): Promise<ProfileMeasurement> {
+  /** Runs after the measurement, the catalog synced (the watch-cache scenario's queries). */
+  probe?: (catalog: string) => Promise<Record<string, unknown>>,
+): Promise<ProfileMeasurement & { probe?: Record<string, unknown> }> {
   const name = `bench-cp-${cat.id}-${profile}`.replace(/[^a-z0-9-]/g, '-');
   await h.resetControlPlane();
   const controller = await h.startController(controllerKubeconfig, h.logDir);
   try {
     await h.waitForQuiet(h.api);
     const before = await liveHeapSamples(h.api);
+    const rssBefore = apiserverRss();
     if (!h.reuse) await h.etcd.compactDefrag();
     const etcdBefore = (await h.etcd.status()).dbSize;
     const sync = await syncCatalog(h, name, cat.ref, profile);
     // The watch cache holds decoded copies of what was written: measure once the writes and
     // their watchers (the garbage collector's graph, the controller's drift watch) are done.
     await h.waitForQuiet(h.api);
+    const rssAfter = apiserverRss();
     const after = await liveHeapSamples(h.api);
     if (!h.reuse) await h.etcd.compactDefrag();
     const etcdAfter = (await h.etcd.status()).dbSize;
     const heapAdded = median(after) - median(before);
     const etcdAdded = etcdAfter - etcdBefore;
-    const m: ProfileMeasurement = {
+    const m: ProfileMeasurement & { probe?: Record<string, unknown> } = {
       objects: sync.objects,
+      apiserverRssBytes: { before: rssBefore, after: rssAfter },
       apiserverHeapBytesAdded: heapAdded,
       apiserverHeapBytesPerContentByte: r3(heapAdded / cat.contentBytes),
       etcdBytesAdded: etcdAdded,
@@ -278,6 +284,7 @@ async function measureProfile(
       syncSeconds: Number(sync.seconds.toFixed(1)),
       ...(sync.storedBytes !== undefined && { statusStoredBytes: sync.storedBytes }),
     };
+    if (probe) m.probe = await probe(name);
     h.log(
       `control plane, ${cat.id} ${profile}: ${JSON.stringify({ ...m, heapSamples: undefined })}`,
     );
@@ -318,6 +325,7 @@ async function measureConfigMaps(
   try {
     await h.waitForQuiet(h.api);
     const before = await liveHeapSamples(h.api);
+    const rssBefore = apiserverRss();
     if (!h.reuse) await h.etcd.compactDefrag();
     const etcdBefore = (await h.etcd.status()).dbSize;
     const client = h.api.withSockets(16);
@@ -333,6 +341,7 @@ async function measureConfigMaps(
     const heapAdded = median(after) - median(before);
     const m: ProfileMeasurement = {
       objects: blobs.length,
+      apiserverRssBytes: { before: rssBefore, after: apiserverRss() },
       apiserverHeapBytesAdded: heapAdded,
       apiserverHeapBytesPerContentByte: r3(heapAdded / cat.contentBytes),
       etcdBytesAdded: etcdAdded,
@@ -475,7 +484,11 @@ function controllerHasLean(root: string): boolean {
   }
 }
 
-async function prepareCatalog(h: BenchHooks, id: string, dir: string): Promise<CatalogUnderTest> {
+export async function prepareCatalog(
+  h: BenchHooks,
+  id: string,
+  dir: string,
+): Promise<CatalogUnderTest> {
   const { ref } = await pushCatalog(dir, `${h.registry}/bench/control-plane-${id}:v1`);
   // The controller's objects, with a real uid's length in the owner reference, as render sees them.
   const { profiles, full } = await measureCatalog(dir, {

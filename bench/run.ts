@@ -15,6 +15,10 @@
 //                           serving; alone: `make bench-serve`)
 //   BENCH_ONLY=controlPlane only the control-plane section (bench/control-plane.ts), on the
 //                           largest of BENCH_SIZES and BENCH_REAL_CATALOGS (default /tmp/real/v4.20)
+//   BENCH_ONLY=peer         only catalogd-ts beside upstream catalogd v1.5.1 (scenarios/peer.ts;
+//                           `make bench-peer`)
+//   BENCH_ONLY=watchCache   only the apiserver's price per content profile with its CatalogMetadata
+//                           watch cache on and off (scenarios/watch-cache.ts; docs/deploy.md)
 //   BENCH_SKIP_CONTROL_PLANE=1   skip that section in a full run
 //   BENCH_ONLY=pacing       only the write-pacing scenario (bench/scenarios/pacing.ts) on the
 //                           largest of BENCH_SIZES; BENCH_PACING=1 adds it to a full run;
@@ -56,6 +60,8 @@ import { finish, merge, rssGrowth, writeResults } from './lib/report.js';
 import { childBench } from './scenarios/child-bench.js';
 import type { ColdResult, ColdSyncContext } from './scenarios/cold-sync.js';
 import { coldSync } from './scenarios/cold-sync.js';
+import { runPeer } from './scenarios/peer.js';
+import { measureWatchCache, watchCacheMarkdown } from './scenarios/watch-cache.js';
 import { measurePacing, pacingMarkdown } from './scenarios/pacing.js';
 
 async function main(): Promise<void> {
@@ -102,6 +108,22 @@ async function main(): Promise<void> {
       startController,
       deleteCatalog,
     };
+    if (ONLY === 'peer') {
+      await runPeer(
+        { api, etcd, kubeconfig, registry, work, logDir, resetControlPlane },
+        results,
+        started,
+      );
+      return;
+    }
+    if (ONLY === 'watchCache') {
+      results.watchCache = await measureWatchCache(hooks);
+      await writeResults(results, started);
+      process.stdout.write(
+        `\n${watchCacheMarkdown(results.watchCache as Record<string, unknown>)}`,
+      );
+      return;
+    }
     if (ONLY === 'controlPlane') {
       const controlPlane = await measureControlPlane(hooks);
       results.controlPlane = controlPlane;

@@ -15,6 +15,10 @@
 #                            stop one component, or start it again on the same port (fault tests,
 #                            benchmarks)
 #
+# APISERVER_EXTRA_ARGS: more kube-apiserver flags (word-split), read by `up` and `start
+# kube-apiserver`, e.g. APISERVER_EXTRA_ARGS='--watch-cache-sizes=catalogmetadata.olm.operatorframework.io#0'
+# (docs/deploy.md, "Control-plane price beside upstream").
+#
 # Writes under .local/ (or $CATALOGD_LOCAL): kubeconfig, env (KUBECONFIG=..., REGISTRY=host:port),
 # cluster/ (certs, etcd data, registry storage, pids), logs/.
 set -euo pipefail

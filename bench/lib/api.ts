@@ -159,6 +159,15 @@ export class Api {
     return JSON.parse(r.body) as T;
   }
 
+  /**
+   * Closes the idle kept-alive connections. After an apiserver restart every one of them is dead,
+   * and a request (3 attempts) could draw three of them in a row.
+   */
+  dropIdleConnections(): void {
+    for (const sockets of Object.values(this.agent.freeSockets))
+      for (const s of sockets ?? []) s.destroy();
+  }
+
   /** Streams watch events of `path` (a list URL; watch=1 is added) until stop() is called. */
   watch(
     path: string,

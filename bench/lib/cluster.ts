@@ -10,6 +10,7 @@ import { CATALOG_METADATA_PLURAL, GROUP, VERSION } from '../../src/api/v1/index.
 import type { Api } from './api.js';
 import { CM } from './api.js';
 import { LOCAL, PPROF_DIR, PPROF_SECONDS, ROOT, log, round } from './config.js';
+import { procStatus } from '../../test/support/controller.js';
 import { procCpuSeconds } from './controller-process.js';
 
 export function clusterScript(cmd: 'up' | 'down'): void {
@@ -90,6 +91,13 @@ export function controlPlaneCpu(): PlaneCpu {
   return Object.fromEntries(
     COMPONENTS.map((c) => [c, pids[c] === undefined ? 0 : procCpuSeconds(pids[c])]),
   ) as PlaneCpu;
+}
+
+/** kube-apiserver's VmRSS now (NaN without its pid file). */
+export function apiserverRss(): number {
+  controlPlaneCpu(); // reads the pid files again after a restart
+  const pid = controlPlanePids?.['kube-apiserver'];
+  return pid === undefined ? NaN : (procStatus(pid)?.rss ?? NaN);
 }
 
 export const planeTotal = (c: PlaneCpu): number => COMPONENTS.reduce((sum, k) => sum + c[k], 0);
@@ -250,6 +258,7 @@ export async function restartControlPlane(api: Api): Promise<number> {
   };
   execFileSync(script, ['stop', 'kube-controller-manager'], opts);
   execFileSync(script, ['stop', 'kube-apiserver'], opts);
+  api.dropIdleConnections();
   execFileSync(script, ['start', 'kube-apiserver'], opts);
   execFileSync(script, ['start', 'kube-controller-manager'], opts);
   controlPlanePids = undefined; // new pids

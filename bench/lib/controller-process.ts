@@ -74,12 +74,36 @@ export async function startController(
   );
   child.stdout?.pipe(out);
   child.stderr?.pipe(out);
-  const exited = new Promise<void>((r) => child.once('exit', () => r()));
   const metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
+  return supervise(child, {
+    what: 'controller',
+    logFile,
+    cacheDir,
+    readyUrl: `http://127.0.0.1:${healthPort}/readyz`,
+    metric: (name, labels = {}) => metricSum(metricsUrl, name, labels),
+  });
+}
+
+/**
+ * A started controller process (ours or upstream's) as a Controller, in `running` until
+ * stopped: stop() sends SIGTERM (SIGKILL after 20 s) and removes its cache directory. Resolves
+ * once `readyUrl` answers 2xx (at most 60 s; the process stopped otherwise).
+ */
+export async function supervise(
+  child: ChildProcess,
+  o: {
+    what: string;
+    logFile: string;
+    cacheDir: string;
+    readyUrl: string;
+    metric: Controller['metric'];
+  },
+): Promise<Controller> {
+  const exited = new Promise<void>((r) => child.once('exit', () => r()));
   const c: Controller = {
     pid: child.pid ?? -1,
-    logFile,
-    metric: (name, labels = {}) => metricSum(metricsUrl, name, labels),
+    logFile: o.logFile,
+    metric: o.metric,
     async stop() {
       running.delete(c);
       if (child.exitCode === null && child.signalCode === null) {
@@ -88,20 +112,20 @@ export async function startController(
         await exited;
         clearTimeout(t);
       }
-      await rm(cacheDir, { recursive: true, force: true });
+      await rm(o.cacheDir, { recursive: true, force: true });
     },
   };
   running.add(c);
   const deadline = Date.now() + 60_000;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`controller exited; log: ${logFile}`);
-    const ok = await fetch(`http://127.0.0.1:${healthPort}/readyz`)
+    if (child.exitCode !== null) throw new Error(`${o.what} exited; log: ${o.logFile}`);
+    const ok = await fetch(o.readyUrl)
       .then((r) => r.ok)
       .catch(() => false);
     if (ok) break;
     if (Date.now() > deadline) {
       await c.stop();
-      throw new Error(`controller not ready in 60 s; log: ${logFile}`);
+      throw new Error(`${o.what} not ready in 60 s; log: ${o.logFile}`);
     }
     await delay(200);
   }

@@ -23,6 +23,8 @@ export interface CatalogUnderTest {
 
 export interface ProfileMeasurement {
   objects: number;
+  /** kube-apiserver's VmRSS before the sync and after it settled (no forced GC). */
+  apiserverRssBytes: { before: number; after: number };
   apiserverHeapBytesAdded: number;
   apiserverHeapBytesPerContentByte: number;
   etcdBytesAdded: number;

@@ -197,12 +197,13 @@ export function markdown(r: Record<string, unknown>): string {
   return lines.join('\n') + '\n';
 }
 
-export async function updateReadme(table: string): Promise<void> {
+/** Replaces the text between `<!-- NAME:begin -->` and `<!-- NAME:end -->` in bench/README.md. */
+export async function updateReadme(table: string, marker = 'results'): Promise<void> {
   const file = path.join(ROOT, 'bench', 'README.md');
   if (!existsSync(file)) return;
   const text = await readFile(file, 'utf8');
-  const begin = '<!-- results:begin -->';
-  const end = '<!-- results:end -->';
+  const begin = `<!-- ${marker}:begin -->`;
+  const end = `<!-- ${marker}:end -->`;
   const i = text.indexOf(begin);
   const j = text.indexOf(end);
   if (i < 0 || j < i) return;
