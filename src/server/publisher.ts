@@ -7,6 +7,16 @@ import { ContentStore } from './store.js';
 import { blobUrl, catalogBaseUrl, startContentServer } from './server.js';
 import type { ServingPair } from './tls.js';
 
+export interface PrepareOptions {
+  /**
+   * The revision (a contentHash or a revision key) `dir` is known to hold (the same image as the
+   * one it was built from): used without a parse when it is stored.
+   */
+  known?: string | undefined;
+  /** Aborts the parse. */
+  signal?: AbortSignal | undefined;
+}
+
 export interface ContentPublisher {
   store: ContentStore;
   /** The content hash a catalog's current revision serves, if any. */
@@ -15,7 +25,8 @@ export interface ContentPublisher {
   baseUrl(catalog: string, contentHash: string): string;
   /** The revision-free URL of one blob, for objects whose content is omitted. */
   blobUrl(catalog: string, blob: Pick<Blob, 'schema' | 'package' | 'name'>): string;
-  prepare(catalog: string, contentHash: string, dir: string): Promise<void>;
+  /** See the reconcile's port (src/controllers/clustercatalog/ports.ts). */
+  prepare(catalog: string, dir: string, opts?: PrepareOptions): Promise<string>;
   /** Serves `revision` (a contentHash, or a revision key read from status.urls.base). */
   publish(catalog: string, revision: string, dir: string, lastModified: Date): Promise<void>;
   remove(catalog: string): Promise<void>;
@@ -46,9 +57,9 @@ export async function contentPublisher(opts: {
     served: (catalog) => store.current(catalog)?.contentHash,
     baseUrl: (catalog, contentHash) => revisionBaseUrl(base(catalog), contentHash),
     blobUrl: (catalog, blob) => blobUrl(base(catalog), blob),
-    // Built once per content: the same content under a new digest reuses the revision.
-    prepare: async (catalog, contentHash, dir) =>
-      void (await store.ensureBuilt(catalog, contentHash, () => readCatalog(dir, { catalog }))),
+    prepare: async (catalog, dir, { known, signal } = {}) =>
+      (known !== undefined ? await store.storedRevision(catalog, known) : undefined) ??
+      (await store.buildNewRevision(catalog, readCatalog(dir, { catalog, signal }))).contentHash,
     publish: async (catalog, revision, dir, lastModified) =>
       void (await store.ensureServed(catalog, revision, lastModified, () =>
         readCatalog(dir, { catalog }),

@@ -252,19 +252,20 @@ export interface WrittenRevision {
 
 /**
  * Writes the revision files into `dir` (an empty, private directory). Throws if the blobs'
- * contentHash is not `revision`: a contentHash, or a revision key (api/v1 revisionKey) that a
- * replica read from status.urls.base.
+ * contentHash is not `revision`, when given: a contentHash, or a revision key (api/v1
+ * revisionKey) that a replica read from status.urls.base. Without it, the revision is whatever
+ * the blobs hash to (a catalog's new content, built before anything else looks at it).
  */
 export async function writeRevisionFiles(
   dir: string,
-  revision: string,
+  revision: string | undefined,
   blobs: AsyncIterable<ContentBlob>,
 ): Promise<WrittenRevision> {
-  if (!isRevisionKey(revision)) contentHashHex(revision);
+  if (revision !== undefined && !isRevisionKey(revision)) contentHashHex(revision);
   const spoolPath = path.join(dir, SPOOL_FILE);
   const s = await spool(spoolPath, blobs);
   const contentHash = spooledContentHash(s);
-  if (!isRevisionOf(contentHash, revision))
+  if (revision !== undefined && !isRevisionOf(contentHash, revision))
     throw new Error(
       `content hash mismatch: the blobs hash to ${contentHash}, expected ${revision}`,
     );

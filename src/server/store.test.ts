@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { pollUntil } from '../../test/support/poll.js';
+import { FbcError } from '../fbc/index.js';
 import type { MetasQuery } from './query.js';
 import type { Selection } from './revision.js';
 import { ContentStore } from './store.js';
@@ -170,6 +171,34 @@ describe('server/store', function () {
     );
     expect(await readdir(path.join(root, 'gen'))).to.deep.equal([]);
     expect(await store.hasRevision('gen', wrong)).to.equal(false);
+  });
+
+  it('builds a new revision as whatever its blobs hash to; stored content is kept', async () => {
+    const built = await store.buildNewRevision('gen', streamOf(gen.blobs));
+    expect(built.contentHash).to.equal(gen.contentHash);
+    const files = await readdir(path.join(root, 'gen'));
+    expect(files).to.deep.equal([gen.contentHash.slice('sha256:'.length)]);
+    // The same content again (a new digest of it): the stored revision stays, no temporary left.
+    const again = await store.buildNewRevision('gen', streamOf([...gen.blobs].reverse()));
+    expect(again.contentHash).to.equal(gen.contentHash);
+    expect(await readdir(path.join(root, 'gen'))).to.deep.equal(files);
+    await store.activate('gen', built.contentHash, T0);
+    expect(await answer(store, 'gen')).to.equal(expectedLines(gen.blobs));
+  });
+
+  it("a new revision's parse error is the catalog's (thrown as is); others are the store's", async () => {
+    const parseError = new FbcError('missing schema', { file: 'a.json' });
+    async function* failing(err: Error) {
+      yield gen.blobs[0]!;
+      throw err;
+    }
+    const err = await store.buildNewRevision('gen', failing(parseError)).catch((e: unknown) => e);
+    expect(err).to.equal(parseError);
+    const disk = await store
+      .buildNewRevision('gen', failing(new Error('ENOSPC')))
+      .catch((e: Error) => e);
+    expect((disk as Error).message).to.equal('cannot store revision (new) of catalog "gen"');
+    expect(await readdir(path.join(root, 'gen'))).to.deep.equal([]);
   });
 
   it('rejects invalid catalog names and hashes', async () => {

@@ -8,7 +8,8 @@ import { access, mkdir, readdir, readFile, rename, rm, rmdir } from 'node:fs/pro
 import path from 'node:path';
 import type { Writable } from 'node:stream';
 import { isRevisionKey, isRevisionOf } from '../api/v1/revision-url.js';
-import { isDNS1123Subdomain } from '../fbc/index.js';
+import { FbcError, isDNS1123Subdomain } from '../fbc/index.js';
+import { findInChain } from '../util/errors.js';
 import { realClock } from '../util/clock.js';
 import type { Clock, Timer } from '../util/clock.js';
 import { contentHashHex } from './http-cache.js';
@@ -128,9 +129,32 @@ export class ContentStore {
     blobs: AsyncIterable<ContentBlob>,
   ): Promise<StoredRevision> {
     checkCatalog(catalog);
-    const key = isRevisionKey(revision) ? revision : contentHashHex(revision);
     const stored = await this.storedRevision(catalog, revision);
     if (stored) return { catalog, contentHash: stored };
+    const key = isRevisionKey(revision) ? revision : contentHashHex(revision);
+    return this.writeRevision(catalog, key, revision, blobs);
+  }
+
+  /**
+   * Writes the revision the blobs hash to, whatever it is (a catalog's new content, built before
+   * anything else looks at it); a revision already stored is kept and the new files dropped.
+   * The parse errors of the blobs are thrown as they are: they are the catalog's, not the
+   * store's.
+   */
+  async buildNewRevision(
+    catalog: string,
+    blobs: AsyncIterable<ContentBlob>,
+  ): Promise<StoredRevision> {
+    checkCatalog(catalog);
+    return this.writeRevision(catalog, randomBytes(8).toString('hex'), undefined, blobs);
+  }
+
+  private async writeRevision(
+    catalog: string,
+    key: string,
+    revision: string | undefined,
+    blobs: AsyncIterable<ContentBlob>,
+  ): Promise<StoredRevision> {
     const tmp = `${path.join(this.root, catalog, key)}.${randomBytes(6).toString('hex')}.tmp`;
     let contentHash = revision;
     try {
@@ -140,7 +164,8 @@ export class ContentStore {
       try {
         await rename(tmp, final);
       } catch (err) {
-        // A concurrent build of the same content finished first; its files are the same.
+        // A concurrent or earlier build of the same content finished first; its files are the
+        // same.
         const code = (err as NodeJS.ErrnoException).code;
         if (
           (code !== 'ENOTEMPTY' && code !== 'EEXIST') ||
@@ -151,11 +176,10 @@ export class ContentStore {
       }
     } catch (cause) {
       await rm(tmp, { recursive: true, force: true });
+      if (revision === undefined && findInChain(cause, FbcError)) throw cause;
       throw new Error(
-        `cannot store revision ${contentHash} of catalog ${JSON.stringify(catalog)}`,
-        {
-          cause,
-        },
+        `cannot store revision ${contentHash ?? '(new)'} of catalog ${JSON.stringify(catalog)}`,
+        { cause },
       );
     }
     return { catalog, contentHash };

@@ -101,7 +101,7 @@ function deps(): Omit<ReconcileDeps, 'status'> {
     content: {
       baseUrl: () => 'http://content.example/catalogs/ops',
       blobUrl: () => 'http://content.example/blob',
-      prepare: async () => {},
+      prepare: async () => HASH,
       publish: async () => {},
       remove: async () => {},
     },
@@ -138,8 +138,9 @@ describe('ClusterCatalogController status writes', () => {
 
     cache = structuredClone(server.object); // the informer caught up
     await controller.reconcile('ops', new AbortController().signal);
-    // The journal write, then the final one against the resourceVersion the first returned.
-    expect(server.preconditions.slice(1)).to.deep.equal(['5', '6']);
+    // The HTTP view (publish), the journal, then the final write, each against the
+    // resourceVersion the one before returned.
+    expect(server.preconditions.slice(1)).to.deep.equal(['5', '6', '7']);
     expect(server.object.status?.syncingTo).to.equal(undefined);
     expect(server.object.status?.contentHash).to.equal(HASH);
   });

@@ -40,10 +40,16 @@ export interface ContentPublisher {
    */
   blobUrl(catalog: string, blob: { schema: string; package?: string; name?: string }): string;
   /**
-   * Stores the content for serving without serving it yet (idempotent): done before the
-   * objects are written, so the publish after them only switches revisions.
+   * Stores the content of `dir` for serving, without serving it yet, and returns its contentHash
+   * (idempotent: stored content is kept). Done first, before the objects are planned: the
+   * revision is served as soon as it is parsed. `known`: the revision `dir` is known to hold (it
+   * is the image that revision was built from), used without a parse when it is stored.
    */
-  prepare(catalog: string, contentHash: string, dir: string): Promise<void>;
+  prepare(
+    catalog: string,
+    dir: string,
+    opts?: { known?: string | undefined; signal?: AbortSignal | undefined },
+  ): Promise<string>;
   /**
    * Serves `revision` (a contentHash, or a revision key read from status.urls.base) built from
    * `dir`.

@@ -88,7 +88,10 @@ function world(
   const content: ContentPublisher = {
     baseUrl: (c) => `http://content.example/catalogs/${c}`,
     blobUrl: () => 'http://content.example/blob',
-    prepare: async () => void calls.push('prepare'),
+    prepare: async () => {
+      calls.push('prepare');
+      return HASH;
+    },
     publish: async () => void calls.push('publish'),
     remove: async () => void calls.push('remove'),
   };
@@ -139,11 +142,13 @@ describe('reconcileCatalog', () => {
   it('journals the target contentHash in syncingTo before writing', async () => {
     const w = world({ plan: { update: [{ name: 'x', resourceVersion: '1' }] } });
     await reconcileCatalog(catalog(), w.deps);
-    expect(w.statusWrites[0]?.syncingTo).to.equal(HASH);
-    expect(cond(w.statusWrites[0] ?? {}, 'Progressing')?.message).to.equal('writing 0/1 objects');
+    // The first write is the HTTP view (publish step), the second the journal.
+    expect(w.statusWrites[0]?.syncingTo).to.equal(undefined);
+    expect(w.statusWrites[1]?.syncingTo).to.equal(HASH);
+    expect(cond(w.statusWrites[1] ?? {}, 'Progressing')?.message).to.equal('writing 0/1 objects');
   });
 
-  it('announces the HTTP view (Serving) with the journal, the object view after the writes', async () => {
+  it('announces the HTTP view (Serving) before the plan, the object view after the writes', async () => {
     const prevRef = `registry.example/ops/catalog@sha256:${'9'.repeat(64)}`;
     const prev: ClusterCatalogStatus = {
       resolvedSource: { type: 'Image', image: { ref: prevRef } },
@@ -156,8 +161,15 @@ describe('reconcileCatalog', () => {
     const w = world({ plan: { create: ['a'] } });
     const out = await reconcileCatalog(catalog({}, prev), w.deps);
     expect(out.error).to.equal(undefined);
-    const journal = w.statusWrites[0] ?? {};
-    // The journal write: HTTP serves the new revision already, the objects are still the old one.
+    // The first write, before the catalog is scanned for its objects: HTTP serves the new
+    // revision, the objects are still the old one.
+    expect(w.calls.indexOf('publish')).to.be.lessThan(w.calls.indexOf('scan'));
+    const served = w.statusWrites[0] ?? {};
+    expect(cond(served, 'Serving')).to.include({ status: 'True', reason: 'Available' });
+    expect(served.urls?.base).to.equal('http://content.example/catalogs/ops');
+    expect(served).to.include({ contentHash: PREV_HASH, objectSourceRef: prevRef });
+    expect(served.syncingTo).to.equal(undefined);
+    const journal = w.statusWrites[1] ?? {};
     expect(w.calls.slice(0, w.calls.indexOf('apply'))).to.include('publish');
     expect(journal.resolvedSource?.image.ref).to.equal(`registry.example/ops/catalog@${DIGEST}`);
     expect(journal.lastUnpacked).to.equal('2026-01-02T03:04:05Z');
@@ -180,6 +192,7 @@ describe('reconcileCatalog', () => {
     const w = world();
     const first = await reconcileCatalog(catalog(), w.deps);
     const later = { ...w.deps, clock: { date: () => new Date('2026-01-03T00:00:00Z') } };
+    w.statusWrites.length = 0;
     const again = await reconcileCatalog(catalog({}, first.status), later);
     expect(w.statusWrites).to.deep.equal([]);
     expect(again.events).to.deep.equal([]);
@@ -430,7 +443,7 @@ describe('reconcileCatalog', () => {
         w.calls.filter((c) => c === 'dispose'),
         'both plans disposed',
       ).to.have.length(2);
-      expect(w.statusWrites[0]?.syncingTo).to.equal(HASH);
+      expect(w.statusWrites[1]?.syncingTo).to.equal(HASH);
       expect(out.status.syncingTo).to.equal(undefined);
       expect(out.status.contentHash).to.equal(PREV_HASH);
       expect(isTerminal(out.error?.cause)).to.equal(false);

@@ -24,14 +24,15 @@ export * from './ports.js';
 /**
  * The steps of a sync after the resolve step, in order; each reads what the ones before it put
  * in the state. Skipped when the memo says the last sync stands (steps/memo.ts). The revision is
- * served over HTTP (publish) before its objects are written: a new catalog is usable as soon as
- * it is parsed, and the objects follow (docs/api.md, "Two views of a catalog").
+ * built (prepare) and served over HTTP (publish) before its objects are planned and written: a
+ * new catalog is usable as soon as it is parsed, and the objects follow (docs/api.md, "Two views
+ * of a catalog").
  */
 const SYNC_STEPS: ReadonlyArray<(state: ReconcileState) => Promise<void>> = [
   takeSyncSlot,
-  scanAndPlan,
   prepareContent,
   publishContent,
+  scanAndPlan,
   writeObjects,
 ];
 

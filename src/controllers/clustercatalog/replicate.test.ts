@@ -31,7 +31,10 @@ function replica(served?: string) {
     served: () => served,
     baseUrl: () => '',
     blobUrl: () => '',
-    prepare: async () => void calls.push('prepare'),
+    prepare: async () => {
+      calls.push('prepare');
+      return HASH;
+    },
     publish: async (c, h, dir, lm) =>
       void calls.push(`publish ${c} ${h} ${dir} ${lm.toISOString()}`),
     remove: async (c) => void calls.push(`remove ${c}`),

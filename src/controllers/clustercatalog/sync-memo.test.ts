@@ -138,7 +138,10 @@ function world() {
     content: {
       baseUrl: (c) => `http://content.example/catalogs/${c}`,
       blobUrl: (c, b) => `http://content.example/catalogs/${c}/${b.schema}/${b.name ?? ''}`,
-      prepare: async () => void calls.push('prepare'),
+      prepare: async () => {
+        calls.push('prepare');
+        return HASH;
+      },
       publish: async () => void calls.push('publish'),
       remove: async () => void calls.push('remove'),
     },

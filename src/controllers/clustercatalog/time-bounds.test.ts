@@ -80,7 +80,7 @@ function deps(
     content: {
       baseUrl: (c) => `http://content.example/catalogs/${c}`,
       blobUrl: () => 'http://content.example/blob',
-      prepare: async () => {},
+      prepare: async () => HASH,
       publish: async () => {},
       remove: async () => {},
     },

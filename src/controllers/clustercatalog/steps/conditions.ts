@@ -44,6 +44,19 @@ const SERVING: StepCondition = {
 };
 
 /**
+ * After the publish step: the revision is served over HTTP, its objects are yet to be planned
+ * and written.
+ */
+export function markServed(state: ReconcileState, contentHash: string): void {
+  setConditions(state, SERVING, {
+    type: TYPE_PROGRESSING,
+    status: 'True',
+    reason: REASON_RETRYING,
+    message: `serving content ${contentHash}; planning its objects`,
+  });
+}
+
+/**
  * While the write step writes objects (the journal and its progress): the revision is served
  * over HTTP already (the publish step ran), so Serving is True while Progressing says how far
  * the objects are.

@@ -1,6 +1,7 @@
-// Step 3, plan: the catalog scanned (every object built and validated) and its writes planned
+// Step 5, plan: the catalog scanned (every object built and validated) and its writes planned
 // against the objects in the cluster. The parse is the last part of the attempt's time bound.
 import { classifyPlanError } from '../../../sync/index.js';
+import { serveRevision } from './publish.js';
 import type { ReconcileState } from './state.js';
 import { required, syncTarget } from './state.js';
 
@@ -18,4 +19,12 @@ export async function scanAndPlan(state: ReconcileState): Promise<void> {
   // The writes are not bounded by the attempt's time: stopping them midway costs a rollback.
   attempt.dispose();
   state.omitted = state.planned.plan.unchangedOmitted;
+  const { contentHash } = state.planned.scan;
+  // The served revision was one stored from the same image (prepare step's known revision) by a
+  // version of the parser that read it otherwise: serve what this one reads, objects and HTTP
+  // alike.
+  if (contentHash !== state.revision) {
+    await serveRevision(state, pulled, contentHash);
+    state.revision = contentHash;
+  }
 }

@@ -38,6 +38,8 @@ export interface ReconcileState {
   image?: ImageReference;
   /** The pulled image (resolve step). */
   pulled?: PullResult;
+  /** The contentHash of the revision built from the pulled image (prepare step). */
+  revision?: string;
   /** The scanned catalog and planned writes (plan step); disposed when the reconcile ends. */
   planned?: PlannedSync;
   /** Objects that carry contentOmitted without content after the sync (plan and write steps). */

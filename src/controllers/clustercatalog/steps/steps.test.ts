@@ -71,7 +71,10 @@ function fixture(ref = 'registry.example/ops/catalog:v1', over: Partial<Reconcil
     content: {
       baseUrl: (c, hash) => `http://content.example/catalogs/${c}/revisions/${hash.slice(7, 23)}`,
       blobUrl: () => '',
-      prepare: async (_c, hash, dir) => void calls.push(`prepare ${hash} ${dir}`),
+      prepare: async (_c, dir, opts) => {
+        calls.push(`prepare ${dir} known=${opts?.known ?? '-'}`);
+        return HASH;
+      },
       publish: async (_c, hash) => void calls.push(`publish ${hash}`),
       remove: async () => void calls.push('remove'),
     },
@@ -91,6 +94,13 @@ function fixture(ref = 'registry.example/ops/catalog:v1', over: Partial<Reconcil
 /** A state as the resolve step leaves it. */
 async function resolved(f: ReturnType<typeof fixture>): Promise<ReconcileState> {
   await resolveAndPull(f.state);
+  return f.state;
+}
+
+/** A state as the prepare and publish steps leave it. */
+async function published(f: ReturnType<typeof fixture>): Promise<ReconcileState> {
+  await prepareContent(await resolved(f));
+  await publishContent(f.state);
   return f.state;
 }
 
@@ -137,7 +147,7 @@ describe('reconcile steps', () => {
       const f = fixture(ref, {
         syncer: { ...fixture().deps.syncer, plan: async () => Promise.reject(err) },
       });
-      return scanAndPlan(await resolved(f)).then(
+      return scanAndPlan(await published(f)).then(
         () => undefined,
         (e: unknown) => e,
       );
@@ -147,21 +157,83 @@ describe('reconcile steps', () => {
     expect(isTerminal(await run(digestRef, io))).to.equal(false);
     expect(isTerminal(await run('registry.example/ops/catalog:v1', content))).to.equal(false);
     const f = fixture();
-    await scanAndPlan(await resolved(f));
+    await scanAndPlan(await published(f));
     expect(f.state.planned?.scan.contentHash).to.equal(HASH);
     expect(f.state.omitted).to.equal(1);
   });
 
-  it('prepare: stores the planned revision from the pulled directory', async () => {
+  it('prepare: builds the revision first; a content error is terminal under a digest only', async () => {
     const f = fixture();
-    await scanAndPlan(await resolved(f));
-    await prepareContent(f.state);
-    expect(f.calls.at(-1)).to.equal(`prepare ${HASH} /c/configs`);
+    await prepareContent(await resolved(f));
+    expect(f.calls.at(-1)).to.equal('prepare /c/configs known=-');
+    expect(f.state.revision).to.equal(HASH);
+    const content = new FbcError('missing schema', { file: 'a.json' });
+    const io = new FbcError('cannot read', { file: 'a.json', retryClass: 'io' });
+    const run = async (ref: string, err: Error) => {
+      const g = fixture(ref, {
+        content: { ...fixture().deps.content, prepare: async () => Promise.reject(err) },
+      });
+      return prepareContent(await resolved(g)).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+    };
+    const digestRef = `registry.example/ops/catalog@${DIGEST}`;
+    expect(isTerminal(await run(digestRef, content))).to.equal(true);
+    expect(isTerminal(await run(digestRef, io))).to.equal(false);
+    expect(isTerminal(await run('registry.example/ops/catalog:v1', content))).to.equal(false);
+  });
+
+  it('prepare: the revision status names for the same image is known (no parse if stored)', async () => {
+    const f = fixture();
+    const ref = `registry.example/ops/catalog@${DIGEST}`;
+    f.state.status = {
+      ...f.state.status,
+      resolvedSource: { type: 'Image', image: { ref } },
+      urls: { base: `http://content.example/catalogs/ops/revisions/${PREV_HASH.slice(7, 23)}` },
+    };
+    const state = newReconcileState(
+      { ...catalog('registry.example/ops/catalog:v1'), status: f.state.status },
+      f.deps,
+    );
+    await resolveAndPull(state);
+    await prepareContent(state);
+    expect(f.calls.at(-1)).to.equal(`prepare /c/configs known=${PREV_HASH.slice(7, 23)}`);
+    // Objects of the same image name their contentHash when urls.base is not ours (pruned).
+    const g = fixture();
+    const other = newReconcileState(
+      {
+        ...catalog('registry.example/ops/catalog:v1'),
+        status: { contentHash: PREV_HASH, objectSourceRef: ref },
+      },
+      g.deps,
+    );
+    await resolveAndPull(other);
+    await prepareContent(other);
+    expect(g.calls.at(-1)).to.equal(`prepare /c/configs known=${PREV_HASH}`);
+  });
+
+  it('plan: a scan that reads another revision than the one served serves the scanned one', async () => {
+    const f = fixture('registry.example/ops/catalog:v1', {
+      content: {
+        ...fixture().deps.content,
+        prepare: async () => PREV_HASH,
+        publish: async (_c, hash) => void f.calls.push(`publish ${hash}`),
+      },
+    });
+    await published(f);
+    expect(f.calls.at(-1)).to.equal(`publish ${PREV_HASH}`);
+    await scanAndPlan(f.state);
+    expect(f.calls.at(-1)).to.equal(`publish ${HASH}`);
+    expect(f.state.status.urls?.base).to.equal(
+      `http://content.example/catalogs/ops/revisions/${HASH.slice(7, 23)}`,
+    );
   });
 
   it('write: nothing to write, no journal', async () => {
     const f = fixture();
-    await scanAndPlan(await resolved(f));
+    await scanAndPlan(await published(f));
+    f.writes.length = 0;
     await writeObjects(f.state);
     expect(f.writes).to.deep.equal([]);
     expect(f.state.events).to.deep.equal([]);
@@ -182,7 +254,8 @@ describe('reconcile steps', () => {
         },
       },
     });
-    await scanAndPlan(await resolved(f));
+    await scanAndPlan(await published(f));
+    f.writes.length = 0;
     const err = await writeObjects(f.state).then(
       () => undefined,
       (e: unknown) => e,
@@ -197,8 +270,7 @@ describe('reconcile steps', () => {
   it('publish: serves the revision and names it in the HTTP view only', async () => {
     const f = fixture();
     f.state.status = { ...f.state.status, contentHash: PREV_HASH, syncingTo: PREV_HASH };
-    await scanAndPlan(await resolved(f));
-    await publishContent(f.state);
+    await published(f);
     expect(f.calls.at(-1)).to.equal(`publish ${HASH}`);
     expect(f.state.status).to.deep.include({
       resolvedSource: { type: 'Image', image: { ref: `registry.example/ops/catalog@${DIGEST}` } },
@@ -211,13 +283,33 @@ describe('reconcile steps', () => {
     // The object view is the write step's: untouched, and no poll before the sync succeeded.
     expect(f.state.status).to.deep.include({ contentHash: PREV_HASH, syncingTo: PREV_HASH });
     expect(f.state.requeueAfterMs).to.equal(undefined);
+    // Written at once, Serving=True, before the objects are even planned.
+    expect(f.writes).to.have.length(1);
+    expect(f.writes[0]?.urls?.base).to.equal(f.state.status.urls?.base);
+    expect(f.writes[0]?.conditions?.map((c) => [c.type, c.status, c.message])).to.deep.equal([
+      ['Serving', 'True', 'serving the content of the resolved source'],
+      ['Progressing', 'True', `serving content ${HASH}; planning its objects`],
+    ]);
+  });
+
+  it('publish: no early status write when the objects hold that content already', async () => {
+    const f = fixture();
+    const state = newReconcileState(
+      { ...catalog('registry.example/ops/catalog:v1'), status: { contentHash: HASH } },
+      f.deps,
+    );
+    await prepareContent(await resolveAndPull(state).then(() => state));
+    await publishContent(state);
+    expect(f.writes).to.deep.equal([]);
+    const g = fixture(undefined, { contentProfile: 'none' });
+    await published(g);
+    expect(g.writes).to.deep.equal([]);
   });
 
   it('write: the object view names the new revision after the writes, and a tag is polled', async () => {
     const f = fixture();
     f.state.status = { ...f.state.status, syncingTo: PREV_HASH };
-    await scanAndPlan(await resolved(f));
-    await publishContent(f.state);
+    await scanAndPlan(await published(f));
     await writeObjects(f.state);
     expect(f.state.status).to.deep.include({
       contentHash: HASH,
@@ -227,8 +319,7 @@ describe('reconcile steps', () => {
     expect(f.state.status.syncingTo).to.equal(undefined);
     expect(f.state.requeueAfterMs).to.equal(5 * 60_000);
     const g = fixture(`registry.example/ops/catalog@${DIGEST}`);
-    await scanAndPlan(await resolved(g));
-    await publishContent(g.state);
+    await scanAndPlan(await published(g));
     await writeObjects(g.state);
     expect(g.state.requeueAfterMs).to.equal(undefined);
   });
@@ -241,10 +332,9 @@ describe('reconcile steps', () => {
       },
     });
     f.state.status = { ...f.state.status, contentHash: PREV_HASH };
-    await scanAndPlan(await resolved(f));
-    await publishContent(f.state);
+    await scanAndPlan(await published(f));
     await writeObjects(f.state);
-    const journal = f.writes[0]!;
+    const journal = f.writes[1]!;
     expect(journal).to.deep.include({ contentHash: PREV_HASH, syncingTo: HASH });
     expect(journal.urls?.base).to.equal(
       `http://content.example/catalogs/ops/revisions/${HASH.slice(7, 23)}`,
