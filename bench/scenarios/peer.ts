@@ -115,6 +115,8 @@ export interface SettledMemory extends ResidentMemory {
   settleSeconds: number;
   /** VmRSS at the same moment. */
   vmRssBytes: number;
+  /** VmRSS of the same process started and ready, before any catalog. */
+  idleVmRssBytes: number;
   /** catalogd-ts only: V8's heap and external memory from its /metrics (nodejs_* gauges). */
   v8?: { heapUsedBytes: number; heapTotalBytes: number; externalBytes: number };
 }
@@ -419,6 +421,7 @@ async function settledMemory(
   const names = cats.map((cat) => `peer-settled-${who.id}-${cat.id}`.replace(/[^a-z0-9-]/g, '-'));
   try {
     await waitForQuietControlPlane(ctx.api);
+    const idleVmRssBytes = procStatus(c.pid)?.rss ?? 0;
     const watches = await Promise.all(names.map((n) => watchCatalog(ctx.api, n, who.synced)));
     for (const [i, cat] of cats.entries())
       await ctx.api.json('POST', CC, {
@@ -459,6 +462,7 @@ async function settledMemory(
       readers: { clients: READERS, each: READS_EACH },
       settleSeconds: SETTLE_SECONDS,
       vmRssBytes,
+      idleVmRssBytes,
       ...mem,
       ...(v8 && { v8 }),
     };
@@ -649,8 +653,9 @@ export function peerMarkdown(r: PeerResult): string {
 }
 
 /**
- * The settled memory of each contender (one process, every catalog loaded): VmRSS and where it
- * is (anonymous and file-backed pages; for catalogd-ts V8's heap and external memory).
+ * The settled memory of each contender (one process, every catalog loaded): VmRSS, VmRSS before
+ * the catalogs, and where it is (anonymous pages, glibc's main arena among them, and
+ * file-backed pages; for catalogd-ts V8's heap and external memory).
  */
 export function settledMarkdown(settled: PeerResult['settled']): string {
   const rows = Object.entries(settled);
@@ -660,7 +665,7 @@ export function settledMarkdown(settled: PeerResult['settled']): string {
     `settled RSS, one process with ${s0.catalogs.join(' and ')} loaded, after ` +
     `${s0.readers.clients} clients × ${s0.readers.each} reads of each /all and ${s0.settleSeconds} s quiet`;
   const line = ([id, s]: [string, SettledMemory]) =>
-    `| ${id} | ${mib(s.vmRssBytes)} | ${mib(s.anonymousBytes)} | ${mib(s.fileBytes)} | ${
+    `| ${id} | ${mib(s.vmRssBytes)} | ${mib(s.idleVmRssBytes)} | ${mib(s.anonymousBytes)} | ${mib(s.mainArenaBytes)} | ${mib(s.fileBytes)} | ${
       s.v8
         ? `${mib(s.v8.heapUsedBytes)} / ${mib(s.v8.heapTotalBytes)} / ${mib(s.v8.externalBytes)}`
         : '–'
@@ -668,8 +673,8 @@ export function settledMarkdown(settled: PeerResult['settled']): string {
   return (
     [
       '',
-      `| ${what} | VmRSS | anonymous | file-backed | V8 heap used / total / external |`,
-      '|---|---|---|---|---|',
+      `| ${what} | VmRSS | VmRSS before the catalogs | anonymous | of it glibc's main arena | file-backed | V8 heap used / total / external |`,
+      '|---|---|---|---|---|---|---|',
       ...rows.map(line),
     ].join('\n') + '\n'
   );

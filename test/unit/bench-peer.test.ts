@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ContentClient, linesDigest, parallelTransfers } from '../../bench/lib/content-client.js';
-import { parseSmapsRollup } from '../../bench/lib/proc-memory.js';
+import { mainArenaRss, parseSmapsRollup } from '../../bench/lib/proc-memory.js';
 import type { PeerResult, PeerSide, SettledMemory } from '../../bench/scenarios/peer.js';
 import { peerMarkdown, settledMarkdown } from '../../bench/scenarios/peer.js';
 
@@ -109,6 +109,24 @@ describe('bench peer: settled memory', () => {
     assert.throws(() => parseSmapsRollup('Rss: 1 kB\n'), /no Anonymous line/);
   });
 
+  it("reads the Rss of smaps' [heap] mapping (glibc's main arena), 0 without one", () => {
+    const mapping = (range: string, name: string, rssKb: number) =>
+      [
+        `${range} rw-p 00000000 00:00 0                          ${name}`,
+        'Size:               2048 kB',
+        `Rss:                ${rssKb} kB`,
+        'Anonymous:          100 kB',
+        'VmFlags: rd wr mr mw me ac sd',
+      ].join('\n');
+    const smaps = [
+      mapping('5583cfced000-5583cfd2f000', '', 7),
+      mapping('5583cfd2f000-5583d0d2f000', '[heap]', 14336),
+      mapping('7f0000000000-7f0000100000', '[stack]', 132),
+    ].join('\n');
+    assert.equal(mainArenaRss(smaps), 14 * 1048576);
+    assert.equal(mainArenaRss(mapping('7f0000000000-7f0000100000', '[stack]', 132)), 0);
+  });
+
   it('has a row per contender, with V8 only where the controller exposes it', () => {
     const MiB = 1048576;
     const s = (rss: number, v8?: SettledMemory['v8']): SettledMemory => ({
@@ -116,8 +134,10 @@ describe('bench peer: settled memory', () => {
       readers: { clients: 16, each: 5 },
       settleSeconds: 45,
       vmRssBytes: rss * MiB,
+      idleVmRssBytes: 60 * MiB,
       rssBytes: rss * MiB,
       anonymousBytes: (rss - 50) * MiB,
+      mainArenaBytes: 5 * MiB,
       fileBytes: 50 * MiB,
       ...(v8 && { v8 }),
     });
@@ -135,9 +155,12 @@ describe('bench peer: settled memory', () => {
     );
     assert.match(
       md,
-      /\| catalogd-ts \| 96\.0 MiB \| 46\.0 MiB \| 50\.0 MiB \| 20\.0 MiB \/ 24\.0 MiB \/ 4\.0 MiB \|/,
+      /\| catalogd-ts \| 96\.0 MiB \| 60\.0 MiB \| 46\.0 MiB \| 5\.0 MiB \| 50\.0 MiB \| 20\.0 MiB \/ 24\.0 MiB \/ 4\.0 MiB \|/,
     );
-    assert.match(md, /\| upstream \| 70\.0 MiB \| 20\.0 MiB \| 50\.0 MiB \| – \|/);
+    assert.match(
+      md,
+      /\| upstream \| 70\.0 MiB \| 60\.0 MiB \| 20\.0 MiB \| 5\.0 MiB \| 50\.0 MiB \| – \|/,
+    );
     assert.equal(settledMarkdown({}), '');
   });
 });
