@@ -682,7 +682,7 @@ export function settledMarkdown(settled: PeerResult['settled']): string {
 
 /**
  * BENCH_ONLY=peer: the scenario, its results in bench/results/$BENCH_OUT.json (`peer`) and
- * peer.md, the table in bench/README.md (BENCH_OUT=latest only), printed.
+ * peer.md, the table in bench/README.md (BENCH_OUT=latest, not settled-only), printed.
  */
 export async function runPeer(
   ctx: PeerContext,
@@ -694,6 +694,7 @@ export async function runPeer(
   await writeResults(results, started);
   const table = peerMarkdown(r);
   await writeFile(path.join(RESULTS, `${OUT === 'latest' ? 'peer' : OUT}.md`), table);
-  if (OUT === 'latest') await updateReadme(table, 'peer');
+  // A settled-only run has no rounds: the README keeps the last full table.
+  if (OUT === 'latest' && !SETTLED_ONLY) await updateReadme(table, 'peer');
   process.stdout.write(`\n${table}`);
 }
