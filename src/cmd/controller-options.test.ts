@@ -28,6 +28,38 @@ describe('cmd/controller-options: write pacing flags', () => {
   });
 });
 
+describe('cmd/controller-options: leader election periods', () => {
+  const parse = (...args: string[]) => parseControllerOptions(args)!;
+
+  it("upstream catalogd's periods by default: 137 s lease, 107 s renew deadline, 26 s retry", () => {
+    expect(parse().leaderElection).to.deep.equal({
+      leaseDurationMs: 137_000,
+      renewDeadlineMs: 107_000,
+      retryPeriodMs: 26_000,
+    });
+    expect(
+      parse(
+        '--leader-elect-lease-duration=15s',
+        '--leader-elect-renew-deadline=10s',
+        '--leader-elect-retry-period=2s',
+      ).leaderElection,
+    ).to.deep.equal({ leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000 });
+  });
+
+  it('refuses periods leader election cannot keep, each in one line', () => {
+    expect(() => parse('--leader-elect-retry-period=0s')).to.throw(CommandError, /at least 1s/);
+    expect(() => parse('--leader-elect-lease-duration=100s')).to.throw(
+      CommandError,
+      /longer than --leader-elect-renew-deadline/,
+    );
+    expect(() => parse('--leader-elect-retry-period=100s')).to.throw(CommandError, /1\.2 ×/);
+    expect(() => parse('--leader-elect-lease-duration=137500ms')).to.throw(
+      CommandError,
+      /whole seconds/,
+    );
+  });
+});
+
 describe('cmd/controller-options: --memory-reclaim-interval', () => {
   const parse = (...args: string[]) => parseControllerOptions(args)!;
 

@@ -15,6 +15,11 @@ const controllerFlags = {
   'leader-elect': { type: 'boolean', default: true },
   'leader-election-namespace': { type: 'string' },
   'leader-election-id': { type: 'string', default: 'catalogd-ts-leader' },
+  // Upstream catalogd's periods (cmd/catalogd in operator-controller v1.5.1): one Lease write
+  // every 26 s, not client-go's 2 s (30 a minute, most of an idle controller's CPU).
+  'leader-elect-lease-duration': { type: 'string', default: '137s' },
+  'leader-elect-renew-deadline': { type: 'string', default: '107s' },
+  'leader-elect-retry-period': { type: 'string', default: '26s' },
   'metrics-addr': { type: 'string', default: ':8080' },
   'health-addr': { type: 'string', default: ':8081' },
   'server-addr': { type: 'string', default: ':8090' },
@@ -60,6 +65,13 @@ Reconciles ClusterCatalogs into CatalogMetadata objects and serves catalog conte
   --leader-election-namespace NS     namespace of the Lease (default: $POD_NAMESPACE, the kubeconfig's
                                      namespace, else "default")
   --leader-election-id NAME          name of the Lease (default catalogd-ts-leader)
+  --leader-elect-lease-duration D    how long a standby waits for a silent leader before it takes
+                                     over (default 137s, whole seconds)
+  --leader-elect-renew-deadline D    how long the leader retries a failed renewal before it stops
+                                     leading (default 107s)
+  --leader-elect-retry-period D      between two renewals, and two attempts to lead (default 26s):
+                                     upstream catalogd's three periods; a leader that stops
+                                     releases the Lease, and a standby leads at its next attempt
   --metrics-addr HOST:PORT           /metrics (default :8080)
   --health-addr HOST:PORT            /healthz and /readyz (default :8081)
   --server-addr HOST:PORT            the HTTP content server (default :8090)
@@ -158,9 +170,17 @@ export interface HostPort {
   port: number;
 }
 
+/** Leader election's periods (src/controllers/runtime/leader.ts), from the --leader-elect-* flags. */
+export interface LeaderElectionPeriods {
+  leaseDurationMs: number;
+  renewDeadlineMs: number;
+  retryPeriodMs: number;
+}
+
 export interface ControllerOptions {
   /** The flags as given (those read as they are: kubeconfig, leader election, pulls). */
   flags: ControllerFlags;
+  leaderElection: LeaderElectionPeriods;
   logFormat: 'json' | 'text';
   workers: number;
   pullWorkers: number;
@@ -218,6 +238,7 @@ export function parseControllerOptions(args: string[]): ControllerOptions | unde
   const serverAddr = hostPort('server-addr', flags['server-addr']);
   return {
     flags,
+    leaderElection: leaderElectionPeriods(flags),
     logFormat,
     workers,
     pullWorkers,
@@ -240,6 +261,30 @@ export function parseControllerOptions(args: string[]): ControllerOptions | unde
     metricsAddr: hostPort('metrics-addr', flags['metrics-addr']),
     healthAddr: hostPort('health-addr', flags['health-addr']),
   };
+}
+
+function leaderElectionPeriods(flags: ControllerFlags): LeaderElectionPeriods {
+  const period = (name: keyof ControllerFlags & `leader-elect-${string}`): number => {
+    const ms = parseDuration(String(flags[name]));
+    if (ms === undefined || ms < 1000)
+      throw new CommandError(`--${name} must be a duration of at least 1s, e.g. 26s or 2m`);
+    return ms;
+  };
+  const leaseDurationMs = period('leader-elect-lease-duration');
+  const renewDeadlineMs = period('leader-elect-renew-deadline');
+  const retryPeriodMs = period('leader-elect-retry-period');
+  if (leaseDurationMs % 1000 !== 0)
+    throw new CommandError('--leader-elect-lease-duration must be whole seconds');
+  if (leaseDurationMs <= renewDeadlineMs)
+    throw new CommandError(
+      '--leader-elect-lease-duration must be longer than --leader-elect-renew-deadline',
+    );
+  // client-go's rule: the renew deadline holds more than one jittered retry period.
+  if (renewDeadlineMs <= 1.2 * retryPeriodMs)
+    throw new CommandError(
+      '--leader-elect-renew-deadline must be longer than 1.2 × --leader-elect-retry-period',
+    );
+  return { leaseDurationMs, renewDeadlineMs, retryPeriodMs };
 }
 
 /** --server-url, else the content server's own address (https with a certificate). */

@@ -574,6 +574,7 @@ async function leadWhileElected(
   while (!signal.aborted) {
     elector = new LeaderElector({
       leaseName: opts.flags['leader-election-id'],
+      ...opts.leaderElection,
       identity,
       client: leaseClient(app.client, app.namespace),
       onStartedLeading: (leading) => {

@@ -11,6 +11,7 @@ import { pollUntil } from '../../test/support/poll.js';
 import type { LeaseSource, ServedResponse } from './handler.js';
 import type { MetasQuery } from './query.js';
 import { ContentStore } from './store.js';
+import { compressAll } from './revision-build.js';
 import { catalogBaseUrl, startContentServer } from './server.js';
 import type { ContentServer } from './server.js';
 import {
@@ -78,6 +79,7 @@ describe('server/handler (HTTP on 127.0.0.1)', function () {
     await writeFile(path.join(root, 'secret'), 'not content\n');
     await store.buildRevision('gen', gen.contentHash, streamOf(gen.blobs));
     await store.activate('gen', gen.contentHash, T0);
+    await store.compressed();
     server = await startContentServer({ store, host: '127.0.0.1', port: 0 });
   });
 
@@ -202,6 +204,42 @@ describe('server/handler (HTTP on 127.0.0.1)', function () {
         headers: { 'Accept-Encoding': 'gzip', 'If-None-Match': z.headers.etag! },
       });
       expect(revalidated.status).to.equal(304);
+    }
+  });
+
+  it('gzip of the whole catalog: identity until its gzip is written after the first serve', async () => {
+    let written: () => void = () => {};
+    const held = new Promise<void>((resolve) => (written = resolve));
+    const late = new ContentStore(path.join(root, 'late'), {
+      graceMs: 0,
+      compress: async (dir) => {
+        await held;
+        return compressAll(dir);
+      },
+    });
+    const lateServer = await startContentServer({ store: late, host: '127.0.0.1', port: 0 });
+    try {
+      await late.buildRevision('gen', gen.contentHash, streamOf(gen.blobs));
+      await late.activate('gen', gen.contentHash, T0);
+      const gz = { headers: { 'Accept-Encoding': 'gzip' } };
+      const before = await send(lateServer, '/catalogs/gen/api/v1/all', gz);
+      expect(before.status).to.equal(200);
+      expect(before.headers['content-encoding']).to.equal(undefined);
+      expect(before.headers.etag).to.equal(`"${hex}"`);
+      expect(before.body.toString('utf8')).to.equal(expectedLines(gen.blobs));
+      // A filtered answer is gzipped as it streams, whether or not the whole one is written.
+      const filtered = await send(lateServer, '/catalogs/gen/api/v1/metas?schema=olm.channel', gz);
+      expect(filtered.headers['content-encoding']).to.equal('gzip');
+      written();
+      await late.compressed();
+      const after = await send(lateServer, '/catalogs/gen/api/v1/all', gz);
+      expect(after.headers['content-encoding']).to.equal('gzip');
+      expect(after.headers.etag).to.equal(`"${hex}-gzip"`);
+      expect(gunzipSync(after.body).equals(before.body)).to.equal(true);
+    } finally {
+      written();
+      await lateServer.close();
+      await late.close();
     }
   });
 

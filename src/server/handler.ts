@@ -176,7 +176,11 @@ async function serve(
       route.endpoint === 'all'
         ? allEntityTag(lease.contentHash)
         : metasEntityTag(lease.contentHash, normalized);
-    const gzip = acceptsGzip(req.headers['accept-encoding']);
+    const whole = normalized === '';
+    // The whole catalog's gzip is written just after a revision is first served: until it is,
+    // a gzip request gets identity (its own ETag), which any client takes.
+    const gzip =
+      acceptsGzip(req.headers['accept-encoding']) && (!whole || lease.allGzipBytes !== undefined);
     const validators = {
       ETag: etagHeader(tag, gzip),
       'Last-Modified': httpDate(lease.lastModified),
@@ -199,7 +203,6 @@ async function serve(
     if (gzip) headers['Content-Encoding'] = 'gzip';
     // The whole catalog (/all, or metas without filters) is served from the revision's files
     // as they are; a filtered metas answer is gzipped while it streams.
-    const whole = normalized === '';
     let selection = whole ? lease.selectAll() : await lease.select(query);
     let status = 200;
     if (whole && !gzip) {
@@ -226,7 +229,7 @@ async function serve(
       }
     }
     if (!gzip) headers['Content-Length'] = selection.bytes;
-    else if (whole) headers['Content-Length'] = lease.allGzipBytes;
+    else if (whole) headers['Content-Length'] = lease.allGzipBytes!;
     res.writeHead(status, headers);
     if (req.method === 'HEAD') {
       res.end();

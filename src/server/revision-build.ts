@@ -2,9 +2,9 @@
 // source's order and are spooled to disk as they come; in memory there are only per-blob
 // numbers (typed columns), the hash bytes and the distinct schema/package/name strings. The
 // blob order is then computed, and all.jsonl is copied from the spool in that order.
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { open, rm, stat, writeFile } from 'node:fs/promises';
+import { open, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
@@ -36,6 +36,10 @@ export interface ContentBlob {
 }
 
 const SPOOL_FILE = 'spool.jsonl';
+/** The copy in blob order reads at most this many bytes (one line may be more) … */
+const COPY_BATCH_BYTES = 1 << 20;
+/** … and lines at once. */
+const COPY_BATCH_LINES = 256;
 const ABSENT = -1;
 
 /** Interns strings to small integers; ranks them in compareStrings order. */
@@ -161,35 +165,58 @@ async function writeOrderedContent(
     nameId: new Column((n) => new Int32Array(n)),
     seq: new Column((n) => new Uint32Array(n)),
   };
+  /** The runs and name postings of line `seq` (blob `i` of the spool). */
+  const noteLine = (i: number, seq: number): void => {
+    const schema = s.strings.strings[s.schema.get(i)]!;
+    const lastSchema = schemas[schemas.length - 1];
+    if (lastSchema?.[0] === schema) lastSchema[2] = seq + 1;
+    else schemas.push([schema, seq, seq + 1]);
+    const pkgId = s.pkg.get(i);
+    if (pkgId !== ABSENT) {
+      const pkg = s.strings.strings[pkgId]!;
+      let runs = packages.get(pkg);
+      if (runs === undefined) packages.set(pkg, (runs = []));
+      if (runs.length > 0 && runs[runs.length - 1] === seq) runs[runs.length - 1] = seq + 1;
+      else runs.push(seq, seq + 1);
+    }
+    const nameId = s.name.get(i);
+    if (nameId !== ABSENT) {
+      named.nameId.push(nameId);
+      named.seq.push(seq);
+    }
+  };
   const spoolFile = await open(spoolPath, 'r');
   const allFile = await open(path.join(dir, ALL_FILE), 'w');
   try {
     const out = new BufferedFileWriter(allFile);
-    let scratch = Buffer.allocUnsafe(64 * 1024);
-    for (let seq = 0; seq < s.count; seq++) {
-      const i = perm[seq]!;
-      const len = s.length.get(i);
-      if (len > scratch.length) scratch = Buffer.allocUnsafe(len);
-      offsets.writeDoubleLE(out.position, seq * 8);
-      await out.write(await readExactly(spoolFile, s.offset.get(i), len, scratch));
-
-      const schema = s.strings.strings[s.schema.get(i)]!;
-      const lastSchema = schemas[schemas.length - 1];
-      if (lastSchema?.[0] === schema) lastSchema[2] = seq + 1;
-      else schemas.push([schema, seq, seq + 1]);
-      const pkgId = s.pkg.get(i);
-      if (pkgId !== ABSENT) {
-        const pkg = s.strings.strings[pkgId]!;
-        let runs = packages.get(pkg);
-        if (runs === undefined) packages.set(pkg, (runs = []));
-        if (runs.length > 0 && runs[runs.length - 1] === seq) runs[runs.length - 1] = seq + 1;
-        else runs.push(seq, seq + 1);
+    let batch = Buffer.allocUnsafe(COPY_BATCH_BYTES);
+    for (let seq = 0; seq < s.count;) {
+      // A batch of lines in blob order, read concurrently (one await per batch, not per line:
+      // the copy of a 50 MB catalog's 10,875 lines took 0.48 s line by line), then written.
+      const start = seq;
+      let bytes = 0;
+      while (seq < s.count && seq - start < COPY_BATCH_LINES) {
+        const len = s.length.get(perm[seq]!);
+        if (seq > start && bytes + len > COPY_BATCH_BYTES) break;
+        bytes += len;
+        seq++;
       }
-      const nameId = s.name.get(i);
-      if (nameId !== ABSENT) {
-        named.nameId.push(nameId);
-        named.seq.push(seq);
+      if (bytes > batch.length) batch = Buffer.allocUnsafe(bytes);
+      const reads: Array<Promise<Buffer>> = [];
+      for (let q = start, at = 0; q < seq; q++) {
+        const i = perm[q]!;
+        const len = s.length.get(i);
+        reads.push(readExactly(spoolFile, s.offset.get(i), len, batch.subarray(at, at + len)));
+        at += len;
       }
+      await Promise.all(reads);
+      for (let q = start, position = out.position; q < seq; q++) {
+        const i = perm[q]!;
+        offsets.writeDoubleLE(position, q * 8);
+        position += s.length.get(i);
+        noteLine(i, q);
+      }
+      await out.write(batch.subarray(0, bytes));
     }
     await out.flush();
     offsets.writeDoubleLE(out.position, s.count * 8);
@@ -231,16 +258,29 @@ async function writeNameIndex(
   }
 }
 
-/** Gzips a file; returns the compressed size. */
-async function gzipFile(from: string, to: string): Promise<number> {
-  // 64 KiB chunks: zlib's output buffers are garbage outside the V8 heap until collected, and
-  // larger chunks measurably raise the peak RSS of a 50 MB build.
-  await pipeline(
-    createReadStream(from, { highWaterMark: 64 * 1024 }),
-    createGzip({ chunkSize: 64 * 1024 }),
-    createWriteStream(to, { flush: true }),
-  );
-  return (await stat(to)).size;
+/**
+ * Writes all.jsonl.gz beside all.jsonl, under a temporary name renamed into place when complete
+ * (its presence means it is whole); returns its size. Done after the revision is served: the
+ * gzip of a 50 MB catalog takes a second, which Serving does not wait for.
+ */
+export async function compressAll(dir: string): Promise<number> {
+  const to = path.join(dir, ALL_GZIP_FILE);
+  const tmp = `${to}.${randomBytes(6).toString('hex')}.tmp`;
+  try {
+    // 64 KiB chunks: zlib's output buffers are garbage outside the V8 heap until collected, and
+    // larger chunks measurably raise the peak RSS of a 50 MB build.
+    await pipeline(
+      createReadStream(path.join(dir, ALL_FILE), { highWaterMark: 64 * 1024 }),
+      createGzip({ chunkSize: 64 * 1024 }),
+      createWriteStream(tmp, { flush: true }),
+    );
+    const { size } = await stat(tmp);
+    await rename(tmp, to);
+    return size;
+  } catch (err) {
+    await rm(tmp, { force: true });
+    throw err;
+  }
 }
 
 export interface WrittenRevision {
@@ -273,16 +313,12 @@ export async function writeRevisionFiles(
   const content = await writeOrderedContent(dir, spoolPath, s, blobOrder(s, rank));
   await rm(spoolPath, { force: true });
   const { nameFences, namesBytes } = await writeNameIndex(dir, s.strings, rank, content.named);
-  // Compressed once here rather than per request: bulk clients (Go's http client among them)
-  // ask for gzip by default.
-  const allGzipBytes = await gzipFile(path.join(dir, ALL_FILE), path.join(dir, ALL_GZIP_FILE));
   await writeFile(path.join(dir, OFFSETS_FILE), content.offsets, { flush: true });
   const index: RevisionIndexFile = {
     format: FORMAT_VERSION,
     contentHash,
     blobs: s.count,
     allBytes: content.allBytes,
-    allGzipBytes,
     schemas: content.schemas,
     packages: content.packages,
     nameFences,

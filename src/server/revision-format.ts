@@ -1,7 +1,8 @@
 // On-disk layout of one catalog revision (docs/server.md):
 //
 //   <root>/<catalog>/<hex>/all.jsonl    canonical blobs, one per line, in blob order
-//   <root>/<catalog>/<hex>/all.jsonl.gz all.jsonl gzipped once at build (served for gzip /all)
+//   <root>/<catalog>/<hex>/all.jsonl.gz all.jsonl gzipped once, after the revision is served
+//                                       (for gzip /all; identity until it is there)
 //   <root>/<catalog>/<hex>/offsets.bin  float64 LE byte offset of each line, plus the file size
 //   <root>/<catalog>/<hex>/names.jsonl  `[name,seq]` lines sorted by (name, seq)
 //   <root>/<catalog>/<hex>/index.json   RevisionIndexFile: counts, schema and package ranges,
@@ -12,7 +13,8 @@
 // renamed into place when complete, so a directory named by a bare hex is always whole.
 import path from 'node:path';
 
-export const FORMAT_VERSION = 1;
+/** 2: all.jsonl.gz is written after the revision is served, and is not in the index. */
+export const FORMAT_VERSION = 2;
 export const NAME_BLOCK = 64;
 
 export const ALL_FILE = 'all.jsonl';
@@ -26,7 +28,6 @@ export interface RevisionIndexFile {
   contentHash: string;
   blobs: number;
   allBytes: number;
-  allGzipBytes: number;
   /** `[schema, startSeq, endSeq]`, in blob order. */
   schemas: Array<[string, number, number]>;
   /** `[package, [start, end, start, end, ...]]`: the package's runs (one per schema). */

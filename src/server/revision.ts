@@ -47,9 +47,7 @@ interface RevisionParts {
   contentHash: string;
   blobs: number;
   allBytes: number;
-  allGzipBytes: number;
   all: FileHandle;
-  allGzip: FileHandle;
   names: FileHandle;
   offsets: Float64Array;
   schemas: Map<string, SeqRanges>;
@@ -71,19 +69,59 @@ async function openAll(dir: string, files: string[]): Promise<FileHandle[]> {
   }
 }
 
+/** The gzip of all.jsonl, once it is written (compressAll): its open file and size. */
+export interface AllGzip {
+  file: FileHandle;
+  bytes: number;
+}
+
+async function openAllGzip(dir: string): Promise<AllGzip | undefined> {
+  let file: FileHandle;
+  try {
+    file = await open(path.join(dir, ALL_GZIP_FILE), 'r');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw new Error('cannot open the revision files', { cause: err });
+  }
+  try {
+    return { file, bytes: (await file.stat()).size };
+  } catch (cause) {
+    await file.close();
+    throw new Error('cannot open the revision files', { cause });
+  }
+}
+
 export class Revision {
   readonly dir: string;
   readonly contentHash: string;
   readonly blobs: number;
   readonly allBytes: number;
-  readonly allGzipBytes: number;
+  /** Set once all.jsonl.gz is written; until then gzip /all is answered in identity. */
+  private gzip: AllGzip | undefined;
+  private closed = false;
 
-  private constructor(private readonly p: RevisionParts) {
+  private constructor(
+    private readonly p: RevisionParts,
+    gzip: AllGzip | undefined,
+  ) {
     this.dir = p.dir;
     this.contentHash = p.contentHash;
     this.blobs = p.blobs;
     this.allBytes = p.allBytes;
-    this.allGzipBytes = p.allGzipBytes;
+    this.gzip = gzip;
+  }
+
+  /** The gzip of the whole catalog, if written: what a request leases with the revision. */
+  get allGzip(): AllGzip | undefined {
+    return this.gzip;
+  }
+
+  /** Opens all.jsonl.gz, written since the revision was opened (store: after it is served). */
+  async attachAllGzip(): Promise<void> {
+    if (this.gzip || this.closed) return;
+    const gzip = await openAllGzip(this.p.dir);
+    if (this.closed || this.gzip) await gzip?.file.close();
+    else this.gzip = gzip;
   }
 
   /**
@@ -108,19 +146,18 @@ export class Revision {
     if (raw.length !== (index.blobs + 1) * 8) throw new Error('the revision offsets are truncated');
     const offsets = new Float64Array(index.blobs + 1);
     for (let i = 0; i <= index.blobs; i++) offsets[i] = raw.readDoubleLE(i * 8);
-    const [all, allGzip, names] = (await openAll(dir, [ALL_FILE, ALL_GZIP_FILE, NAMES_FILE])) as [
-      FileHandle,
-      FileHandle,
-      FileHandle,
-    ];
-    const sizes = await Promise.all([all.stat(), allGzip.stat(), names.stat()]);
-    if (
-      sizes[0].size !== index.allBytes ||
-      sizes[1].size !== index.allGzipBytes ||
-      sizes[2].size !== index.namesBytes
-    ) {
-      await Promise.all([all.close(), allGzip.close(), names.close()]);
+    const [all, names] = (await openAll(dir, [ALL_FILE, NAMES_FILE])) as [FileHandle, FileHandle];
+    const sizes = await Promise.all([all.stat(), names.stat()]);
+    if (sizes[0].size !== index.allBytes || sizes[1].size !== index.namesBytes) {
+      await Promise.all([all.close(), names.close()]);
       throw new Error('the revision files do not have the sizes in its index');
+    }
+    let gzip: AllGzip | undefined;
+    try {
+      gzip = await openAllGzip(dir);
+    } catch (err) {
+      await Promise.all([all.close(), names.close()]);
+      throw err;
     }
     const packages = new Map<string, SeqRanges>(
       index.packages.map(([p, flat]) => {
@@ -129,27 +166,29 @@ export class Revision {
         return [p, runs];
       }),
     );
-    return new Revision({
-      dir,
-      contentHash,
-      blobs: index.blobs,
-      allBytes: index.allBytes,
-      allGzipBytes: index.allGzipBytes,
-      all,
-      allGzip,
-      names,
-      offsets,
-      schemas: new Map(index.schemas.map(([s, a, b]) => [s, [[a, b]]])),
-      packages,
-      nameFences: index.nameFences,
-      namesBytes: index.namesBytes,
-      io,
-      pool,
-    });
+    return new Revision(
+      {
+        dir,
+        contentHash,
+        blobs: index.blobs,
+        allBytes: index.allBytes,
+        all,
+        names,
+        offsets,
+        schemas: new Map(index.schemas.map(([s, a, b]) => [s, [[a, b]]])),
+        packages,
+        nameFences: index.nameFences,
+        namesBytes: index.namesBytes,
+        io,
+        pool,
+      },
+      gzip,
+    );
   }
 
   async close(): Promise<void> {
-    await Promise.all([this.p.all.close(), this.p.allGzip.close(), this.p.names.close()]);
+    this.closed = true;
+    await Promise.all([this.p.all.close(), this.gzip?.file.close(), this.p.names.close()]);
   }
 
   /** The whole catalog. */
@@ -234,10 +273,10 @@ export class Revision {
     });
   }
 
-  /** Writes the gzip of the whole catalog, precompressed when the revision was built. */
-  async sendAllGzip(out: Writable): Promise<void> {
-    const whole: Array<[number, number]> = this.allGzipBytes > 0 ? [[0, this.allGzipBytes]] : [];
-    await sendFileRanges(this.p.allGzip, whole, out, this.p.pool, (n) => {
+  /** Writes the gzip of the whole catalog (`gzip`: allGzip, as the request leased it). */
+  async sendAllGzip(gzip: AllGzip, out: Writable): Promise<void> {
+    const whole: Array<[number, number]> = gzip.bytes > 0 ? [[0, gzip.bytes]] : [];
+    await sendFileRanges(gzip.file, whole, out, this.p.pool, (n) => {
       this.p.io.gzipBytesRead += n;
     });
   }

@@ -14,7 +14,7 @@ import { realClock } from '../util/clock.js';
 import type { Clock, Timer } from '../util/clock.js';
 import { contentHashHex } from './http-cache.js';
 import type { MetasQuery } from './query.js';
-import { writeRevisionFiles } from './revision-build.js';
+import { compressAll, writeRevisionFiles } from './revision-build.js';
 import type { ContentBlob } from './revision-build.js';
 import { INDEX_FILE, REVISION_DIR, TEMP_REVISION_DIR, revisionDir } from './revision-format.js';
 import type { RevisionIndexFile } from './revision-format.js';
@@ -33,13 +33,17 @@ export interface RevisionInfo {
 
 /** A request's hold on one revision: everything it reads comes from that revision. */
 export interface RevisionLease extends RevisionInfo {
-  /** Size of the precompressed gzip of /api/v1/all. */
-  allGzipBytes: number;
+  /**
+   * Size of the precompressed gzip of /api/v1/all; undefined until it is written (shortly after
+   * the revision is first served): gzip requests for the whole catalog are answered in identity
+   * until then.
+   */
+  allGzipBytes: number | undefined;
   selectAll(): Selection;
   select(query: MetasQuery): Promise<Selection>;
   /** Writes the selection's bytes to `out` (not ended); rejects if `out` closes first. */
   send(selection: Selection, out: Writable): Promise<void>;
-  /** Writes the whole catalog, gzipped (precompressed when the revision was built). */
+  /** Writes the whole catalog, precompressed (only when allGzipBytes is set). */
   sendAllGzip(out: Writable): Promise<void>;
   /** Idempotent. */
   release(): void;
@@ -76,6 +80,8 @@ export interface ContentStoreOptions {
   /** Default DEFAULT_MAX_GRACED_REVISIONS. */
   maxGraced?: number;
   clock?: Pick<Clock, 'now' | 'setTimer'>;
+  /** Writes a served revision's all.jsonl.gz (default compressAll; tests hold it back). */
+  compress?: (dir: string) => Promise<unknown>;
 }
 
 function checkCatalog(catalog: string): void {
@@ -105,9 +111,12 @@ export class ContentStore {
   /** Replaced revisions that still have leases. */
   private readonly retained = new Set<Served>();
   private readonly locks = new Map<string, Promise<unknown>>();
+  /** The gzips of served revisions being written (compressLater). */
+  private readonly compressing = new Map<Revision, Promise<void>>();
   private readonly graceMs: number;
   private readonly maxGraced: number;
   private readonly clock: Pick<Clock, 'now' | 'setTimer'>;
+  private readonly compress: (dir: string) => Promise<unknown>;
 
   constructor(
     readonly root: string,
@@ -116,6 +125,7 @@ export class ContentStore {
     this.graceMs = opts.graceMs ?? DEFAULT_REVISION_GRACE_MS;
     this.maxGraced = opts.maxGraced ?? DEFAULT_MAX_GRACED_REVISIONS;
     this.clock = opts.clock ?? realClock;
+    this.compress = opts.compress ?? compressAll;
   }
 
   /**
@@ -292,9 +302,30 @@ export class ContentStore {
         next = { catalog, hex, revision, lastModified, leases: 0, retired: false };
       }
       this.served.set(catalog, next);
+      this.compressLater(next.revision);
       if (old) await this.replace(old);
       await this.pruneRevisions(catalog);
     });
+  }
+
+  /**
+   * Writes the gzip of a served revision's /api/v1/all in the background (zlib runs on libuv's
+   * threads), so Serving does not wait for it; gzip requests get identity until it is there. A
+   * failure (a full disk, the revision deleted meanwhile) leaves identity: the next activation
+   * of the revision tries again.
+   */
+  private compressLater(revision: Revision): void {
+    if (revision.allGzip || this.compressing.has(revision)) return;
+    const task = this.compress(revision.dir)
+      .then(() => revision.attachAllGzip())
+      .catch(() => undefined)
+      .finally(() => this.compressing.delete(revision));
+    this.compressing.set(revision, task);
+  }
+
+  /** Resolves when every gzip being written in the background is done (tests, close). */
+  async compressed(): Promise<void> {
+    while (this.compressing.size > 0) await Promise.all(this.compressing.values());
   }
 
   /** The served revision of a catalog. */
@@ -324,16 +355,21 @@ export class ContentStore {
     s.leases++;
     let released = false;
     const { revision } = s;
+    // What this request reads is fixed when it starts: the gzip written later is for later ones.
+    const gzip = revision.allGzip;
     return {
       contentHash: revision.contentHash,
       lastModified: s.lastModified,
       blobs: revision.blobs,
       allBytes: revision.allBytes,
-      allGzipBytes: revision.allGzipBytes,
+      allGzipBytes: gzip?.bytes,
       selectAll: () => revision.selectAll(),
       select: (q) => revision.select(q),
       send: (sel, out) => revision.send(sel, out),
-      sendAllGzip: (out) => revision.sendAllGzip(out),
+      sendAllGzip: async (out) => {
+        if (!gzip) throw new Error('the gzip of the catalog is not written yet');
+        await revision.sendAllGzip(gzip, out);
+      },
       release: () => {
         if (released) return;
         released = true;
@@ -399,6 +435,7 @@ export class ContentStore {
 
   /** Closes every open revision file; the store serves nothing afterwards. Files stay on disk. */
   async close(): Promise<void> {
+    await this.compressed();
     const graced = [...this.graced.values()].flat();
     for (const g of graced) g.grace?.timer.cancel();
     const all = [...this.served.values(), ...graced, ...this.retained];

@@ -99,9 +99,17 @@ describe('server e2e: catalog content over HTTP', function () {
       (await fetch(`${base}/api/v1/all`, { headers: { 'if-none-match': etag } })).status,
     ).to.equal(304);
 
-    // fetch() decodes gzip itself; node:http's raw bytes show the encoding.
-    const gz = await rawGet(`${base}/api/v1/all`, { 'accept-encoding': 'gzip' });
-    expect(gz.headers['content-encoding']).to.equal('gzip');
+    // fetch() decodes gzip itself; node:http's raw bytes show the encoding. The whole catalog's
+    // gzip is written just after the revision is first served: identity until then.
+    const gz = await pollUntil(
+      async () => {
+        const r = await rawGet(`${base}/api/v1/all`, { 'accept-encoding': 'gzip' });
+        if (r.headers['content-encoding'] === 'gzip') return r;
+        expect(r.body.toString('utf8')).to.equal(body);
+        return undefined;
+      },
+      { timeoutMs: 30_000, what: 'the gzip of /api/v1/all' },
+    );
     expect(gunzipSync(gz.body).toString('utf8')).to.equal(body);
 
     const head = await rawGet(`${base}/api/v1/all`, {}, 'HEAD');

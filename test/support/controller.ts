@@ -108,6 +108,11 @@ async function startOnFreePorts(opts: StartControllerOptions): Promise<RunningCo
       `--cache-dir=${cacheDir}`,
       `--leader-election-namespace=default`,
       `--leader-election-id=${opts.leaseId ?? uniqueName('lease')}`,
+      // client-go's periods rather than the default (upstream catalogd's 137/107/26 s): the
+      // failover and fault tests take over, and lose leadership, within seconds.
+      '--leader-elect-lease-duration=15s',
+      '--leader-elect-renew-deadline=10s',
+      '--leader-elect-retry-period=2s',
       ...(opts.args ?? []),
     ],
     { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...opts.env } },

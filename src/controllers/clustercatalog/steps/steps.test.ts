@@ -140,22 +140,39 @@ describe('reconcile steps', () => {
     expect(h.calls[1]).to.equal(`pull docker.io/library/busybox@${DIGEST}`);
   });
 
-  it('plan: a content error is terminal under a digest, an io error never is', async () => {
+  /**
+   * Whether the step's error is terminal for a content and an io error of the FBC, under a digest
+   * and under a tag; `failing` makes the fixture's port fail with the error.
+   */
+  async function terminalities(
+    step: (f: ReturnType<typeof fixture>) => Promise<void>,
+    failing: (err: Error) => Partial<ReconcileDeps>,
+  ): Promise<boolean[]> {
     const content = new FbcError('missing schema', { file: 'a.json' });
     const io = new FbcError('cannot read', { file: 'a.json', retryClass: 'io' });
-    const run = async (ref: string, err: Error) => {
-      const f = fixture(ref, {
-        syncer: { ...fixture().deps.syncer, plan: async () => Promise.reject(err) },
-      });
-      return scanAndPlan(await published(f)).then(
+    const digestRef = `registry.example/ops/catalog@${DIGEST}`;
+    const cases: Array<[string, Error]> = [
+      [digestRef, content],
+      [digestRef, io],
+      ['registry.example/ops/catalog:v1', content],
+    ];
+    const out: boolean[] = [];
+    for (const [ref, err] of cases) {
+      const caught = await step(fixture(ref, failing(err))).then(
         () => undefined,
         (e: unknown) => e,
       );
-    };
-    const digestRef = `registry.example/ops/catalog@${DIGEST}`;
-    expect(isTerminal(await run(digestRef, content))).to.equal(true);
-    expect(isTerminal(await run(digestRef, io))).to.equal(false);
-    expect(isTerminal(await run('registry.example/ops/catalog:v1', content))).to.equal(false);
+      out.push(isTerminal(caught));
+    }
+    return out;
+  }
+
+  it('plan: a content error is terminal under a digest, an io error never is', async () => {
+    const failingPlan = (err: Error) => ({
+      syncer: { ...fixture().deps.syncer, plan: async () => Promise.reject(err) },
+    });
+    const plan = async (f: ReturnType<typeof fixture>) => scanAndPlan(await published(f));
+    expect(await terminalities(plan, failingPlan)).to.deep.equal([true, false, false]);
     const f = fixture();
     await scanAndPlan(await published(f));
     expect(f.state.planned?.scan.contentHash).to.equal(HASH);
@@ -167,21 +184,11 @@ describe('reconcile steps', () => {
     await prepareContent(await resolved(f));
     expect(f.calls.at(-1)).to.equal('prepare /c/configs known=-');
     expect(f.state.revision).to.equal(HASH);
-    const content = new FbcError('missing schema', { file: 'a.json' });
-    const io = new FbcError('cannot read', { file: 'a.json', retryClass: 'io' });
-    const run = async (ref: string, err: Error) => {
-      const g = fixture(ref, {
-        content: { ...fixture().deps.content, prepare: async () => Promise.reject(err) },
-      });
-      return prepareContent(await resolved(g)).then(
-        () => undefined,
-        (e: unknown) => e,
-      );
-    };
-    const digestRef = `registry.example/ops/catalog@${DIGEST}`;
-    expect(isTerminal(await run(digestRef, content))).to.equal(true);
-    expect(isTerminal(await run(digestRef, io))).to.equal(false);
-    expect(isTerminal(await run('registry.example/ops/catalog:v1', content))).to.equal(false);
+    const failingPrepare = (err: Error) => ({
+      content: { ...fixture().deps.content, prepare: async () => Promise.reject(err) },
+    });
+    const prepare = async (g: ReturnType<typeof fixture>) => prepareContent(await resolved(g));
+    expect(await terminalities(prepare, failingPrepare)).to.deep.equal([true, false, false]);
   });
 
   it('prepare: the revision status names for the same image is known (no parse if stored)', async () => {
