@@ -9,6 +9,7 @@ const MiB = 1024 * 1024;
 /** Starts reclaiming every `intervalMs` (0: not at all); returns the stop function. */
 export function reclaimMemoryWhenQuiet(intervalMs: number, log: Logger): () => void {
   if (intervalMs === 0) return () => undefined;
+  let tookMs = 0;
   return startMemoryReclaim(
     {
       clock: realClock,
@@ -17,10 +18,14 @@ export function reclaimMemoryWhenQuiet(intervalMs: number, log: Logger): () => v
         return (user + system) / 1e6;
       },
       rss: () => process.memoryUsage.rss(),
-      reclaim: reclaimingGc,
+      reclaim: () => {
+        const t0 = performance.now();
+        reclaimingGc();
+        tookMs = Math.round(performance.now() - t0);
+      },
       reclaimed: (before, after) =>
         log.debug(
-          { rssMiB: Math.round(before / MiB), afterMiB: Math.round(after / MiB) },
+          { rssMiB: Math.round(before / MiB), afterMiB: Math.round(after / MiB), tookMs },
           'memory reclaimed after a busy period',
         ),
     },
