@@ -241,6 +241,16 @@ async function withDeadline<T>(p: Promise<T>, ms: number, what: string): Promise
   }
 }
 
+/** Creates the ClusterCatalog `name` of image `ref` as `who` wants it (its annotations). */
+async function createCatalog(api: Api, who: Contender, name: string, ref: string): Promise<void> {
+  await api.json('POST', CC, {
+    apiVersion: `${GROUP}/${VERSION}`,
+    kind: 'ClusterCatalog',
+    metadata: { name, ...(who.annotations && { annotations: who.annotations }) },
+    spec: { source: { type: 'Image', image: { ref } } },
+  });
+}
+
 interface Round {
   serving: number;
   synced: number;
@@ -348,12 +358,7 @@ async function measure(
       const rss0 = apiserverRss();
       const w = await watchCatalog(ctx.api, name, who.synced);
       const t0 = performance.now();
-      await ctx.api.json('POST', CC, {
-        apiVersion: `${GROUP}/${VERSION}`,
-        kind: 'ClusterCatalog',
-        metadata: { name, ...(who.annotations && { annotations: who.annotations }) },
-        spec: { source: { type: 'Image', image: { ref: cat.ref } } },
-      });
+      await createCatalog(ctx.api, who, name, cat.ref);
       const servingAt = await withDeadline(w.servingAt, 900_000, `${name} Serving`);
       const syncedAt = await withDeadline(w.syncedAt, 900_000, `${name} synced`);
       const base = w.last()?.status?.urls?.base;
@@ -423,13 +428,7 @@ async function settledMemory(
     await waitForQuietControlPlane(ctx.api);
     const idleVmRssBytes = procStatus(c.pid)?.rss ?? 0;
     const watches = await Promise.all(names.map((n) => watchCatalog(ctx.api, n, who.synced)));
-    for (const [i, cat] of cats.entries())
-      await ctx.api.json('POST', CC, {
-        apiVersion: `${GROUP}/${VERSION}`,
-        kind: 'ClusterCatalog',
-        metadata: { name: names[i], ...(who.annotations && { annotations: who.annotations }) },
-        spec: { source: { type: 'Image', image: { ref: cat.ref } } },
-      });
+    for (const [i, cat] of cats.entries()) await createCatalog(ctx.api, who, names[i]!, cat.ref);
     const bases: string[] = [];
     for (const [i, w] of watches.entries()) {
       await withDeadline(w.syncedAt, 900_000, `${names[i]} synced`);
