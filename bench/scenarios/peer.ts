@@ -3,7 +3,8 @@
 // controller after the other, each with its own ClusterCatalog CRD. Per catalog and controller:
 // apply → Serving=True over cold syncs, peak RSS while syncing and while 16 clients read /all,
 // /all and metas speed through one client, idle CPU, and what the catalog adds to kube-apiserver's
-// RSS and etcd. BENCH_ONLY=peer (`make bench-peer`) runs only this; see bench/README.md "Peer".
+// RSS and etcd. Per controller also the settled memory of one process with both catalogs loaded.
+// BENCH_ONLY=peer (`make bench-peer`) runs only this; see bench/README.md "Peer".
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
@@ -27,6 +28,8 @@ import {
 } from '../lib/content-client.js';
 import type { Controller } from '../lib/controller-process.js';
 import { procCpuSeconds, processSampler, startController } from '../lib/controller-process.js';
+import type { ResidentMemory } from '../lib/proc-memory.js';
+import { residentMemory } from '../lib/proc-memory.js';
 import { updateReadme, writeResults } from '../lib/report.js';
 import { median } from '../lib/stats.js';
 import type { ColdSyncContext } from './cold-sync.js';
@@ -52,6 +55,14 @@ const IDLE_SECONDS = Math.max(5, Number(process.env.BENCH_PEER_IDLE_SECONDS ?? '
 /** The generated catalog's size in MB (test/support/fbcgen.ts, seed 1). */
 const SIZE_MB = Number(process.env.BENCH_PEER_SIZE_MB ?? '50');
 const REAL = (process.env.BENCH_REAL_CATALOGS ?? '/tmp/real/v4.20').split(',').filter(Boolean);
+/** Seconds of quiet (no requests, control plane quiet) before the settled memory is read. */
+const SETTLE_SECONDS = Math.max(0, Number(process.env.BENCH_PEER_SETTLE_SECONDS ?? '45'));
+/** `1`: only the settled-memory run of each contender (no per-catalog rounds). */
+const SETTLED_ONLY = process.env.BENCH_PEER_SETTLED_ONLY === '1';
+/** Comma-separated contender ids to run (default all: catalogd-ts, upstream, catalogd-ts-none). */
+const CONTENDERS = process.env.BENCH_PEER_CONTENDERS?.split(',').filter(Boolean);
+/** Extra flags of the catalogd-ts processes (e.g. `--memory-reclaim-interval=0`). */
+const CONTROLLER_FLAGS = (process.env.BENCH_PEER_CONTROLLER_FLAGS ?? '').split(' ').filter(Boolean);
 
 /** What the scenario runs against: the bench's cluster and scratch space (as cold-sync's). */
 export type PeerContext = Pick<
@@ -93,6 +104,23 @@ export interface PeerCatalog {
   sameLines: boolean | null;
 }
 
+/**
+ * One process of a contender with every catalog applied at once and synced (catalogd-ts: its
+ * objects written too), then READERS clients reading each catalog's /all READS_EACH times, then
+ * `settleSeconds` of quiet: its memory then.
+ */
+export interface SettledMemory extends ResidentMemory {
+  catalogs: string[];
+  readers: { clients: number; each: number };
+  settleSeconds: number;
+  /** VmRSS at the same moment. */
+  vmRssBytes: number;
+  /** VmRSS of the same process started and ready, before any catalog. */
+  idleVmRssBytes: number;
+  /** catalogd-ts only: V8's heap and external memory from its /metrics (nodejs_* gauges). */
+  v8?: { heapUsedBytes: number; heapTotalBytes: number; externalBytes: number };
+}
+
 export interface PeerResult {
   rounds: number;
   transfers: number;
@@ -101,6 +129,8 @@ export interface PeerResult {
   idleSeconds: number;
   upstream: { version: string; binary: string };
   catalogs: PeerCatalog[];
+  /** Per contender id. */
+  settled: Record<string, SettledMemory>;
 }
 
 /** One contender: how it is started, which CRD it needs, how its ClusterCatalog looks. */
@@ -211,6 +241,16 @@ async function withDeadline<T>(p: Promise<T>, ms: number, what: string): Promise
   }
 }
 
+/** Creates the ClusterCatalog `name` of image `ref` as `who` wants it (its annotations). */
+async function createCatalog(api: Api, who: Contender, name: string, ref: string): Promise<void> {
+  await api.json('POST', CC, {
+    apiVersion: `${GROUP}/${VERSION}`,
+    kind: 'ClusterCatalog',
+    metadata: { name, ...(who.annotations && { annotations: who.annotations }) },
+    spec: { source: { type: 'Image', image: { ref } } },
+  });
+}
+
 interface Round {
   serving: number;
   synced: number;
@@ -318,12 +358,7 @@ async function measure(
       const rss0 = apiserverRss();
       const w = await watchCatalog(ctx.api, name, who.synced);
       const t0 = performance.now();
-      await ctx.api.json('POST', CC, {
-        apiVersion: `${GROUP}/${VERSION}`,
-        kind: 'ClusterCatalog',
-        metadata: { name, ...(who.annotations && { annotations: who.annotations }) },
-        spec: { source: { type: 'Image', image: { ref: cat.ref } } },
-      });
+      await createCatalog(ctx.api, who, name, cat.ref);
       const servingAt = await withDeadline(w.servingAt, 900_000, `${name} Serving`);
       const syncedAt = await withDeadline(w.syncedAt, 900_000, `${name} synced`);
       const base = w.last()?.status?.urls?.base;
@@ -380,6 +415,64 @@ async function measure(
   };
 }
 
+/** The settled memory of one process of `who` with every catalog of `cats` loaded. */
+async function settledMemory(
+  ctx: PeerContext,
+  who: Contender,
+  cats: Array<{ id: string; ref: string }>,
+): Promise<SettledMemory> {
+  await ctx.resetControlPlane();
+  const c = await who.start();
+  const names = cats.map((cat) => `peer-settled-${who.id}-${cat.id}`.replace(/[^a-z0-9-]/g, '-'));
+  try {
+    await waitForQuietControlPlane(ctx.api);
+    const idleVmRssBytes = procStatus(c.pid)?.rss ?? 0;
+    const watches = await Promise.all(names.map((n) => watchCatalog(ctx.api, n, who.synced)));
+    for (const [i, cat] of cats.entries()) await createCatalog(ctx.api, who, names[i]!, cat.ref);
+    const bases: string[] = [];
+    for (const [i, w] of watches.entries()) {
+      await withDeadline(w.syncedAt, 900_000, `${names[i]} synced`);
+      w.stop();
+      const base = w.last()?.status?.urls?.base;
+      if (!base) throw new Error(`${names[i]}: no status.urls.base`);
+      bases.push(base);
+    }
+    for (const base of bases) {
+      const client = new ContentClient(base, c.ca, READERS);
+      try {
+        await parallelTransfers(client, '/api/v1/all', READERS, READS_EACH);
+      } finally {
+        client.close();
+      }
+    }
+    await waitForQuietControlPlane(ctx.api);
+    await delay(SETTLE_SECONDS * 1000);
+    const mem = residentMemory(c.pid);
+    const vmRssBytes = procStatus(c.pid)?.rss ?? 0;
+    const v8 = who.id.startsWith('catalogd-ts')
+      ? {
+          heapUsedBytes: await c.metric('nodejs_heap_size_used_bytes'),
+          heapTotalBytes: await c.metric('nodejs_heap_size_total_bytes'),
+          externalBytes: await c.metric('nodejs_external_memory_bytes'),
+        }
+      : undefined;
+    const settled: SettledMemory = {
+      catalogs: cats.map((cat) => cat.id),
+      readers: { clients: READERS, each: READS_EACH },
+      settleSeconds: SETTLE_SECONDS,
+      vmRssBytes,
+      idleVmRssBytes,
+      ...mem,
+      ...(v8 && { v8 }),
+    };
+    log(`peer ${who.id} settled: ${JSON.stringify(settled)}`);
+    for (const n of names) await deleteCatalog(ctx.api, n);
+    return settled;
+  } finally {
+    await c.stop();
+  }
+}
+
 // ---------- the scenario ----------
 
 /**
@@ -417,7 +510,8 @@ export async function peer(ctx: PeerContext): Promise<PeerResult> {
     {
       id: 'catalogd-ts',
       crd: oursCrd,
-      start: () => startController(ctx.kubeconfig, ctx.logDir, leaderElection()),
+      start: () =>
+        startController(ctx.kubeconfig, ctx.logDir, [...leaderElection(), ...CONTROLLER_FLAGS]),
       synced: oursSynced,
     },
     {
@@ -439,7 +533,8 @@ export async function peer(ctx: PeerContext): Promise<PeerResult> {
     contenders.push({
       id: 'catalogd-ts-none',
       crd: oursCrd,
-      start: () => startController(ctx.kubeconfig, ctx.logDir, leaderElection()),
+      start: () =>
+        startController(ctx.kubeconfig, ctx.logDir, [...leaderElection(), ...CONTROLLER_FLAGS]),
       annotations: { [ANNOTATION_CONTENT_PROFILE]: 'none' },
       synced: oursSynced,
     });
@@ -458,16 +553,20 @@ export async function peer(ctx: PeerContext): Promise<PeerResult> {
         },
     sameLines: null,
   }));
+  const settled: Record<string, SettledMemory> = {};
   let crd = '';
-  for (const who of contenders) {
+  for (const who of contenders.filter((w) => !CONTENDERS || CONTENDERS.includes(w.id))) {
     if (crd !== who.crd) {
       installCrd(who.crd);
       crd = who.crd;
     }
-    for (const [i, cat] of cats.entries()) {
-      log(`peer: ${who.id} on ${cat.id} (${round(cat.contentBytes / MB, 1)} MiB)`);
-      results[i]!.sides[who.id] = await measure(ctx, who, cat);
-    }
+    if (!SETTLED_ONLY)
+      for (const [i, cat] of cats.entries()) {
+        log(`peer: ${who.id} on ${cat.id} (${round(cat.contentBytes / MB, 1)} MiB)`);
+        results[i]!.sides[who.id] = await measure(ctx, who, cat);
+      }
+    log(`peer: ${who.id} settled with ${cats.map((c) => c.id).join(' and ')}`);
+    settled[who.id] = await settledMemory(ctx, who, cats);
   }
   if (crd !== oursCrd) installCrd(oursCrd);
   for (const r of results) {
@@ -486,6 +585,7 @@ export async function peer(ctx: PeerContext): Promise<PeerResult> {
       binary: path.join(binDir, 'catalogd'),
     },
     catalogs: results,
+    settled,
   };
 }
 
@@ -548,12 +648,40 @@ export function peerMarkdown(r: PeerResult): string {
     })
     .join(' | ')} |`;
   const same = `| /all bodies hold the same lines | ${r.catalogs.map((c) => String(c.sameLines)).join(' | ')} |`;
-  return [head, sep, ...body, noneRow, same].join('\n') + '\n';
+  return [head, sep, ...body, noneRow, same].join('\n') + '\n' + settledMarkdown(r.settled);
+}
+
+/**
+ * The settled memory of each contender (one process, every catalog loaded): VmRSS, VmRSS before
+ * the catalogs, and where it is (anonymous pages, glibc's main arena among them, and
+ * file-backed pages; for catalogd-ts V8's heap and external memory).
+ */
+export function settledMarkdown(settled: PeerResult['settled']): string {
+  const rows = Object.entries(settled);
+  if (rows.length === 0) return '';
+  const s0 = rows[0]![1];
+  const what =
+    `settled RSS, one process with ${s0.catalogs.join(' and ')} loaded, after ` +
+    `${s0.readers.clients} clients × ${s0.readers.each} reads of each /all and ${s0.settleSeconds} s quiet`;
+  const line = ([id, s]: [string, SettledMemory]) =>
+    `| ${id} | ${mib(s.vmRssBytes)} | ${mib(s.idleVmRssBytes)} | ${mib(s.anonymousBytes)} | ${mib(s.mainArenaBytes)} | ${mib(s.fileBytes)} | ${
+      s.v8
+        ? `${mib(s.v8.heapUsedBytes)} / ${mib(s.v8.heapTotalBytes)} / ${mib(s.v8.externalBytes)}`
+        : '–'
+    } |`;
+  return (
+    [
+      '',
+      `| ${what} | VmRSS | VmRSS before the catalogs | anonymous | of it glibc's main arena | file-backed | V8 heap used / total / external |`,
+      '|---|---|---|---|---|---|---|',
+      ...rows.map(line),
+    ].join('\n') + '\n'
+  );
 }
 
 /**
  * BENCH_ONLY=peer: the scenario, its results in bench/results/$BENCH_OUT.json (`peer`) and
- * peer.md, the table in bench/README.md (BENCH_OUT=latest only), printed.
+ * peer.md, the table in bench/README.md (BENCH_OUT=latest, not settled-only), printed.
  */
 export async function runPeer(
   ctx: PeerContext,
@@ -565,6 +693,7 @@ export async function runPeer(
   await writeResults(results, started);
   const table = peerMarkdown(r);
   await writeFile(path.join(RESULTS, `${OUT === 'latest' ? 'peer' : OUT}.md`), table);
-  if (OUT === 'latest') await updateReadme(table, 'peer');
+  // A settled-only run has no rounds: the README keeps the last full table.
+  if (OUT === 'latest' && !SETTLED_ONLY) await updateReadme(table, 'peer');
   process.stdout.write(`\n${table}`);
 }

@@ -59,3 +59,18 @@ describe('cmd/controller-options: leader election periods', () => {
     );
   });
 });
+
+describe('cmd/controller-options: --memory-reclaim-interval', () => {
+  const parse = (...args: string[]) => parseControllerOptions(args)!;
+
+  it('judges the process every 10 s by default; 0 turns reclaiming off', () => {
+    expect(parse().memoryReclaimIntervalMs).to.equal(10_000);
+    expect(parse('--memory-reclaim-interval=1m').memoryReclaimIntervalMs).to.equal(60_000);
+    expect(parse('--memory-reclaim-interval=0').memoryReclaimIntervalMs).to.equal(0);
+  });
+
+  it('refuses what is not a duration, and intervals under a second', () => {
+    expect(() => parse('--memory-reclaim-interval=often')).to.throw(CommandError, /at least 1s/);
+    expect(() => parse('--memory-reclaim-interval=100ms')).to.throw(CommandError, /at least 1s/);
+  });
+});

@@ -48,6 +48,7 @@ const controllerFlags = {
   'registries-conf': { type: 'string' },
   'signature-policy': { type: 'string' },
   'signature-policy-interval': { type: 'string', default: '10s' },
+  'memory-reclaim-interval': { type: 'string', default: '10s' },
   platform: { type: 'string', default: 'linux/amd64' },
   'log-level': { type: 'string', default: 'info' },
   'log-format': { type: 'string', default: 'json' },
@@ -116,6 +117,10 @@ Reconciles ClusterCatalogs into CatalogMetadata objects and serves catalog conte
                                      (docs/source.md, "Signatures"); none: no verification
   --signature-policy-interval DURATION
                                      how often the policy file is re-read (default 10s)
+  --memory-reclaim-interval DURATION
+                                     how often the process is judged busy or quiet: the first
+                                     quiet interval after busy ones gives freed heap pages back
+                                     to the system (default 10s; 0: never)
   --platform OS/ARCH                 platform picked from image indexes (default linux/amd64)
   --log-level LEVEL                  pino level (default info)
   --log-format json|text             json: one pino JSON object per line (default); text: one
@@ -187,6 +192,8 @@ export interface ControllerOptions {
   maxObjectBytes: number;
   maxCacheBytes: number;
   contentProfile: ContentProfile;
+  /** --memory-reclaim-interval; 0: off (src/util/memory-reclaim.ts). */
+  memoryReclaimIntervalMs: number;
   cacheDir: string;
   serverAddr: HostPort;
   metricsAddr: HostPort;
@@ -221,6 +228,13 @@ export function parseControllerOptions(args: string[]): ControllerOptions | unde
     throw new CommandError(
       `--content-profile must be ${contentProfileChoices()}, not ${JSON.stringify(contentProfile)}`,
     );
+  const reclaimFlag = flags['memory-reclaim-interval'];
+  const memoryReclaimIntervalMs = reclaimFlag === '0' ? 0 : parseDuration(reclaimFlag);
+  if (
+    memoryReclaimIntervalMs === undefined ||
+    (memoryReclaimIntervalMs !== 0 && memoryReclaimIntervalMs < 1000)
+  )
+    throw new CommandError('--memory-reclaim-interval must be 0 or a duration of at least 1s');
   const serverAddr = hostPort('server-addr', flags['server-addr']);
   return {
     flags,
@@ -241,6 +255,7 @@ export function parseControllerOptions(args: string[]): ControllerOptions | unde
     maxObjectBytes,
     maxCacheBytes,
     contentProfile,
+    memoryReclaimIntervalMs,
     cacheDir: path.resolve(flags['cache-dir']),
     serverAddr,
     metricsAddr: hostPort('metrics-addr', flags['metrics-addr']),

@@ -65,6 +65,7 @@ import {
   pullSecretSource,
 } from './kube-ports.js';
 import { textLogDestination } from './log-text.js';
+import { reclaimMemoryWhenQuiet } from './controller-memory.js';
 
 export async function main(args: string[]): Promise<number> {
   const opts = parseControllerOptions(args);
@@ -478,6 +479,7 @@ async function runController(app: Built): Promise<number> {
     return content.close();
   });
   shutdown.onShutdown('apiserver connections', () => client.close());
+  shutdown.onShutdown('memory reclaim', reclaimMemoryWhenQuiet(opts.memoryReclaimIntervalMs, log));
   log.info(
     {
       identity: app.identity,

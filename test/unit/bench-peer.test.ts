@@ -1,11 +1,12 @@
 // The peer scenario's pure parts (bench/scenarios/peer.ts, bench/lib/content-client.ts): the
-// identity check of two servers' /all bodies and the table.
+// identity check of two servers' /all bodies, the tables, the settled memory's smaps_rollup.
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ContentClient, linesDigest, parallelTransfers } from '../../bench/lib/content-client.js';
-import type { PeerResult, PeerSide } from '../../bench/scenarios/peer.js';
-import { peerMarkdown } from '../../bench/scenarios/peer.js';
+import { mainArenaRss, parseSmapsRollup } from '../../bench/lib/proc-memory.js';
+import type { PeerResult, PeerSide, SettledMemory } from '../../bench/scenarios/peer.js';
+import { peerMarkdown, settledMarkdown } from '../../bench/scenarios/peer.js';
 
 describe('bench peer: linesDigest', () => {
   it('is the same for the same blobs in another line order and key order', () => {
@@ -67,6 +68,7 @@ describe('bench peer: peerMarkdown', () => {
     idleSeconds: 60,
     upstream: { version: 'olmv1-v1.5.1', binary: '/x/catalogd' },
     catalogs: [{ id: 'real-v4.20', ref: 'r@sha256:0', contentBytes: 1, sides, sameLines: true }],
+    settled: {},
   });
 
   it('puts catalogd-ts vs upstream and their ratio in each row', () => {
@@ -84,5 +86,81 @@ describe('bench peer: peerMarkdown', () => {
       }),
     );
     assert.match(md, /profile none.*\| TODO: no none \|/);
+  });
+});
+
+describe('bench peer: settled memory', () => {
+  it('reads Rss and Anonymous from smaps_rollup; the rest is file-backed', () => {
+    const text = [
+      '55af848e1000-7ffc462ff000 ---p 00000000 00:00 0                          [rollup]',
+      'Rss:               98304 kB',
+      'Pss:               90000 kB',
+      'Pss_Anon:          47104 kB',
+      'Anonymous:         47104 kB',
+      'LazyFree:              0 kB',
+      'AnonHugePages:         0 kB',
+      '',
+    ].join('\n');
+    assert.deepEqual(parseSmapsRollup(text), {
+      rssBytes: 96 * 1048576,
+      anonymousBytes: 46 * 1048576,
+      fileBytes: 50 * 1048576,
+    });
+    assert.throws(() => parseSmapsRollup('Rss: 1 kB\n'), /no Anonymous line/);
+  });
+
+  it("reads the Rss of smaps' [heap] mapping (glibc's main arena), 0 without one", () => {
+    const mapping = (range: string, name: string, rssKb: number) =>
+      [
+        `${range} rw-p 00000000 00:00 0                          ${name}`,
+        'Size:               2048 kB',
+        `Rss:                ${rssKb} kB`,
+        'Anonymous:          100 kB',
+        'VmFlags: rd wr mr mw me ac sd',
+      ].join('\n');
+    const smaps = [
+      mapping('5583cfced000-5583cfd2f000', '', 7),
+      mapping('5583cfd2f000-5583d0d2f000', '[heap]', 14336),
+      mapping('7f0000000000-7f0000100000', '[stack]', 132),
+    ].join('\n');
+    assert.equal(mainArenaRss(smaps), 14 * 1048576);
+    assert.equal(mainArenaRss(mapping('7f0000000000-7f0000100000', '[stack]', 132)), 0);
+  });
+
+  it('has a row per contender, with V8 only where the controller exposes it', () => {
+    const MiB = 1048576;
+    const s = (rss: number, v8?: SettledMemory['v8']): SettledMemory => ({
+      catalogs: ['generated-50mb', 'real-v4.20'],
+      readers: { clients: 16, each: 5 },
+      settleSeconds: 45,
+      vmRssBytes: rss * MiB,
+      idleVmRssBytes: 60 * MiB,
+      rssBytes: rss * MiB,
+      anonymousBytes: (rss - 50) * MiB,
+      mainArenaBytes: 5 * MiB,
+      fileBytes: 50 * MiB,
+      ...(v8 && { v8 }),
+    });
+    const md = settledMarkdown({
+      'catalogd-ts': s(96, {
+        heapUsedBytes: 20 * MiB,
+        heapTotalBytes: 24 * MiB,
+        externalBytes: 4 * MiB,
+      }),
+      upstream: s(70),
+    });
+    assert.match(
+      md,
+      /generated-50mb and real-v4\.20 loaded, after 16 clients × 5 reads .* 45 s quiet/,
+    );
+    assert.match(
+      md,
+      /\| catalogd-ts \| 96\.0 MiB \| 60\.0 MiB \| 46\.0 MiB \| 5\.0 MiB \| 50\.0 MiB \| 20\.0 MiB \/ 24\.0 MiB \/ 4\.0 MiB \|/,
+    );
+    assert.match(
+      md,
+      /\| upstream \| 70\.0 MiB \| 60\.0 MiB \| 20\.0 MiB \| 5\.0 MiB \| 50\.0 MiB \| – \|/,
+    );
+    assert.equal(settledMarkdown({}), '');
   });
 });
