@@ -1,12 +1,11 @@
 // Step 4, publish: the revision is served over HTTP as soon as it is parsed and stored, before
 // its objects are planned and written (docs/api.md, "Two views of a catalog"). Status's HTTP view
 // (resolvedSource, urls.base, lastUnpacked, Serving) names it from here on, and is written at
-// once when it changed and objects are still to follow; the object view (contentHash,
+// once when it changed, before the objects are scanned; the object view (contentHash,
 // objectCount, syncingTo) is the write step's, so the consistent-list protocol stays exact.
-import { CONTENT_PROFILE_NONE, SOURCE_TYPE_IMAGE, formatTime } from '../../../api/v1/index.js';
+import { SOURCE_TYPE_IMAGE, formatTime } from '../../../api/v1/index.js';
 import type { PullResult } from '../../../source/index.js';
 import { markServed } from './conditions.js';
-import { contentProfile } from './content-profile.js';
 import type { ReconcileState } from './state.js';
 import { required } from './state.js';
 
@@ -22,15 +21,9 @@ export async function publishContent(state: ReconcileState): Promise<void> {
   const httpViewChanged =
     prev.resolvedSource?.image?.ref !== status.resolvedSource?.image?.ref ||
     prev.urls?.base !== status.urls?.base;
-  // Objects follow: say now that the revision is served (a client waits no longer for them).
-  // Not when the objects already hold this content (a new digest of the same content: nothing
-  // to write) or there are none: the status written at the end comes at once.
-  if (
-    httpViewChanged &&
-    prev.contentHash !== revision &&
-    contentProfile(state) !== CONTENT_PROFILE_NONE
-  )
-    await state.deps.status.write(state.status);
+  // The objects' scan and writes follow (a scan alone is a second parse: seconds for a large
+  // catalog, under any profile): say now that the revision is served.
+  if (httpViewChanged) await state.deps.status.write(state.status);
 }
 
 /**

@@ -299,18 +299,37 @@ describe('reconcile steps', () => {
     ]);
   });
 
-  it('publish: no early status write when the objects hold that content already', async () => {
+  it('publish: the HTTP view is written at once when it changed, under any profile; else not', async () => {
+    const ref = `registry.example/ops/catalog@${DIGEST}`;
+    const served = {
+      resolvedSource: { type: 'Image' as const, image: { ref } },
+      urls: { base: `http://content.example/catalogs/ops/revisions/${HASH.slice(7, 23)}` },
+      contentHash: HASH,
+    };
+    // The same image, served already (a reconcile after drift): nothing new to say before the
+    // objects.
     const f = fixture();
-    const state = newReconcileState(
-      { ...catalog('registry.example/ops/catalog:v1'), status: { contentHash: HASH } },
+    const same = newReconcileState(
+      { ...catalog('registry.example/ops/catalog:v1'), status: served },
       f.deps,
     );
-    await prepareContent(await resolveAndPull(state).then(() => state));
-    await publishContent(state);
+    await resolveAndPull(same);
+    await prepareContent(same);
+    await publishContent(same);
     expect(f.writes).to.deep.equal([]);
-    const g = fixture(undefined, { contentProfile: 'none' });
-    await published(g);
-    expect(g.writes).to.deep.equal([]);
+    // A new digest of the same content, and the profile none: the scan still follows.
+    const g = fixture();
+    const newDigest = newReconcileState(
+      { ...catalog('registry.example/ops/catalog:v1'), status: { contentHash: HASH } },
+      g.deps,
+    );
+    await resolveAndPull(newDigest);
+    await prepareContent(newDigest);
+    await publishContent(newDigest);
+    expect(g.writes).to.have.length(1);
+    const h = fixture(undefined, { contentProfile: 'none' });
+    await published(h);
+    expect(h.writes).to.have.length(1);
   });
 
   it('write: the object view names the new revision after the writes, and a tag is polled', async () => {
