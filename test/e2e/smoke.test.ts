@@ -3,34 +3,12 @@
 // distribution HTTP API.
 import { expect } from 'chai';
 import { createHash } from 'node:crypto';
+import { crdManifest } from '../support/crd-manifest.js';
 import { kubectl, kubectlOk } from '../support/kubectl.js';
 import { uniqueName } from '../support/names.js';
 import { pollUntil } from '../support/poll.js';
 
 const group = 'smoke.catalogd-ts.test';
-
-function crdManifest(plural: string, kind: string): string {
-  return JSON.stringify({
-    apiVersion: 'apiextensions.k8s.io/v1',
-    kind: 'CustomResourceDefinition',
-    metadata: { name: `${plural}.${group}` },
-    spec: {
-      group,
-      scope: 'Cluster',
-      names: { plural, singular: plural.slice(0, -1), kind, listKind: `${kind}List` },
-      versions: [
-        {
-          name: 'v1',
-          served: true,
-          storage: true,
-          schema: {
-            openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
-          },
-        },
-      ],
-    },
-  });
-}
 
 describe('smoke: the local control plane and registry are real', () => {
   const suffix = uniqueName('s').slice(2);
@@ -42,7 +20,10 @@ describe('smoke: the local control plane and registry are real', () => {
   // cache sync (the kubernetes#60037 class of GC stalls), and later tests rely on the GC.
 
   it('establishes a CustomResourceDefinition', async () => {
-    await kubectlOk(['apply', '-f', '-'], crdManifest(plural, kind));
+    await kubectlOk(
+      ['apply', '-f', '-'],
+      JSON.stringify(crdManifest({ group, kind, plural, scope: 'Cluster' })),
+    );
     await kubectlOk([
       'wait',
       '--for=condition=Established',

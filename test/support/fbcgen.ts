@@ -9,6 +9,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { dump } from 'js-yaml';
+import { crdManifest } from './crd-manifest.js';
 
 export interface GenerateOptions {
   seed: number;
@@ -85,34 +86,12 @@ function crd(g: Gen, group: string, kind: string): Record<string, unknown> {
       type: g.pick(['string', 'integer', 'boolean']),
       description: g.words(g.int(4, 16)),
     };
-  return {
-    apiVersion: 'apiextensions.k8s.io/v1',
-    kind: 'CustomResourceDefinition',
-    metadata: { name: `${kind.toLowerCase()}s.${group}` },
-    spec: {
-      group,
-      names: {
-        kind,
-        plural: `${kind.toLowerCase()}s`,
-        singular: kind.toLowerCase(),
-        listKind: `${kind}List`,
-      },
-      scope: 'Namespaced',
-      versions: [
-        {
-          name: 'v1',
-          served: true,
-          storage: true,
-          schema: {
-            openAPIV3Schema: {
-              type: 'object',
-              properties: { spec: { type: 'object', properties: props } },
-            },
-          },
-        },
-      ],
-    },
-  };
+  return crdManifest({
+    group,
+    kind,
+    scope: 'Namespaced',
+    schema: { type: 'object', properties: { spec: { type: 'object', properties: props } } },
+  });
 }
 
 function packageBlobs(g: Gen, pkg: string): Record<string, unknown>[] {

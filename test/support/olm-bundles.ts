@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { dump } from 'js-yaml';
 import { pushImage, pushTarget } from '../../src/source/pusher.js';
+import { crdManifest } from './crd-manifest.js';
 import { gzipLayer, type TarEntry } from './registry-layers.js';
 
 /** The CRD every bundle of the package owns; its annotation names the bundle content installed. */
@@ -89,26 +90,12 @@ function csv({ pkg, version, podImage }: BundleContent): object {
 }
 
 function crd(version: string): object {
-  return {
-    apiVersion: 'apiextensions.k8s.io/v1',
-    kind: 'CustomResourceDefinition',
-    metadata: { name: WIDGET_CRD, annotations: { [CONTENT_ANNOTATION]: version } },
-    spec: {
-      group: WIDGET_GROUP,
-      names: { kind: 'Widget', listKind: 'WidgetList', plural: 'widgets', singular: 'widget' },
-      scope: 'Namespaced',
-      versions: [
-        {
-          name: 'v1',
-          served: true,
-          storage: true,
-          schema: {
-            openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
-          },
-        },
-      ],
-    },
-  };
+  return crdManifest({
+    group: WIDGET_GROUP,
+    kind: 'Widget',
+    scope: 'Namespaced',
+    annotations: { [CONTENT_ANNOTATION]: version },
+  });
 }
 
 /** Builds the bundle image and pushes it to ref (a tag reference); returns its digest. */
