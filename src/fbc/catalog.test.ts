@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
@@ -8,6 +8,7 @@ import type { Blob } from './catalog.js';
 import { BAD_FIXTURES, FIXTURES, GOOD_FIXTURES } from '../../test/fixtures/fbc/expectations.js';
 import { generateCatalog, generateCatalogFiles } from '../../test/support/fbcgen.js';
 import { FbcError } from './errors.js';
+import { LargeGarbage } from '../util/large-garbage.js';
 import { DEFAULT_MAX_OBJECT_BYTES, toCatalogMetadata } from './objects.js';
 
 async function load(name: string): Promise<Blob[]> {
@@ -228,5 +229,33 @@ describe('fbc/catalog: generated catalogs (test/support/fbcgen.ts)', () => {
 
   it('rejects sizes outside 1..60 MB (0.01 allowed for tests)', () => {
     expect(() => [...generateCatalogFiles({ seed: 1, sizeMB: 61 })]).to.throw(/sizeMB/);
+  });
+});
+
+describe('fbc/catalog: large blobs', () => {
+  it('tells the large-garbage collector each blob once its consumer is done with it', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'fbc-large-'));
+    try {
+      const filler = 'x'.repeat(3000);
+      await writeFile(
+        path.join(dir, 'big.yaml'),
+        [0, 1, 2, 3]
+          .map((i) => `---\nschema: io.example.big\nname: b${i}\ndata: ${filler}\n`)
+          .join(''),
+      );
+      let collections = 0;
+      // A collection per two blobs of about 3 KB: the budget is 5,000 bytes of blobs ≥ 1,000.
+      const largeGarbage = new LargeGarbage(() => collections++, 5000, 1000);
+      const seen: number[] = [];
+      for await (const b of readCatalog(dir, { catalog: 'test', largeGarbage })) {
+        expect(b.bytes).to.be.greaterThan(3000);
+        seen.push(collections);
+      }
+      // Told after each blob is consumed: none before the first two are done.
+      expect(seen).to.deep.equal([0, 0, 1, 1]);
+      expect(collections).to.equal(2);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -11,7 +11,8 @@ import type { SourcePosition } from './errors.js';
 import { identityKey } from './identity.js';
 import type { BlobIdentity } from './identity.js';
 import { DEFAULT_PARSE_LIMITS, parseDocuments } from './parse.js';
-import type { ParseLimits } from './parse.js';
+import type { ParseLimits, ParsedDocument } from './parse.js';
+import { LargeGarbage } from '../util/large-garbage.js';
 import { Yielder } from '../util/yielder.js';
 import { fsDirReader, listCatalogFiles } from './walk.js';
 import type { DirReader } from './walk.js';
@@ -50,7 +51,11 @@ export interface ReadCatalogOptions {
   open?: (file: string) => AsyncIterable<Uint8Array>;
   /** Aborts the read; checked whenever the event loop is given a turn. */
   signal?: AbortSignal | undefined;
+  /** Collects large blobs' garbage (default: one per process, src/util/large-garbage.ts). */
+  largeGarbage?: LargeGarbage;
 }
+
+const processLargeGarbage = new LargeGarbage();
 
 /**
  * Bytes of canonical blobs parsed between two turns of the event loop (a file counts as
@@ -156,6 +161,46 @@ function defaultOpen(root: string): (file: string) => AsyncIterable<Uint8Array> 
   return (file) => readChunks(path.join(root, file));
 }
 
+/** A parsed document as a blob: canonical form, hash and identity. Throws FbcError. */
+function toBlob(doc: ParsedDocument, registry: IdentityRegistry): Blob {
+  if (doc.value === null || doc.meta.schema === '')
+    throw new FbcError(
+      doc.value === null
+        ? 'missing schema: the document is empty'
+        : 'missing schema: a blob must have a non-empty "schema" string',
+      { position: doc.position },
+    );
+  let canonical: string;
+  try {
+    canonical = canonicalize(doc.value);
+  } catch (cause) {
+    throw new FbcError('cannot canonicalize the blob (nesting too deep)', {
+      position: doc.position,
+      cause,
+    });
+  }
+  const hash = blobHash(canonical);
+  const identity = registry.identify(
+    doc.meta.schema,
+    doc.meta.package,
+    doc.meta.name,
+    hash,
+    doc.position,
+  );
+  const blob: Blob = {
+    identity,
+    schema: doc.meta.schema,
+    content: doc.value,
+    canonical,
+    hash,
+    bytes: Buffer.byteLength(canonical),
+    position: doc.position,
+  };
+  if (identity.package !== undefined) blob.package = identity.package;
+  if (identity.name !== undefined) blob.name = identity.name;
+  return blob;
+}
+
 /** The blobs of a catalog directory, in walk order then file order. Throws FbcError. */
 export async function* readCatalog(dir: string, opts: ReadCatalogOptions): AsyncGenerator<Blob> {
   const reader = opts.reader ?? fsDirReader(dir);
@@ -163,47 +208,20 @@ export async function* readCatalog(dir: string, opts: ReadCatalogOptions): Async
   const limits = opts.limits ?? DEFAULT_PARSE_LIMITS;
   const registry = new IdentityRegistry(opts.catalog);
   const turns = new Yielder(PARSE_BYTES_PER_TURN, opts.signal);
+  const largeGarbage = opts.largeGarbage ?? processLargeGarbage;
   for (const file of await listCatalogFiles(reader, { signal: opts.signal })) {
     await turns.charge(FILE_COST);
     try {
-      for await (const doc of parseDocuments(open(file), file, limits)) {
-        if (doc.value === null || doc.meta.schema === '')
-          throw new FbcError(
-            doc.value === null
-              ? 'missing schema: the document is empty'
-              : 'missing schema: a blob must have a non-empty "schema" string',
-            { position: doc.position },
-          );
-        let canonical: string;
-        try {
-          canonical = canonicalize(doc.value);
-        } catch (cause) {
-          throw new FbcError('cannot canonicalize the blob (nesting too deep)', {
-            position: doc.position,
-            cause,
-          });
-        }
-        const hash = blobHash(canonical);
-        const identity = registry.identify(
-          doc.meta.schema,
-          doc.meta.package,
-          doc.meta.name,
-          hash,
-          doc.position,
-        );
-        const blob: Blob = {
-          identity,
-          schema: doc.meta.schema,
-          content: doc.value,
-          canonical,
-          hash,
-          bytes: Buffer.byteLength(canonical),
-          position: doc.position,
-        };
-        if (identity.package !== undefined) blob.package = identity.package;
-        if (identity.name !== undefined) blob.name = identity.name;
+      for await (let doc of parseDocuments(open(file), file, limits)) {
+        let blob: Blob | undefined = toBlob(doc, registry);
+        // Neither this frame nor the parser keeps a document while the consumer has it, so a
+        // collection after it can free all its copies (src/util/large-garbage.ts).
+        doc = undefined as unknown as ParsedDocument;
+        const size = blob.bytes;
         yield blob;
-        await turns.charge(blob.bytes);
+        blob = undefined;
+        largeGarbage.note(size);
+        await turns.charge(size);
       }
     } catch (err) {
       if (err instanceof FbcError) throw err;

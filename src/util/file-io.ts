@@ -1,6 +1,5 @@
 // Sequential file I/O with few syscalls and bounded memory: a buffered writer and exact reads.
 import type { FileHandle } from 'node:fs/promises';
-import { releaseBuffer } from './buffers.js';
 
 export class BufferedFileWriter {
   private readonly buffer: Buffer;
@@ -35,9 +34,18 @@ export class BufferedFileWriter {
   async writeString(s: string): Promise<number> {
     const length = Buffer.byteLength(s, 'utf8');
     if (length > this.buffer.length) {
-      const encoded = Buffer.from(s, 'utf8');
-      await this.write(encoded);
-      releaseBuffer(encoded); // written: freed now, not at the next full collection
+      // A long string is encoded a slice at a time into the buffer: no Buffer of its whole
+      // length, and no flat copy of it (slices of a flat string share its characters). A
+      // whole-string Buffer.from held three more copies of 7.5 MB documents at the peak of a
+      // revision build (docs/bounds.md).
+      const step = this.buffer.length >> 2; // at most 3 UTF-8 bytes per UTF-16 unit (4 per pair)
+      for (let at = 0; at < s.length;) {
+        let end = Math.min(s.length, at + step);
+        // Never split a surrogate pair: each half alone would be encoded as U+FFFD.
+        if (end < s.length && isHighSurrogate(s.charCodeAt(end - 1))) end--;
+        await this.writeString(s.slice(at, end));
+        at = end;
+      }
       return length;
     }
     if (length > this.buffer.length - this.used) await this.flush();
@@ -52,6 +60,10 @@ export class BufferedFileWriter {
     await writeFully(this.file, this.buffer.subarray(0, this.used));
     this.used = 0;
   }
+}
+
+function isHighSurrogate(unit: number): boolean {
+  return unit >= 0xd800 && unit <= 0xdbff;
 }
 
 async function writeFully(file: FileHandle, data: Uint8Array): Promise<void> {

@@ -77,19 +77,25 @@ export function startMemoryReclaim(
   );
 }
 
-type GcFunction = (opts: { type: 'major'; flavor: 'last-resort' }) => void;
+type GcFunction = (opts: { type: 'major' | 'minor'; flavor?: 'regular' | 'last-resort' }) => void;
 let gcFunction: GcFunction | undefined;
 
 /**
- * A last-resort collection: V8's full collections with memory reduction, which also release
- * the pooled pages and shrink the young generation. V8 exposes it as `gc` only with
- * --expose-gc; setting that flag at run time installs `gc` in contexts created afterwards, so
- * one new context yields it without the flag on the command line.
+ * V8's `gc`. V8 exposes it only with --expose-gc; setting that flag at run time installs `gc` in
+ * contexts created afterwards, so one new context yields it without the flag on the command line.
  */
-export function reclaimingGc(): void {
+export function exposedGc(): GcFunction {
   if (!gcFunction) {
     setFlagsFromString('--expose-gc');
     gcFunction = runInNewContext('gc') as GcFunction;
   }
-  gcFunction({ type: 'major', flavor: 'last-resort' });
+  return gcFunction;
+}
+
+/**
+ * A last-resort collection: V8's full collections with memory reduction, which also release
+ * the pooled pages and shrink the young generation.
+ */
+export function reclaimingGc(): void {
+  exposedGc()({ type: 'major', flavor: 'last-resort' });
 }
