@@ -25,6 +25,7 @@ import { kubectl } from '../support/kubectl.js';
 import { uniqueName } from '../support/names.js';
 import {
   gzipLayer,
+  largeDocuments,
   manyEntriesLayer,
   pushLayers,
   sampleEntries,
@@ -39,20 +40,6 @@ function buildDist(): void {
 const LIMIT = 150 * MB;
 /** How long after a sync the resident set is read: past one memory reclaim (see above). */
 const SETTLE_MS = Number(process.env.E2E_RSS_SETTLE_MS ?? 25_000);
-
-/** `n` documents of about `each` bytes, YAML (a stream) or JSON (concatenated values). */
-function documents(kind: 'yaml' | 'json', n: number, each: number): Buffer {
-  const parts: string[] = [];
-  for (let i = 0; i < n; i++) {
-    const filler = 'x'.repeat(each - 100);
-    parts.push(
-      kind === 'yaml'
-        ? `---\nschema: io.example.big\nname: y${i}\ndata: ${filler}\n`
-        : `{"schema":"io.example.big","name":"j${i}","data":"${filler}"}\n`,
-    );
-  }
-  return Buffer.from(parts.join(''));
-}
 
 /** The mappings holding most of the resident set, for finding where native memory goes. */
 async function largestMappings(pid: number): Promise<string> {
@@ -140,7 +127,7 @@ async function rssOf(pid: number): Promise<{ rss: number; hwm: number }> {
       step('a 5 MB blob', async () => [
         await gzipLayer([
           ...(await sampleEntries()),
-          { name: 'configs/big/blob.json', body: documents('json', 1, 5 * MB) },
+          { name: 'configs/big/blob.json', body: largeDocuments('json', 1, 5 * MB) },
         ]),
       ]));
 
@@ -148,7 +135,7 @@ async function rssOf(pid: number): Promise<{ rss: number; hwm: number }> {
       step('60 MB YAML', async () => [
         await gzipLayer([
           ...(await sampleEntries()),
-          { name: 'configs/big/docs.yaml', body: documents('yaml', 8, 7.5 * MB) },
+          { name: 'configs/big/docs.yaml', body: largeDocuments('yaml', 8, 7.5 * MB) },
         ]),
       ]));
 
@@ -156,7 +143,7 @@ async function rssOf(pid: number): Promise<{ rss: number; hwm: number }> {
       step('60 MB JSON', async () => [
         await gzipLayer([
           ...(await sampleEntries()),
-          { name: 'configs/big/docs.json', body: documents('json', 8, 7.5 * MB) },
+          { name: 'configs/big/docs.json', body: largeDocuments('json', 8, 7.5 * MB) },
         ]),
       ]));
   },

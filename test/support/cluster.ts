@@ -6,7 +6,7 @@ import path from 'node:path';
 
 export const repoRoot = path.resolve(import.meta.dirname, '..', '..');
 const clusterScript = path.join(repoRoot, 'hack', 'cluster.sh');
-const localDir = process.env.CATALOGD_LOCAL ?? path.join(repoRoot, '.local');
+export const localDir = process.env.CATALOGD_LOCAL ?? path.join(repoRoot, '.local');
 
 export interface ClusterEnv {
   /** Admin kubeconfig of the local apiserver. */

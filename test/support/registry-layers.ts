@@ -110,6 +110,23 @@ export function gzipBombLayer(gib: number): BlobSource {
   return blobFromBuffer(MediaTypes.ociLayerGzip, Buffer.concat(parts));
 }
 
+/**
+ * `n` documents of about `each` bytes, YAML (a stream) or JSON (concatenated values): the red
+ * team's large documents, each under the document cap.
+ */
+export function largeDocuments(kind: 'yaml' | 'json', n: number, each: number): Buffer {
+  const parts: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const filler = 'x'.repeat(each - 100);
+    parts.push(
+      kind === 'yaml'
+        ? `---\nschema: io.example.big\nname: y${i}\ndata: ${filler}\n`
+        : `{"schema":"io.example.big","name":"j${i}","data":"${filler}"}\n`,
+    );
+  }
+  return Buffer.from(parts.join(''));
+}
+
 /** Pushes an image of the given layers (config with the configs label) to ref (a tag ref). */
 export async function pushLayers(
   ref: string,
