@@ -5,7 +5,7 @@
 // (voluntary context switches) per minute, from /proc. It serves whatever ClusterCatalogs the
 // cluster has (none on a fresh cluster).
 //
-//   npx tsx bench/idle-cpu.ts [--seconds 120] [--settle 20]
+//   npx tsx bench/idle-cpu.ts [--seconds 120] [--settle 20] [--flags "--memory-reclaim-interval=10s"]
 //
 // Needs `make build`. Prints JSON.
 import { readFileSync } from 'node:fs';
@@ -28,8 +28,11 @@ const { values } = parseArgs({
   options: {
     seconds: { type: 'string', default: '120' },
     settle: { type: 'string', default: '20' },
+    /** Extra controller flags, space-separated (e.g. `--memory-reclaim-interval=10s`). */
+    flags: { type: 'string', default: '' },
   },
 });
+const extra = values.flags.split(' ').filter(Boolean);
 const seconds = Number(values.seconds);
 const local = path.resolve(process.env.CATALOGD_LOCAL ?? path.join(ROOT, '.local'));
 const kubeconfig = readEnvFile(path.join(local, 'env')).KUBECONFIG!;
@@ -42,7 +45,7 @@ const configs: Record<string, string[]> = {
 };
 const results: Record<string, unknown> = {};
 for (const [name, flags] of Object.entries(configs)) {
-  const c = await startController(kubeconfig, path.join(local, 'logs'), flags);
+  const c = await startController(kubeconfig, path.join(local, 'logs'), [...flags, ...extra]);
   try {
     await delay(Number(values.settle) * 1000);
     const [cpu0, wake0] = [procCpuSeconds(c.pid), mainThreadWakeups(c.pid)];
@@ -56,4 +59,4 @@ for (const [name, flags] of Object.entries(configs)) {
     await c.stop();
   }
 }
-process.stdout.write(`${JSON.stringify({ seconds, results }, null, 2)}\n`);
+process.stdout.write(`${JSON.stringify({ seconds, flags: extra, results }, null, 2)}\n`);

@@ -54,8 +54,8 @@ const METAS = Math.max(4, Number(process.env.BENCH_PEER_METAS ?? '200'));
 const IDLE_SECONDS = Math.max(5, Number(process.env.BENCH_PEER_IDLE_SECONDS ?? '60'));
 /**
  * Seconds of quiet after the readers before the idle window: past catalogd-ts's one post-burst
- * memory reclaim (the first quiet --memory-reclaim-interval, 10 s, after a busy one), which is
- * the readers' cost, not idle's. Both contenders wait the same.
+ * memory reclaim (the first quiet --memory-reclaim-interval, 2 s, after the readers; 10 s
+ * before stop 35), which is the readers' cost, not idle's. Both contenders wait the same.
  */
 const IDLE_SETTLE_SECONDS = Math.max(0, Number(process.env.BENCH_PEER_IDLE_SETTLE_SECONDS ?? '25'));
 /** The generated catalog's size in MB (test/support/fbcgen.ts, seed 1). */

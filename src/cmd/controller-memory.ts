@@ -3,12 +3,13 @@
 import type { Logger } from 'pino';
 import { realClock } from '../util/clock.js';
 import { reclaimingGc, startMemoryReclaim } from '../util/memory-reclaim.js';
+import type { MemoryReclaim } from '../util/memory-reclaim.js';
 
 const MiB = 1024 * 1024;
 
-/** Starts reclaiming every `intervalMs` (0: not at all); returns the stop function. */
-export function reclaimMemoryWhenQuiet(intervalMs: number, log: Logger): () => void {
-  if (intervalMs === 0) return () => undefined;
+/** Starts reclaiming after activity, checked every `intervalMs` (0: never). */
+export function reclaimMemoryWhenQuiet(intervalMs: number, log: Logger): MemoryReclaim {
+  if (intervalMs === 0) return { beforeBurst: () => undefined, stop: () => undefined };
   let tookMs = 0;
   return startMemoryReclaim(
     {

@@ -63,8 +63,8 @@ describe('cmd/controller-options: leader election periods', () => {
 describe('cmd/controller-options: --memory-reclaim-interval', () => {
   const parse = (...args: string[]) => parseControllerOptions(args)!;
 
-  it('judges the process every 10 s by default; 0 turns reclaiming off', () => {
-    expect(parse().memoryReclaimIntervalMs).to.equal(10_000);
+  it('judges the working process every 2 s by default; 0 turns reclaiming off', () => {
+    expect(parse().memoryReclaimIntervalMs).to.equal(2_000);
     expect(parse('--memory-reclaim-interval=1m').memoryReclaimIntervalMs).to.equal(60_000);
     expect(parse('--memory-reclaim-interval=0').memoryReclaimIntervalMs).to.equal(0);
   });

@@ -48,7 +48,7 @@ const controllerFlags = {
   'registries-conf': { type: 'string' },
   'signature-policy': { type: 'string' },
   'signature-policy-interval': { type: 'string', default: '10s' },
-  'memory-reclaim-interval': { type: 'string', default: '10s' },
+  'memory-reclaim-interval': { type: 'string', default: '2s' },
   platform: { type: 'string', default: 'linux/amd64' },
   'log-level': { type: 'string', default: 'info' },
   'log-format': { type: 'string', default: 'json' },
@@ -118,9 +118,9 @@ Reconciles ClusterCatalogs into CatalogMetadata objects and serves catalog conte
   --signature-policy-interval DURATION
                                      how often the policy file is re-read (default 10s)
   --memory-reclaim-interval DURATION
-                                     how often the process is judged busy or quiet: the first
-                                     quiet interval after busy ones gives freed heap pages back
-                                     to the system (default 10s; 0: never)
+                                     while the process works (it collects garbage), how often
+                                     it is judged busy or quiet: the first quiet interval gives
+                                     freed heap pages back to the system (default 2s; 0: never)
   --platform OS/ARCH                 platform picked from image indexes (default linux/amd64)
   --log-level LEVEL                  pino level (default info)
   --log-format json|text             json: one pino JSON object per line (default); text: one

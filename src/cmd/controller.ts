@@ -366,6 +366,7 @@ type Built = Awaited<ReturnType<typeof buildController>>;
 /** The content server, over HTTPS (its certificate reloaded as it changes) when given one. */
 async function buildContentServer(opts: ControllerOptions, log: Logger, metrics: Metrics) {
   const { flags } = opts;
+  const memory = reclaimMemoryWhenQuiet(opts.memoryReclaimIntervalMs, log);
   const tls = await servingTlsFromFlags(flags, realClock);
   checkServerUrlScheme(flags['server-url'], tls !== undefined);
   const serverUrl = contentServerUrl(opts, tls !== undefined);
@@ -375,6 +376,7 @@ async function buildContentServer(opts: ControllerOptions, log: Logger, metrics:
       serverUrl,
       listen: opts.serverAddr,
       ...(tls && { tls: tls.certificate.current() }),
+      beforeBuild: () => memory.beforeBurst(),
     }),
   );
   const stopTlsWatch =
@@ -384,7 +386,7 @@ async function buildContentServer(opts: ControllerOptions, log: Logger, metrics:
       registry: metrics.registry,
       log,
     });
-  return { content, serverUrl, stopTlsWatch };
+  return { content, serverUrl, stopTlsWatch, memory };
 }
 
 /** Every part, wired; nothing runs yet but the content server's listener. */
@@ -407,7 +409,7 @@ async function buildController(opts: ControllerOptions) {
   const identity = defaultIdentity();
   const { puller, signatures } = await buildPuller(opts, client, namespace, metrics);
   const syncer = await buildSyncer(opts, client, metrics);
-  const { content, serverUrl, stopTlsWatch } = await buildContentServer(opts, log, metrics);
+  const { content, serverUrl, stopTlsWatch, memory } = await buildContentServer(opts, log, metrics);
   const { catalogs, informer, metadataRefs } = buildInformers(client, log);
   const events = eventRecorder(client, { component: 'catalogd-ts', instance: identity });
   // Another ClusterCatalog CRD (OLM v1's) applied over ours prunes our status fields: said in
@@ -446,6 +448,7 @@ async function buildController(opts: ControllerOptions) {
     content,
     serverUrl,
     stopTlsWatch,
+    memory,
     informer,
     metadataRefs,
     syncMemo,
@@ -479,7 +482,7 @@ async function runController(app: Built): Promise<number> {
     return content.close();
   });
   shutdown.onShutdown('apiserver connections', () => client.close());
-  shutdown.onShutdown('memory reclaim', reclaimMemoryWhenQuiet(opts.memoryReclaimIntervalMs, log));
+  shutdown.onShutdown('memory reclaim', () => app.memory.stop());
   log.info(
     {
       identity: app.identity,

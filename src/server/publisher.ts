@@ -41,6 +41,8 @@ export async function contentPublisher(opts: {
   listen: { host: string; port: number };
   /** HTTPS with this certificate; plain HTTP without. */
   tls?: ServingPair;
+  /** Called before a new revision is parsed and built (a burst of work: MemoryReclaim). */
+  beforeBuild?: () => void;
 }): Promise<ContentPublisher> {
   const store = new ContentStore(opts.dir);
   // Unfinished builds from before a restart are deleted; complete revisions are activated again
@@ -57,9 +59,13 @@ export async function contentPublisher(opts: {
     served: (catalog) => store.current(catalog)?.contentHash,
     baseUrl: (catalog, contentHash) => revisionBaseUrl(base(catalog), contentHash),
     blobUrl: (catalog, blob) => blobUrl(base(catalog), blob),
-    prepare: async (catalog, dir, { known, signal } = {}) =>
-      (known !== undefined ? await store.storedRevision(catalog, known) : undefined) ??
-      (await store.buildNewRevision(catalog, readCatalog(dir, { catalog, signal }))).contentHash,
+    prepare: async (catalog, dir, { known, signal } = {}) => {
+      const stored = known !== undefined ? await store.storedRevision(catalog, known) : undefined;
+      if (stored !== undefined) return stored;
+      opts.beforeBuild?.();
+      return (await store.buildNewRevision(catalog, readCatalog(dir, { catalog, signal })))
+        .contentHash;
+    },
     publish: async (catalog, revision, dir, lastModified) =>
       void (await store.ensureServed(catalog, revision, lastModified, () =>
         readCatalog(dir, { catalog }),

@@ -9,10 +9,15 @@
 // (full collections that shrink the heap and release the pool) after a busy period, once a
 // period is quiet, returns it. It costs tens of milliseconds of CPU per burst and runs only
 // while the process is idle, so it slows no sync and no request.
+//
+// Driven by activity, not by a clock: work allocates, and allocating runs V8's collector, so
+// every garbage collection tells the reclaimer the process is working. Only then does it check,
+// every interval, until an interval is quiet; an idle process has no timer of it at all. A short
+// interval (2 s) gives a burst's memory back within seconds, before the next sync starts from it.
+import { PerformanceObserver } from 'node:perf_hooks';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import type { Clock } from './clock.js';
-import { pollEvery } from './clock.js';
+import type { Clock, Timer } from './clock.js';
 
 /** What the reclaimer reads and does; injected so that tests drive it. */
 export interface MemoryReclaimDeps {
@@ -25,56 +30,94 @@ export interface MemoryReclaimDeps {
   reclaim(): void;
   /** Told after each reclaim: RSS before and after. */
   reclaimed?(before: number, after: number): void;
+  /**
+   * Subscribes `poke` to the process's activity; returns the unsubscribe function. Default:
+   * every V8 garbage collection (onGarbageCollection).
+   */
+  onActivity?(poke: () => void): () => void;
 }
 
 export interface MemoryReclaimOptions {
-  /** How often the process is judged busy or quiet. */
+  /** How often the process is judged busy or quiet while it works. */
   intervalMs: number;
   /** A period whose CPU time is above this fraction of its length is busy (default 0.05). */
   busyCpuFraction?: number;
   /**
-   * After a busy period, the first quiet one reclaims when RSS is at least this much above what
-   * the last reclaim left (default 4 MiB): a small burst is not worth a full collection.
+   * The first quiet period after activity reclaims when RSS is at least this much above what the
+   * last reclaim left (default 4 MiB): a small burst is not worth a full collection.
    */
   minGrowthBytes?: number;
 }
 
+/** Calls `poke` after each V8 garbage collection (perf_hooks' gc entries, batched). */
+export function onGarbageCollection(poke: () => void): () => void {
+  const observer = new PerformanceObserver(() => poke());
+  observer.observe({ entryTypes: ['gc'] });
+  return () => observer.disconnect();
+}
+
+export interface MemoryReclaim {
+  /**
+   * Called before a burst of work that starts from whatever the last one left (a new revision's
+   * parse): reclaims now when RSS grew by minGrowthBytes since the last reclaim, so a sync that
+   * follows another at once does not stack its peak on the previous one's garbage.
+   */
+  beforeBurst(): void;
+  stop(): void;
+}
+
 /**
- * Checks every `intervalMs`; after one or more busy periods, the first quiet period with RSS
- * grown by `minGrowthBytes` since the last reclaim runs `reclaim` once. Returns the stop function.
+ * After activity, checks every `intervalMs` until a period is quiet; then, when RSS grew by
+ * `minGrowthBytes` since the last reclaim, runs `reclaim` once, and waits for activity again.
  */
 export function startMemoryReclaim(
   deps: MemoryReclaimDeps,
   opts: MemoryReclaimOptions,
-): () => void {
+): MemoryReclaim {
   const busyCpuSeconds = ((opts.busyCpuFraction ?? 0.05) * opts.intervalMs) / 1000;
   const minGrowth = opts.minGrowthBytes ?? 4 * 1024 * 1024;
-  let lastCpu = deps.cpuSeconds();
   let baseline = deps.rss();
-  let busySince = false;
-  return pollEvery(
-    deps.clock,
-    opts.intervalMs,
-    async () => {
-      const cpu = deps.cpuSeconds();
-      const busy = cpu - lastCpu > busyCpuSeconds;
-      lastCpu = cpu;
-      if (busy) {
-        busySince = true;
-        return;
-      }
-      if (!busySince) return;
-      busySince = false;
-      const before = deps.rss();
-      if (before - baseline < minGrowth) return;
-      deps.reclaim();
-      baseline = deps.rss();
-      // The collection's own CPU is not the next period's work.
-      lastCpu = deps.cpuSeconds();
-      deps.reclaimed?.(before, baseline);
+  let lastCpu = 0;
+  let timer: Timer | undefined;
+  let stopped = false;
+  const check = (): void => {
+    timer = undefined;
+    if (stopped) return;
+    const cpu = deps.cpuSeconds();
+    const busy = cpu - lastCpu > busyCpuSeconds;
+    lastCpu = cpu;
+    if (busy) {
+      timer = deps.clock.setTimer(opts.intervalMs, check);
+      return;
+    }
+    reclaimIfGrown();
+  };
+  const reclaimIfGrown = (): void => {
+    const before = deps.rss();
+    if (before - baseline < minGrowth) return;
+    // Its own collections are reported as activity afterwards: one more check, quiet, with no
+    // growth, ends that round.
+    deps.reclaim();
+    baseline = deps.rss();
+    deps.reclaimed?.(before, baseline);
+  };
+  const poke = (): void => {
+    if (stopped || timer !== undefined) return;
+    lastCpu = deps.cpuSeconds();
+    timer = deps.clock.setTimer(opts.intervalMs, check);
+  };
+  const unsubscribe = (deps.onActivity ?? onGarbageCollection)(poke);
+  return {
+    beforeBurst: () => {
+      if (!stopped) reclaimIfGrown();
     },
-    () => undefined,
-  );
+    stop: () => {
+      stopped = true;
+      unsubscribe();
+      timer?.cancel();
+      timer = undefined;
+    },
+  };
 }
 
 type GcFunction = (opts: { type: 'major' | 'minor'; flavor?: 'regular' | 'last-resort' }) => void;
