@@ -14,10 +14,12 @@
 // every garbage collection tells the reclaimer the process is working. Only then does it check,
 // every interval, until an interval is quiet; an idle process has no timer of it at all. A short
 // interval (2 s) gives a burst's memory back within seconds, before the next sync starts from it.
-import { PerformanceObserver } from 'node:perf_hooks';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import type { Clock, Timer } from './clock.js';
+import { onGarbageCollection } from './gc-activity.js';
+
+export { onGarbageCollection };
 
 /** What the reclaimer reads and does; injected so that tests drive it. */
 export interface MemoryReclaimDeps {
@@ -47,13 +49,6 @@ export interface MemoryReclaimOptions {
    * last reclaim left (default 4 MiB): a small burst is not worth a full collection.
    */
   minGrowthBytes?: number;
-}
-
-/** Calls `poke` after each V8 garbage collection (perf_hooks' gc entries, batched). */
-export function onGarbageCollection(poke: () => void): () => void {
-  const observer = new PerformanceObserver(() => poke());
-  observer.observe({ entryTypes: ['gc'] });
-  return () => observer.disconnect();
 }
 
 export interface MemoryReclaim {

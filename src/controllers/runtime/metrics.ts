@@ -8,12 +8,17 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 import type { QueueMetricsSink, WorkQueue } from './queue.js';
 import type { ReconcileObserver, ReconcileResultLabel } from './workers.js';
 import { isTerminal } from '../../util/errors.js';
+import { realClock } from '../../util/clock.js';
+import { onGarbageCollection } from '../../util/gc-activity.js';
+import { EVENT_LOOP_LAG_METRICS, registerEventLoopLag } from './event-loop-lag.js';
 
 export interface MetricsRegistryOptions {
   /** Process metrics (RSS, heap, event-loop lag, GC); default true. */
   processMetrics?: boolean;
   /** The event-loop lag sampling period (default EVENT_LOOP_SAMPLE_MS). */
   eventLoopSampleMs?: number;
+  /** The event-loop lag stops sampling after this long without a garbage collection. */
+  eventLoopQuietMs?: number;
 }
 
 /**
@@ -21,17 +26,32 @@ export interface MetricsRegistryOptions {
  * monitorEventLoopDelay) is sampled. Each sample wakes the process: prom-client's default,
  * 10 ms, was 6,000 wakeups a minute and nearly all of an idle controller's CPU (0.24 of its
  * 0.25 s a minute, docs/runtime.md "Idle"). At 100 ms a stall of 100 ms or more is always seen
- * (read up to 100 ms short); a shorter one may be missed.
+ * (read up to 100 ms short); a shorter one may be missed. It samples only while the process
+ * works (event-loop-lag.ts).
  */
 export const EVENT_LOOP_SAMPLE_MS = 100;
+/** Sampling stops this long after the last garbage collection. */
+export const EVENT_LOOP_QUIET_MS = 2_000;
+/**
+ * prom-client's own lag sampler cannot be left out of its default metrics: it is given a period
+ * it never reaches (about 24 days), and its gauges are replaced by event-loop-lag.ts's.
+ */
+const NEVER_MS = 2 ** 31 - 1;
 
 export function createMetricsRegistry(opts: MetricsRegistryOptions = {}): Registry {
   const registry = new Registry();
-  if (opts.processMetrics ?? true)
-    collectDefaultMetrics({
-      register: registry,
-      eventLoopMonitoringPrecision: opts.eventLoopSampleMs ?? EVENT_LOOP_SAMPLE_MS,
-    });
+  if (opts.processMetrics ?? true) {
+    collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: NEVER_MS });
+    for (const name of EVENT_LOOP_LAG_METRICS) registry.removeSingleMetric(name);
+    registerEventLoopLag(
+      registry,
+      { clock: realClock, onActivity: onGarbageCollection },
+      {
+        resolutionMs: opts.eventLoopSampleMs ?? EVENT_LOOP_SAMPLE_MS,
+        quietMs: opts.eventLoopQuietMs ?? EVENT_LOOP_QUIET_MS,
+      },
+    );
+  }
   return registry;
 }
 
