@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { ManualClock } from './clock.js';
-import { onGarbageCollection, reclaimingGc, startMemoryReclaim } from './memory-reclaim.js';
+import { onGarbageCollection } from './gc-activity.js';
+import { reclaimingGc, startMemoryReclaim } from './memory-reclaim.js';
 
 const MiB = 1024 * 1024;
 

@@ -19,8 +19,6 @@ import { runInNewContext } from 'node:vm';
 import type { Clock, Timer } from './clock.js';
 import { onGarbageCollection } from './gc-activity.js';
 
-export { onGarbageCollection };
-
 /** What the reclaimer reads and does; injected so that tests drive it. */
 export interface MemoryReclaimDeps {
   clock: Pick<Clock, 'setTimer'>;

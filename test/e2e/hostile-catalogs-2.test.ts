@@ -15,10 +15,10 @@ import { MediaTypes } from '../../src/source/manifest.js';
 import {
   applyCatalog,
   condition,
-  getCatalog,
   installCrds,
   push,
   sampleDir,
+  waitProgressing,
   waitSynced,
 } from '../support/catalogs.js';
 import type { RunningController } from '../support/controller.js';
@@ -96,25 +96,13 @@ describe('hostile catalogs 2 e2e: patterns, the cache, declared sizes', function
   }
 
   /** Waits for the refusal: Retrying under a tag, Blocked under a digest. */
-  async function waitRefused(
-    what: string,
-    reason: 'Retrying' | 'Blocked',
-    message: RegExp,
-  ): Promise<ClusterCatalog> {
-    return pollUntil(
-      async () => {
+  const waitRefused = (what: string, reason: 'Retrying' | 'Blocked', message: RegExp) =>
+    waitProgressing(name, reason, message, {
+      what,
+      check: () => {
         if (!controller.alive()) throw new Error('the controller exited');
-        const cat = await getCatalog(name);
-        const p = condition(cat, 'Progressing');
-        return p?.reason === reason &&
-          p.observedGeneration === cat.metadata.generation &&
-          message.test(p.message)
-          ? cat
-          : undefined;
       },
-      { timeoutMs: 120_000, what: `Progressing=${reason} for ${what}` },
-    );
-  }
+    });
 
   it('syncs past the red team .indexignore pattern, /healthz answering all along', async () => {
     await lagMaxSince('before the pattern');

@@ -19,15 +19,16 @@ import {
   condition,
   getCatalog,
   installCrds,
+  waitProgressing,
   waitSynced,
 } from '../support/catalogs.js';
 import {
-  CATALOGD_NS as NS,
+  controllerPods,
   deployCatalogdTs,
   undeployCatalogdTs,
 } from '../support/catalogd-deployment.js';
 import { localDir } from '../support/cluster.js';
-import { kubectl, kubectlOk } from '../support/kubectl.js';
+import { kubectl } from '../support/kubectl.js';
 import { uniqueName } from '../support/names.js';
 import { pollUntil } from '../support/poll.js';
 import {
@@ -55,36 +56,14 @@ interface PodState {
   containerId: string;
 }
 
-interface PodJson {
-  metadata: { name: string; uid: string; deletionTimestamp?: string };
-  status: {
-    podIP?: string;
-    containerStatuses?: Array<{
-      restartCount: number;
-      containerID?: string;
-      lastState?: { terminated?: { reason?: string } };
-    }>;
-  };
-}
-
 async function podStates(): Promise<PodState[]> {
-  const out = await kubectlOk([
-    '-n',
-    NS,
-    'get',
-    'pods',
-    '-l',
-    'app.kubernetes.io/name=catalogd-ts,app.kubernetes.io/component=controller',
-    '-o',
-    'json',
-  ]);
-  return (JSON.parse(out) as { items: PodJson[] }).items
+  return (await controllerPods())
     .filter((p) => !p.metadata.deletionTimestamp)
     .map((p) => {
       const c = p.status.containerStatuses?.[0];
       return {
         name: p.metadata.name,
-        uid: p.metadata.uid,
+        uid: p.metadata.uid ?? '',
         ip: p.status.podIP ?? '',
         restarts: c?.restartCount ?? 0,
         lastTerminated: c?.lastState?.terminated?.reason,
@@ -292,18 +271,7 @@ describe('hostile catalogs against catalogd-ts deployed on the node (make deploy
         ]),
       );
       await applyCatalog(name, ref);
-      await pollUntil(
-        async () => {
-          const cat = await getCatalog(name);
-          const p = condition(cat, 'Progressing');
-          return p?.reason === 'Blocked' &&
-            p.observedGeneration === cat.metadata.generation &&
-            /a-bad\/bad\.json/.test(p.message)
-            ? cat
-            : undefined;
-        },
-        { timeoutMs: 120_000, what: `refused image ${i} to be Blocked` },
-      );
+      await waitProgressing(name, 'Blocked', /a-bad\/bad\.json/, { what: `refused image ${i}` });
     }
     // Each refused image leaves the cache at the end of its attempt (asynchronously).
     for (const [i, p] of pods.entries())
@@ -339,18 +307,9 @@ describe('hostile catalogs against catalogd-ts deployed on the node (make deploy
     const served = await Promise.all(pods.map((p) => cacheBytes(p.uid)));
     const pids = await resetPeaks();
     await applyCatalog(name, `${process.env.NODE_REGISTRY}/e2e/hostile-node:${tag}`);
-    await pollUntil(
-      async () => {
-        const cat = await getCatalog(name);
-        const p = condition(cat, 'Progressing');
-        return p?.reason === 'Retrying' &&
-          p.observedGeneration === cat.metadata.generation &&
-          /its layers declare 1677729792 bytes/.test(p.message)
-          ? cat
-          : undefined;
-      },
-      { timeoutMs: 120_000, what: 'the declared size to be refused' },
-    );
+    await waitProgressing(name, 'Retrying', /its layers declare 1677729792 bytes/, {
+      what: 'the declared size',
+    });
     for (const [i, p] of pods.entries())
       expect(await cacheBytes(p.uid), `${p.name} cache`).to.be.at.most(served[i]! + MB);
     await record('layer declaring 1.6 GB', pids);

@@ -17,9 +17,17 @@ export const CATALOGD_NS = 'catalogd-system';
 export const deployOverlay = path.join(repoRoot, '.local', 'deploy');
 
 export interface Pod {
-  metadata: { name: string; deletionTimestamp?: string };
+  metadata: { name: string; uid?: string; deletionTimestamp?: string };
   spec: { containers: Array<{ image: string }> };
-  status: { podIP?: string; conditions?: Array<{ type: string; status: string }> };
+  status: {
+    podIP?: string;
+    conditions?: Array<{ type: string; status: string }>;
+    containerStatuses?: Array<{
+      restartCount: number;
+      containerID?: string;
+      lastState?: { terminated?: { reason?: string } };
+    }>;
+  };
 }
 
 /** The catalogd-ts controller pods in catalogd-system. */

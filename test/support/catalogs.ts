@@ -96,6 +96,32 @@ export function condition(c: ClusterCatalog, type: string) {
   return c.status?.conditions?.find((x) => x.type === type);
 }
 
+/**
+ * Waits until the catalog's Progressing condition, for its current generation, has `reason` and
+ * a message matching `message` (a refusal: Retrying under a tag, Blocked under a digest).
+ * `check` runs on every poll (e.g. that the controller is still alive).
+ */
+export async function waitProgressing(
+  name: string,
+  reason: string,
+  message: RegExp,
+  opts: { what: string; timeoutMs?: number; check?: () => void },
+): Promise<ClusterCatalog> {
+  return pollUntil(
+    async () => {
+      opts.check?.();
+      const cat = await getCatalog(name);
+      const p = condition(cat, 'Progressing');
+      return p?.reason === reason &&
+        p.observedGeneration === cat.metadata.generation &&
+        message.test(p.message)
+        ? cat
+        : undefined;
+    },
+    { timeoutMs: opts.timeoutMs ?? 120_000, what: `Progressing=${reason} for ${opts.what}` },
+  );
+}
+
 /** Waits until the catalog has synced content (optionally a different one than `notHash`). */
 export async function waitSynced(
   name: string,
