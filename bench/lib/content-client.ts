@@ -1,11 +1,18 @@
 // A catalog content client as operator-controller uses one: GET <urls.base>/api/v1/all and
 // /api/v1/metas over keep-alive HTTP or HTTPS (the CA given), timed from the request to the last
 // byte. The same client reads catalogd-ts and upstream catalogd in the peer scenario.
+import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { mapBounded } from '../../src/util/limits.js';
 import { median, percentile } from './stats.js';
+
+const execFileAsync = promisify(execFile);
+const BENCH_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 export interface Transfer {
   seconds: number;
@@ -17,7 +24,7 @@ export class ContentClient {
 
   constructor(
     readonly base: string,
-    ca?: Buffer,
+    readonly ca?: Buffer,
     sockets = 16,
   ) {
     const opts = { keepAlive: true, maxSockets: sockets, maxFreeSockets: sockets };
@@ -145,15 +152,25 @@ export async function parallelTransfers(
   return { seconds, bytes, mbPerSecond: bytes / 1e6 / seconds };
 }
 
-/** Sequential requests of each query (cycled to `n`), after one warm-up each: p50 and p99 in ms. */
+/**
+ * Sequential requests of each query (cycled to `n`), after one warm-up each: p50 and p99 in ms.
+ * Made by bench/query-latency-client.mjs, a process of its own, so that this process's garbage
+ * collections (7–15 ms pauses while the scenario runs) are not measured as the server's tail.
+ */
 export async function queryLatency(
   c: ContentClient,
   queries: string[],
   n: number,
 ): Promise<{ p50Ms: number; p99Ms: number; requests: number }> {
-  for (const q of queries.slice(0, n)) await c.get(q);
-  const ms: number[] = [];
-  for (let i = 0; i < n; i++) ms.push((await c.get(queries[i % queries.length]!)).seconds * 1000);
+  const { stdout } = await execFileAsync(
+    process.execPath,
+    [path.join(BENCH_DIR, 'query-latency-client.mjs'), c.base, String(n), ...queries.slice(0, n)],
+    {
+      env: { ...process.env, ...(c.ca && { QUERY_LATENCY_CA: c.ca.toString('utf8') }) },
+      maxBuffer: 16 << 20,
+    },
+  );
+  const ms = JSON.parse(stdout) as number[];
   return {
     p50Ms: Number(percentile(ms, 0.5).toFixed(2)),
     p99Ms: Number(percentile(ms, 0.99).toFixed(2)),
