@@ -38,3 +38,48 @@ describe('fbc/yaml-split: documents of a YAML stream', () => {
     expect(await s.next()).to.equal(undefined);
   });
 });
+
+describe('fbc/yaml-split: whole buffered lines and lines across reads split alike', () => {
+  /** Every piece of `text` read `chunkBytes` at a time, in a comparable form. */
+  async function pieces(text: string, chunkBytes: number, maxBytes: number, maxNodes: number) {
+    const { src } = source(text, chunkBytes);
+    const s = new YamlSplitter(src, { offset: 0, line: 1, lineStart: 0 }, maxBytes, maxNodes);
+    const out: unknown[] = [];
+    for (let p = await s.next(); p; p = await s.next())
+      out.push(p.kind === 'doc' ? { ...p, bytes: p.bytes.toString() } : p);
+    return out;
+  }
+
+  const texts = [
+    'a: 1\nb: 2\n---\nc: 3\nd: 4\n',
+    '---\na: 1\n--- # comment\n\n---\n---\nb: [1, 2]\n',
+    '# only a comment\n---\n  \n---\r\nx: y\r\n---  \t\nz: {a: 1}',
+    'a: 1\n--\n---x\nb: 2\n',
+    'a: 1\n---- \nb: 2\n',
+    'a: "é—€😀"\n---\nb: |\n  ---\n  text\n',
+    'key: value\n---\n',
+    '\n\n\n',
+    'a: 1',
+    `${'k: v\n'.repeat(40)}---\n${'- [1, 2, 3]\n'.repeat(20)}`,
+  ];
+
+  it('yields the same documents, errors and positions whatever the reads', async () => {
+    for (const text of texts)
+      // One bound at a time: when a line passes both, which one it is refused by first depends on
+      // where the reads cut it (nextLine stops a line early once it is too large), in either path.
+      for (const [maxBytes, maxNodes] of [
+        ...[4, 5, 9, 10, 11, 24].map((b) => [b, Infinity] as const),
+        ...[3, 7, 40].map((n) => [1 << 20, n] as const),
+        [1 << 20, Infinity] as const,
+      ]) {
+        // One byte a read: no line but an empty one is ever whole in the buffer, so this is
+        // next()'s line-at-a-time path, the reference.
+        const reference = await pieces(text, 1, maxBytes, maxNodes);
+        for (const chunk of [2, 3, 5, 8, 13, 64, 1 << 16])
+          expect(
+            await pieces(text, chunk, maxBytes, maxNodes),
+            `${JSON.stringify(text.slice(0, 30))} in reads of ${chunk}, limits ${maxBytes}/${maxNodes}`,
+          ).to.deep.equal(reference);
+      }
+  });
+});
