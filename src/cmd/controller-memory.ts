@@ -1,8 +1,8 @@
 // Wiring of the memory reclaim (src/util/memory-reclaim.ts): the process's own CPU time and RSS,
-// V8's last-resort and regular full collections, a debug log line per reclaim.
+// V8's last-resort collection, a debug log line per reclaim.
 import type { Logger } from 'pino';
 import { realClock } from '../util/clock.js';
-import { fullGc, reclaimingGc, startMemoryReclaim } from '../util/memory-reclaim.js';
+import { reclaimingGc, startMemoryReclaim } from '../util/memory-reclaim.js';
 import type { MemoryReclaim } from '../util/memory-reclaim.js';
 
 const MiB = 1024 * 1024;
@@ -24,7 +24,6 @@ export function reclaimMemoryWhenQuiet(intervalMs: number, log: Logger): MemoryR
         reclaimingGc();
         tookMs = Math.round(performance.now() - t0);
       },
-      collect: fullGc,
       reclaimed: (before, after) =>
         log.debug(
           { rssMiB: Math.round(before / MiB), afterMiB: Math.round(after / MiB), tookMs },

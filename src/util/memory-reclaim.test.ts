@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { ManualClock } from './clock.js';
 import { onGarbageCollection } from './gc-activity.js';
-import { fullGc, reclaimingGc, startMemoryReclaim } from './memory-reclaim.js';
+import { reclaimingGc, startMemoryReclaim } from './memory-reclaim.js';
 
 const MiB = 1024 * 1024;
 
@@ -12,9 +12,6 @@ function fakeProcess() {
     rss: 80 * MiB,
     settled: 70 * MiB,
     reclaims: [] as Array<[number, number]>,
-    /** RSS (MiB) at each regular collection; one frees `collectedBytes`. */
-    collections: [] as number[],
-    collectedBytes: 10 * MiB,
     poke: () => undefined as void,
   };
   const clock = new ManualClock(0);
@@ -26,10 +23,6 @@ function fakeProcess() {
       reclaim: () => {
         p.rss = p.settled;
         p.cpu += 0.05;
-      },
-      collect: () => {
-        p.collections.push(p.rss / MiB);
-        p.rss -= p.collectedBytes;
       },
       reclaimed: (before, after) => p.reclaims.push([before / MiB, after / MiB]),
       onActivity: (poke) => {
@@ -97,35 +90,16 @@ describe('util/memory-reclaim', () => {
     expect(clock.pendingTimers()).to.equal(0);
   });
 
-  it('collects (not reclaims) before a burst when the last one left RSS grown, without waiting for quiet', async () => {
-    const { p, clock, reclaimer, stop } = fakeProcess();
+  it('reclaims before a burst when the last one left RSS grown, without waiting for quiet', () => {
+    const { p, reclaimer, stop } = fakeProcess();
     p.rss = 82 * MiB;
     reclaimer.beforeBurst();
-    expect(p.collections, 'grew 2 MiB only').to.deep.equal([]);
+    expect(p.reclaims, 'grew 2 MiB only').to.deep.equal([]);
     p.rss = 140 * MiB;
     reclaimer.beforeBurst();
-    expect(p.collections).to.deep.equal([140]);
-    expect(p.reclaims, 'no memory-reducing collection on the way to a burst').to.deep.equal([]);
+    expect(p.reclaims).to.deep.equal([[140, 70]]);
     reclaimer.beforeBurst();
-    expect(p.collections, 'nothing grew since').to.have.length(1);
-    p.rss += 3 * MiB;
-    reclaimer.beforeBurst();
-    expect(p.collections, 'grew 3 MiB since the collection').to.have.length(1);
-    p.rss += 2 * MiB;
-    reclaimer.beforeBurst();
-    expect(p.collections, 'grew 5 MiB since the collection').to.deep.equal([140, 135]);
-    // The quiet reclaim after the burst still runs: RSS is judged against the last reclaim.
-    p.poke();
-    p.cpu += 0.01;
-    await clock.advance(2_000);
-    expect(p.reclaims).to.deep.equal([[125, 70]]);
-    // Collections are judged from the reclaim on.
-    p.rss = 73 * MiB;
-    reclaimer.beforeBurst();
-    expect(p.collections).to.have.length(2);
-    p.rss = 80 * MiB;
-    reclaimer.beforeBurst();
-    expect(p.collections).to.deep.equal([140, 135, 80]);
+    expect(p.reclaims, 'nothing grew since').to.have.length(1);
     stop();
   });
 
@@ -133,7 +107,7 @@ describe('util/memory-reclaim', () => {
     let pokes = 0;
     const unsubscribe = onGarbageCollection(() => pokes++);
     try {
-      fullGc();
+      reclaimingGc();
       const deadline = Date.now() + 5_000;
       while (pokes === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
       expect(pokes).to.be.greaterThan(0);

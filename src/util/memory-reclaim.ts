@@ -28,12 +28,6 @@ export interface MemoryReclaimDeps {
   rss(): number;
   /** Releases what the heap does not need (reclaimingGc()). */
   reclaim(): void;
-  /**
-   * Frees the garbage for the next burst to reuse, without releasing memory (fullGc()): a
-   * regular full collection, a fraction of reclaim's time, which a burst about to start waits
-   * for.
-   */
-  collect(): void;
   /** Told after each reclaim: RSS before and after. */
   reclaimed?(before: number, after: number): void;
   /**
@@ -58,10 +52,8 @@ export interface MemoryReclaimOptions {
 export interface MemoryReclaim {
   /**
    * Called before a burst of work that starts from whatever the last one left (a new revision's
-   * parse): collects now when RSS grew by minGrowthBytes since the last reclaim or collection,
-   * so a sync that follows another at once does not stack its peak on the previous one's
-   * garbage. A collection, not a reclaim: the burst reuses the freed pages, and a new catalog
-   * waits for this before it is served (a reclaim took 30–70 ms there, a collection 6–16 ms).
+   * parse): reclaims now when RSS grew by minGrowthBytes since the last reclaim, so a sync that
+   * follows another at once does not stack its peak on the previous one's garbage.
    */
   beforeBurst(): void;
   stop(): void;
@@ -78,8 +70,6 @@ export function startMemoryReclaim(
   const busyCpuSeconds = ((opts.busyCpuFraction ?? 0.05) * opts.intervalMs) / 1000;
   const minGrowth = opts.minGrowthBytes ?? 4 * 1024 * 1024;
   let baseline = deps.rss();
-  /** RSS after beforeBurst's last collection since the last reclaim (0: none). */
-  let collected = 0;
   let lastCpu = 0;
   let timer: Timer | undefined;
   let stopped = false;
@@ -102,7 +92,6 @@ export function startMemoryReclaim(
     // growth, ends that round.
     deps.reclaim();
     baseline = deps.rss();
-    collected = 0;
     deps.reclaimed?.(before, baseline);
   };
   const poke = (): void => {
@@ -113,9 +102,7 @@ export function startMemoryReclaim(
   const unsubscribe = (deps.onActivity ?? onGarbageCollection)(poke);
   return {
     beforeBurst: () => {
-      if (stopped || deps.rss() - Math.max(baseline, collected) < minGrowth) return;
-      deps.collect();
-      collected = deps.rss();
+      if (!stopped) reclaimIfGrown();
     },
     stop: () => {
       stopped = true;
@@ -139,11 +126,6 @@ export function exposedGc(): GcFunction {
     gcFunction = runInNewContext('gc') as GcFunction;
   }
   return gcFunction;
-}
-
-/** A regular full collection: what is garbage is freed, the heap keeps its pages. */
-export function fullGc(): void {
-  exposedGc()({ type: 'major' });
 }
 
 /**
