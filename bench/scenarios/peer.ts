@@ -344,65 +344,70 @@ function packagesOf(body: Buffer): string[] {
     .filter((n) => n !== '');
 }
 
-async function measure(
+/** The content and idle measurements, taken on each contender's last round. */
+type ContentAndIdle = Awaited<ReturnType<typeof contentAndIdle>>;
+
+/**
+ * Round `r` of `who` on `cat`: one cold sync by a fresh process on a freshly restarted control
+ * plane; on the last round, the content and idle measurements too, on the same process.
+ */
+async function coldRound(
   ctx: PeerContext,
   who: Contender,
   cat: { id: string; ref: string },
-): Promise<PeerSide> {
-  const rounds: Round[] = [];
-  let peakRssSyncBytes = 0;
-  let rest: Awaited<ReturnType<typeof contentAndIdle>> | undefined;
-  for (let r = 1; r <= ROUNDS; r++) {
-    const name = `peer-${who.id}-${cat.id}-${r}`.replace(/[^a-z0-9-]/g, '-');
-    await ctx.resetControlPlane();
-    const c = await who.start();
-    const sampler = processSampler(c.pid);
-    try {
-      await waitForQuietControlPlane(ctx.api);
-      await ctx.etcd.compactDefrag();
-      const etcd0 = (await ctx.etcd.status()).dbSize;
-      const rss0 = apiserverRss();
-      const w = await watchCatalog(ctx.api, name, who.synced);
-      const t0 = performance.now();
-      await createCatalog(ctx.api, who, name, cat.ref);
-      const servingAt = await withDeadline(w.servingAt, 900_000, `${name} Serving`);
-      const syncedAt = await withDeadline(w.syncedAt, 900_000, `${name} synced`);
-      const base = w.last()?.status?.urls?.base;
-      w.stop();
-      if (!base) throw new Error(`${name}: no status.urls.base`);
-      const peak = Math.max(sampler.peakBetween(-Infinity, syncedAt), procStatus(c.pid)?.hwm ?? 0);
-      peakRssSyncBytes = Math.max(peakRssSyncBytes, peak);
-      await waitForQuietControlPlane(ctx.api);
-      const rss1 = apiserverRss();
-      await ctx.etcd.compactDefrag();
-      const etcd1 = (await ctx.etcd.status()).dbSize;
-      const round1: Round = {
-        serving: (servingAt - t0) / 1000,
-        synced: (syncedAt - t0) / 1000,
-        peakRss: peak,
-        apiserverRssAdded: rss1 - rss0,
-        etcdAdded: etcd1 - etcd0,
-      };
-      rounds.push(round1);
-      log(`peer ${who.id} ${cat.id} round ${r}: ${JSON.stringify(round1)}`);
-      if (r === ROUNDS) {
-        const client = new ContentClient(base, c.ca);
-        const pkgs = packagesOf(
-          (await client.get('/api/v1/metas?schema=olm.package', { keep: true })).body!,
-        );
-        client.close();
-        rest = await contentAndIdle(ctx, c, base, pkgs.slice(0, 50), sampler);
-        log(
-          `peer ${who.id} ${cat.id} content: ${JSON.stringify({ ...rest, allLines: undefined })}`,
-        );
-      }
-      // The controller removes its finalizer: delete while it runs.
-      await deleteCatalog(ctx.api, name);
-    } finally {
-      sampler.stop();
-      await c.stop();
+  r: number,
+): Promise<{ round: Round; rest?: ContentAndIdle }> {
+  const name = `peer-${who.id}-${cat.id}-${r}`.replace(/[^a-z0-9-]/g, '-');
+  await ctx.resetControlPlane();
+  const c = await who.start();
+  const sampler = processSampler(c.pid);
+  try {
+    await waitForQuietControlPlane(ctx.api);
+    await ctx.etcd.compactDefrag();
+    const etcd0 = (await ctx.etcd.status()).dbSize;
+    const rss0 = apiserverRss();
+    const w = await watchCatalog(ctx.api, name, who.synced);
+    const t0 = performance.now();
+    await createCatalog(ctx.api, who, name, cat.ref);
+    const servingAt = await withDeadline(w.servingAt, 900_000, `${name} Serving`);
+    const syncedAt = await withDeadline(w.syncedAt, 900_000, `${name} synced`);
+    const base = w.last()?.status?.urls?.base;
+    w.stop();
+    if (!base) throw new Error(`${name}: no status.urls.base`);
+    const peak = Math.max(sampler.peakBetween(-Infinity, syncedAt), procStatus(c.pid)?.hwm ?? 0);
+    await waitForQuietControlPlane(ctx.api);
+    const rss1 = apiserverRss();
+    await ctx.etcd.compactDefrag();
+    const etcd1 = (await ctx.etcd.status()).dbSize;
+    const round: Round = {
+      serving: (servingAt - t0) / 1000,
+      synced: (syncedAt - t0) / 1000,
+      peakRss: peak,
+      apiserverRssAdded: rss1 - rss0,
+      etcdAdded: etcd1 - etcd0,
+    };
+    log(`peer ${who.id} ${cat.id} round ${r}: ${JSON.stringify(round)}`);
+    let rest: ContentAndIdle | undefined;
+    if (r === ROUNDS) {
+      const client = new ContentClient(base, c.ca);
+      const pkgs = packagesOf(
+        (await client.get('/api/v1/metas?schema=olm.package', { keep: true })).body!,
+      );
+      client.close();
+      rest = await contentAndIdle(ctx, c, base, pkgs.slice(0, 50), sampler);
+      log(`peer ${who.id} ${cat.id} content: ${JSON.stringify({ ...rest, allLines: undefined })}`);
     }
+    // The controller removes its finalizer: delete while it runs.
+    await deleteCatalog(ctx.api, name);
+    return { round, ...(rest && { rest }) };
+  } finally {
+    sampler.stop();
+    await c.stop();
   }
+}
+
+/** One contender's side of a catalog from its rounds and its last round's measurements. */
+function sideOf(rounds: Round[], rest: ContentAndIdle): PeerSide {
   const mid = (f: (r: Round) => number) => median(rounds.map(f));
   return {
     servingSeconds: round(
@@ -414,10 +419,10 @@ async function measure(
       mid((r) => r.synced),
       2,
     ),
-    peakRssSyncBytes,
+    peakRssSyncBytes: Math.max(...rounds.map((r) => r.peakRss)),
     apiserverRssBytesAdded: mid((r) => r.apiserverRssAdded),
     etcdBytesAdded: mid((r) => r.etcdAdded),
-    ...rest!,
+    ...rest,
   };
 }
 
@@ -561,20 +566,35 @@ export async function peer(ctx: PeerContext): Promise<PeerResult> {
   }));
   const settled: Record<string, SettledMemory> = {};
   let crd = '';
-  for (const who of contenders.filter((w) => !CONTENDERS || CONTENDERS.includes(w.id))) {
-    if (crd !== who.crd) {
-      installCrd(who.crd);
-      crd = who.crd;
-    }
-    if (!SETTLED_ONLY)
-      for (const [i, cat] of cats.entries()) {
-        log(`peer: ${who.id} on ${cat.id} (${round(cat.contentBytes / MB, 1)} MiB)`);
-        results[i]!.sides[who.id] = await measure(ctx, who, cat);
+  const useCrd = (file: string): void => {
+    if (crd !== file) installCrd(file);
+    crd = file;
+  };
+  const active = contenders.filter((w) => !CONTENDERS || CONTENDERS.includes(w.id));
+  if (!SETTLED_ONLY)
+    for (const [i, cat] of cats.entries()) {
+      log(`peer: ${cat.id} (${round(cat.contentBytes / MB, 1)} MiB), ${ROUNDS} rounds`);
+      const rounds = new Map<string, Round[]>(active.map((w) => [w.id, []]));
+      const rests = new Map<string, ContentAndIdle>();
+      for (let r = 1; r <= ROUNDS; r++) {
+        // The contenders take turns within a round, in alternating order (A B C, C B A, …): a
+        // machine that slows down or speeds up during the bench weighs on each alike.
+        for (const who of r % 2 === 1 ? active : [...active].reverse()) {
+          useCrd(who.crd);
+          const { round: one, rest } = await coldRound(ctx, who, cat, r);
+          rounds.get(who.id)!.push(one);
+          if (rest) rests.set(who.id, rest);
+        }
       }
+      for (const who of active)
+        results[i]!.sides[who.id] = sideOf(rounds.get(who.id)!, rests.get(who.id)!);
+    }
+  for (const who of active) {
+    useCrd(who.crd);
     log(`peer: ${who.id} settled with ${cats.map((c) => c.id).join(' and ')}`);
     settled[who.id] = await settledMemory(ctx, who, cats);
   }
-  if (crd !== oursCrd) installCrd(oursCrd);
+  useCrd(oursCrd);
   for (const r of results) {
     const a = r.sides['catalogd-ts'] as PeerSide | undefined;
     const b = r.sides.upstream as PeerSide | undefined;
