@@ -503,7 +503,10 @@ export class ContentStore {
     // The same revision may have been activated again meanwhile: its files are in use.
     const current = this.served.get(s.catalog);
     if (deleteFiles && current?.hex !== s.hex) {
-      await rm(s.revision.dir, { recursive: true, force: true });
+      // Its gzip may still be written in the background (compressLater): a file appearing
+      // while the directory is removed failed the removal (ENOTEMPTY).
+      await this.compressing.get(s.revision);
+      await rm(s.revision.dir, { recursive: true, force: true, maxRetries: 3 });
       // After remove(catalog), the last reader's release leaves no revision behind.
       if (current === undefined)
         await rmdir(path.join(this.root, s.catalog)).catch(() => undefined);
@@ -526,7 +529,7 @@ export class ContentStore {
     }
     for (const e of entries)
       if (REVISION_DIR.test(e) && e !== keep && !inUse.has(e))
-        await rm(path.join(this.root, catalog, e), { recursive: true, force: true });
+        await rm(path.join(this.root, catalog, e), { recursive: true, force: true, maxRetries: 3 });
   }
 
   private async withLock<T>(catalog: string, fn: () => Promise<T>): Promise<T> {

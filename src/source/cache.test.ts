@@ -27,6 +27,22 @@ describe('source/cache', () => {
     return tmp;
   }
 
+  it('never hands a lookup an entry a prune is removing: it waits, then misses', async () => {
+    const cache = new DigestCache(root);
+    const key = DigestCache.key('sha256:' + 'b'.repeat(64), 'linux/amd64');
+    const tmp = await cache.tempDir();
+    const configs = path.join(DigestCache.fsDir(tmp), 'configs');
+    await mkdir(configs, { recursive: true });
+    // Enough files that the removal takes many turns of the event loop.
+    for (let i = 0; i < 300; i++) await writeFile(path.join(configs, `${i}.json`), '{}');
+    await cache.commit(tmp, key, meta('sha256:b'));
+    const pruned = cache.prune(() => false, { temps: false });
+    // Started while the prune removes the entry (its meta.json is read only after).
+    const found = await cache.lookup(key);
+    expect(found, 'the lookup came after the removal').to.equal(undefined);
+    expect(await pruned).to.deep.equal([key]);
+  });
+
   it('commits temp dirs atomically; a second writer of the same key keeps the first entry', async () => {
     const cache = new DigestCache(root);
     const key = DigestCache.key('sha256:' + 'a'.repeat(64), 'linux/amd64');

@@ -30,13 +30,32 @@ const FS = 'fs';
 const TMP = '.tmp-';
 
 export class DigestCache {
+  /**
+   * Lookups and removals one at a time: an entry a lookup finds is not being removed. A prune
+   * after one attempt, beside the next attempt's lookup of the same image, otherwise handed that
+   * attempt a directory deleted under its parse (`cannot read directory . (ENOENT)`). The
+   * puller holds a key before it looks it up, so a prune either keeps the entry or finishes
+   * removing it before the lookup, which then misses and pulls again.
+   */
+  #exclusive: Promise<unknown> = Promise.resolve();
+
   constructor(readonly root: string) {}
+
+  private exclusively<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.#exclusive.then(fn, fn);
+    this.#exclusive = run.catch(() => undefined);
+    return run;
+  }
 
   static key(digest: string, platform: string): string {
     return `${digest.replace(':', '-')}_${platform.replaceAll('/', '-')}`;
   }
 
-  async lookup(key: string): Promise<CacheEntry | undefined> {
+  lookup(key: string): Promise<CacheEntry | undefined> {
+    return this.exclusively(() => this.read(key));
+  }
+
+  private async read(key: string): Promise<CacheEntry | undefined> {
     const dir = path.join(this.root, key);
     try {
       const meta = JSON.parse(await readFile(path.join(dir, META), 'utf8')) as CacheMeta;
@@ -64,15 +83,15 @@ export class DigestCache {
       await rename(tmp, path.join(this.root, key));
     } catch (err) {
       await removeTree(tmp);
-      const existing = await this.lookup(key);
+      const existing = await this.read(key);
       if (!existing) throw err;
       return existing;
     }
     return { key, dir: path.join(this.root, key, FS), meta };
   }
 
-  async remove(key: string): Promise<void> {
-    await removeTree(path.join(this.root, key));
+  remove(key: string): Promise<void> {
+    return this.exclusively(() => removeTree(path.join(this.root, key)));
   }
 
   /** Every complete entry (temp dirs and entries without a readable meta.json left out). */
@@ -80,7 +99,7 @@ export class DigestCache {
     const out: CacheEntry[] = [];
     for (const name of await readdir(this.root).catch(() => [] as string[])) {
       if (name.startsWith(TMP)) continue;
-      const entry = await this.lookup(name);
+      const entry = await this.read(name);
       if (entry) out.push(entry);
     }
     return out;
@@ -97,7 +116,14 @@ export class DigestCache {
    * Removes every entry whose key `keep` refuses, and with `temps`, leftover temp dirs (only
    * when no pull is running: a running pull builds in one). Returns the keys removed.
    */
-  async prune(keep: (key: string) => boolean, opts: { temps: boolean }): Promise<string[]> {
+  prune(keep: (key: string) => boolean, opts: { temps: boolean }): Promise<string[]> {
+    return this.exclusively(() => this.removeUnkept(keep, opts));
+  }
+
+  private async removeUnkept(
+    keep: (key: string) => boolean,
+    opts: { temps: boolean },
+  ): Promise<string[]> {
     const removed: string[] = [];
     for (const name of await readdir(this.root).catch(() => [] as string[])) {
       const temp = name.startsWith(TMP);
