@@ -199,8 +199,7 @@ export class YamlSplitter {
       if (size + end - i > this.maxDocumentBytes) return this.tooLarge(start);
       if (end - i >= 3 && buf[i] === 0x2d && buf[i + 1] === 0x2d && buf[i + 2] === 0x2d) {
         flush(i);
-        const rest = buf.toString('utf8', i + 3, end).replace(/\r?\n$/, '');
-        const invalid = this.invalidSeparator(rest, this.point());
+        const invalid = this.invalidSeparator(separatorRest([buf.subarray(i, end)]), this.point());
         if (invalid) return invalid;
         this.advanceLine(end);
         return { size, separator: true };
