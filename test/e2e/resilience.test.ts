@@ -38,11 +38,15 @@ function policy(name: string, catalog: string): string {
   );
 }
 
-/** The catalog once a failed sync is over: Progressing Retrying and no sync journal left. */
+/**
+ * The catalog once a failed sync is over: Progressing Retrying, its message saying it rolled
+ * back, and no sync journal left. The message matters: between the publish step and the first
+ * write, Progressing is Retrying ("serving content …; planning its objects") with no journal yet.
+ */
 async function waitRolledBack(
   catalog: string,
   what: string,
-  messageHas = '',
+  messageHas = 'rolled back',
 ): Promise<ClusterCatalog> {
   return pollUntil(
     async () => {
@@ -85,7 +89,7 @@ describe('resilience e2e: a refused write rolls the catalog back to the previous
       await waitUntilRefused(name, { name: REFUSED_BUNDLE }, 'olm.bundle');
 
       await applyCatalog(name, v2Ref);
-      const failed = await waitRolledBack(name, 'the failed sync to be rolled back', 'rolled back');
+      const failed = await waitRolledBack(name, 'the failed sync to be rolled back');
       const message = condition(failed, 'Progressing')?.message ?? '';
       expect(message).to.contain(`${name}-bundle-utility-operator-${REFUSED_BUNDLE}`);
       expect(message).to.contain(`the e2e policy refuses ${REFUSED_BUNDLE}`);
