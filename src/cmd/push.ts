@@ -11,6 +11,7 @@ import {
   pushCatalog,
 } from '../source/index.js';
 import { loadSigningKey } from '../source/signature/index.js';
+import { catalogDirProblem } from './catalog-dir.js';
 
 const usage = `usage: catalogd push [flags] <dir> <ref>
 
@@ -56,6 +57,11 @@ export async function main(args: string[]): Promise<number> {
     return 2;
   }
   const [dir, ref] = positionals as [string, string];
+  const problem = await catalogDirProblem(dir);
+  if (problem !== undefined) {
+    stderr.write(`catalogd push: ${problem}\n`);
+    return 1;
+  }
   try {
     const opts: Parameters<typeof pushCatalog>[2] = {};
     if (values['registries-conf'])

@@ -101,10 +101,15 @@ describe('catalogd render', () => {
     );
   });
 
-  it('the CLI exits 1 for a directory that does not exist', () => {
-    const r = cli(path.join(FIXTURES, 'no-such-dir'), '--catalog', 'c');
+  it('the CLI exits 1 for a directory that does not exist, or a file, naming it', () => {
+    const missing = path.join(FIXTURES, 'no-such-dir');
+    const r = cli(missing, '--catalog', 'c');
     expect(r.status).to.equal(1);
-    expect(r.stderr).to.equal('catalogd render: cannot read directory . (ENOENT)\n');
+    expect(r.stderr).to.equal(`catalogd render: ${missing}: no such directory\n`);
+    const file = path.join(FIXTURES, 'error-missing-schema', 'etcd', 'catalog.json');
+    const f = cli(file, '--catalog', 'c');
+    expect(f.status).to.equal(1);
+    expect(f.stderr).to.equal(`catalogd render: ${file}: not a directory\n`);
   });
 
   it('an object over --max-object-bytes renders as the controller writes it: contentOmitted, its URL at --server-url', async () => {

@@ -19,6 +19,7 @@ import {
 } from '../fbc/index.js';
 import type { Blob } from '../fbc/index.js';
 import { scanCatalog } from '../sync/index.js';
+import { catalogDirProblem } from './catalog-dir.js';
 import { catalogCost, formatCostJson, formatCostText } from './render-cost.js';
 import type { Output, RenderOptions } from './render-target.js';
 import { DEFAULT_SERVER_URL, renderTarget } from './render-target.js';
@@ -223,6 +224,11 @@ export async function main(args: string[]): Promise<number> {
     ...(contentProfile !== undefined && { contentProfile }),
   };
   try {
+    const problem = await catalogDirProblem(dir);
+    if (problem !== undefined) {
+      stderr.write(`catalogd render: ${problem}\n`);
+      return 1;
+    }
     if (parsed.values.cost) {
       const report = await catalogCost(dir, opts);
       await write(output === 'json' ? formatCostJson(report) : formatCostText(report));
