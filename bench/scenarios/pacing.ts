@@ -9,6 +9,10 @@
 //              ServiceAccount GETs and LISTs ConfigMaps at BENCH_OTHER_RATE requests a second: its
 //              p99 by verb idle (15 s before the sync) and during the sync, beside our rate and
 //              duration, the window at the end and its decreases.
+//   freshness  raw writes at fixed rates while the other client reads (freshness.ts): which write
+//              rate spares its consistent LISTs;
+//   ceiling    the controller with --max-write-rate=BENCH_MAX_WRITE_RATE (default 5) and without,
+//              on a small catalog (BENCH_RATE_MB, default 2), the other client reading.
 // Every phase starts on a restarted apiserver over a compacted etcd (BenchHooks.resetControlPlane).
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
@@ -37,11 +41,15 @@ import type { Controller } from '../lib/controller-process.js';
 import { startController } from '../lib/controller-process.js';
 import { latencyProbe } from '../lib/latency.js';
 import { percentile } from '../lib/stats.js';
+import type { FreshnessPoint } from './freshness.js';
+import { freshnessMarkdown, measureFreshness } from './freshness.js';
 
 /** The other client's requests a second (GETs and LISTs alternating, two loops). */
 const OTHER_RATE = Number(process.env.BENCH_OTHER_RATE ?? '40');
 const IDLE_PROBE_SECONDS = 15;
 const PACING_OFF = ['--no-write-pacing'];
+const MAX_WRITE_RATE = process.env.BENCH_MAX_WRITE_RATE ?? '5';
+const RATE_MB = Number(process.env.BENCH_RATE_MB ?? '2');
 /**
  * BENCH_PACING_TOLERANCES=1.5,2.5: a pacing-on phase per --write-latency-tolerance (default: the
  * controller's default only), more points on the curve.
@@ -175,7 +183,38 @@ export async function measurePacing(h: BenchHooks): Promise<Record<string, unkno
   sa.api.close();
   const other = await serviceAccountKubeconfig(h, OTHER_NS, OTHER_SA);
   const curve: Record<string, unknown> = {};
+  const ceiling: Record<string, unknown> = {};
+  let freshness: FreshnessPoint[] = [];
   try {
+    // Freshness: raw writes at fixed rates (no controller), the other client reading.
+    await h.resetControlPlane();
+    await h.waitForQuiet(h.api);
+    const fcat = 'bench-pacing-freshness';
+    const ffile = path.join(h.work, `render-${fcat}.json`);
+    const bodies = render(dir, fcat, await ownerCatalog(h.api, fcat, ref), ffile);
+    freshness = await measureFreshness(h, other.api, bodies);
+    await h.deleteCatalog(h.api, fcat);
+    await rm(ffile, { force: true });
+
+    // The ceiling: a small catalog (a ceiling of 5 writes a second takes 3.6 s per 1 MB).
+    const smallDir = path.join(h.work, `pacing-rate-${RATE_MB}mb`);
+    await generateCatalog(smallDir, { seed: 2, sizeMB: RATE_MB });
+    const small = await pushCatalog(smallDir, `${h.registry}/bench/pacing-rate-${RATE_MB}mb:v1`);
+    const ceilings: Array<[string, string[]]> = [
+      ['no ceiling', PACING_OFF],
+      [`--max-write-rate=${MAX_WRITE_RATE}`, [...PACING_OFF, `--max-write-rate=${MAX_WRITE_RATE}`]],
+    ];
+    for (const [label, args] of ceilings)
+      ceiling[label] = await controllerPhase(
+        h,
+        `small-${label.replace(/[^a-z0-9]+/g, '-')}`,
+        sa.file,
+        small.ref,
+        args,
+        other.api,
+      );
+    await rm(smallDir, { recursive: true, force: true });
+
     const settings: Array<[string, string[]]> = [['off', PACING_OFF], ...pacingOn];
     for (const [label, args] of settings)
       curve[aloneLabel(label)] = await controllerPhase(h, label, sa.file, ref, args, other.api);
@@ -209,6 +248,8 @@ export async function measurePacing(h: BenchHooks): Promise<Record<string, unkno
     raw32mWritesPerSecond: rawRate,
     alone,
     withOtherClient: curve,
+    freshness,
+    ceiling: { sizeMB: RATE_MB, ...ceiling },
   };
 }
 
@@ -233,5 +274,10 @@ export function pacingMarkdown(p: Record<string, unknown>): string {
   };
   for (const [k, x] of Object.entries(alone)) row(`alone, ${k}`, x);
   for (const [k, x] of Object.entries(curve)) row(`other client, ${k}`, x);
+  const { sizeMB: ceilingMB, ...ceiling } = (p.ceiling ?? {}) as Record<string, Phase>;
+  for (const [k, x] of Object.entries(ceiling))
+    row(`other client, ${String(ceilingMB)} MB, pacing off, ${k}`, x);
+  const freshness = p.freshness as FreshnessPoint[] | undefined;
+  if (freshness?.length) lines.push('', freshnessMarkdown(freshness));
   return lines.join('\n');
 }

@@ -26,6 +26,17 @@ describe('cmd/controller-options: write pacing flags', () => {
     expect(() => parse('--write-latency-tolerance=x')).to.throw(CommandError);
     expect(() => parse('--min-write-concurrency=0')).to.throw(CommandError, /positive integer/);
   });
+
+  it('--max-write-rate: no ceiling by default; a number of writes a second, fractions too', () => {
+    expect(parse().maxWriteRate).to.equal(0);
+    expect(parse('--max-write-rate=5').maxWriteRate).to.equal(5);
+    expect(parse('--max-write-rate=0.5').maxWriteRate).to.equal(0.5);
+    for (const bad of ['-1', 'fast', '', 'Infinity'])
+      expect(() => parse(`--max-write-rate=${bad}`)).to.throw(
+        CommandError,
+        /--max-write-rate must be a number of writes a second/,
+      );
+  });
 });
 
 describe('cmd/controller-options: leader election periods', () => {

@@ -40,6 +40,10 @@ const controllerFlags = {
   // the window at its floor and cost 43 % of a cold sync's rate (docs/deploy.md, "Write pacing").
   'write-pacing': { type: 'boolean', default: false },
   'write-latency-tolerance': { type: 'string', default: String(DEFAULT_LATENCY_TOLERANCE) },
+  // No ceiling by default: alone on an apiserver, a cold sync writes as fast as it allows; the
+  // ceiling that spares others' consistent LISTs (5) would take a 10,000-object sync 33 minutes
+  // (docs/deploy.md, "Write pacing").
+  'max-write-rate': { type: 'string', default: '0' },
   'max-object-bytes': { type: 'string', default: String(DEFAULT_MAX_OBJECT_BYTES) },
   'max-image-cache-bytes': { type: 'string', default: String(DEFAULT_MAX_CACHE_BYTES) },
   'content-profile': { type: 'string', default: CONTENT_PROFILE_FULL },
@@ -99,6 +103,9 @@ Reconciles ClusterCatalogs into CatalogMetadata objects and serves catalog conte
   --write-latency-tolerance X        write latency above X times its idle baseline shrinks the
                                      window: lower is gentler to other clients, slower on an idle
                                      apiserver (default ${DEFAULT_LATENCY_TOLERANCE})
+  --max-write-rate N                 most CatalogMetadata creates, updates and deletes a second,
+                                     for the process, evenly spaced; 5 or fewer spares other
+                                     clients' consistent LISTs (default 0: no ceiling)
   --max-object-bytes N               larger objects carry spec.contentOmitted (default 1048576)
   --max-image-cache-bytes N          files the unpacked images may hold together; an image that
                                      would pass it is refused, the images catalogs serve are kept
@@ -189,6 +196,8 @@ export interface ControllerOptions {
   writeConcurrency: number;
   /** Write pacing's floor and latency tolerance; undefined: --no-write-pacing. */
   writePacing: { minWriteConcurrency: number; latencyTolerance: number } | undefined;
+  /** --max-write-rate, writes a second; 0: no ceiling. */
+  maxWriteRate: number;
   maxObjectBytes: number;
   maxCacheBytes: number;
   contentProfile: ContentProfile;
@@ -221,6 +230,11 @@ export function parseControllerOptions(args: string[]): ControllerOptions | unde
   const latencyTolerance = Number(flags['write-latency-tolerance']);
   if (!Number.isFinite(latencyTolerance) || latencyTolerance <= 1)
     throw new CommandError('--write-latency-tolerance must be a number above 1, e.g. 2.5');
+  const maxWriteRate = Number(flags['max-write-rate']);
+  if (!Number.isFinite(maxWriteRate) || maxWriteRate < 0 || flags['max-write-rate'].trim() === '')
+    throw new CommandError(
+      '--max-write-rate must be a number of writes a second, e.g. 5 (0: no ceiling)',
+    );
   const maxObjectBytes = positiveInt('max-object-bytes', flags['max-object-bytes']);
   const maxCacheBytes = positiveInt('max-image-cache-bytes', flags['max-image-cache-bytes']);
   const contentProfile = flags['content-profile'];
@@ -252,6 +266,7 @@ export function parseControllerOptions(args: string[]): ControllerOptions | unde
           latencyTolerance,
         }
       : undefined,
+    maxWriteRate,
     maxObjectBytes,
     maxCacheBytes,
     contentProfile,

@@ -195,6 +195,9 @@ async function buildSyncer(
         onDecrease: (reason) => metrics.writeWindowDecreases.inc({ reason }),
       },
     }),
+    ...(opts.maxWriteRate > 0 && {
+      maxWriteRate: { perSecond: opts.maxWriteRate, clock: realClock },
+    }),
     counters: { writes: metrics.writes, dryRunWrites: metrics.dryRunWrites },
   });
   new Gauge({

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { ManualClock } from '../util/clock.js';
 import { catalogSyncer, countedWriter } from './syncer.js';
 import type { CatalogMetadataWriter, WriteResponse } from './writer-port.js';
 
@@ -97,5 +98,34 @@ describe('sync: paced writes', () => {
     const w = answering(200, 429, false);
     await syncer(w.writer).deleteAll('c');
     expect(w.most()).to.equal(16);
+  });
+});
+
+describe('sync: --max-write-rate', () => {
+  it('spaces the writes of a sync at the rate, across its window', async () => {
+    const clock = new ManualClock();
+    const t0 = clock.now();
+    const sent: number[] = [];
+    const writer: CatalogMetadataWriter = {
+      async *listExisting() {
+        for (let i = 0; i < 4; i++) {
+          yield { name: `o${i}`, uid: `u${i}`, resourceVersion: '1', fingerprint: 'f' } as never;
+        }
+      },
+      create: async () => undefined,
+      update: async () => undefined,
+      delete: async () => void sent.push(clock.now() - t0),
+    };
+    const s = catalogSyncer({
+      writer,
+      spoolDir: '/nonexistent',
+      writeConcurrency: 16,
+      maxWriteRate: { perSecond: 2, clock },
+      counters: { writes: { inc() {} }, dryRunWrites: { inc() {} } },
+    });
+    const done = s.deleteAll('c');
+    while (await clock.advanceToNextTimer());
+    await done;
+    expect(sent).to.deep.equal([0, 500, 1000, 1500]);
   });
 });
