@@ -11,7 +11,8 @@
 //              duration, the window at the end and its decreases.
 //   freshness  raw writes at fixed rates while the other client reads (freshness.ts): which write
 //              rate spares its consistent LISTs;
-//   ceiling    the controller with --max-write-rate=BENCH_MAX_WRITE_RATE (default 5) and without,
+//   ceiling    the controller with --max-write-rate of each BENCH_MAX_WRITE_RATES (default 2,5) and
+//              without,
 //              on a small catalog (BENCH_RATE_MB, default 2), the other client reading.
 // Every phase starts on a restarted apiserver over a compacted etcd (BenchHooks.resetControlPlane).
 import { rm } from 'node:fs/promises';
@@ -48,7 +49,8 @@ import { freshnessMarkdown, measureFreshness } from './freshness.js';
 const OTHER_RATE = Number(process.env.BENCH_OTHER_RATE ?? '40');
 const IDLE_PROBE_SECONDS = 15;
 const PACING_OFF = ['--no-write-pacing'];
-const MAX_WRITE_RATE = process.env.BENCH_MAX_WRITE_RATE ?? '5';
+/** BENCH_MAX_WRITE_RATES: the --max-write-rate values of the ceiling part. */
+const MAX_WRITE_RATES = (process.env.BENCH_MAX_WRITE_RATES ?? '2,5').split(',').filter(Boolean);
 const RATE_MB = Number(process.env.BENCH_RATE_MB ?? '2');
 /**
  * BENCH_PACING_TOLERANCES=1.5,2.5: a pacing-on phase per --write-latency-tolerance (default: the
@@ -162,18 +164,56 @@ async function raw32m(h: BenchHooks, dir: string, ref: string): Promise<number> 
   return rate;
 }
 
+/** BENCH_PACING_PARTS: which parts run (default all), e.g. freshness,ceiling. */
+const PARTS = new Set(
+  (process.env.BENCH_PACING_PARTS ?? 'alone,curve,freshness,ceiling').split(',').filter(Boolean),
+);
+/**
+ * BENCH_PACING_ROUNDS: rounds of the alone part, the contenders taking turns within each round in
+ * alternating order (raw first, then last): a machine whose speed drifts weighs on each alike.
+ * The medians are reported.
+ */
+const ROUNDS = Number(process.env.BENCH_PACING_ROUNDS ?? '1');
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
 export async function measurePacing(h: BenchHooks): Promise<Record<string, unknown>> {
   const dir = path.join(h.work, `pacing-${h.sizeMB}mb`);
   await generateCatalog(dir, { seed: 1, sizeMB: h.sizeMB });
   const { ref } = await pushCatalog(dir, `${h.registry}/bench/pacing-${h.sizeMB}mb:v1`);
+  const aloneLabel = (l: string) => `pacing ${l.replace('-', ', tolerance ')}`;
 
   // Alone: the same request shape as raw-32m, both exempt from APF.
-  const rawRate = await raw32m(h, dir, ref);
-  const alone: Record<string, SyncNumbers & { ratioToRaw32m: number }> = {};
-  const aloneLabel = (l: string) => `pacing ${l.replace('-', ', tolerance ')}`;
-  for (const [label, args] of [...pacingOn, ['off', PACING_OFF] as [string, string[]]]) {
-    const x = await controllerPhase(h, `alone-${label}`, h.kubeconfig, ref, args);
-    alone[aloneLabel(label)] = { ...x, ratioToRaw32m: r2(x.writesPerSecond / rawRate) };
+  let rawRate: number | undefined;
+  const rawRounds: number[] = [];
+  const alone: Record<string, SyncNumbers & { ratioToRaw32m: number; rounds?: number[] }> = {};
+  if (PARTS.has('alone')) {
+    const contenders: Array<[string, string[] | undefined]> = [
+      ['raw', undefined],
+      ...pacingOn,
+      ['off', PACING_OFF],
+    ];
+    const byLabel = new Map<string, Array<SyncNumbers>>();
+    for (let round = 0; round < ROUNDS; round++) {
+      const order = round % 2 === 0 ? contenders : [...contenders].reverse();
+      for (const [label, args] of order) {
+        if (args === undefined) rawRounds.push(await raw32m(h, dir, ref));
+        else {
+          const x = await controllerPhase(h, `alone-${label}-${round}`, h.kubeconfig, ref, args);
+          byLabel.set(label, [...(byLabel.get(label) ?? []), x]);
+        }
+      }
+    }
+    rawRate = median(rawRounds);
+    for (const [label, xs] of byLabel) {
+      const rates = xs.map((x) => x.writesPerSecond);
+      const mid = xs.find((x) => x.writesPerSecond === median(rates))!;
+      alone[aloneLabel(label)] = {
+        ...mid,
+        ratioToRaw32m: r2(mid.writesPerSecond / rawRate),
+        ...(ROUNDS > 1 && { rounds: rates }),
+      };
+    }
   }
 
   // With the other client, the controller as its ServiceAccount.
@@ -186,57 +226,66 @@ export async function measurePacing(h: BenchHooks): Promise<Record<string, unkno
   const ceiling: Record<string, unknown> = {};
   let freshness: FreshnessPoint[] = [];
   try {
-    // Freshness: raw writes at fixed rates (no controller), the other client reading.
-    await h.resetControlPlane();
-    await h.waitForQuiet(h.api);
-    const fcat = 'bench-pacing-freshness';
-    const ffile = path.join(h.work, `render-${fcat}.json`);
-    const bodies = render(dir, fcat, await ownerCatalog(h.api, fcat, ref), ffile);
-    freshness = await measureFreshness(h, other.api, bodies);
-    await h.deleteCatalog(h.api, fcat);
-    await rm(ffile, { force: true });
+    if (PARTS.has('freshness')) {
+      // Raw writes at fixed rates (no controller), the other client reading.
+      await h.resetControlPlane();
+      await h.waitForQuiet(h.api);
+      const fcat = 'bench-pacing-freshness';
+      const ffile = path.join(h.work, `render-${fcat}.json`);
+      const bodies = render(dir, fcat, await ownerCatalog(h.api, fcat, ref), ffile);
+      freshness = await measureFreshness(h, other.api, bodies);
+      await h.deleteCatalog(h.api, fcat);
+      await rm(ffile, { force: true });
+    }
 
-    // The ceiling: a small catalog (a ceiling of 5 writes a second takes 3.6 s per 1 MB).
-    const smallDir = path.join(h.work, `pacing-rate-${RATE_MB}mb`);
-    await generateCatalog(smallDir, { seed: 2, sizeMB: RATE_MB });
-    const small = await pushCatalog(smallDir, `${h.registry}/bench/pacing-rate-${RATE_MB}mb:v1`);
-    const ceilings: Array<[string, string[]]> = [
-      ['no ceiling', PACING_OFF],
-      [`--max-write-rate=${MAX_WRITE_RATE}`, [...PACING_OFF, `--max-write-rate=${MAX_WRITE_RATE}`]],
-    ];
-    for (const [label, args] of ceilings)
-      ceiling[label] = await controllerPhase(
-        h,
-        `small-${label.replace(/[^a-z0-9]+/g, '-')}`,
-        sa.file,
-        small.ref,
-        args,
-        other.api,
-      );
-    await rm(smallDir, { recursive: true, force: true });
-
-    const settings: Array<[string, string[]]> = [['off', PACING_OFF], ...pacingOn];
-    for (const [label, args] of settings)
-      curve[aloneLabel(label)] = await controllerPhase(h, label, sa.file, ref, args, other.api);
-    await applyFlowSchema(h);
-    try {
-      for (const [label, args] of settings) {
-        curve[`${aloneLabel(label)}, FlowSchema`] = await controllerPhase(
+    if (PARTS.has('ceiling')) {
+      // A small catalog: a ceiling of 5 writes a second takes 44 s per 1 MB (217 objects).
+      const smallDir = path.join(h.work, `pacing-rate-${RATE_MB}mb`);
+      await generateCatalog(smallDir, { seed: 2, sizeMB: RATE_MB });
+      const small = await pushCatalog(smallDir, `${h.registry}/bench/pacing-rate-${RATE_MB}mb:v1`);
+      const ceilings: Array<[string, string[]]> = [
+        ['no ceiling', PACING_OFF],
+        ...MAX_WRITE_RATES.map((r): [string, string[]] => [
+          `--max-write-rate=${r}`,
+          [...PACING_OFF, `--max-write-rate=${r}`],
+        ]),
+      ];
+      for (const [label, args] of ceilings)
+        ceiling[label] = await controllerPhase(
           h,
-          `${label}-fs`,
+          `small-${label.replace(/[^a-z0-9]+/g, '-')}`,
           sa.file,
-          ref,
+          small.ref,
           args,
           other.api,
         );
+      await rm(smallDir, { recursive: true, force: true });
+    }
+
+    if (PARTS.has('curve')) {
+      const settings: Array<[string, string[]]> = [['off', PACING_OFF], ...pacingOn];
+      for (const [label, args] of settings)
+        curve[aloneLabel(label)] = await controllerPhase(h, label, sa.file, ref, args, other.api);
+      await applyFlowSchema(h);
+      try {
+        for (const [label, args] of settings) {
+          curve[`${aloneLabel(label)}, FlowSchema`] = await controllerPhase(
+            h,
+            `${label}-fs`,
+            sa.file,
+            ref,
+            args,
+            other.api,
+          );
+        }
+      } finally {
+        kubectl(h, [
+          'delete',
+          '--ignore-not-found',
+          '-k',
+          path.join(h.root, 'config', 'flowcontrol'),
+        ]);
       }
-    } finally {
-      kubectl(h, [
-        'delete',
-        '--ignore-not-found',
-        '-k',
-        path.join(h.root, 'config', 'flowcontrol'),
-      ]);
     }
   } finally {
     other.api.close();
@@ -246,6 +295,7 @@ export async function measurePacing(h: BenchHooks): Promise<Record<string, unkno
     otherClientRatePerSecond: OTHER_RATE,
     priorityLevel: PRIORITY_LEVEL,
     raw32mWritesPerSecond: rawRate,
+    ...(ROUNDS > 1 && { raw32mRounds: rawRounds }),
     alone,
     withOtherClient: curve,
     freshness,
@@ -255,11 +305,15 @@ export async function measurePacing(h: BenchHooks): Promise<Record<string, unkno
 
 /** The scenario's numbers as a markdown table (printed by bench/run.ts). */
 export function pacingMarkdown(p: Record<string, unknown>): string {
-  type Phase = SyncNumbers & { otherClient?: OtherClient; ratioToRaw32m?: number };
+  type Phase = SyncNumbers & {
+    otherClient?: OtherClient;
+    ratioToRaw32m?: number;
+    rounds?: number[];
+  };
   const alone = p.alone as Record<string, Phase>;
   const curve = p.withOtherClient as Record<string, Phase>;
   const lines = [
-    `Pacing, ${String(p.sizeMB)} MB; raw-32m ${String(p.raw32mWritesPerSecond)} writes/s; other client ${String(p.otherClientRatePerSecond)} requests/s.`,
+    `Pacing, ${String(p.sizeMB)} MB; raw-32m ${String(p.raw32mWritesPerSecond)} writes/s${Array.isArray(p.raw32mRounds) ? ` (median of rounds ${p.raw32mRounds.join(', ')})` : ''}; other client ${String(p.otherClientRatePerSecond)} requests/s.`,
     '',
     '| phase | writes/s | ÷ raw-32m | sync s (write s) | window at end | decreases (latency / throttled) | other GET p99 ms idle → during (×) | other LIST p99 ms idle → during (×) |',
     '|---|---|---|---|---|---|---|---|',
@@ -269,7 +323,7 @@ export function pacingMarkdown(p: Record<string, unknown>): string {
     const v = (q?: { idleMs: number; duringMs: number; ratio: number }) =>
       q ? `${q.idleMs} → ${q.duringMs} (${q.ratio})` : '';
     lines.push(
-      `| ${name} | ${x.writesPerSecond} | ${x.ratioToRaw32m ?? r2(x.writesPerSecond / Number(p.raw32mWritesPerSecond))} | ${x.seconds} (${x.writeSeconds}) | ${x.windowAtEnd} | ${x.windowDecreases.latency} / ${x.windowDecreases.throttled} | ${v(o?.get)} | ${v(o?.list)} |`,
+      `| ${name} | ${x.writesPerSecond}${x.rounds ? ` (rounds ${x.rounds.join(', ')})` : ''} | ${x.ratioToRaw32m ?? r2(x.writesPerSecond / Number(p.raw32mWritesPerSecond))} | ${x.seconds} (${x.writeSeconds}) | ${x.windowAtEnd} | ${x.windowDecreases.latency} / ${x.windowDecreases.throttled} | ${v(o?.get)} | ${v(o?.list)} |`,
     );
   };
   for (const [k, x] of Object.entries(alone)) row(`alone, ${k}`, x);

@@ -50,7 +50,7 @@ import {
 } from '../source/index.js';
 import { PolicyError, signatureChecks } from '../source/signature/index.js';
 import type { CatalogSyncer } from '../sync/index.js';
-import { catalogSyncer } from '../sync/index.js';
+import { WriteRateLimit, catalogSyncer } from '../sync/index.js';
 import { requestRetry } from '../util/backoff.js';
 import { parseDuration } from '../util/deadline.js';
 import { CommandError, listening } from './command-error.js';
@@ -177,6 +177,7 @@ async function buildSyncer(
   opts: ControllerOptions,
   client: KubeClient,
   metrics: Metrics,
+  writeRate: WriteRateLimit | undefined,
 ): Promise<CatalogSyncer> {
   // The writes a sync has planned, spooled between its two passes (src/sync/spool.ts). A spool
   // left by a killed process is of no use: start empty. Per host name, so that replicas sharing
@@ -195,9 +196,7 @@ async function buildSyncer(
         onDecrease: (reason) => metrics.writeWindowDecreases.inc({ reason }),
       },
     }),
-    ...(opts.maxWriteRate > 0 && {
-      maxWriteRate: { perSecond: opts.maxWriteRate, clock: realClock },
-    }),
+    ...(writeRate && { writeRate }),
     counters: { writes: metrics.writes, dryRunWrites: metrics.dryRunWrites },
   });
   new Gauge({
@@ -411,7 +410,10 @@ async function buildController(opts: ControllerOptions) {
     'default';
   const identity = defaultIdentity();
   const { puller, signatures } = await buildPuller(opts, client, namespace, metrics);
-  const syncer = await buildSyncer(opts, client, metrics);
+  // --max-write-rate: one ceiling for every write of the process (objects, status, events).
+  const writeRate =
+    opts.maxWriteRate > 0 ? new WriteRateLimit(opts.maxWriteRate, realClock) : undefined;
+  const syncer = await buildSyncer(opts, client, metrics, writeRate);
   const { content, serverUrl, stopTlsWatch, memory } = await buildContentServer(opts, log, metrics);
   const { catalogs, informer, metadataRefs } = buildInformers(client, log);
   const events = eventRecorder(client, { component: 'catalogd-ts', instance: identity });
@@ -433,7 +435,7 @@ async function buildController(opts: ControllerOptions) {
   const { controller, replicator } = buildControllers(opts, log, metrics, {
     informer,
     metadataRefs,
-    api: clusterCatalogAPI(catalogs, events),
+    api: clusterCatalogAPI(catalogs, events, writeRate),
     puller,
     syncer,
     content,

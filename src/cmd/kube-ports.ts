@@ -16,7 +16,7 @@ import type {
 import { FIELD_MANAGER, Resource, pullSecretReader } from '../kube/index.js';
 import type { PullSecretSource } from '../source/index.js';
 import { parseDockerConfigJSON } from '../source/index.js';
-import type { CatalogMetadataWriter } from '../sync/index.js';
+import type { CatalogMetadataWriter, WriteRateLimit } from '../sync/index.js';
 import { catalogMetadataWriter } from '../sync/index.js';
 
 const type = { group: GROUP, version: VERSION, plural: CATALOG_METADATA_PLURAL };
@@ -71,17 +71,27 @@ export function pullSecretSource(client: KubeClient, opts: PullSecretOptions): P
 /**
  * The ClusterCatalog controller's writes: metadata and status merge patches, each conditional
  * on the resourceVersion it was computed from (the apiserver answers 409 if it moved on), and
- * events.
+ * events. With `writeRate` (--max-write-rate), each takes its slot of the process's ceiling, as
+ * CatalogMetadata writes do: every write moves etcd's revision alike.
  */
 export function clusterCatalogAPI(
   catalogs: Resource<ClusterCatalog>,
   events: EventRecorder,
+  writeRate?: WriteRateLimit,
 ): ClusterCatalogAPI {
+  const slot = async () => writeRate?.acquire();
   return {
-    patchMetadata: (name, metadata, resourceVersion) =>
-      catalogs.mergePatch(name, { metadata: { ...metadata, resourceVersion } }),
-    patchStatus: (name, status, resourceVersion) =>
-      catalogs.mergePatch(name, { metadata: { resourceVersion }, status }, 'status'),
-    recordEvent: (catalog, e) => events.record(eventTarget(catalog), e.type, e.reason, e.message),
+    patchMetadata: async (name, metadata, resourceVersion) => {
+      await slot();
+      return catalogs.mergePatch(name, { metadata: { ...metadata, resourceVersion } });
+    },
+    patchStatus: async (name, status, resourceVersion) => {
+      await slot();
+      return catalogs.mergePatch(name, { metadata: { resourceVersion }, status }, 'status');
+    },
+    recordEvent: async (catalog, e) => {
+      await slot();
+      await events.record(eventTarget(catalog), e.type, e.reason, e.message);
+    },
   };
 }

@@ -8,3 +8,4 @@ export * from './target-key.js';
 export * from './plan-error.js';
 export * from './syncer.js';
 export * from './pacing.js';
+export * from './write-rate.js';

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { ManualClock } from '../util/clock.js';
 import { catalogSyncer, countedWriter } from './syncer.js';
+import { WriteRateLimit } from './write-rate.js';
 import type { CatalogMetadataWriter, WriteResponse } from './writer-port.js';
 
 describe('sync: counted writes', () => {
@@ -120,7 +121,7 @@ describe('sync: --max-write-rate', () => {
       writer,
       spoolDir: '/nonexistent',
       writeConcurrency: 16,
-      maxWriteRate: { perSecond: 2, clock },
+      writeRate: new WriteRateLimit(2, clock),
       counters: { writes: { inc() {} }, dryRunWrites: { inc() {} } },
     });
     const done = s.deleteAll('c');

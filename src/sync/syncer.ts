@@ -6,8 +6,8 @@ import type { PlannedSync, SyncTarget } from './engine.js';
 import { applyPlan, deleteAll, planCatalogSync } from './engine.js';
 import type { DecreaseReason } from './pacing.js';
 import { WritePacing } from './pacing.js';
-import type { WriteRateClock } from './write-rate.js';
-import { WriteRateLimit, rateLimitedWriter } from './write-rate.js';
+import type { WriteRateLimit } from './write-rate.js';
+import { rateLimitedWriter } from './write-rate.js';
 import type { CatalogMetadataWriter } from './writer-port.js';
 
 /** A counter by catalog and verb (a prom-client Counter satisfies it). */
@@ -60,10 +60,11 @@ export interface CatalogSyncerOptions {
     onDecrease?: (reason: DecreaseReason) => void;
   };
   /**
-   * The most creates, updates and deletes a second, for the whole process (--max-write-rate,
-   * write-rate.ts); absent: no ceiling but the window's.
+   * The most writes a second, for the whole process (--max-write-rate, write-rate.ts): the
+   * creates, updates and deletes take their slots of it, as the entry point's other writes
+   * (status, events) do; absent: no ceiling but the window's.
    */
-  maxWriteRate?: { perSecond: number; clock: WriteRateClock };
+  writeRate?: WriteRateLimit;
   counters: { writes: WriteCounter; dryRunWrites: WriteCounter };
 }
 
@@ -72,13 +73,7 @@ export type CatalogSyncer = ReturnType<typeof catalogSyncer>;
 
 export function catalogSyncer(opts: CatalogSyncerOptions) {
   const { spoolDir, writeConcurrency } = opts;
-  // One ceiling for the process, as one etcd's revision is what every write moves.
-  const writer = opts.maxWriteRate
-    ? rateLimitedWriter(
-        opts.writer,
-        new WriteRateLimit(opts.maxWriteRate.perSecond, opts.maxWriteRate.clock),
-      )
-    : opts.writer;
+  const writer = opts.writeRate ? rateLimitedWriter(opts.writer, opts.writeRate) : opts.writer;
   const counted = (catalog: string) => countedWriter(writer, catalog, opts.counters);
   // One window for the process: what it learned of the apiserver carries over to the next sync.
   const paced = opts.pacing !== undefined && writer.observeResponses !== undefined;
