@@ -11,9 +11,9 @@
 //              duration, the window at the end and its decreases.
 //   freshness  raw writes at fixed rates while the other client reads (freshness.ts): which write
 //              rate spares its consistent LISTs;
-//   ceiling    the controller with --max-write-rate of each BENCH_MAX_WRITE_RATES (default 2,5) and
-//              without,
-//              on a small catalog (BENCH_RATE_MB, default 2), the other client reading.
+//   ceiling    the controller with --max-write-rate of each BENCH_MAX_WRITE_RATES (default 2,5)
+//              and without, on a small catalog (BENCH_RATE_MB, default 2), the other client
+//              reading.
 // Every phase starts on a restarted apiserver over a compacted etcd (BenchHooks.resetControlPlane).
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
@@ -328,9 +328,12 @@ export function pacingMarkdown(p: Record<string, unknown>): string {
   };
   for (const [k, x] of Object.entries(alone)) row(`alone, ${k}`, x);
   for (const [k, x] of Object.entries(curve)) row(`other client, ${k}`, x);
-  const { sizeMB: ceilingMB, ...ceiling } = (p.ceiling ?? {}) as Record<string, Phase>;
+  const { sizeMB: ceilingMB, ...ceiling } = (p.ceiling ?? {}) as { sizeMB?: number } & Record<
+    string,
+    Phase
+  >;
   for (const [k, x] of Object.entries(ceiling))
-    row(`other client, ${String(ceilingMB)} MB, pacing off, ${k}`, x);
+    row(`other client, ${ceilingMB ?? '?'} MB, pacing off, ${k}`, x);
   const freshness = p.freshness as FreshnessPoint[] | undefined;
   if (freshness?.length) lines.push('', freshnessMarkdown(freshness));
   return lines.join('\n');
