@@ -410,7 +410,8 @@ async function buildController(opts: ControllerOptions) {
     'default';
   const identity = defaultIdentity();
   const { puller, signatures } = await buildPuller(opts, client, namespace, metrics);
-  // --max-write-rate: one ceiling for every write of the process (objects, status, events).
+  // --max-write-rate: one ceiling for the writes of the process (objects, status, events; not
+  // the leader lease's renewals, which must not wait).
   const writeRate =
     opts.maxWriteRate > 0 ? new WriteRateLimit(opts.maxWriteRate, realClock) : undefined;
   const syncer = await buildSyncer(opts, client, metrics, writeRate);
