@@ -73,7 +73,7 @@ const FAST_LEADER_ELECTION = [
 /**
  * Starts a controller on free ports. A port found free can be taken by another process (an
  * outgoing connection's ephemeral port) before the controller listens on it: a start that fails
- * with EADDRINUSE is tried again on new ports.
+ * with EADDRINUSE ("address already in use") is tried again on new ports.
  */
 export async function startController(
   opts: StartControllerOptions = {},
@@ -162,7 +162,9 @@ async function startOnFreePorts(opts: StartControllerOptions): Promise<RunningCo
   ).catch(async (err: unknown) => {
     await running.stop('SIGKILL');
     const log = await readFile(logFile, 'utf8').catch(() => '');
-    if (log.includes('EADDRINUSE'))
+    // The controller says EADDRINUSE in its own words (src/cmd/command-error.ts): "cannot listen
+    // on 127.0.0.1:N for --health-addr: address already in use".
+    if (/EADDRINUSE|address already in use/.test(log))
       throw new PortTakenError(`a port was taken: ${logFile}`, { cause: err });
     throw err;
   });
