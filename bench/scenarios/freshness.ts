@@ -37,6 +37,7 @@ const ms = (s: number) => Number((s * 1000).toFixed(1));
 function writer(api: Api, bodies: Buffer[], rate: string) {
   let stopped = false;
   let sent = 0;
+  let failure: Error | undefined;
   const post = async () => {
     const body = bodies.pop();
     if (body === undefined) return false;
@@ -63,8 +64,8 @@ function writer(api: Api, bodies: Buffer[], rate: string) {
           if (wait > 0) await delay(wait);
           next += period;
           if (stopped) break;
-          // Not awaited: a slow answer does not delay the next slot.
-          void post().catch(() => undefined);
+          // Not awaited: a slow answer does not delay the next slot; a failure ends the point.
+          void post().catch((err: unknown) => void (failure ??= err as Error));
         }
       })(),
     );
@@ -74,6 +75,7 @@ function writer(api: Api, bodies: Buffer[], rate: string) {
     async stop() {
       stopped = true;
       await Promise.all(loops);
+      if (failure) throw failure;
     },
   };
 }
@@ -85,6 +87,7 @@ function writer(api: Api, bodies: Buffer[], rate: string) {
 export async function measureFreshness(
   h: BenchHooks,
   other: Api,
+  otherRate: number,
   bodies: Buffer[],
 ): Promise<FreshnessPoint[]> {
   const points: FreshnessPoint[] = [];
@@ -102,12 +105,7 @@ export async function measureFreshness(
     await delay(1000);
     const sent0 = w.sent();
     const wait0 = await wait();
-    const probe = latencyProbe(
-      other,
-      OTHER_NS,
-      OTHER_CONFIGMAPS,
-      Number(process.env.BENCH_OTHER_RATE ?? '40'),
-    );
+    const probe = latencyProbe(other, OTHER_NS, OTHER_CONFIGMAPS, otherRate);
     const t0 = performance.now();
     await delay(SECONDS * 1000);
     const r = await probe.stop();

@@ -233,7 +233,7 @@ export async function measurePacing(h: BenchHooks): Promise<Record<string, unkno
       const fcat = 'bench-pacing-freshness';
       const ffile = path.join(h.work, `render-${fcat}.json`);
       const bodies = render(dir, fcat, await ownerCatalog(h.api, fcat, ref), ffile);
-      freshness = await measureFreshness(h, other.api, bodies);
+      freshness = await measureFreshness(h, other.api, OTHER_RATE, bodies);
       await h.deleteCatalog(h.api, fcat);
       await rm(ffile, { force: true });
     }

@@ -7,26 +7,19 @@
 // do not (docs/deploy.md, "Write pacing", measured by bench/scenarios/pacing.ts). The answers to
 // our writes do not show it, so pacing cannot adapt to it. Writes are spaced evenly, one slot
 // each (no bursts): each moves etcd's revision once, at most `perSecond` times a second.
+import type { Clock } from '../util/clock.js';
 import type { CatalogMetadataWriter } from './writer-port.js';
-
-export interface WriteRateClock {
-  now(): number;
-  /** Resolves after ms, or as soon as signal aborts (never rejects). */
-  sleep(ms: number, signal?: AbortSignal): Promise<void>;
-}
 
 /** Evenly spaced slots, `perSecond` a second; a slot not taken is not saved for later. */
 export class WriteRateLimit {
-  readonly perSecond: number;
   readonly #intervalMs: number;
-  readonly #clock: WriteRateClock;
+  readonly #clock: Pick<Clock, 'now' | 'sleep'>;
   /** The earliest time the next write may start. */
   #next = Number.NEGATIVE_INFINITY;
 
-  constructor(perSecond: number, clock: WriteRateClock) {
+  constructor(perSecond: number, clock: Pick<Clock, 'now' | 'sleep'>) {
     if (!(perSecond > 0) || !Number.isFinite(perSecond))
       throw new RangeError(`a write rate is a positive number, not ${perSecond}`);
-    this.perSecond = perSecond;
     this.#intervalMs = 1000 / perSecond;
     this.#clock = clock;
   }
