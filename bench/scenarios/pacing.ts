@@ -41,7 +41,7 @@ import { ownerCatalog, rawPosts, render } from '../lib/catalogs.js';
 import type { Controller } from '../lib/controller-process.js';
 import { startController } from '../lib/controller-process.js';
 import { latencyProbe } from '../lib/latency.js';
-import { percentile } from '../lib/stats.js';
+import { median, medianItem, percentile } from '../lib/stats.js';
 import type { FreshnessPoint } from './freshness.js';
 import { freshnessMarkdown, measureFreshness } from './freshness.js';
 
@@ -175,8 +175,6 @@ const PARTS = new Set(
  */
 const ROUNDS = Number(process.env.BENCH_PACING_ROUNDS ?? '1');
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-
 export async function measurePacing(h: BenchHooks): Promise<Record<string, unknown>> {
   const dir = path.join(h.work, `pacing-${h.sizeMB}mb`);
   await generateCatalog(dir, { seed: 1, sizeMB: h.sizeMB });
@@ -207,7 +205,7 @@ export async function measurePacing(h: BenchHooks): Promise<Record<string, unkno
     rawRate = median(rawRounds);
     for (const [label, xs] of byLabel) {
       const rates = xs.map((x) => x.writesPerSecond);
-      const mid = xs.find((x) => x.writesPerSecond === median(rates))!;
+      const mid = medianItem(xs, (x) => x.writesPerSecond);
       alone[aloneLabel(label)] = {
         ...mid,
         ratioToRaw32m: r2(mid.writesPerSecond / rawRate),
