@@ -7,7 +7,8 @@
 #
 # One node per machine: kube-proxy's nftables table, the bridge, CoreDNS's port 53 on the node's
 # address and the netns directory are machine-wide, so `up` refuses while another checkout's
-# node runs (the lock file names it). Needs root (mounts, network namespaces, cgroups).
+# node runs (the lock file names it), and clears what a dead one left (clear_dead_node) before it
+# starts. Needs root (mounts, network namespaces, cgroups).
 #
 # Uses from cluster.sh: $state $pids $logs $local_dir, log, die, start, stop_pid, pid_alive,
 # free_port, wait_for, sign (in gen_pki), write_kubeconfig.
@@ -196,8 +197,8 @@ node_healthy() {
 
 # The processes started for this node's containerd: its shims (they outlive containerd by design)
 # name its socket in their command line; each one's containers are its children.
-node_shims() {
-  local p sock="$state/node/containerd.sock"
+node_shims() { # node_shims [state dir]: this checkout's by default
+  local p sock="${1:-$state}/node/containerd.sock"
   for p in /proc/[0-9]*; do
     tr '\0' ' ' 2>/dev/null < "$p/cmdline" | grep -qF -- "-address $sock " && echo "${p#/proc/}"
   done
@@ -269,6 +270,44 @@ remove_kubelet_iptables() {
       done
     done
   done
+}
+
+# What a node that was killed without `down` (a session or CI runner ended, SIGKILL, a crash)
+# leaves on the machine, removed before a new node starts: it must not inherit them. The pods'
+# network namespaces outlive their processes (containerd bind-mounts them) and keep their veths
+# on the bridge with their addresses; a new node's IPAM starts afresh and hands the same
+# addresses out again, and the dead pod's kernel answers a connection to it with a reset: a
+# Service whose endpoint has such a twin is refused. Called once the lock is known to be free
+# (no node of any checkout runs), so every pod network namespace no process uses is a dead
+# node's. <dead state dir>: the stale lock's owner, whose shims and mounts go too (may be empty).
+clear_dead_node() {
+  local dead=${1:-} pid m ino used=() cleared=()
+  if [ -n "$dead" ] && [ "$dead" != "$state" ]; then
+    for pid in $(node_shims "$dead"); do kill_tree "$pid"; cleared+=("shim $pid"); done
+    unmount_under "$dead/node"
+  fi
+  for pid in /proc/[0-9]*; do
+    ino=$(stat -L -c %i "$pid/ns/net" 2>/dev/null) && used+=("$ino")
+  done
+  for m in /run/netns/cni-*; do
+    [ -e "$m" ] || continue
+    ino=$(stat -L -c %i "$m" 2>/dev/null) || continue
+    printf '%s\n' "${used[@]}" | grep -qx "$ino" && continue
+    umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null || true
+    rm -f "$m"
+    cleared+=("netns ${m#/run/netns/}")
+  done
+  if ip link show "$bridge_name" >/dev/null 2>&1; then
+    ip link delete "$bridge_name" 2>/dev/null || true
+    cleared+=("bridge $bridge_name")
+  fi
+  if command -v nft >/dev/null 2>&1 && nft list table ip kube-proxy >/dev/null 2>&1; then
+    nft delete table ip kube-proxy 2>/dev/null || true
+    nft delete table ip6 kube-proxy 2>/dev/null || true
+    cleared+=("nftables table kube-proxy")
+  fi
+  remove_kubelet_iptables
+  [ ${#cleared[@]} -eq 0 ] || log "cleared a dead node's leftovers: ${cleared[*]}"
 }
 
 stop_node() {

@@ -37,14 +37,21 @@ die() { log "$*"; exit 1; }
 
 pid_alive() { [ -f "$pids/$1.pid" ] && kill -0 "$(cat "$pids/$1.pid")" 2>/dev/null; }
 
+# A port no socket uses, below the kernel's ephemeral range: every outgoing connection takes a
+# local port from that range, so a port picked there can be taken by some client socket in the
+# seconds before its server binds it (CoreDNS's ready listener then failed silently and `up`
+# timed out). Below it, only a listener that asks for the number can. Each pick is noted in
+# $state/ports.picked, so one `up` never hands out the same port twice.
 free_port() {
-  # Ask the kernel for a free port; the small race with other processes is acceptable locally.
-  local p
-  for _ in $(seq 1 50); do
-    p=$((20000 + RANDOM % 30000))
-    if ! ss -Htln "sport = :$p" | grep -q .; then echo "$p"; return; fi
+  local p low
+  low=$(cut -f1 /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || echo 32768)
+  [ "${low:-0}" -gt 11000 ] 2>/dev/null || low=32768
+  for _ in $(seq 1 100); do
+    p=$((10000 + RANDOM % (low - 10000)))
+    grep -qsx "$p" "$state/ports.picked" && continue
+    if ! ss -Htan "sport = :$p" | grep -q .; then echo "$p" | tee -a "$state/ports.picked"; return; fi
   done
-  die "no free port found"
+  die "no free port found below $low"
 }
 
 healthy() {
@@ -208,6 +215,7 @@ up() {
     NODE_IP=$(node_ip)
     [ -n "$NODE_IP" ] || die "no node address: the machine has no IPv4 default route"
     node_lock_free || die "another checkout's node is running ($(cat "$node_lock")): one node per machine"
+    clear_dead_node "$(cat "$node_lock" 2>/dev/null || true)"
     echo "$state" > "$node_lock"
     printf 'NODE_IP=%s\nKUBELET_PORT=%s\nKUBELET_HEALTHZ_PORT=%s\nKUBE_PROXY_HEALTHZ_PORT=%s\nKUBE_PROXY_METRICS_PORT=%s\nCOREDNS_READY_PORT=%s\n' \
       "$NODE_IP" "$(free_port)" "$(free_port)" "$(free_port)" "$(free_port)" "$(free_port)" >> "$state/ports.env"

@@ -4,7 +4,6 @@ import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { createWriteStream, readFileSync } from 'node:fs';
 import { mkdtemp, mkdir, readFile, rm } from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { repoRoot } from './cluster.js';
@@ -12,16 +11,9 @@ import { deployedEnv } from './deployment.js';
 import { uniqueName } from './names.js';
 import { pollUntil } from './poll.js';
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
+import { freePort } from './ports.js';
+
+export { freePort };
 
 export interface RunningController {
   pid: number;

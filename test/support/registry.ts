@@ -3,7 +3,6 @@
 // Started and stopped by PID; storage is on disk so tests can corrupt blobs.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm, writeFile, mkdir } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import bcrypt from 'bcryptjs';
@@ -26,18 +25,9 @@ export interface TestRegistry {
   blobPath(digest: string): string;
 }
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.on('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const addr = s.address();
-      s.close(() =>
-        typeof addr === 'object' && addr ? resolve(addr.port) : reject(new Error('no port')),
-      );
-    });
-  });
-}
+import { freePort } from './ports.js';
+
+export { freePort };
 
 /** Polls fn until it returns true or the deadline passes. */
 export async function pollUntil(
