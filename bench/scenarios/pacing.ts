@@ -39,7 +39,7 @@ import type { Api } from '../lib/api.js';
 import { METADATA_ONLY } from '../lib/api.js';
 import { ownerCatalog, rawPosts, render } from '../lib/catalogs.js';
 import type { Controller } from '../lib/controller-process.js';
-import { startController } from '../lib/controller-process.js';
+import { procCpuSeconds, startController } from '../lib/controller-process.js';
 import { latencyProbe } from '../lib/latency.js';
 import { median, medianItem, percentile } from '../lib/stats.js';
 import type { FreshnessPoint } from './freshness.js';
@@ -75,6 +75,23 @@ interface SyncNumbers {
   /** The window at the end and its decreases (pacing on). */
   windowAtEnd: number;
   windowDecreases: { latency: number; throttled: number };
+  /** The controller's CPU (user + system) per object over the sync, in ms. */
+  cpuMsPerObject?: number;
+  /** Its garbage collections over the sync (prom-client's nodejs_gc_duration_seconds). */
+  gc?: Record<'major' | 'minor' | 'incremental', { count: number; seconds: number }>;
+}
+
+const GC_KINDS = ['major', 'minor', 'incremental'] as const;
+
+/** The controller's GC counts and seconds by kind so far. */
+async function gcTotals(c: Controller): Promise<NonNullable<SyncNumbers['gc']>> {
+  const out = {} as NonNullable<SyncNumbers['gc']>;
+  for (const kind of GC_KINDS)
+    out[kind] = {
+      count: await c.metric('nodejs_gc_duration_seconds_count', { kind }),
+      seconds: await c.metric('nodejs_gc_duration_seconds_sum', { kind }),
+    };
+  return out;
 }
 
 interface OtherClient {
@@ -110,7 +127,9 @@ async function controllerPhase(
       idle = await probe.stop();
     }
     const busy = other && latencyProbe(other, OTHER_NS, OTHER_CONFIGMAPS, OTHER_RATE);
+    const [gc0, cpu0] = [await gcTotals(controller), procCpuSeconds(controller.pid)];
     const sync = await syncCatalog(h, name, ref, 'full');
+    const [gc1, cpu1] = [await gcTotals(controller), procCpuSeconds(controller.pid)];
     const during = await busy?.stop();
     const out: SyncNumbers & { otherClient?: OtherClient } = {
       objects: sync.objects,
@@ -127,6 +146,13 @@ async function controllerPhase(
           { reason: 'throttled' },
         ),
       },
+      cpuMsPerObject: r2(((cpu1 - cpu0) * 1000) / sync.objects),
+      gc: Object.fromEntries(
+        GC_KINDS.map((k) => [
+          k,
+          { count: gc1[k].count - gc0[k].count, seconds: r2(gc1[k].seconds - gc0[k].seconds) },
+        ]),
+      ) as NonNullable<SyncNumbers['gc']>,
     };
     if (idle && during) {
       const verb = (a: number[], b: number[]) => {
