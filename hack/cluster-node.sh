@@ -54,8 +54,11 @@ node_lock_free() {
   [ -f "$node_lock" ] || return 0
   local owner; owner=$(cat "$node_lock")
   [ "$owner" = "$state" ] && return 0
-  # A lock whose containerd is gone is stale (a machine restart, a crashed run).
-  [ -f "$owner/pids/containerd.pid" ] && kill -0 "$(cat "$owner/pids/containerd.pid")" 2>/dev/null && return 1
+  # A lock whose containerd is gone is stale (a machine restart, a crashed run). Gone also when
+  # its PID now names another process, or a zombie not reaped yet (kill -0 succeeds on both).
+  local pid; pid=$(cat "$owner/pids/containerd.pid" 2>/dev/null) || return 0
+  [ -n "$pid" ] && [ -r "/proc/$pid/cmdline" ] || return 0
+  tr '\0' ' ' < "/proc/$pid/cmdline" 2>/dev/null | grep -qF "$owner/node/containerd.toml" && return 1
   return 0
 }
 
@@ -272,6 +275,30 @@ remove_kubelet_iptables() {
   done
 }
 
+# A pod network namespace's bind mount, and with it (once no process is in it) the namespace and
+# its veth.
+remove_netns() {
+  umount "$1" 2>/dev/null || umount -l "$1" 2>/dev/null || true
+  rm -f "$1"
+}
+
+# What of a node is machine-wide, one name each: the bridge, kube-proxy's nftables tables and the
+# kubelet's iptables chains. Prints what it found and removed (for the log of clear_dead_node).
+remove_node_network() {
+  if ip link show "$bridge_name" >/dev/null 2>&1; then
+    ip link delete "$bridge_name" 2>/dev/null || true
+    echo "bridge $bridge_name"
+  fi
+  if command -v nft >/dev/null 2>&1; then
+    if nft list table ip kube-proxy >/dev/null 2>&1; then
+      nft delete table ip kube-proxy 2>/dev/null || true
+      echo "nftables table kube-proxy"
+    fi
+    nft delete table ip6 kube-proxy 2>/dev/null || true
+  fi
+  remove_kubelet_iptables
+}
+
 # What a node that was killed without `down` (a session or CI runner ended, SIGKILL, a crash)
 # leaves on the machine, removed before a new node starts: it must not inherit them. The pods'
 # network namespaces outlive their processes (containerd bind-mounts them) and keep their veths
@@ -293,20 +320,10 @@ clear_dead_node() {
     [ -e "$m" ] || continue
     ino=$(stat -L -c %i "$m" 2>/dev/null) || continue
     printf '%s\n' "${used[@]}" | grep -qx "$ino" && continue
-    umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null || true
-    rm -f "$m"
+    remove_netns "$m"
     cleared+=("netns ${m#/run/netns/}")
   done
-  if ip link show "$bridge_name" >/dev/null 2>&1; then
-    ip link delete "$bridge_name" 2>/dev/null || true
-    cleared+=("bridge $bridge_name")
-  fi
-  if command -v nft >/dev/null 2>&1 && nft list table ip kube-proxy >/dev/null 2>&1; then
-    nft delete table ip kube-proxy 2>/dev/null || true
-    nft delete table ip6 kube-proxy 2>/dev/null || true
-    cleared+=("nftables table kube-proxy")
-  fi
-  remove_kubelet_iptables
+  while read -r m; do [ -z "$m" ] || cleared+=("$m"); done < <(remove_node_network)
   [ ${#cleared[@]} -eq 0 ] || log "cleared a dead node's leftovers: ${cleared[*]}"
 }
 
@@ -319,19 +336,11 @@ stop_node() {
   stop_pid containerd
   stop_shims
   # A namespace goes, with the pod's veth in it, when its last process and bind mount go.
-  for ns in $netns; do
-    umount "$ns" 2>/dev/null || umount -l "$ns" 2>/dev/null || true
-    rm -f "$ns"
-  done
+  for ns in $netns; do remove_netns "$ns"; done
   unmount_under "$state/node"
   # The kubelet's pod cgroups (cgroup v1: one tree per controller), empty once the pods are gone.
   find /sys/fs/cgroup/*/kubepods -depth -type d -exec rmdir {} + 2>/dev/null || true
-  if ip link show "$bridge_name" >/dev/null 2>&1; then ip link delete "$bridge_name" 2>/dev/null || true; fi
-  remove_kubelet_iptables
-  if command -v nft >/dev/null 2>&1; then
-    nft delete table ip kube-proxy 2>/dev/null || true
-    nft delete table ip6 kube-proxy 2>/dev/null || true
-  fi
+  remove_node_network >/dev/null
   if [ -f "$node_lock" ] && [ "$(cat "$node_lock")" = "$state" ]; then rm -f "$node_lock"; fi
   return 0
 }
