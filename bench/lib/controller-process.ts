@@ -7,7 +7,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
-import { freePort, metricSum, procStatus } from '../../test/support/controller.js';
+import { metricSum, procStatus } from '../../test/support/controller.js';
+import { freePort } from '../../test/support/ports.js';
 import type { PlaneCpu } from './cluster.js';
 import { controlPlaneCpu, planeDelta } from './cluster.js';
 import { MALLOC_ENV, NODE_OPTIONS, ROOT } from './config.js';
@@ -17,6 +18,8 @@ import { MALLOC_ENV, NODE_OPTIONS, ROOT } from './config.js';
 export interface Controller {
   pid: number;
   metric(name: string, labels?: Record<string, string>): Promise<number>;
+  /** Its whole /metrics text, for reading several metrics of one moment ('' if it has none). */
+  scrape(): Promise<string>;
   stop(): Promise<void>;
   logFile: string;
 }
@@ -81,6 +84,7 @@ export async function startController(
     cacheDir,
     readyUrl: `http://127.0.0.1:${healthPort}/readyz`,
     metric: (name, labels = {}) => metricSum(metricsUrl, name, labels),
+    scrape: async () => (await fetch(metricsUrl)).text(),
   });
 }
 
@@ -97,6 +101,7 @@ export async function supervise(
     cacheDir: string;
     readyUrl: string;
     metric: Controller['metric'];
+    scrape: Controller['scrape'];
   },
 ): Promise<Controller> {
   const exited = new Promise<void>((r) => child.once('exit', () => r()));
@@ -104,6 +109,7 @@ export async function supervise(
     pid: child.pid ?? -1,
     logFile: o.logFile,
     metric: o.metric,
+    scrape: o.scrape,
     async stop() {
       running.delete(c);
       if (child.exitCode === null && child.signalCode === null) {

@@ -7,7 +7,7 @@ import { createWriteStream, existsSync, readFileSync } from 'node:fs';
 import { appendFile, mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { freePort } from '../../test/support/controller.js';
+import { freePort } from '../../test/support/ports.js';
 import type { Api } from './api.js';
 import type { Controller } from './controller-process.js';
 import { supervise } from './controller-process.js';
@@ -188,6 +188,7 @@ export async function startUpstream(
     readyUrl: `http://127.0.0.1:${probePort}/readyz`,
     // Its metrics need a TokenReview-authorized client; the scenario reads none.
     metric: () => Promise.resolve(NaN),
+    scrape: () => Promise.resolve(''),
   });
   return Object.assign(c, { contentAddr });
 }

@@ -19,6 +19,7 @@ import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { pushCatalog } from '../../src/source/index.js';
+import { metricSumIn } from '../../test/support/controller.js';
 import { generateCatalog } from '../../test/support/fbcgen.js';
 import type { BenchHooks } from '../control-plane.js';
 import {
@@ -83,13 +84,14 @@ interface SyncNumbers {
 
 const GC_KINDS = ['major', 'minor', 'incremental'] as const;
 
-/** The controller's GC counts and seconds by kind so far. */
+/** The controller's GC counts and seconds by kind so far, from one scrape. */
 async function gcTotals(c: Controller): Promise<NonNullable<SyncNumbers['gc']>> {
+  const text = await c.scrape();
   const out = {} as NonNullable<SyncNumbers['gc']>;
   for (const kind of GC_KINDS)
     out[kind] = {
-      count: await c.metric('nodejs_gc_duration_seconds_count', { kind }),
-      seconds: await c.metric('nodejs_gc_duration_seconds_sum', { kind }),
+      count: metricSumIn(text, 'nodejs_gc_duration_seconds_count', { kind }),
+      seconds: metricSumIn(text, 'nodejs_gc_duration_seconds_sum', { kind }),
     };
   return out;
 }

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { repoRoot } from '../support/cluster.js';
-import { freePort } from '../support/controller.js';
+import { freePort } from '../support/ports.js';
 
 const execFileAsync = promisify(execFile);
 

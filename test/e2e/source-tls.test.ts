@@ -10,7 +10,8 @@ import path from 'node:path';
 import { NodeHttpClient } from '../../src/source/http.js';
 import { RegistryClient } from '../../src/source/registry-client.js';
 import { findSourceError } from '../../src/source/errors.js';
-import { freePort, pollUntil } from '../support/registry.js';
+import { freePort } from '../support/ports.js';
+import { pollUntil } from '../support/registry.js';
 
 describe('source e2e: custom CA bundle', function () {
   this.timeout(60_000);

@@ -10,10 +10,7 @@ import { repoRoot } from './cluster.js';
 import { deployedEnv } from './deployment.js';
 import { uniqueName } from './names.js';
 import { pollUntil } from './poll.js';
-
 import { freePort } from './ports.js';
-
-export { freePort };
 
 export interface RunningController {
   pid: number;
@@ -63,9 +60,9 @@ const FAST_LEADER_ELECTION = [
 ];
 
 /**
- * Starts a controller on free ports. A port found free can be taken by another process (an
- * outgoing connection's ephemeral port) before the controller listens on it: a start that fails
- * with EADDRINUSE ("address already in use") is tried again on new ports.
+ * Starts a controller on free ports (test/support/ports.ts). A port found free can still be taken
+ * by another listener before the controller binds it: a start that fails with EADDRINUSE
+ * ("address already in use") is tried again on new ports.
  */
 export async function startController(
   opts: StartControllerOptions = {},
@@ -169,7 +166,15 @@ export async function metricSum(
   name: string,
   labels: Record<string, string> = {},
 ): Promise<number> {
-  const text = await (await fetch(metricsUrl)).text();
+  return metricSumIn(await (await fetch(metricsUrl)).text(), name, labels);
+}
+
+/** The sum of a metric's samples whose labels include `labels`, in a scraped metrics text. */
+export function metricSumIn(
+  text: string,
+  name: string,
+  labels: Record<string, string> = {},
+): number {
   let sum = 0;
   for (const line of text.split('\n')) {
     const m = /^([a-zA-Z_:][\w:]*)(\{[^}]*\})? (\S+)$/.exec(line);

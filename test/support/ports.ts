@@ -32,10 +32,10 @@ function bindable(port: number): Promise<boolean> {
 }
 
 /** A port no socket uses now, below the ephemeral range, never the same twice in a process. */
-export async function freePort(random: () => number = Math.random): Promise<number> {
+export async function freePort(): Promise<number> {
   const high = ephemeralLow();
   for (let i = 0; i < 200; i++) {
-    const port = lowest + Math.floor(random() * (high - lowest));
+    const port = lowest + Math.floor(Math.random() * (high - lowest));
     if (handedOut.has(port)) continue;
     if (await bindable(port)) {
       handedOut.add(port);

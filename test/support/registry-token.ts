@@ -7,7 +7,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { freePort } from './registry.js';
+import { freePort } from './ports.js';
 
 export interface TokenServer {
   realm: string;

@@ -6,6 +6,7 @@ import { mkdtemp, rm, writeFile, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import bcrypt from 'bcryptjs';
+import { freePort } from './ports.js';
 
 export interface RegistryAuth {
   htpasswd?: { username: string; password: string };
@@ -24,10 +25,6 @@ export interface TestRegistry {
   /** Path of a blob's content on disk. */
   blobPath(digest: string): string;
 }
-
-import { freePort } from './ports.js';
-
-export { freePort };
 
 /** Polls fn until it returns true or the deadline passes. */
 export async function pollUntil(
