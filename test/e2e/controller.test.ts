@@ -2,6 +2,7 @@
 // collector and registry. Writes are counted twice, independently: by a watch on the catalog's
 // objects (what informer clients see) and by the controller's own metrics.
 import { expect } from 'chai';
+import type { ChildProcess } from 'node:child_process';
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { readFile, rm, writeFile } from 'node:fs/promises';
@@ -29,53 +30,81 @@ import { pollUntil } from '../support/poll.js';
 
 const goldenFile = path.join(repoRoot, 'test', 'golden', 'controller', 'sample.json');
 
-/** Counts watch events on a catalog's objects, as an informer client would see them. */
+/**
+ * Counts watch events on a catalog's objects, as an informer client would see them. The watch is
+ * kubectl's, on the raw API: a watch the apiserver ends (as it may at any time) is resumed from
+ * the last resourceVersion seen, so no event is lost or counted twice, as an informer would.
+ */
 function watchEvents(catalog: string) {
-  const child = spawn(
-    'kubectl',
-    [
-      'get',
-      'catalogmetadata',
-      '-l',
-      `catalog=${catalog}`,
-      '--watch-only',
-      '--output-watch-events',
-      '-o',
-      'json',
-    ],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
+  const collection = '/apis/olm.operatorframework.io/v1/catalogmetadata';
+  const selector = encodeURIComponent(`catalog=${catalog}`);
   // Our own annotations, each with a unique marker: their events are told apart by it.
   const markers = new Set<string>();
   const events: Array<{ type: string; name: string; marker?: string }> = [];
-  // If kubectl's watch ends, waits on it say so (with kubectl's stderr) instead of only timing out.
-  let stderr = '';
-  let exited: string | undefined;
-  child.stderr.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-2000)));
-  child.on('exit', (code, signal) => (exited = `code ${code}, signal ${signal}`));
+  let resourceVersion: string | undefined;
+  let child: ChildProcess | undefined;
+  let stopped = false;
+  // A watch that cannot be resumed (its resourceVersion expired, or kubectl failed) fails the
+  // waits on it with kubectl's words instead of a timeout.
+  let failed: string | undefined;
+  const restarts: string[] = [];
+
+  function onEvent(line: string): void {
+    const doc = JSON.parse(line) as {
+      type: string;
+      object: {
+        code?: number;
+        message?: string;
+        metadata: { name: string; resourceVersion: string; annotations?: Record<string, string> };
+      };
+    };
+    if (doc.type === 'ERROR') {
+      failed = `the watch ended with ${doc.object.code}: ${doc.object.message}`;
+      return;
+    }
+    resourceVersion = doc.object.metadata.resourceVersion;
+    if (doc.type === 'BOOKMARK') return;
+    const value = doc.object.metadata.annotations?.['e2e-sentinel'];
+    const marker = value !== undefined && markers.delete(value) ? value : undefined;
+    events.push({ type: doc.type, name: doc.object.metadata.name, ...(marker && { marker }) });
+  }
+
+  function start(): void {
+    // timeoutSeconds: the apiserver ends each watch within a minute, so every run resumes some.
+    const query = `labelSelector=${selector}&watch=1&allowWatchBookmarks=true&timeoutSeconds=45&resourceVersion=${resourceVersion}`;
+    const proc = spawn('kubectl', ['get', '--raw', `${collection}?${query}`], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child = proc;
+    let stderr = '';
+    let buf = '';
+    proc.stderr.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-2000)));
+    proc.stdout.on('data', (d: Buffer) => {
+      buf += d.toString();
+      // The apiserver sends one JSON object per line per event.
+      let nl: number;
+      while ((nl = buf.indexOf('\n')) >= 0) {
+        const line = buf.slice(0, nl).trim();
+        buf = buf.slice(nl + 1);
+        if (line) onEvent(line);
+      }
+    });
+    proc.on('exit', (code, signal) => {
+      if (stopped || failed) return;
+      if (code !== 0) {
+        failed = `kubectl watch exited (code ${code}, signal ${signal}): ${stderr}`;
+        return;
+      }
+      restarts.push(resourceVersion ?? '');
+      start();
+    });
+  }
+
   const seen = (marker: string): boolean => {
     if (events.some((e) => e.marker === marker)) return true;
-    if (exited) throw new Error(`kubectl watch exited (${exited}): ${stderr}`);
+    if (failed) throw new Error(`${failed} (resumed ${restarts.length} times before)`);
     return false;
   };
-  let buf = '';
-  child.stdout.on('data', (d: Buffer) => {
-    buf += d.toString();
-    // kubectl prints one JSON object per line per event.
-    let nl: number;
-    while ((nl = buf.indexOf('\n')) >= 0) {
-      const line = buf.slice(0, nl).trim();
-      buf = buf.slice(nl + 1);
-      if (!line) continue;
-      const doc = JSON.parse(line) as {
-        type: string;
-        object: { metadata: { name: string; annotations?: Record<string, string> } };
-      };
-      const value = doc.object.metadata.annotations?.['e2e-sentinel'];
-      const marker = value !== undefined && markers.delete(value) ? value : undefined;
-      events.push({ type: doc.type, name: doc.object.metadata.name, ...(marker && { marker }) });
-    }
-  });
   async function annotate(objectName: string): Promise<string> {
     const marker = uniqueName('m');
     markers.add(marker);
@@ -95,8 +124,13 @@ function watchEvents(catalog: string) {
     return taken.filter((e) => e.marker === undefined).map(({ type, name }) => ({ type, name }));
   }
   return {
-    /** Waits until the watch is established (kubectl may miss what happens before). */
+    /** Starts the watch from now and waits until it is established. */
     async ready(objectName: string): Promise<void> {
+      const list = JSON.parse(
+        await kubectlOk(['get', '--raw', `${collection}?labelSelector=${selector}&limit=1`]),
+      ) as { metadata: { resourceVersion: string } };
+      resourceVersion = list.metadata.resourceVersion;
+      start();
       const marker = await pollUntil(
         async () => {
           const m = await annotate(objectName);
@@ -116,7 +150,10 @@ function watchEvents(catalog: string) {
       });
       return takeUpTo(marker);
     },
-    stop: () => child.kill(),
+    stop: () => {
+      stopped = true;
+      child?.kill();
+    },
   };
 }
 
