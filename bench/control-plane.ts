@@ -218,6 +218,8 @@ export async function syncCatalog(
   name: string,
   ref: string,
   profile: ContentProfile,
+  /** Called when the write phase is seen to start (the first status with `syncingTo`). */
+  onWriting?: () => void,
 ): Promise<{ objects: number; storedBytes?: number; seconds: number; writeSeconds: number }> {
   const t0 = performance.now();
   await h.api.json('POST', CC, clusterCatalog(name, ref, profile));
@@ -225,7 +227,10 @@ export async function syncCatalog(
   const deadline = t0 + 900_000;
   for (;;) {
     const c = await h.api.json<CatalogStatus>('GET', `${CC}/${name}`);
-    if (c.status?.syncingTo && writingAt === undefined) writingAt = performance.now();
+    if (c.status?.syncingTo && writingAt === undefined) {
+      writingAt = performance.now();
+      onWriting?.();
+    }
     if (succeeded(stateOf(c))) {
       const now = performance.now();
       return {

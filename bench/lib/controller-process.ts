@@ -2,7 +2,7 @@
 // CPU sampled while it syncs.
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { createWriteStream, readFileSync } from 'node:fs';
+import { createWriteStream, readFileSync, readdirSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -33,6 +33,58 @@ export function procCpuSeconds(pid: number): number {
   } catch {
     return 0;
   }
+}
+
+/** CPU seconds of one thread or group of threads, user and system apart. */
+export interface ThreadCpu {
+  user: number;
+  system: number;
+}
+
+/**
+ * CPU seconds by thread of a process, from /proc/<pid>/task: the main thread as `main`, the
+ * others by their name, those of one name summed (V8's GC and compiler helpers, libuv's pool).
+ * A CPU profile sees only the main thread; this sees where the rest goes.
+ */
+export function procThreadCpu(pid: number): Record<string, ThreadCpu> {
+  const out: Record<string, ThreadCpu> = {};
+  let tids: string[];
+  try {
+    tids = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return out;
+  }
+  for (const tid of tids) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const open = stat.indexOf('(');
+      const close = stat.lastIndexOf(')');
+      const name = tid === String(pid) ? 'main' : stat.slice(open + 1, close).trim();
+      const f = stat.slice(close + 2).split(' ');
+      const t = (out[name] ??= { user: 0, system: 0 });
+      t.user += Number(f[11]) / 100;
+      t.system += Number(f[12]) / 100;
+    } catch {
+      // the thread ended meanwhile
+    }
+  }
+  return out;
+}
+
+/** What each thread group used between two procThreadCpu readings, in ms per `per`. */
+export function threadCpuMsPer(
+  before: Record<string, ThreadCpu>,
+  after: Record<string, ThreadCpu>,
+  per: number,
+): Record<string, ThreadCpu> {
+  const ms = (x: number) => Number(((x * 1000) / per).toFixed(3));
+  const out: Record<string, ThreadCpu> = {};
+  for (const [name, a] of Object.entries(after)) {
+    const b = before[name] ?? { user: 0, system: 0 };
+    if (a.user - b.user + (a.system - b.system) <= 0) continue;
+    out[name] = { user: ms(a.user - b.user), system: ms(a.system - b.system) };
+  }
+  return out;
 }
 
 /** Controllers started and not yet stopped: stopped on the way out, whatever failed. */

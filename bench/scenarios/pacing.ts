@@ -40,7 +40,13 @@ import type { Api } from '../lib/api.js';
 import { METADATA_ONLY } from '../lib/api.js';
 import { ownerCatalog, rawPosts, render } from '../lib/catalogs.js';
 import type { Controller } from '../lib/controller-process.js';
-import { procCpuSeconds, startController } from '../lib/controller-process.js';
+import type { ThreadCpu } from '../lib/controller-process.js';
+import {
+  procCpuSeconds,
+  procThreadCpu,
+  startController,
+  threadCpuMsPer,
+} from '../lib/controller-process.js';
 import { latencyProbe } from '../lib/latency.js';
 import { median, medianItem, percentile } from '../lib/stats.js';
 import type { FreshnessPoint } from './freshness.js';
@@ -78,6 +84,11 @@ interface SyncNumbers {
   windowDecreases: { latency: number; throttled: number };
   /** The controller's CPU (user + system) per object over the sync, in ms. */
   cpuMsPerObject?: number;
+  /**
+   * The controller's CPU per object in the write phase by thread (main, V8's helpers, libuv's
+   * pool), user and system apart, in ms: where the CPU a CPU profile does not see goes.
+   */
+  writeCpuMsPerObject?: Record<string, ThreadCpu>;
   /** Its garbage collections over the sync (prom-client's nodejs_gc_duration_seconds). */
   gc?: Record<'major' | 'minor' | 'incremental', { count: number; seconds: number }>;
 }
@@ -130,8 +141,12 @@ async function controllerPhase(
     }
     const busy = other && latencyProbe(other, OTHER_NS, OTHER_CONFIGMAPS, OTHER_RATE);
     const [gc0, cpu0] = [await gcTotals(controller), procCpuSeconds(controller.pid)];
-    const sync = await syncCatalog(h, name, ref, 'full');
+    let threads0: Record<string, ThreadCpu> | undefined;
+    const sync = await syncCatalog(h, name, ref, 'full', () => {
+      threads0 = procThreadCpu(controller.pid);
+    });
     const [gc1, cpu1] = [await gcTotals(controller), procCpuSeconds(controller.pid)];
+    const threads1 = procThreadCpu(controller.pid);
     const during = await busy?.stop();
     const out: SyncNumbers & { otherClient?: OtherClient } = {
       objects: sync.objects,
@@ -149,6 +164,9 @@ async function controllerPhase(
         ),
       },
       cpuMsPerObject: r2(((cpu1 - cpu0) * 1000) / sync.objects),
+      ...(threads0 && {
+        writeCpuMsPerObject: threadCpuMsPer(threads0, threads1, sync.objects),
+      }),
       gc: Object.fromEntries(
         GC_KINDS.map((k) => [
           k,

@@ -1,6 +1,10 @@
 import { expect } from 'chai';
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import http from 'node:http';
+import https from 'node:https';
+import type { TLSSocket } from 'node:tls';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -86,6 +90,120 @@ describe('kube/client: KubeClient', () => {
     try {
       await client.request('/api/v1/namespaces', { verb: 'list', resource: 'namespaces' });
       expect(auth).to.deep.equal(['Bearer from-exec']);
+    } finally {
+      client.close();
+      server.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('authenticates with the client certificate over one TLS context, and a rotated one on new connections', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'kube-client-tls-'));
+    const openssl = (...args: string[]) =>
+      execFileSync('openssl', args, { cwd: dir, stdio: 'ignore' });
+    const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
+    openssl(
+      'req',
+      '-x509',
+      ...ec,
+      '-keyout',
+      'ca.key',
+      '-out',
+      'ca.crt',
+      '-days',
+      '2',
+      '-subj',
+      '/CN=ca',
+    );
+    const signed = (name: string, ...ext: string[]) => {
+      openssl(
+        'req',
+        ...ec,
+        '-keyout',
+        `${name}.key`,
+        '-out',
+        `${name}.csr`,
+        '-subj',
+        `/CN=${name}`,
+      );
+      openssl(
+        'x509',
+        '-req',
+        '-in',
+        `${name}.csr`,
+        '-CA',
+        'ca.crt',
+        '-CAkey',
+        'ca.key',
+        '-days',
+        '2',
+        '-out',
+        `${name}.crt`,
+        ...ext,
+      );
+    };
+    await writeFile(path.join(dir, 'san.ext'), 'subjectAltName=IP:127.0.0.1\n');
+    signed('server', '-extfile', 'san.ext');
+    signed('alice');
+    signed('bob');
+    const pem = (f: string) => readFileSync(path.join(dir, f));
+    // Answers with the client certificate's name and the connection it came on.
+    const connections: TLSSocket[] = [];
+    const server = https.createServer(
+      { key: pem('server.key'), cert: pem('server.crt'), ca: pem('ca.crt'), requestCert: true },
+      (req, res) => {
+        const socket = req.socket as TLSSocket;
+        if (!connections.includes(socket)) connections.push(socket);
+        const cn = socket.authorized ? String(socket.getPeerCertificate().subject.CN) : 'refused';
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ cn, connection: connections.indexOf(socket) }));
+      },
+    );
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const port = (server.address() as AddressInfo).port;
+    let user = 'alice';
+    const kubeconfig = `
+apiVersion: v1
+kind: Config
+current-context: c
+clusters: [{name: c, cluster: {server: "https://127.0.0.1:${port}", certificate-authority: ${dir}/ca.crt}}]
+contexts: [{name: c, context: {cluster: c, user: u}}]
+users: [{name: u, user: {client-certificate: ${dir}/current.crt, client-key: ${dir}/current.key}}]
+`;
+    let now = 0;
+    const client = new KubeClient({
+      now: () => now,
+      env: {
+        env: { KUBECONFIG: '/kc' },
+        home: '/home/u',
+        // The certificate files a rotation replaces: read as `user`'s.
+        readFile: (f) =>
+          f === '/kc'
+            ? Buffer.from(kubeconfig)
+            : f.startsWith(`${dir}/current.`)
+              ? pem(f.replace('current', user).slice(dir.length + 1))
+              : pem(f.slice(dir.length + 1)),
+      },
+    });
+    const who = () =>
+      client.request<{ cn: string; connection: number }>('/version', {
+        verb: 'get',
+        resource: 'version',
+      });
+    try {
+      expect(await who()).to.deep.equal({ cn: 'alice', connection: 0 });
+      expect(await who()).to.deep.equal({ cn: 'alice', connection: 0 }); // kept alive
+      user = 'bob';
+      now += 30_000; // read again only after a minute
+      expect(await who()).to.deep.equal({ cn: 'alice', connection: 0 });
+      now += 31_000;
+      expect(await who()).to.deep.equal({ cn: 'bob', connection: 1 });
+      // The old identity's idle connection is closed.
+      await pollUntil(async () => connections[0]!.destroyed || connections[0]!.readableEnded, {
+        timeoutMs: 5000,
+        what: "alice's connection to close",
+      });
+      expect(await who()).to.deep.equal({ cn: 'bob', connection: 1 });
     } finally {
       client.close();
       server.close();

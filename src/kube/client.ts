@@ -6,6 +6,7 @@
 // apiserver spent about 0.35 ms more per write (bench/README.md, stop 18).
 import http from 'node:http';
 import https from 'node:https';
+import tls from 'node:tls';
 import { Readable } from 'node:stream';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { RequestRetry } from '../util/backoff.js';
@@ -31,6 +32,8 @@ export interface KubeClientOptions {
   onRequest?: (verb: string, resource: string, status: number) => void;
   /** The machine the kubeconfig is read from (tests); default: this process's. */
   env?: KubeconfigEnv;
+  /** The clock credentials are re-read by (tests); default: Date.now. */
+  now?: () => number;
 }
 
 export interface RequestOptions {
@@ -77,16 +80,18 @@ export class KubeClient {
   private readonly basePath: string;
   private readonly hostname: string;
   private readonly connection: ClusterConnection;
-  private readonly agent: https.Agent | http.Agent;
+  private readonly agentOptions: http.AgentOptions;
+  /** The kept-alive connections of the current client identity (TLS client certificate). */
+  private pool?: ConnectionPool;
+  /** Every agent made, the retired ones too (close() ends their requests still in flight). */
+  private readonly agents = new Set<http.Agent>();
   private readonly attempts: number;
   private readonly retry: RequestRetry;
   private readonly onRequest: NonNullable<KubeClientOptions['onRequest']>;
-  /**
-   * TLS material as strings, converted once. The https.Agent names its connection pools by
-   * concatenating ca, cert and key on every request: Buffers there are decoded each time.
-   */
+  /** The CA bundle as a string (tls.createSecureContext's input). */
   private readonly ca?: string;
   private auth?: { value: Promise<RequestCredentials>; at: number };
+  private readonly now: () => number;
 
   constructor(opts: KubeClientOptions = {}) {
     // Loaded only for a user whose credentials come from a plugin (delegated-auth.ts): the
@@ -107,12 +112,11 @@ export class KubeClient {
     this.basePath = this.server.pathname.replace(/\/+$/, '');
     // An IPv6 literal without its brackets, as http.request wants it.
     this.hostname = this.server.hostname.replace(/^\[(.*)\]$/, '$1');
-    const agentOpts = { keepAlive: true, maxSockets: opts.maxSockets ?? 32, maxFreeSockets: 32 };
-    this.agent =
-      this.server.protocol === 'https:' ? new https.Agent(agentOpts) : new http.Agent(agentOpts);
+    this.agentOptions = { keepAlive: true, maxSockets: opts.maxSockets ?? 32, maxFreeSockets: 32 };
     this.attempts = opts.attempts ?? 5;
     this.retry = opts.retry ?? defaultRequestRetry;
     this.onRequest = opts.onRequest ?? (() => {});
+    this.now = opts.now ?? Date.now;
     if (this.connection.ca !== undefined) this.ca = this.connection.ca.toString('utf8');
   }
 
@@ -122,11 +126,43 @@ export class KubeClient {
   }
 
   close(): void {
-    this.agent.destroy();
+    for (const agent of this.agents) agent.destroy();
+    this.agents.clear();
+    this.pool = undefined;
+  }
+
+  /**
+   * The connection pool for these credentials. TLS material goes to the agent as one
+   * SecureContext, made once per client identity, rather than as ca, cert and key options: the
+   * https.Agent names its pools by concatenating those strings (about 4 kB) twice per request,
+   * and the names are flattened and hashed each time (bench/README, stop 39). A new client
+   * certificate (a rotated file, an exec plugin's) gets a new agent: its requests open new
+   * connections with it, and the old agent's idle connections are closed.
+   */
+  private poolFor(auth: RequestCredentials): ConnectionPool {
+    const { identity } = auth;
+    // The same string object until the credentials are read again (every AUTH_REFRESH_MS).
+    if (this.pool?.identity === identity) return this.pool;
+    if (this.pool) retire(this.pool.agent);
+    const https_ = this.server.protocol === 'https:';
+    const agent = https_ ? new https.Agent(this.agentOptions) : new http.Agent(this.agentOptions);
+    this.agents.add(agent);
+    this.pool = {
+      identity,
+      agent,
+      ...(https_ && {
+        secureContext: tls.createSecureContext({
+          ...(this.ca !== undefined && { ca: this.ca }),
+          ...(auth.cert !== undefined && { cert: auth.cert }),
+          ...(auth.key !== undefined && { key: auth.key }),
+        }),
+      }),
+    };
+    return this.pool;
   }
 
   private credentials(): Promise<RequestCredentials> {
-    const now = Date.now();
+    const now = this.now();
     if (!this.auth || now - this.auth.at > AUTH_REFRESH_MS) {
       const value = this.connection.credentials().then(requestCredentials);
       this.auth = { value, at: now };
@@ -166,6 +202,7 @@ export class KubeClient {
       headers['content-length'] = String(body.length);
     }
     const lib = this.server.protocol === 'https:' ? https : http;
+    const pool = this.poolFor(auth);
     const signal = opts.signal;
     if (signal?.aborted) throw abortError(signal);
     return new Promise((resolve, reject) => {
@@ -176,15 +213,13 @@ export class KubeClient {
           port: this.server.port,
           path: this.requestPath(path, opts.query),
           method: opts.method ?? 'GET',
-          agent: this.agent,
+          agent: pool.agent,
           headers,
-          ...(this.ca !== undefined && { ca: this.ca }),
+          ...(pool.secureContext && { secureContext: pool.secureContext }),
           ...(this.connection.servername !== undefined && {
             servername: this.connection.servername,
           }),
           rejectUnauthorized: this.connection.rejectUnauthorized,
-          ...(auth.cert !== undefined && { cert: auth.cert }),
-          ...(auth.key !== undefined && { key: auth.key }),
         },
         resolve,
       );
@@ -305,17 +340,41 @@ function responseInfo(res: http.IncomingMessage, latencyMs: number): ResponseInf
   };
 }
 
+interface ConnectionPool {
+  /** The client certificate and key it was made for. */
+  identity: string;
+  agent: http.Agent;
+  secureContext?: tls.SecureContext;
+}
+
+/**
+ * An agent no new request goes to: its idle connections close now, those in use when their
+ * request ends (keepAlive off makes the agent close a connection that comes free).
+ */
+function retire(agent: http.Agent): void {
+  // http.Agent reads this field when a connection comes free (@types/node does not declare it).
+  (agent as http.Agent & { keepAlive: boolean }).keepAlive = false;
+  for (const sockets of Object.values(agent.freeSockets)) {
+    for (const socket of sockets ?? []) socket.destroy();
+  }
+}
+
 interface RequestCredentials {
   cert?: string;
   key?: string;
+  /** The client certificate and key as one string: the connection pool's key. */
+  identity: string;
   headers: Record<string, string>;
 }
 
 function requestCredentials(c: ClientCredentials): RequestCredentials {
+  const cert = c.cert?.toString('utf8');
+  const key = c.key?.toString('utf8');
   return {
     headers: c.headers,
-    ...(c.cert !== undefined && { cert: c.cert.toString('utf8') }),
-    ...(c.key !== undefined && { key: c.key.toString('utf8') }),
+    identity: `${cert ?? ''}\n${key ?? ''}`,
+    ...(cert !== undefined && { cert }),
+    ...(key !== undefined && { key }),
   };
 }
 

@@ -19,13 +19,23 @@ export async function runBounded(
   const run = pLimit(cap());
   const inflight = new Set<Promise<void>>();
   let failure: { err: unknown } | undefined;
+  // Woken by the next task to end. Not Promise.race over the tasks in flight: it adds a reaction
+  // to each of them per wait, which they keep until they settle; over a sync's tens of thousands
+  // of writes with 32 in flight that cost 0.015 ms of CPU a write (bench/README, stop 39).
+  let wake: (() => void) | undefined;
+  const ended = (p: Promise<void>) => {
+    inflight.delete(p);
+    const w = wake;
+    wake = undefined;
+    w?.();
+  };
   for await (const task of tasks) {
     if (failure) break;
-    const p = run(task).then(
-      () => void inflight.delete(p),
+    const p: Promise<void> = run(task).then(
+      () => ended(p),
       (err: unknown) => {
-        inflight.delete(p);
         failure ??= { err };
+        ended(p);
       },
     );
     inflight.add(p);
@@ -33,7 +43,7 @@ export async function runBounded(
       const now = cap();
       if (run.concurrency !== now) run.concurrency = now;
       if (inflight.size < now) break;
-      await Promise.race(inflight);
+      await new Promise<void>((resolve) => (wake = resolve));
     }
   }
   await Promise.all(inflight);
