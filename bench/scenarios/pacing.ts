@@ -220,6 +220,11 @@ const PARTS = new Set(
  * The medians are reported.
  */
 const ROUNDS = Number(process.env.BENCH_PACING_ROUNDS ?? '1');
+/**
+ * BENCH_PACING_ALONE=off: the alone part's controller phases (default on,off): `off` alone is the
+ * controller as deployed by default against raw-32m, in half the time.
+ */
+const ALONE = new Set((process.env.BENCH_PACING_ALONE ?? 'on,off').split(',').filter(Boolean));
 
 export async function measurePacing(h: BenchHooks): Promise<Record<string, unknown>> {
   const dir = path.join(h.work, `pacing-${h.sizeMB}mb`);
@@ -230,12 +235,15 @@ export async function measurePacing(h: BenchHooks): Promise<Record<string, unkno
   // Alone: the same request shape as raw-32m, both exempt from APF.
   let rawRate: number | undefined;
   const rawRounds: number[] = [];
-  const alone: Record<string, SyncNumbers & { ratioToRaw32m: number; rounds?: number[] }> = {};
+  const alone: Record<
+    string,
+    SyncNumbers & { ratioToRaw32m: number; rounds?: number[]; roundRatios?: number[] }
+  > = {};
   if (PARTS.has('alone')) {
     const contenders: Array<[string, string[] | undefined]> = [
       ['raw', undefined],
-      ...pacingOn,
-      ['off', PACING_OFF],
+      ...(ALONE.has('on') ? pacingOn : []),
+      ...(ALONE.has('off') ? [['off', PACING_OFF] as [string, string[]]] : []),
     ];
     const byLabel = new Map<string, Array<SyncNumbers>>();
     for (let round = 0; round < ROUNDS; round++) {
@@ -255,7 +263,11 @@ export async function measurePacing(h: BenchHooks): Promise<Record<string, unkno
       alone[aloneLabel(label)] = {
         ...mid,
         ratioToRaw32m: r2(mid.writesPerSecond / rawRate),
-        ...(ROUNDS > 1 && { rounds: rates }),
+        ...(ROUNDS > 1 && {
+          rounds: rates,
+          // Each round's rate ÷ the raw loop's of the same round (run next to it).
+          roundRatios: rates.map((x, i) => r2(x / rawRounds[i]!)),
+        }),
       };
     }
   }
@@ -353,6 +365,7 @@ export function pacingMarkdown(p: Record<string, unknown>): string {
     otherClient?: OtherClient;
     ratioToRaw32m?: number;
     rounds?: number[];
+    roundRatios?: number[];
   };
   const alone = p.alone as Record<string, Phase>;
   const curve = p.withOtherClient as Record<string, Phase>;
@@ -367,7 +380,7 @@ export function pacingMarkdown(p: Record<string, unknown>): string {
     const v = (q?: { idleMs: number; duringMs: number; ratio: number }) =>
       q ? `${q.idleMs} → ${q.duringMs} (${q.ratio})` : '';
     lines.push(
-      `| ${name} | ${x.writesPerSecond}${x.rounds ? ` (rounds ${x.rounds.join(', ')})` : ''} | ${x.ratioToRaw32m ?? r2(x.writesPerSecond / Number(p.raw32mWritesPerSecond))} | ${x.seconds} (${x.writeSeconds}) | ${x.windowAtEnd} | ${x.windowDecreases.latency} / ${x.windowDecreases.throttled} | ${v(o?.get)} | ${v(o?.list)} |`,
+      `| ${name} | ${x.writesPerSecond}${x.rounds ? ` (rounds ${x.rounds.join(', ')})` : ''} | ${x.ratioToRaw32m ?? r2(x.writesPerSecond / Number(p.raw32mWritesPerSecond))}${x.roundRatios ? ` (rounds ${x.roundRatios.join(', ')})` : ''} | ${x.seconds} (${x.writeSeconds}) | ${x.windowAtEnd} | ${x.windowDecreases.latency} / ${x.windowDecreases.throttled} | ${v(o?.get)} | ${v(o?.list)} |`,
     );
   };
   for (const [k, x] of Object.entries(alone)) row(`alone, ${k}`, x);
