@@ -144,13 +144,15 @@ export class KubeClient {
     // The same string object until the credentials are read again (every AUTH_REFRESH_MS).
     if (this.pool?.identity === identity) return this.pool;
     if (this.pool) retire(this.pool.agent);
-    const https_ = this.server.protocol === 'https:';
-    const agent = https_ ? new https.Agent(this.agentOptions) : new http.Agent(this.agentOptions);
+    const tlsServer = this.server.protocol === 'https:';
+    const agent = tlsServer
+      ? new https.Agent(this.agentOptions)
+      : new http.Agent(this.agentOptions);
     this.agents.add(agent);
     this.pool = {
       identity,
       agent,
-      ...(https_ && {
+      ...(tlsServer && {
         secureContext: tls.createSecureContext({
           ...(this.ca !== undefined && { ca: this.ca }),
           ...(auth.cert !== undefined && { cert: auth.cert }),

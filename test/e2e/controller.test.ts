@@ -71,7 +71,13 @@ function watchEvents(catalog: string) {
 
   function start(): void {
     // timeoutSeconds: the apiserver ends each watch within a minute, so every run resumes some.
-    const query = `labelSelector=${selector}&watch=1&allowWatchBookmarks=true&timeoutSeconds=45&resourceVersion=${resourceVersion}`;
+    const query = [
+      `labelSelector=${selector}`,
+      'watch=1',
+      'allowWatchBookmarks=true',
+      'timeoutSeconds=45',
+      `resourceVersion=${resourceVersion}`,
+    ].join('&');
     const proc = spawn('kubectl', ['get', '--raw', `${collection}?${query}`], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
