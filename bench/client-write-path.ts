@@ -6,7 +6,7 @@
 //   npx tsx bench/client-write-path.ts [--size-mb 30] [--rounds 3]
 // Run it with the Deployment's V8 flags to measure as deployed:
 //   NODE_OPTIONS="--max-old-space-size=128 --max-semi-space-size=2" npx tsx bench/client-write-path.ts
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -18,6 +18,7 @@ import { catalogSyncer } from '../src/sync/index.js';
 import { mapBounded } from '../src/util/limits.js';
 import { generateCatalog } from '../test/support/fbcgen.js';
 import { freePort } from '../test/support/ports.js';
+import { makeTestPki } from '../test/support/test-pki.js';
 import { Api, METADATA_ONLY } from './lib/api.js';
 import { ROOT } from './lib/config.js';
 
@@ -55,30 +56,7 @@ function perWrite(before: Record<string, number>, n: number): Record<string, num
   return out;
 }
 
-const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
-const openssl = (...args: string[]) =>
-  execFileSync('openssl', args, { cwd: work, stdio: 'ignore' });
-openssl(
-  'req',
-  '-x509',
-  ...ec,
-  '-keyout',
-  'ca.key',
-  '-out',
-  'ca.crt',
-  '-days',
-  '2',
-  '-subj',
-  '/CN=ca',
-);
-await writeFile(path.join(work, 'san.ext'), 'subjectAltName=IP:127.0.0.1\n');
-for (const name of ['server', 'admin']) {
-  openssl('req', ...ec, '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', `/CN=${name}`);
-  openssl(
-    ...['x509', '-req', '-in', `${name}.csr`, '-CA', 'ca.crt', '-CAkey', 'ca.key', '-days', '2'],
-    ...['-out', `${name}.crt`, ...(name === 'server' ? ['-extfile', 'san.ext'] : [])],
-  );
-}
+await makeTestPki(work, ['admin']);
 const port = await freePort();
 const kubeconfig = path.join(work, 'kubeconfig');
 await writeFile(

@@ -1,5 +1,4 @@
 import { expect } from 'chai';
-import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import http from 'node:http';
@@ -11,6 +10,7 @@ import path from 'node:path';
 import { KubeClient } from './client.js';
 import { machineFor, recordingServer } from '../../test/support/kube-env.js';
 import { pollUntil } from '../../test/support/poll.js';
+import { makeTestPki } from '../../test/support/test-pki.js';
 
 describe('kube/client: KubeClient', () => {
   it('puts the server URL path before API paths and encodes the query', async () => {
@@ -99,53 +99,7 @@ describe('kube/client: KubeClient', () => {
 
   it('authenticates with the client certificate over one TLS context, and a rotated one on new connections', async () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'kube-client-tls-'));
-    const openssl = (...args: string[]) =>
-      execFileSync('openssl', args, { cwd: dir, stdio: 'ignore' });
-    const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
-    openssl(
-      'req',
-      '-x509',
-      ...ec,
-      '-keyout',
-      'ca.key',
-      '-out',
-      'ca.crt',
-      '-days',
-      '2',
-      '-subj',
-      '/CN=ca',
-    );
-    const signed = (name: string, ...ext: string[]) => {
-      openssl(
-        'req',
-        ...ec,
-        '-keyout',
-        `${name}.key`,
-        '-out',
-        `${name}.csr`,
-        '-subj',
-        `/CN=${name}`,
-      );
-      openssl(
-        'x509',
-        '-req',
-        '-in',
-        `${name}.csr`,
-        '-CA',
-        'ca.crt',
-        '-CAkey',
-        'ca.key',
-        '-days',
-        '2',
-        '-out',
-        `${name}.crt`,
-        ...ext,
-      );
-    };
-    await writeFile(path.join(dir, 'san.ext'), 'subjectAltName=IP:127.0.0.1\n');
-    signed('server', '-extfile', 'san.ext');
-    signed('alice');
-    signed('bob');
+    await makeTestPki(dir, ['alice', 'bob']);
     const pem = (f: string) => readFileSync(path.join(dir, f));
     // Answers with the client certificate's name and the connection it came on.
     const connections: TLSSocket[] = [];

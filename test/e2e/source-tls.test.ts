@@ -3,7 +3,7 @@
 // https URL through the transport (loopback endpoints use plain HTTP, so this goes one level
 // below the puller).
 import { expect } from 'chai';
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -12,6 +12,7 @@ import { RegistryClient } from '../../src/source/registry-client.js';
 import { findSourceError } from '../../src/source/errors.js';
 import { freePort } from '../support/ports.js';
 import { pollUntil } from '../support/registry.js';
+import { makeTestPki } from '../support/test-pki.js';
 
 describe('source e2e: custom CA bundle', function () {
   this.timeout(60_000);
@@ -21,55 +22,7 @@ describe('source e2e: custom CA bundle', function () {
 
   before(async () => {
     dir = await mkdtemp(path.join(tmpdir(), 'catalogd-source-tls-'));
-    const run = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'ignore' });
-    run(
-      'req',
-      '-x509',
-      '-newkey',
-      'rsa:2048',
-      '-nodes',
-      '-keyout',
-      'ca.key',
-      '-out',
-      'ca.crt',
-      '-days',
-      '2',
-      '-subj',
-      '/CN=catalogd-test-ca',
-    );
-    run(
-      'req',
-      '-newkey',
-      'rsa:2048',
-      '-nodes',
-      '-keyout',
-      'server.key',
-      '-out',
-      'server.csr',
-      '-subj',
-      '/CN=127.0.0.1',
-    );
-    await writeFile(
-      path.join(dir, 'ext'),
-      'subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\n',
-    );
-    run(
-      'x509',
-      '-req',
-      '-in',
-      'server.csr',
-      '-CA',
-      'ca.crt',
-      '-CAkey',
-      'ca.key',
-      '-CAcreateserial',
-      '-out',
-      'server.crt',
-      '-days',
-      '2',
-      '-extfile',
-      'ext',
-    );
+    await makeTestPki(dir);
     port = await freePort();
     await writeFile(
       path.join(dir, 'config.yml'),
