@@ -7,7 +7,6 @@
 // Run it with the Deployment's V8 flags to measure as deployed:
 //   NODE_OPTIONS="--max-old-space-size=128 --max-semi-space-size=2" npx tsx bench/client-write-path.ts
 import { spawn } from 'node:child_process';
-import { readFileSync, readdirSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -21,6 +20,7 @@ import { freePort } from '../test/support/ports.js';
 import { makeTestPki } from '../test/support/test-pki.js';
 import { Api, METADATA_ONLY } from './lib/api.js';
 import { ROOT } from './lib/config.js';
+import { procThreadCpu, threadCpuMsPer } from './lib/controller-process.js';
 
 const { values } = parseArgs({
   options: {
@@ -30,31 +30,6 @@ const { values } = parseArgs({
 });
 const rounds = Number(values.rounds);
 const work = await mkdtemp(path.join(os.tmpdir(), 'catalogd-client-write-path-'));
-
-/** CPU ms of this process's threads, the main one as `main`, others summed by name. */
-function threadCpuMs(): Record<string, number> {
-  const out: Record<string, number> = {};
-  for (const tid of readdirSync('/proc/self/task')) {
-    const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
-    const name =
-      tid === String(process.pid)
-        ? 'main'
-        : stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    out[name] = (out[name] ?? 0) + (Number(f[11]) + Number(f[12])) * 10;
-  }
-  return out;
-}
-
-function perWrite(before: Record<string, number>, n: number): Record<string, number> {
-  const after = threadCpuMs();
-  const out: Record<string, number> = {};
-  for (const [k, v] of Object.entries(after)) {
-    const d = v - (before[k] ?? 0);
-    if (d > 0) out[k] = Number((d / n).toFixed(3));
-  }
-  return out;
-}
 
 await makeTestPki(work, ['admin']);
 const port = await freePort();
@@ -111,12 +86,12 @@ try {
     };
     const planned = await syncer.plan(target);
     const n = planned.plan.create.length;
-    let t = threadCpuMs();
+    let t = procThreadCpu(process.pid);
     let t0 = performance.now();
     await syncer.apply(planned, () => {});
     const controller = {
       writesPerSecond: Math.round(n / ((performance.now() - t0) / 1000)),
-      cpuMsPerWrite: perWrite(t, n),
+      cpuMsPerWrite: threadCpuMsPer(t, procThreadCpu(process.pid), n),
     };
     store.clear();
     // The raw loop of the bench's raw-32m, the same bodies.
@@ -124,7 +99,7 @@ try {
     for await (const w of planned.writes!.read()) bodies.push(Buffer.from(w.body));
     await planned.dispose();
     const api = Api.fromKubeconfig(kubeconfig, 32);
-    t = threadCpuMs();
+    t = procThreadCpu(process.pid);
     t0 = performance.now();
     await mapBounded(bodies, 32, async (b) => {
       await api.request(
@@ -137,7 +112,7 @@ try {
     });
     const raw = {
       writesPerSecond: Math.round(n / ((performance.now() - t0) / 1000)),
-      cpuMsPerWrite: perWrite(t, n),
+      cpuMsPerWrite: threadCpuMsPer(t, procThreadCpu(process.pid), n),
     };
     api.close();
     console.log(JSON.stringify({ round, writes: n, controller, raw }));
