@@ -26,6 +26,7 @@ const { values } = parseArgs({
   options: {
     'size-mb': { type: 'string', default: '30' },
     rounds: { type: 'string', default: '3' },
+    'latency-ms': { type: 'string', default: '0' },
   },
 });
 const rounds = Number(values.rounds);
@@ -46,7 +47,7 @@ users: [{name: u, user: {client-certificate: ${work}/admin.crt, client-key: ${wo
 );
 const fake = spawn(
   process.execPath,
-  [path.join(ROOT, 'bench', 'fake-apiserver.mjs'), work, String(port)],
+  [path.join(ROOT, 'bench', 'fake-apiserver.mjs'), work, String(port), values['latency-ms']],
   {
     stdio: ['ignore', 'pipe', 'inherit'],
     env: { ...process.env, NODE_OPTIONS: '' },
@@ -63,18 +64,33 @@ const syncer = catalogSyncer({
   writeConcurrency: 32,
   counters: { writes: { inc() {} }, dryRunWrites: { inc() {} } },
 });
-// The drift watch as the controller keeps it: every event reduced to its ref and stored.
-const store = new Map<string, unknown>();
-const watching = new AbortController();
+// The drift watch as the controller keeps it: every event reduced to its ref and stored. Open
+// during the controller's writes only: the bench's raw-32m loop runs with no watch.
 const refs = catalogMetadataRefs(client);
-const { resourceVersion } = await refs.list({ limit: 1 }, watching.signal);
-void refs
-  .watch(
-    { resourceVersion, allowWatchBookmarks: true, timeoutSeconds: 3600 },
-    (_type, ref) => void store.set(`${ref.metadata.name}/${store.size}`, ref),
-    watching.signal,
-  )
-  .catch(() => {});
+async function driftWatch(): Promise<{ stop: () => Promise<number> }> {
+  const store = new Map<string, unknown>();
+  const watching = new AbortController();
+  const { resourceVersion } = await refs.list({ limit: 1 }, watching.signal);
+  let failure: Error | undefined;
+  const done = refs
+    .watch(
+      { resourceVersion, allowWatchBookmarks: true, timeoutSeconds: 3600 },
+      (_type, ref) => void store.set(ref.metadata.name, ref),
+      watching.signal,
+    )
+    .catch((err: unknown) => {
+      failure = err instanceof Error ? err : new Error(String(err));
+    });
+  return {
+    // The events stored; throws if the watch failed.
+    async stop() {
+      watching.abort();
+      await done;
+      if (failure) throw failure;
+      return store.size;
+    },
+  };
+}
 
 try {
   for (let round = 0; round < rounds; round++) {
@@ -86,14 +102,15 @@ try {
     };
     const planned = await syncer.plan(target);
     const n = planned.plan.create.length;
+    const watch = await driftWatch();
     let t = procThreadCpu(process.pid);
     let t0 = performance.now();
     await syncer.apply(planned, () => {});
     const controller = {
       writesPerSecond: Math.round(n / ((performance.now() - t0) / 1000)),
       cpuMsPerWrite: threadCpuMsPer(t, procThreadCpu(process.pid), n),
+      watchEvents: await watch.stop(),
     };
-    store.clear();
     // The raw loop of the bench's raw-32m, the same bodies.
     const bodies: Buffer[] = [];
     for await (const w of planned.writes!.read()) bodies.push(Buffer.from(w.body));
@@ -118,7 +135,6 @@ try {
     console.log(JSON.stringify({ round, writes: n, controller, raw }));
   }
 } finally {
-  watching.abort();
   client.close();
   fake.kill();
   await rm(work, { recursive: true, force: true });

@@ -1,16 +1,20 @@
 // A fake apiserver for bench/client-write-path.ts: answers every POST 201 at once with the
 // object's metadata (as a metadata-only response), echoes each create as an ADDED event on every
 // open watch, and answers anything else with an empty list. So only the client side of a write
-// costs anything. Usage: node bench/fake-apiserver.mjs DIR PORT, DIR holding server.key,
-// server.crt and ca.crt; prints "listening" when ready.
+// costs anything. Usage: node bench/fake-apiserver.mjs DIR PORT [LATENCY_MS], DIR holding
+// server.key, server.crt and ca.crt; prints "listening" when ready. LATENCY_MS delays each
+// create's answer (and its event), as a busy apiserver does: a write then stays in flight, its
+// objects alive in the client's heap, for as long as it would against the real one.
 import { Buffer } from 'node:buffer';
 import console from 'node:console';
 import fs from 'node:fs';
 import https from 'node:https';
 import path from 'node:path';
 import process from 'node:process';
+import { setTimeout } from 'node:timers';
 
-const [dir, port] = process.argv.slice(2);
+const [dir, port, latency = '0'] = process.argv.slice(2);
+const latencyMs = Number(latency);
 const pem = (f) => fs.readFileSync(path.join(dir, f));
 let resourceVersion = 1000;
 const watches = new Set();
@@ -54,14 +58,20 @@ const server = https.createServer(
           apiVersion: 'meta.k8s.io/v1',
           metadata,
         });
-        res.writeHead(201, { 'content-type': 'application/json' }).end(body);
-        for (const w of watches) w.write(`{"type":"ADDED","object":${body}}\n`);
+        const answer = () => {
+          res.writeHead(201, { 'content-type': 'application/json' }).end(body);
+          for (const w of watches) w.write(`{"type":"ADDED","object":${body}}\n`);
+        };
+        if (latencyMs > 0) setTimeout(answer, latencyMs);
+        else answer();
         return;
       }
       if (req.url.includes('watch=1')) {
         res.writeHead(200, { 'content-type': 'application/json' });
         watches.add(res);
-        req.on('close', () => watches.delete(res));
+        // The response's close, not the request's: a request closes once its body is read.
+        res.on('close', () => watches.delete(res));
+        res.flushHeaders();
         return;
       }
       const list = {

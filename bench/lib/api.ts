@@ -168,12 +168,16 @@ export class Api {
       for (const s of sockets ?? []) s.destroy();
   }
 
-  /** Streams watch events of `path` (a list URL; watch=1 is added) until stop() is called. */
+  /**
+   * Streams watch events of `path` (a list URL; watch=1 is added) until stop() is called.
+   * `ready` resolves when the apiserver has answered (the watch is open: on an apiserver just
+   * restarted, the answer waits for its watch cache) and rejects if the request fails first.
+   */
   watch(
     path: string,
     onEvent: (e: WatchEvent, at: number) => void,
     accept?: string,
-  ): { stop(): void } {
+  ): { stop(): void; ready: Promise<void> } {
     const url = new URL(path, this.server);
     url.searchParams.set('watch', '1');
     url.searchParams.set('allowWatchBookmarks', 'false');
@@ -186,6 +190,12 @@ export class Api {
         ...(accept !== undefined && { Accept: accept }),
       },
     });
+    const ready = new Promise<void>((resolve, reject) => {
+      req.once('response', () => resolve());
+      req.once('error', reject);
+    });
+    // stop() before the answer, or a failed request: said through `ready` only if awaited.
+    ready.catch(() => undefined);
     req.on('response', (res) => {
       // Every event of a chunk is stamped with the chunk's arrival.
       let at = 0;
@@ -198,6 +208,6 @@ export class Api {
     });
     req.on('error', () => undefined);
     req.end();
-    return { stop: () => req.destroy() };
+    return { stop: () => req.destroy(), ready };
   }
 }

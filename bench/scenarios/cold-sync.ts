@@ -337,6 +337,8 @@ async function rawRound(ctx: ColdSyncContext, image: SizedCatalog, level: string
   const cpu0 = process.cpuUsage();
   const plane0 = controlPlaneCpu();
   const watcher = withWatch ? api.watch(CM, () => undefined, METADATA_ONLY) : undefined;
+  // Open before the first write: after the restart the answer waits for the watch cache.
+  await watcher?.ready;
   const profile = PPROF_DIR
     ? delay(1000).then(() => apiserverProfile(api, `raw-${sizeMB}mb-c${level}-r${roundNo}`))
     : undefined;
