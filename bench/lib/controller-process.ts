@@ -95,6 +95,8 @@ export async function startController(
   kubeconfig: string,
   logDir: string,
   flags: string[] = ['--no-leader-elect'],
+  /** NODE_OPTIONS of this controller instead of the Deployment's (a heap setting compared). */
+  nodeOptions = NODE_OPTIONS,
 ): Promise<Controller> {
   const [metricsPort, healthPort, serverPort] = [
     await freePort(),
@@ -122,7 +124,7 @@ export async function startController(
       stdio: ['ignore', 'pipe', 'pipe'],
       env: {
         ...process.env,
-        NODE_OPTIONS,
+        NODE_OPTIONS: nodeOptions,
         ...MALLOC_ENV,
       },
     },

@@ -37,7 +37,7 @@ import {
   syncCatalog,
 } from '../control-plane.js';
 import type { Api } from '../lib/api.js';
-import { METADATA_ONLY } from '../lib/api.js';
+import { CM, METADATA_ONLY } from '../lib/api.js';
 import { ownerCatalog, rawPosts, render } from '../lib/catalogs.js';
 import type { Controller } from '../lib/controller-process.js';
 import type { ThreadCpu } from '../lib/controller-process.js';
@@ -91,6 +91,12 @@ interface SyncNumbers {
   writeCpuMsPerObject?: Record<string, ThreadCpu>;
   /** Its garbage collections over the sync (prom-client's nodejs_gc_duration_seconds). */
   gc?: Record<'major' | 'minor' | 'incremental', { count: number; seconds: number }>;
+  /**
+   * The V8 heap in use right after the sync, in MB, in all and in old space (prom-client's
+   * nodejs_heap_size_used_bytes and nodejs_heap_space_size_used_bytes): what each of its full
+   * collections marks.
+   */
+  heapUsedMB?: { total: number; oldSpace: number };
 }
 
 const GC_KINDS = ['major', 'minor', 'incremental'] as const;
@@ -124,13 +130,16 @@ async function controllerPhase(
   ref: string,
   args: string[],
   other?: Api,
+  nodeOptions?: string,
 ): Promise<SyncNumbers & { otherClient?: OtherClient }> {
   const name = `bench-pacing-${label.replace(/\./g, 'p')}`;
   await h.resetControlPlane();
-  const controller: Controller = await startController(kubeconfig, h.logDir, [
-    '--no-leader-elect',
-    ...args,
-  ]);
+  const controller: Controller = await startController(
+    kubeconfig,
+    h.logDir,
+    ['--no-leader-elect', ...args],
+    ...(nodeOptions !== undefined ? [nodeOptions] : []),
+  );
   try {
     await h.waitForQuiet(h.api);
     let idle;
@@ -147,6 +156,7 @@ async function controllerPhase(
     });
     const [gc1, cpu1] = [await gcTotals(controller), procCpuSeconds(controller.pid)];
     const threads1 = procThreadCpu(controller.pid);
+    const heap = await controller.scrape();
     const during = await busy?.stop();
     const out: SyncNumbers & { otherClient?: OtherClient } = {
       objects: sync.objects,
@@ -167,6 +177,12 @@ async function controllerPhase(
       ...(threads0 && {
         writeCpuMsPerObject: threadCpuMsPer(threads0, threads1, sync.objects),
       }),
+      heapUsedMB: {
+        total: r2(metricSumIn(heap, 'nodejs_heap_size_used_bytes', {}) / 1048576),
+        oldSpace: r2(
+          metricSumIn(heap, 'nodejs_heap_space_size_used_bytes', { space: 'old' }) / 1048576,
+        ),
+      },
       gc: Object.fromEntries(
         GC_KINDS.map((k) => [
           k,
@@ -194,17 +210,29 @@ async function controllerPhase(
   }
 }
 
-/** The raw client at c=32 with metadata-only responses (cold-sync's `32m`) into a fresh name. */
-async function raw32m(h: BenchHooks, dir: string, ref: string): Promise<number> {
-  const cat = 'bench-pacing-raw-32m';
+/**
+ * The raw client at c=32 with metadata-only responses (cold-sync's `32m`) into a fresh name;
+ * `withWatch`: with a metadata-only watch of CatalogMetadata open meanwhile (`32mw`), as the
+ * controller's drift watch is.
+ */
+async function raw32m(h: BenchHooks, dir: string, ref: string, withWatch = false): Promise<number> {
+  const cat = `bench-pacing-raw-32m${withWatch ? 'w' : ''}`;
   const owner = await ownerCatalog(h.api, cat, ref);
   const file = path.join(h.work, `render-${cat}.json`);
   const bodies = render(dir, cat, owner, file);
   await h.resetControlPlane();
   await h.waitForQuiet(h.api);
+  let events = 0;
+  const watcher = withWatch ? h.api.watch(CM, () => void events++, METADATA_ONLY) : undefined;
+  // Open before the first write (after the restart the answer waits for the watch cache), so
+  // that it carries every write's event, as the controller's drift watch does.
+  await watcher?.ready;
   const { seconds } = await rawPosts(h.api, bodies, 32, METADATA_ONLY);
+  watcher?.stop();
   const rate = Math.round(bodies.length / seconds);
-  h.log(`pacing, raw-32m: ${bodies.length} in ${seconds.toFixed(1)} s = ${rate}/s`);
+  h.log(
+    `pacing, raw-32m${withWatch ? `w (${events} watch events)` : ''}: ${bodies.length} in ${seconds.toFixed(1)} s = ${rate}/s`,
+  );
   await h.deleteCatalog(h.api, cat);
   await rm(file, { force: true });
   return rate;
@@ -225,33 +253,61 @@ const ROUNDS = Number(process.env.BENCH_PACING_ROUNDS ?? '1');
  * controller as deployed by default against raw-32m, in half the time.
  */
 const ALONE = new Set((process.env.BENCH_PACING_ALONE ?? 'on,off').split(',').filter(Boolean));
+/**
+ * BENCH_PACING_ALONE_NODE_OPTIONS: adds to the alone part the unpaced controller run with these
+ * NODE_OPTIONS instead of the Deployment's (`off, node options`), in the same turns: a heap
+ * setting measured against the default in one run.
+ */
+const ALONE_NODE_OPTIONS = process.env.BENCH_PACING_ALONE_NODE_OPTIONS;
+/**
+ * BENCH_PACING_RAW_WATCH=1: adds to the alone part the raw loop with a metadata-only watch open
+ * (`raw-32mw`), in the same turns: what the drift watch's events cost the apiserver.
+ */
+const RAW_WATCH = process.env.BENCH_PACING_RAW_WATCH === '1';
 
 export async function measurePacing(h: BenchHooks): Promise<Record<string, unknown>> {
   const dir = path.join(h.work, `pacing-${h.sizeMB}mb`);
   await generateCatalog(dir, { seed: 1, sizeMB: h.sizeMB });
   const { ref } = await pushCatalog(dir, `${h.registry}/bench/pacing-${h.sizeMB}mb:v1`);
-  const aloneLabel = (l: string) => `pacing ${l.replace('-', ', tolerance ')}`;
+  const aloneLabel = (l: string) =>
+    l === 'off-node-options'
+      ? `pacing off, NODE_OPTIONS=${ALONE_NODE_OPTIONS ?? ''}`
+      : `pacing ${l.replace('-', ', tolerance ')}`;
 
   // Alone: the same request shape as raw-32m, both exempt from APF.
   let rawRate: number | undefined;
   const rawRounds: number[] = [];
+  const rawWatchRounds: number[] = [];
   const alone: Record<
     string,
     SyncNumbers & { ratioToRaw32m: number; rounds?: number[]; roundRatios?: number[] }
   > = {};
   if (PARTS.has('alone')) {
-    const contenders: Array<[string, string[] | undefined]> = [
+    const contenders: Array<[string, string[] | undefined, string?]> = [
       ['raw', undefined],
+      ...(RAW_WATCH ? [['raw-watch', undefined] as [string, undefined]] : []),
       ...(ALONE.has('on') ? pacingOn : []),
       ...(ALONE.has('off') ? [['off', PACING_OFF] as [string, string[]]] : []),
+      ...(ALONE_NODE_OPTIONS !== undefined
+        ? [['off-node-options', PACING_OFF, ALONE_NODE_OPTIONS] as [string, string[], string]]
+        : []),
     ];
     const byLabel = new Map<string, Array<SyncNumbers>>();
     for (let round = 0; round < ROUNDS; round++) {
       const order = round % 2 === 0 ? contenders : [...contenders].reverse();
-      for (const [label, args] of order) {
-        if (args === undefined) rawRounds.push(await raw32m(h, dir, ref));
+      for (const [label, args, nodeOptions] of order) {
+        if (label === 'raw-watch') rawWatchRounds.push(await raw32m(h, dir, ref, true));
+        else if (args === undefined) rawRounds.push(await raw32m(h, dir, ref));
         else {
-          const x = await controllerPhase(h, `alone-${label}-${round}`, h.kubeconfig, ref, args);
+          const x = await controllerPhase(
+            h,
+            `alone-${label}-${round}`,
+            h.kubeconfig,
+            ref,
+            args,
+            undefined,
+            nodeOptions,
+          );
           byLabel.set(label, [...(byLabel.get(label) ?? []), x]);
         }
       }
@@ -267,6 +323,10 @@ export async function measurePacing(h: BenchHooks): Promise<Record<string, unkno
           rounds: rates,
           // Each round's rate ÷ the raw loop's of the same round (run next to it).
           roundRatios: rates.map((x, i) => r2(x / rawRounds[i]!)),
+        }),
+        ...(rawWatchRounds.length > 0 && {
+          ratioToRaw32mw: r2(mid.writesPerSecond / median(rawWatchRounds)),
+          roundRatiosToRaw32mw: rates.map((x, i) => r2(x / rawWatchRounds[i]!)),
         }),
       };
     }
@@ -352,6 +412,10 @@ export async function measurePacing(h: BenchHooks): Promise<Record<string, unkno
     priorityLevel: PRIORITY_LEVEL,
     raw32mWritesPerSecond: rawRate,
     ...(ROUNDS > 1 && { raw32mRounds: rawRounds }),
+    ...(rawWatchRounds.length > 0 && {
+      raw32mwWritesPerSecond: median(rawWatchRounds),
+      raw32mwRounds: rawWatchRounds,
+    }),
     alone,
     withOtherClient: curve,
     freshness,
