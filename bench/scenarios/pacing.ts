@@ -102,8 +102,8 @@ interface SyncNumbers {
 const GC_KINDS = ['major', 'minor', 'incremental'] as const;
 
 /** The controller's GC counts and seconds by kind so far, from one scrape. */
-async function gcTotals(c: Controller): Promise<NonNullable<SyncNumbers['gc']>> {
-  const text = await c.scrape();
+/** The collections so far, from a scrape of the controller's metrics. */
+function gcTotals(text: string): NonNullable<SyncNumbers['gc']> {
   const out = {} as NonNullable<SyncNumbers['gc']>;
   for (const kind of GC_KINDS)
     out[kind] = {
@@ -129,16 +129,17 @@ async function controllerPhase(
   kubeconfig: string,
   ref: string,
   args: string[],
-  other?: Api,
-  nodeOptions?: string,
+  /** `other`: the other client measured around the sync; `nodeOptions`: the controller's. */
+  opts: { other?: Api; nodeOptions?: string } = {},
 ): Promise<SyncNumbers & { otherClient?: OtherClient }> {
+  const { other, nodeOptions } = opts;
   const name = `bench-pacing-${label.replace(/\./g, 'p')}`;
   await h.resetControlPlane();
   const controller: Controller = await startController(
     kubeconfig,
     h.logDir,
     ['--no-leader-elect', ...args],
-    ...(nodeOptions !== undefined ? [nodeOptions] : []),
+    nodeOptions,
   );
   try {
     await h.waitForQuiet(h.api);
@@ -149,14 +150,14 @@ async function controllerPhase(
       idle = await probe.stop();
     }
     const busy = other && latencyProbe(other, OTHER_NS, OTHER_CONFIGMAPS, OTHER_RATE);
-    const [gc0, cpu0] = [await gcTotals(controller), procCpuSeconds(controller.pid)];
+    const [gc0, cpu0] = [gcTotals(await controller.scrape()), procCpuSeconds(controller.pid)];
     let threads0: Record<string, ThreadCpu> | undefined;
     const sync = await syncCatalog(h, name, ref, 'full', () => {
       threads0 = procThreadCpu(controller.pid);
     });
-    const [gc1, cpu1] = [await gcTotals(controller), procCpuSeconds(controller.pid)];
+    const [metrics1, cpu1] = [await controller.scrape(), procCpuSeconds(controller.pid)];
     const threads1 = procThreadCpu(controller.pid);
-    const heap = await controller.scrape();
+    const gc1 = gcTotals(metrics1);
     const during = await busy?.stop();
     const out: SyncNumbers & { otherClient?: OtherClient } = {
       objects: sync.objects,
@@ -178,9 +179,9 @@ async function controllerPhase(
         writeCpuMsPerObject: threadCpuMsPer(threads0, threads1, sync.objects),
       }),
       heapUsedMB: {
-        total: r2(metricSumIn(heap, 'nodejs_heap_size_used_bytes', {}) / 1048576),
+        total: r2(metricSumIn(metrics1, 'nodejs_heap_size_used_bytes') / 1048576),
         oldSpace: r2(
-          metricSumIn(heap, 'nodejs_heap_space_size_used_bytes', { space: 'old' }) / 1048576,
+          metricSumIn(metrics1, 'nodejs_heap_space_size_used_bytes', { space: 'old' }) / 1048576,
         ),
       },
       gc: Object.fromEntries(
@@ -269,10 +270,7 @@ export async function measurePacing(h: BenchHooks): Promise<Record<string, unkno
   const dir = path.join(h.work, `pacing-${h.sizeMB}mb`);
   await generateCatalog(dir, { seed: 1, sizeMB: h.sizeMB });
   const { ref } = await pushCatalog(dir, `${h.registry}/bench/pacing-${h.sizeMB}mb:v1`);
-  const aloneLabel = (l: string) =>
-    l === 'off-node-options'
-      ? `pacing off, NODE_OPTIONS=${ALONE_NODE_OPTIONS ?? ''}`
-      : `pacing ${l.replace('-', ', tolerance ')}`;
+  const aloneLabel = (l: string) => `pacing ${l.replace('-', ', tolerance ')}`;
 
   // Alone: the same request shape as raw-32m, both exempt from APF.
   let rawRate: number | undefined;
@@ -283,40 +281,49 @@ export async function measurePacing(h: BenchHooks): Promise<Record<string, unkno
     SyncNumbers & { ratioToRaw32m: number; rounds?: number[]; roundRatios?: number[] }
   > = {};
   if (PARTS.has('alone')) {
-    const contenders: Array<[string, string[] | undefined, string?]> = [
-      ['raw', undefined],
-      ...(RAW_WATCH ? [['raw-watch', undefined] as [string, undefined]] : []),
+    // A raw loop (`watch`: with a watch open) or a controller phase (its flags, its NODE_OPTIONS).
+    type Contender =
+      | { raw: { watch: boolean } }
+      | { label: string; title: string; args: string[]; nodeOptions?: string };
+    const controllerPhases: Contender[] = [
       ...(ALONE.has('on') ? pacingOn : []),
       ...(ALONE.has('off') ? [['off', PACING_OFF] as [string, string[]]] : []),
+    ].map(([label, args]) => ({ label, title: aloneLabel(label), args }));
+    const contenders: Contender[] = [
+      { raw: { watch: false } },
+      ...(RAW_WATCH ? [{ raw: { watch: true } }] : []),
+      ...controllerPhases,
       ...(ALONE_NODE_OPTIONS !== undefined
-        ? [['off-node-options', PACING_OFF, ALONE_NODE_OPTIONS] as [string, string[], string]]
+        ? [
+            {
+              label: 'off-node-options',
+              title: `pacing off, NODE_OPTIONS=${ALONE_NODE_OPTIONS}`,
+              args: PACING_OFF,
+              nodeOptions: ALONE_NODE_OPTIONS,
+            },
+          ]
         : []),
     ];
-    const byLabel = new Map<string, Array<SyncNumbers>>();
+    const byTitle = new Map<string, Array<SyncNumbers>>();
     for (let round = 0; round < ROUNDS; round++) {
       const order = round % 2 === 0 ? contenders : [...contenders].reverse();
-      for (const [label, args, nodeOptions] of order) {
-        if (label === 'raw-watch') rawWatchRounds.push(await raw32m(h, dir, ref, true));
-        else if (args === undefined) rawRounds.push(await raw32m(h, dir, ref));
-        else {
-          const x = await controllerPhase(
-            h,
-            `alone-${label}-${round}`,
-            h.kubeconfig,
-            ref,
-            args,
-            undefined,
-            nodeOptions,
-          );
-          byLabel.set(label, [...(byLabel.get(label) ?? []), x]);
+      for (const c of order) {
+        if ('raw' in c) {
+          const rate = await raw32m(h, dir, ref, c.raw.watch);
+          (c.raw.watch ? rawWatchRounds : rawRounds).push(rate);
+          continue;
         }
+        const x = await controllerPhase(h, `alone-${c.label}-${round}`, h.kubeconfig, ref, c.args, {
+          ...(c.nodeOptions !== undefined && { nodeOptions: c.nodeOptions }),
+        });
+        byTitle.set(c.title, [...(byTitle.get(c.title) ?? []), x]);
       }
     }
     rawRate = median(rawRounds);
-    for (const [label, xs] of byLabel) {
+    for (const [title, xs] of byTitle) {
       const rates = xs.map((x) => x.writesPerSecond);
       const mid = medianItem(xs, (x) => x.writesPerSecond);
-      alone[aloneLabel(label)] = {
+      alone[title] = {
         ...mid,
         ratioToRaw32m: r2(mid.writesPerSecond / rawRate),
         ...(ROUNDS > 1 && {
@@ -373,7 +380,7 @@ export async function measurePacing(h: BenchHooks): Promise<Record<string, unkno
           sa.file,
           small.ref,
           args,
-          other.api,
+          { other: other.api },
         );
       await rm(smallDir, { recursive: true, force: true });
     }
@@ -381,7 +388,9 @@ export async function measurePacing(h: BenchHooks): Promise<Record<string, unkno
     if (PARTS.has('curve')) {
       const settings: Array<[string, string[]]> = [['off', PACING_OFF], ...pacingOn];
       for (const [label, args] of settings)
-        curve[aloneLabel(label)] = await controllerPhase(h, label, sa.file, ref, args, other.api);
+        curve[aloneLabel(label)] = await controllerPhase(h, label, sa.file, ref, args, {
+          other: other.api,
+        });
       await applyFlowSchema(h);
       try {
         for (const [label, args] of settings) {
@@ -391,7 +400,7 @@ export async function measurePacing(h: BenchHooks): Promise<Record<string, unkno
             sa.file,
             ref,
             args,
-            other.api,
+            { other: other.api },
           );
         }
       } finally {
