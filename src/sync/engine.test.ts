@@ -168,6 +168,36 @@ describe('sync engine', () => {
   });
 
   describe('applyPlan', () => {
+    it("releases a spooled body once its write was answered, never a failed write's", async () => {
+      const failing = 'utility-operator.v0.1.0';
+      const released: string[] = [];
+      let failed: string | undefined;
+      const writer: CatalogMetadataWriter = {
+        async *listExisting() {},
+        async create(w) {
+          if (parse(w).spec.name !== failing) return;
+          failed = w.name;
+          throw new Error('connection reset');
+        },
+        async update() {},
+        async delete() {},
+      };
+      const planned = await planCatalogSync(target, writer, spoolDir);
+      const spool = planned.writes!;
+      const read = spool.read.bind(spool);
+      // Each record's release noted by name.
+      spool.read = async function* () {
+        for await (const w of read()) yield { ...w, release: () => released.push(w.name) };
+      };
+      const err = await applyPlan(planned, writer, { concurrency: 1 }).catch((e: unknown) => e);
+      await planned.dispose();
+      expect(err).to.be.instanceOf(SyncWriteError);
+      expect(failed).to.be.a('string');
+      expect(released).to.not.include(failed);
+      expect(released).to.have.length.greaterThan(0);
+      expect(new Set(released).size).to.equal(released.length);
+    });
+
     it('writes an object the apiserver refuses as too large again, with its content omitted', async () => {
       const refused = (o: CatalogMetadata) =>
         o.spec.name === 'utility-operator.v0.1.0' && o.spec.content !== undefined;

@@ -314,6 +314,9 @@ export async function applyPlan(
     try {
       try {
         await send(w.verb, w);
+        // Answered: the body is done with, its read buffer may be reused (spool.ts). Not on
+        // failure: a request that failed may still have its body queued on the connection.
+        w.release?.();
       } catch (err) {
         if (!(err instanceof ObjectTooLargeError) || w.omitted) throw err;
         const body = JSON.stringify(omittedByApiserver(w, target));

@@ -43,6 +43,38 @@ describe('sync/spool: WriteSpool', () => {
     expect(existsSync(spool.file)).to.equal(false);
   });
 
+  it('reuses read chunks whose records were released, never one a record still holds', async () => {
+    const spool = await WriteSpool.create(dir);
+    // About 12 MiB over 1 MiB chunks: records straddle boundaries; each body names itself.
+    const bodyOf = (i: number) => JSON.stringify({ i, pad: String(i % 10).repeat(3000 + (i % 7)) });
+    const n = 4000;
+    for (let i = 0; i < n; i++) await spool.add('create', `o-${i}`, false, bodyOf(i));
+    await spool.finish();
+    const buffers = new Set<ArrayBufferLike>();
+    // Released as a write would be, a few records later (bodies in flight), but one record is
+    // kept unreleased to the end, as a failed write's is.
+    const kept: Array<{ i: number; body: Buffer }> = [];
+    const inFlight: Array<{ i: number; body: Buffer; release?: () => void }> = [];
+    let i = 0;
+    for await (const w of spool.read()) {
+      expect(w.body.toString('utf8')).to.equal(bodyOf(i));
+      buffers.add(w.body.buffer);
+      if (i === 1234) kept.push({ i, body: w.body });
+      else inFlight.push({ i, ...w });
+      if (inFlight.length > 32) {
+        const done = inFlight.shift()!;
+        expect(done.body.toString('utf8')).to.equal(bodyOf(done.i));
+        done.release?.();
+      }
+      i++;
+    }
+    expect(i).to.equal(n);
+    for (const k of kept) expect(k.body.toString('utf8')).to.equal(bodyOf(k.i));
+    // Some 12 chunks read; without reuse each would be a buffer of its own.
+    expect(buffers.size).to.be.at.most(5);
+    await spool.dispose();
+  });
+
   it('is empty when nothing was added', async () => {
     const spool = await WriteSpool.create(dir);
     await spool.finish();

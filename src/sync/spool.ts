@@ -11,6 +11,8 @@ import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { BufferedFileWriter } from '../util/file-io.js';
+import type { Chunk } from './chunk-pool.js';
+import { ChunkPool } from './chunk-pool.js';
 
 export type WriteVerb = 'create' | 'update';
 
@@ -22,9 +24,20 @@ export interface SpooledWrite {
   omitted: boolean;
   /** The request body: the whole object as JSON. */
   body: Buffer;
+  /**
+   * Says the body is no longer needed (the apiserver answered its write), so that its read
+   * buffer may be reused (chunk-pool.ts). Optional: a record never released only keeps its
+   * buffer from being reused. Never call it while the body may still be read or sent.
+   */
+  release?: () => void;
 }
 
 const READ_CHUNK_BYTES = 1 << 20;
+/**
+ * Idle read chunks kept for reuse. The bodies in flight (--write-concurrency of them) hold the
+ * chunk being read and usually the one before it; two idle ones cover the turnover.
+ */
+const IDLE_READ_CHUNKS = 2;
 const NEWLINE = 0x0a;
 const SPACE = 0x20;
 
@@ -75,28 +88,38 @@ export class WriteSpool {
     }
   }
 
-  /** The records in the order they were added. */
+  /**
+   * The records in the order they were added. Each body is cut from a read chunk; a consumer
+   * that calls a record's `release` once its write was answered lets the chunk be reused.
+   */
   async *read(): AsyncGenerator<SpooledWrite> {
     if (this.writer) throw new Error('write spool is still open for writing');
     const fh = await open(this.file, 'r');
+    const pool = new ChunkPool(READ_CHUNK_BYTES, IDLE_READ_CHUNKS);
+    let prev: Chunk | undefined;
     try {
+      // The start of a record cut by the previous chunk's end, completed from the next read.
       let pending: Buffer = Buffer.alloc(0);
       for (;;) {
-        const chunk = Buffer.allocUnsafe(READ_CHUNK_BYTES);
-        const { bytesRead } = await fh.read(chunk, 0, READ_CHUNK_BYTES, null);
+        // Room for the pending bytes and as many again (a record longer than a chunk).
+        const chunk = pool.take(2 * pending.length);
+        pending.copy(chunk.buf, 0);
+        prev?.retire();
+        prev = chunk;
+        const room = chunk.buf.length - pending.length;
+        const { bytesRead } = await fh.read(chunk.buf, pending.length, room, null);
         if (bytesRead === 0) break;
-        // A record cut by the chunk boundary is completed from the next chunk.
-        let data = chunk.subarray(0, bytesRead);
-        if (pending.length > 0) data = Buffer.concat([pending, data]);
+        const data = chunk.buf.subarray(0, pending.length + bytesRead);
         let start = 0;
         for (let nl = data.indexOf(NEWLINE, start); nl >= 0; nl = data.indexOf(NEWLINE, start)) {
-          yield parseRecord(data.subarray(start, nl));
+          yield parseRecord(data.subarray(start, nl), chunk.lease());
           start = nl + 1;
         }
         pending = data.subarray(start);
       }
       if (pending.length > 0) throw new Error(`write spool ${this.file} ends in a partial record`);
     } finally {
+      prev?.retire();
       await fh.close();
     }
   }
@@ -108,7 +131,7 @@ export class WriteSpool {
   }
 }
 
-function parseRecord(line: Buffer): SpooledWrite {
+function parseRecord(line: Buffer, release: () => void): SpooledWrite {
   const a = line.indexOf(SPACE);
   const b = line.indexOf(SPACE, a + 1);
   const c = line.indexOf(SPACE, b + 1);
@@ -120,5 +143,6 @@ function parseRecord(line: Buffer): SpooledWrite {
     omitted: line[a + 1] === 0x31, // '1'
     name: line.toString('latin1', b + 1, c),
     body: line.subarray(c + 1),
+    release,
   };
 }
