@@ -47,6 +47,13 @@ import {
   startController,
   threadCpuMsPer,
 } from '../lib/controller-process.js';
+import type { PlaneCpu, PlaneMsPerWrite } from '../lib/cluster.js';
+import {
+  controlPlaneCpu,
+  cpuSpeedPerCpuSecond,
+  planeDelta,
+  planeMsPerWrite,
+} from '../lib/cluster.js';
 import { latencyProbe } from '../lib/latency.js';
 import { median, medianItem, percentile } from '../lib/stats.js';
 import type { FreshnessPoint } from './freshness.js';
@@ -70,6 +77,7 @@ const pacingOn: Array<[label: string, args: string[]]> =
     : TOLERANCES.map((t) => [`on-${t}`, ['--write-pacing', `--write-latency-tolerance=${t}`]]);
 
 const ms = (s: number) => Number((s * 1000).toFixed(1));
+const meanSpeed = (s: { before: number; after: number }) => (s.before + s.after) / 2;
 const r2 = (x: number) => Number(x.toFixed(2));
 
 interface SyncNumbers {
@@ -97,6 +105,19 @@ interface SyncNumbers {
    * collections marks.
    */
   heapUsedMB?: { total: number; oldSpace: number };
+  /**
+   * etcd's, kube-apiserver's and kube-controller-manager's CPU per object over the write phase,
+   * in ms: with the controller's, where a write's CPU goes on the machine the two share.
+   */
+  planeWriteCpuMsPerObject?: PlaneMsPerWrite;
+  /**
+   * The controller's lists and watches of CatalogMetadata up to the end of the sync
+   * (catalogd_apiserver_requests_total): 1 and 1 unless the apiserver ended its drift watch and
+   * it listed again.
+   */
+  catalogMetadataListsWatches?: { list: number; watch: number };
+  /** The machine's speed right before and after the sync (cpuSpeedPerCpuSecond, operations). */
+  machineSpeed?: { before: number; after: number };
 }
 
 const GC_KINDS = ['major', 'minor', 'incremental'] as const;
@@ -149,14 +170,19 @@ async function controllerPhase(
       await delay(IDLE_PROBE_SECONDS * 1000);
       idle = await probe.stop();
     }
+    const speedBefore = cpuSpeedPerCpuSecond();
     const busy = other && latencyProbe(other, OTHER_NS, OTHER_CONFIGMAPS, OTHER_RATE);
     const [gc0, cpu0] = [gcTotals(await controller.scrape()), procCpuSeconds(controller.pid)];
     let threads0: Record<string, ThreadCpu> | undefined;
+    let plane0: PlaneCpu | undefined;
     const sync = await syncCatalog(h, name, ref, 'full', () => {
       threads0 = procThreadCpu(controller.pid);
+      plane0 = controlPlaneCpu();
     });
+    const plane1 = controlPlaneCpu();
     const [metrics1, cpu1] = [await controller.scrape(), procCpuSeconds(controller.pid)];
     const threads1 = procThreadCpu(controller.pid);
+    const speedAfter = cpuSpeedPerCpuSecond();
     const gc1 = gcTotals(metrics1);
     const during = await busy?.stop();
     const out: SyncNumbers & { otherClient?: OtherClient } = {
@@ -178,6 +204,20 @@ async function controllerPhase(
       ...(threads0 && {
         writeCpuMsPerObject: threadCpuMsPer(threads0, threads1, sync.objects),
       }),
+      ...(plane0 && {
+        planeWriteCpuMsPerObject: planeMsPerWrite(planeDelta(plane0, plane1), sync.objects),
+      }),
+      machineSpeed: { before: speedBefore, after: speedAfter },
+      catalogMetadataListsWatches: {
+        list: metricSumIn(metrics1, 'catalogd_apiserver_requests_total', {
+          verb: 'list',
+          resource: 'catalogmetadata',
+        }),
+        watch: metricSumIn(metrics1, 'catalogd_apiserver_requests_total', {
+          verb: 'watch',
+          resource: 'catalogmetadata',
+        }),
+      },
       heapUsedMB: {
         total: r2(metricSumIn(metrics1, 'nodejs_heap_size_used_bytes') / 1048576),
         oldSpace: r2(
@@ -216,7 +256,17 @@ async function controllerPhase(
  * `withWatch`: with a metadata-only watch of CatalogMetadata open meanwhile (`32mw`), as the
  * controller's drift watch is.
  */
-async function raw32m(h: BenchHooks, dir: string, ref: string, withWatch = false): Promise<number> {
+async function raw32m(
+  h: BenchHooks,
+  dir: string,
+  ref: string,
+  withWatch = false,
+): Promise<{
+  rate: number;
+  clientCpuMsPerObject: number;
+  plane: PlaneMsPerWrite;
+  machineSpeed: { before: number; after: number };
+}> {
   const cat = `bench-pacing-raw-32m${withWatch ? 'w' : ''}`;
   const owner = await ownerCatalog(h.api, cat, ref);
   const file = path.join(h.work, `render-${cat}.json`);
@@ -228,15 +278,22 @@ async function raw32m(h: BenchHooks, dir: string, ref: string, withWatch = false
   // Open before the first write (after the restart the answer waits for the watch cache), so
   // that it carries every write's event, as the controller's drift watch does.
   await watcher?.ready;
+  const speedBefore = cpuSpeedPerCpuSecond();
+  const [plane0, client0] = [controlPlaneCpu(), process.cpuUsage()];
   const { seconds } = await rawPosts(h.api, bodies, 32, METADATA_ONLY);
+  const [plane1, client] = [controlPlaneCpu(), process.cpuUsage(client0)];
+  const machineSpeed = { before: speedBefore, after: cpuSpeedPerCpuSecond() };
   watcher?.stop();
   const rate = Math.round(bodies.length / seconds);
+  const plane = planeMsPerWrite(planeDelta(plane0, plane1), bodies.length);
+  // The bench process's CPU: the raw loop's, and the little else the process does meanwhile.
+  const clientCpuMsPerObject = r2((client.user + client.system) / 1000 / bodies.length);
   h.log(
-    `pacing, raw-32m${withWatch ? `w (${events} watch events)` : ''}: ${bodies.length} in ${seconds.toFixed(1)} s = ${rate}/s`,
+    `pacing, raw-32m${withWatch ? `w (${events} watch events)` : ''}: ${bodies.length} in ${seconds.toFixed(1)} s = ${rate}/s; CPU ms per write: client ${clientCpuMsPerObject}, control plane ${JSON.stringify(plane)}; machine speed ${JSON.stringify(machineSpeed)}`,
   );
   await h.deleteCatalog(h.api, cat);
   await rm(file, { force: true });
-  return rate;
+  return { rate, clientCpuMsPerObject, plane, machineSpeed };
 }
 
 /** BENCH_PACING_PARTS: which parts run (default all), e.g. freshness,ceiling. */
@@ -276,9 +333,18 @@ export async function measurePacing(h: BenchHooks): Promise<Record<string, unkno
   let rawRate: number | undefined;
   const rawRounds: number[] = [];
   const rawWatchRounds: number[] = [];
+  /** The raw loops' CPU per write, each round's: the bench process's and the control plane's. */
+  const rawCpu: Array<{ watch: boolean } & Omit<Awaited<ReturnType<typeof raw32m>>, 'rate'>> = [];
+  /** The machine's speed during each round's raw-32m (the mean of before and after). */
+  const rawSpeeds: number[] = [];
   const alone: Record<
     string,
-    SyncNumbers & { ratioToRaw32m: number; rounds?: number[]; roundRatios?: number[] }
+    SyncNumbers & {
+      ratioToRaw32m: number;
+      rounds?: number[];
+      roundRatios?: number[];
+      speedNormalizedRoundRatios?: number[];
+    }
   > = {};
   if (PARTS.has('alone')) {
     // A raw loop (`watch`: with a watch open) or a controller phase (its flags, its NODE_OPTIONS).
@@ -309,8 +375,10 @@ export async function measurePacing(h: BenchHooks): Promise<Record<string, unkno
       const order = round % 2 === 0 ? contenders : [...contenders].reverse();
       for (const c of order) {
         if ('raw' in c) {
-          const rate = await raw32m(h, dir, ref, c.raw.watch);
+          const { rate, ...cpu } = await raw32m(h, dir, ref, c.raw.watch);
           (c.raw.watch ? rawWatchRounds : rawRounds).push(rate);
+          rawCpu.push({ watch: c.raw.watch, ...cpu });
+          if (!c.raw.watch) rawSpeeds.push(meanSpeed(cpu.machineSpeed));
           continue;
         }
         const x = await controllerPhase(h, `alone-${c.label}-${round}`, h.kubeconfig, ref, c.args, {
@@ -330,6 +398,11 @@ export async function measurePacing(h: BenchHooks): Promise<Record<string, unkno
           rounds: rates,
           // Each round's rate ÷ the raw loop's of the same round (run next to it).
           roundRatios: rates.map((x, i) => r2(x / rawRounds[i]!)),
+          // The same, each rate first divided by the machine's speed during its phase: the host's
+          // other tenants slow the shared cores by up to a third from one phase to the next.
+          speedNormalizedRoundRatios: xs.map((x, i) =>
+            r2(x.writesPerSecond / meanSpeed(x.machineSpeed!) / (rawRounds[i]! / rawSpeeds[i]!)),
+          ),
         }),
         ...(rawWatchRounds.length > 0 && {
           ratioToRaw32mw: r2(mid.writesPerSecond / median(rawWatchRounds)),
@@ -421,6 +494,7 @@ export async function measurePacing(h: BenchHooks): Promise<Record<string, unkno
     priorityLevel: PRIORITY_LEVEL,
     raw32mWritesPerSecond: rawRate,
     ...(ROUNDS > 1 && { raw32mRounds: rawRounds }),
+    ...(rawCpu.length > 0 && { raw32mCpuMsPerObject: rawCpu }),
     ...(rawWatchRounds.length > 0 && {
       raw32mwWritesPerSecond: median(rawWatchRounds),
       raw32mwRounds: rawWatchRounds,
@@ -439,6 +513,7 @@ export function pacingMarkdown(p: Record<string, unknown>): string {
     ratioToRaw32m?: number;
     rounds?: number[];
     roundRatios?: number[];
+    speedNormalizedRoundRatios?: number[];
   };
   const alone = p.alone as Record<string, Phase>;
   const curve = p.withOtherClient as Record<string, Phase>;
@@ -453,7 +528,7 @@ export function pacingMarkdown(p: Record<string, unknown>): string {
     const v = (q?: { idleMs: number; duringMs: number; ratio: number }) =>
       q ? `${q.idleMs} → ${q.duringMs} (${q.ratio})` : '';
     lines.push(
-      `| ${name} | ${x.writesPerSecond}${x.rounds ? ` (rounds ${x.rounds.join(', ')})` : ''} | ${x.ratioToRaw32m ?? r2(x.writesPerSecond / Number(p.raw32mWritesPerSecond))}${x.roundRatios ? ` (rounds ${x.roundRatios.join(', ')})` : ''} | ${x.seconds} (${x.writeSeconds}) | ${x.windowAtEnd} | ${x.windowDecreases.latency} / ${x.windowDecreases.throttled} | ${v(o?.get)} | ${v(o?.list)} |`,
+      `| ${name} | ${x.writesPerSecond}${x.rounds ? ` (rounds ${x.rounds.join(', ')})` : ''} | ${x.ratioToRaw32m ?? r2(x.writesPerSecond / Number(p.raw32mWritesPerSecond))}${x.roundRatios ? ` (rounds ${x.roundRatios.join(', ')}${x.speedNormalizedRoundRatios ? `; speed-normalized ${x.speedNormalizedRoundRatios.join(', ')}` : ''})` : ''} | ${x.seconds} (${x.writeSeconds}) | ${x.windowAtEnd} | ${x.windowDecreases.latency} / ${x.windowDecreases.throttled} | ${v(o?.get)} | ${v(o?.list)} |`,
     );
   };
   for (const [k, x] of Object.entries(alone)) row(`alone, ${k}`, x);
