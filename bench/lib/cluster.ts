@@ -4,6 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { CATALOG_METADATA_PLURAL, GROUP, VERSION } from '../../src/api/v1/index.js';
@@ -91,6 +92,30 @@ export function controlPlaneCpu(): PlaneCpu {
   return Object.fromEntries(
     COMPONENTS.map((c) => [c, pids[c] === undefined ? 0 : procCpuSeconds(pids[c])]),
   ) as PlaneCpu;
+}
+
+/** The CPUs the control plane and the clients run on while split (splitCpus), else undefined. */
+let cpuSplit: { plane: string; clients: string } | undefined;
+
+/**
+ * Splits the machine's CPUs between the control plane (etcd, kube-apiserver,
+ * kube-controller-manager: the lower half) and this process with its children (the raw loop, the
+ * controllers it starts: the upper half), as on a cluster, where the controller runs on a worker
+ * node and the apiserver on its own. `undefined` joins them again (every CPU for every process).
+ * Needs two CPUs at least; `taskset` from util-linux.
+ */
+export function splitCpus(on: boolean): { plane: string; clients: string } | undefined {
+  const n = os.availableParallelism();
+  if (on && n < 2) throw new Error(`splitting CPUs needs 2 at least; this machine has ${n}`);
+  const half = Math.floor(n / 2);
+  const all = `0-${n - 1}`;
+  cpuSplit = on ? { plane: `0-${half - 1}`, clients: `${half}-${n - 1}` } : undefined;
+  const pin = (cpus: string, pid: number) =>
+    execFileSync('taskset', ['-a', '-cp', cpus, String(pid)], { stdio: 'ignore' });
+  controlPlaneCpu(); // the current pids
+  for (const pid of Object.values(controlPlanePids ?? {})) pin(cpuSplit?.plane ?? all, pid);
+  pin(cpuSplit?.clients ?? all, process.pid);
+  return cpuSplit;
 }
 
 /** kube-apiserver's VmRSS now (NaN without its pid file). */
@@ -276,8 +301,14 @@ export async function restartControlPlane(api: Api): Promise<number> {
   execFileSync(script, ['stop', 'kube-controller-manager'], opts);
   execFileSync(script, ['stop', 'kube-apiserver'], opts);
   api.dropIdleConnections();
-  execFileSync(script, ['start', 'kube-apiserver'], opts);
-  execFileSync(script, ['start', 'kube-controller-manager'], opts);
+  // Started on the control plane's CPUs when they are split from the clients' (cpuSplit): a Go
+  // process sizes GOMAXPROCS by the CPUs it may run on when it starts.
+  const start = (c: Component) =>
+    cpuSplit
+      ? execFileSync('taskset', ['-c', cpuSplit.plane, script, 'start', c], opts)
+      : execFileSync(script, ['start', c], opts);
+  start('kube-apiserver');
+  start('kube-controller-manager');
   controlPlanePids = undefined; // new pids
   await waitForGarbageCollector(api);
   return round((performance.now() - t0) / 1000, 1);

@@ -53,6 +53,7 @@ import {
   cpuSpeedPerCpuSecond,
   planeDelta,
   planeMsPerWrite,
+  splitCpus,
 } from '../lib/cluster.js';
 import { latencyProbe } from '../lib/latency.js';
 import { median, medianItem, percentile } from '../lib/stats.js';
@@ -322,6 +323,13 @@ const ALONE_NODE_OPTIONS = process.env.BENCH_PACING_ALONE_NODE_OPTIONS;
  * (`raw-32mw`), in the same turns: what the drift watch's events cost the apiserver.
  */
 const RAW_WATCH = process.env.BENCH_PACING_RAW_WATCH === '1';
+/**
+ * BENCH_PACING_CPUS=split: the alone part runs with the control plane on half the machine's CPUs
+ * and the clients (the raw loop, the controller) on the other half (splitCpus), as on a cluster,
+ * where the controller does not share the apiserver's cores: the ratio then compares what each
+ * client gets out of the apiserver, not what its own CPU takes from it. Default: shared.
+ */
+const ALONE_CPUS = process.env.BENCH_PACING_CPUS === 'split' ? 'split' : 'shared';
 
 export async function measurePacing(h: BenchHooks): Promise<Record<string, unknown>> {
   const dir = path.join(h.work, `pacing-${h.sizeMB}mb`);
@@ -337,6 +345,8 @@ export async function measurePacing(h: BenchHooks): Promise<Record<string, unkno
   const rawCpu: Array<{ watch: boolean } & Omit<Awaited<ReturnType<typeof raw32m>>, 'rate'>> = [];
   /** The machine's speed during each round's raw-32m (the mean of before and after). */
   const rawSpeeds: number[] = [];
+  /** Where the alone part ran: every process on every CPU, or split (BENCH_PACING_CPUS). */
+  let aloneCpus: 'shared' | { plane: string; clients: string } | undefined;
   const alone: Record<
     string,
     SyncNumbers & {
@@ -371,22 +381,37 @@ export async function measurePacing(h: BenchHooks): Promise<Record<string, unkno
         : []),
     ];
     const byTitle = new Map<string, Array<SyncNumbers>>();
-    for (let round = 0; round < ROUNDS; round++) {
-      const order = round % 2 === 0 ? contenders : [...contenders].reverse();
-      for (const c of order) {
-        if ('raw' in c) {
-          const { rate, ...cpu } = await raw32m(h, dir, ref, c.raw.watch);
-          (c.raw.watch ? rawWatchRounds : rawRounds).push(rate);
-          rawCpu.push({ watch: c.raw.watch, ...cpu });
-          if (!c.raw.watch) rawSpeeds.push(meanSpeed(cpu.machineSpeed));
-          continue;
+    const split = splitCpus(ALONE_CPUS === 'split');
+    if (split)
+      h.log(`pacing, alone: control plane on CPUs ${split.plane}, clients on ${split.clients}`);
+    try {
+      for (let round = 0; round < ROUNDS; round++) {
+        const order = round % 2 === 0 ? contenders : [...contenders].reverse();
+        for (const c of order) {
+          if ('raw' in c) {
+            const { rate, ...cpu } = await raw32m(h, dir, ref, c.raw.watch);
+            (c.raw.watch ? rawWatchRounds : rawRounds).push(rate);
+            rawCpu.push({ watch: c.raw.watch, ...cpu });
+            if (!c.raw.watch) rawSpeeds.push(meanSpeed(cpu.machineSpeed));
+            continue;
+          }
+          const x = await controllerPhase(
+            h,
+            `alone-${c.label}-${round}`,
+            h.kubeconfig,
+            ref,
+            c.args,
+            {
+              ...(c.nodeOptions !== undefined && { nodeOptions: c.nodeOptions }),
+            },
+          );
+          byTitle.set(c.title, [...(byTitle.get(c.title) ?? []), x]);
         }
-        const x = await controllerPhase(h, `alone-${c.label}-${round}`, h.kubeconfig, ref, c.args, {
-          ...(c.nodeOptions !== undefined && { nodeOptions: c.nodeOptions }),
-        });
-        byTitle.set(c.title, [...(byTitle.get(c.title) ?? []), x]);
       }
+    } finally {
+      if (split) splitCpus(false);
     }
+    aloneCpus = split ?? 'shared';
     rawRate = median(rawRounds);
     for (const [title, xs] of byTitle) {
       const rates = xs.map((x) => x.writesPerSecond);
@@ -493,6 +518,7 @@ export async function measurePacing(h: BenchHooks): Promise<Record<string, unkno
     otherClientRatePerSecond: OTHER_RATE,
     priorityLevel: PRIORITY_LEVEL,
     raw32mWritesPerSecond: rawRate,
+    ...(aloneCpus !== undefined && { aloneCpus }),
     ...(ROUNDS > 1 && { raw32mRounds: rawRounds }),
     ...(rawCpu.length > 0 && { raw32mCpuMsPerObject: rawCpu }),
     ...(rawWatchRounds.length > 0 && {
@@ -518,7 +544,7 @@ export function pacingMarkdown(p: Record<string, unknown>): string {
   const alone = p.alone as Record<string, Phase>;
   const curve = p.withOtherClient as Record<string, Phase>;
   const lines = [
-    `Pacing, ${String(p.sizeMB)} MB; raw-32m ${String(p.raw32mWritesPerSecond)} writes/s${Array.isArray(p.raw32mRounds) ? ` (median of rounds ${p.raw32mRounds.join(', ')})` : ''}; other client ${String(p.otherClientRatePerSecond)} requests/s.`,
+    `Pacing, ${String(p.sizeMB)} MB; raw-32m ${String(p.raw32mWritesPerSecond)} writes/s${Array.isArray(p.raw32mRounds) ? ` (median of rounds ${p.raw32mRounds.join(', ')})` : ''}${typeof p.aloneCpus === 'object' && p.aloneCpus ? ` (alone: control plane on CPUs ${(p.aloneCpus as { plane: string }).plane}, clients on ${(p.aloneCpus as { clients: string }).clients})` : ''}; other client ${String(p.otherClientRatePerSecond)} requests/s.`,
     '',
     '| phase | writes/s | ÷ raw-32m | sync s (write s) | window at end | decreases (latency / throttled) | other GET p99 ms idle → during (×) | other LIST p99 ms idle → during (×) |',
     '|---|---|---|---|---|---|---|---|',
