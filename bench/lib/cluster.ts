@@ -4,7 +4,6 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { CATALOG_METADATA_PLURAL, GROUP, VERSION } from '../../src/api/v1/index.js';
@@ -75,20 +74,24 @@ export type PlaneCpu = Record<Component, number>;
 
 /**
  * PIDs of etcd, kube-apiserver and kube-controller-manager, from hack/cluster.sh's pid files;
- * read once (the cluster is up before the first sample and stays up). A component without a pid
- * file (BENCH_REUSE_CLUSTER with another set-up) counts 0.
+ * read on first use and again after restartControlPlane. A component without a pid file
+ * (BENCH_REUSE_CLUSTER with another set-up) has none.
  */
-export let controlPlanePids: Partial<Record<Component, number>> | undefined;
+let controlPlanePids: Partial<Record<Component, number>> | undefined;
 
-/** CPU seconds used so far by each control-plane process. */
-export function controlPlaneCpu(): PlaneCpu {
+function planePids(): Partial<Record<Component, number>> {
   controlPlanePids ??= Object.fromEntries(
     COMPONENTS.flatMap((c) => {
       const file = path.join(LOCAL, 'cluster', 'pids', `${c}.pid`);
       return existsSync(file) ? [[c, Number(readFileSync(file, 'utf8'))]] : [];
     }),
   );
-  const pids = controlPlanePids;
+  return controlPlanePids;
+}
+
+/** CPU seconds used so far by each control-plane process (0 for one without a pid file). */
+export function controlPlaneCpu(): PlaneCpu {
+  const pids = planePids();
   return Object.fromEntries(
     COMPONENTS.map((c) => [c, pids[c] === undefined ? 0 : procCpuSeconds(pids[c])]),
   ) as PlaneCpu;
@@ -96,32 +99,45 @@ export function controlPlaneCpu(): PlaneCpu {
 
 /** The CPUs the control plane and the clients run on while split (splitCpus), else undefined. */
 let cpuSplit: { plane: string; clients: string } | undefined;
+/** The CPUs this process could run on before the first split: what joining them restores. */
+let allCpus: number[] | undefined;
 
 /**
- * Splits the machine's CPUs between the control plane (etcd, kube-apiserver,
+ * Splits the CPUs this process may run on between the control plane (etcd, kube-apiserver,
  * kube-controller-manager: the lower half) and this process with its children (the raw loop, the
  * controllers it starts: the upper half), as on a cluster, where the controller runs on a worker
- * node and the apiserver on its own. `undefined` joins them again (every CPU for every process).
- * Needs two CPUs at least; `taskset` from util-linux.
+ * node and the apiserver on its own. `false` joins them again. Needs two CPUs at least; `taskset`
+ * from util-linux.
  */
 export function splitCpus(on: boolean): { plane: string; clients: string } | undefined {
-  const n = os.availableParallelism();
-  if (on && n < 2) throw new Error(`splitting CPUs needs 2 at least; this machine has ${n}`);
-  const half = Math.floor(n / 2);
-  const all = `0-${n - 1}`;
-  cpuSplit = on ? { plane: `0-${half - 1}`, clients: `${half}-${n - 1}` } : undefined;
+  allCpus ??= allowedCpus();
+  if (on && allCpus.length < 2) {
+    throw new Error(`splitting CPUs needs 2 at least; this process may run on ${allCpus.length}`);
+  }
+  const half = Math.floor(allCpus.length / 2);
+  cpuSplit = on
+    ? { plane: allCpus.slice(0, half).join(','), clients: allCpus.slice(half).join(',') }
+    : undefined;
   const pin = (cpus: string, pid: number) =>
     execFileSync('taskset', ['-a', '-cp', cpus, String(pid)], { stdio: 'ignore' });
-  controlPlaneCpu(); // the current pids
-  for (const pid of Object.values(controlPlanePids ?? {})) pin(cpuSplit?.plane ?? all, pid);
-  pin(cpuSplit?.clients ?? all, process.pid);
+  for (const pid of Object.values(planePids())) pin(cpuSplit?.plane ?? allCpus.join(','), pid);
+  pin(cpuSplit?.clients ?? allCpus.join(','), process.pid);
   return cpuSplit;
+}
+
+/** This process's CPU affinity (Cpus_allowed_list of /proc/self/status, e.g. `0-3,8`). */
+function allowedCpus(): number[] {
+  const list = /^Cpus_allowed_list:\s*(\S+)$/m.exec(readFileSync('/proc/self/status', 'utf8'))?.[1];
+  if (!list) throw new Error('no Cpus_allowed_list in /proc/self/status');
+  return list.split(',').flatMap((range) => {
+    const [lo, hi = lo] = range.split('-').map(Number) as [number, number?];
+    return Array.from({ length: hi - lo + 1 }, (_, i) => lo + i);
+  });
 }
 
 /** kube-apiserver's VmRSS now (NaN without its pid file). */
 export function apiserverRss(): number {
-  controlPlaneCpu(); // reads the pid files again after a restart
-  const pid = controlPlanePids?.['kube-apiserver'];
+  const pid = planePids()['kube-apiserver'];
   return pid === undefined ? NaN : (procStatus(pid)?.rss ?? NaN);
 }
 
@@ -183,36 +199,41 @@ export const PROBE_OBJECT = JSON.stringify(
   })),
 );
 
-/**
- * A fixed CPU- and allocation-bound task (a JSON parse and stringify, repeated for 1 s) on the
- * quiet machine, in the bench process: its rate tracks how fast the shared cores are at that
- * moment, which other tenants of the host decide.
- */
-export function cpuSpeedProbe(): number {
-  const t0 = performance.now();
-  let n = 0;
-  while (performance.now() - t0 < 1000) {
+/** A fixed CPU- and allocation-bound task (a JSON parse and stringify) repeated for `ms`. */
+function probeTask(ms: number): { ops: number; wallSeconds: number; cpuSeconds: number } {
+  const [t0, c0] = [performance.now(), process.cpuUsage()];
+  let ops = 0;
+  while (performance.now() - t0 < ms) {
     JSON.stringify(JSON.parse(PROBE_OBJECT));
-    n++;
+    ops++;
   }
-  return Math.round(n / ((performance.now() - t0) / 1000));
+  const c = process.cpuUsage(c0);
+  return {
+    ops,
+    wallSeconds: (performance.now() - t0) / 1000,
+    cpuSeconds: (c.user + c.system) / 1e6,
+  };
 }
 
 /**
- * The same task as cpuSpeedProbe for 0.5 s, counted per second of this process's CPU rather than
- * of wall time: a busy machine (the control plane still digesting a phase) does not lower it,
- * a slower host (another tenant on the cores' siblings) does. Measured before and after a phase,
- * it says how fast the machine was during it.
+ * The probe task for 1 s on the quiet machine, in the bench process, per second of wall time:
+ * its rate tracks how fast the shared cores are at that moment, which other tenants of the host
+ * decide.
+ */
+export function cpuSpeedProbe(): number {
+  const p = probeTask(1000);
+  return Math.round(p.ops / p.wallSeconds);
+}
+
+/**
+ * The probe task for 0.5 s, per second of this process's CPU rather than of wall time: a busy
+ * machine (the control plane still digesting a phase) does not lower it, a slower host (another
+ * tenant on the cores' siblings) does. Measured before and after a phase, it says how fast the
+ * machine was during it.
  */
 export function cpuSpeedPerCpuSecond(): number {
-  const [t0, c0] = [performance.now(), process.cpuUsage()];
-  let n = 0;
-  while (performance.now() - t0 < 500) {
-    JSON.stringify(JSON.parse(PROBE_OBJECT));
-    n++;
-  }
-  const c = process.cpuUsage(c0);
-  return Math.round(n / ((c.user + c.system) / 1e6));
+  const p = probeTask(500);
+  return Math.round(p.ops / p.cpuSeconds);
 }
 
 export interface QuietWait {

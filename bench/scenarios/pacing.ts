@@ -252,6 +252,14 @@ async function controllerPhase(
   }
 }
 
+/** One raw loop's rate, and the CPU per write of the bench process and the control plane. */
+interface RawLoopNumbers {
+  rate: number;
+  clientCpuMsPerObject: number;
+  plane: PlaneMsPerWrite;
+  machineSpeed: { before: number; after: number };
+}
+
 /**
  * The raw client at c=32 with metadata-only responses (cold-sync's `32m`) into a fresh name;
  * `withWatch`: with a metadata-only watch of CatalogMetadata open meanwhile (`32mw`), as the
@@ -262,12 +270,7 @@ async function raw32m(
   dir: string,
   ref: string,
   withWatch = false,
-): Promise<{
-  rate: number;
-  clientCpuMsPerObject: number;
-  plane: PlaneMsPerWrite;
-  machineSpeed: { before: number; after: number };
-}> {
+): Promise<RawLoopNumbers> {
   const cat = `bench-pacing-raw-32m${withWatch ? 'w' : ''}`;
   const owner = await ownerCatalog(h.api, cat, ref);
   const file = path.join(h.work, `render-${cat}.json`);
@@ -330,6 +333,8 @@ const RAW_WATCH = process.env.BENCH_PACING_RAW_WATCH === '1';
  * client gets out of the apiserver, not what its own CPU takes from it. Default: shared.
  */
 const ALONE_CPUS = process.env.BENCH_PACING_CPUS === 'split' ? 'split' : 'shared';
+/** The CPU lists of a split alone part (splitCpus). */
+type AloneCpus = NonNullable<ReturnType<typeof splitCpus>>;
 
 export async function measurePacing(h: BenchHooks): Promise<Record<string, unknown>> {
   const dir = path.join(h.work, `pacing-${h.sizeMB}mb`);
@@ -342,11 +347,11 @@ export async function measurePacing(h: BenchHooks): Promise<Record<string, unkno
   const rawRounds: number[] = [];
   const rawWatchRounds: number[] = [];
   /** The raw loops' CPU per write, each round's: the bench process's and the control plane's. */
-  const rawCpu: Array<{ watch: boolean } & Omit<Awaited<ReturnType<typeof raw32m>>, 'rate'>> = [];
+  const rawCpu: Array<{ watch: boolean } & Omit<RawLoopNumbers, 'rate'>> = [];
   /** The machine's speed during each round's raw-32m (the mean of before and after). */
   const rawSpeeds: number[] = [];
   /** Where the alone part ran: every process on every CPU, or split (BENCH_PACING_CPUS). */
-  let aloneCpus: 'shared' | { plane: string; clients: string } | undefined;
+  let aloneCpus: 'shared' | AloneCpus | undefined;
   const alone: Record<
     string,
     SyncNumbers & {
@@ -542,9 +547,10 @@ export function pacingMarkdown(p: Record<string, unknown>): string {
     speedNormalizedRoundRatios?: number[];
   };
   const alone = p.alone as Record<string, Phase>;
+  const split = typeof p.aloneCpus === 'object' ? (p.aloneCpus as AloneCpus) : undefined;
   const curve = p.withOtherClient as Record<string, Phase>;
   const lines = [
-    `Pacing, ${String(p.sizeMB)} MB; raw-32m ${String(p.raw32mWritesPerSecond)} writes/s${Array.isArray(p.raw32mRounds) ? ` (median of rounds ${p.raw32mRounds.join(', ')})` : ''}${typeof p.aloneCpus === 'object' && p.aloneCpus ? ` (alone: control plane on CPUs ${(p.aloneCpus as { plane: string }).plane}, clients on ${(p.aloneCpus as { clients: string }).clients})` : ''}; other client ${String(p.otherClientRatePerSecond)} requests/s.`,
+    `Pacing, ${String(p.sizeMB)} MB; raw-32m ${String(p.raw32mWritesPerSecond)} writes/s${Array.isArray(p.raw32mRounds) ? ` (median of rounds ${p.raw32mRounds.join(', ')})` : ''}${split ? ` (alone: control plane on CPUs ${split.plane}, clients on ${split.clients})` : ''}; other client ${String(p.otherClientRatePerSecond)} requests/s.`,
     '',
     '| phase | writes/s | ÷ raw-32m | sync s (write s) | window at end | decreases (latency / throttled) | other GET p99 ms idle → during (×) | other LIST p99 ms idle → during (×) |',
     '|---|---|---|---|---|---|---|---|',
