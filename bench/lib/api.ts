@@ -13,6 +13,9 @@ export const CM = `/apis/${GROUP}/${VERSION}/${CATALOG_METADATA_PLURAL}`;
 export const CC = `/apis/${GROUP}/${VERSION}/clustercatalogs`;
 /** What the controller's drift watch and its writes ask for. */
 export const METADATA_ONLY = 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1';
+/** The same metadata-only representation in protobuf. */
+export const METADATA_ONLY_PROTOBUF =
+  'application/vnd.kubernetes.protobuf;as=PartialObjectMetadata;g=meta.k8s.io;v=v1';
 
 export interface Response {
   status: number;
@@ -178,6 +181,29 @@ export class Api {
     onEvent: (e: WatchEvent, at: number) => void,
     accept?: string,
   ): { stop(): void; ready: Promise<void> } {
+    // Every event of a chunk is stamped with the chunk's arrival.
+    let at = 0;
+    const lines = new LineSplitter((e) => onEvent(e as WatchEvent, at));
+    return this.watchChunks(path, accept, (c) => {
+      at = performance.now();
+      lines.push(c);
+    });
+  }
+
+  /** A watch as watch() opens it, its response only counted (bytes per chunk): any encoding. */
+  watchBytes(
+    path: string,
+    onBytes: (n: number) => void,
+    accept: string,
+  ): { stop(): void; ready: Promise<void> } {
+    return this.watchChunks(path, accept, (c) => onBytes(c.length));
+  }
+
+  private watchChunks(
+    path: string,
+    accept: string | undefined,
+    onChunk: (c: Buffer) => void,
+  ): { stop(): void; ready: Promise<void> } {
     const url = new URL(path, this.server);
     url.searchParams.set('watch', '1');
     url.searchParams.set('allowWatchBookmarks', 'false');
@@ -197,13 +223,7 @@ export class Api {
     // stop() before the answer, or a failed request: said through `ready` only if awaited.
     ready.catch(() => undefined);
     req.on('response', (res) => {
-      // Every event of a chunk is stamped with the chunk's arrival.
-      let at = 0;
-      const lines = new LineSplitter((e) => onEvent(e as WatchEvent, at));
-      res.on('data', (c: Buffer) => {
-        at = performance.now();
-        lines.push(c);
-      });
+      res.on('data', onChunk);
       res.on('error', () => undefined);
     });
     req.on('error', () => undefined);

@@ -37,7 +37,7 @@ import {
   syncCatalog,
 } from '../control-plane.js';
 import type { Api } from '../lib/api.js';
-import { CM, METADATA_ONLY } from '../lib/api.js';
+import { CM, METADATA_ONLY, METADATA_ONLY_PROTOBUF } from '../lib/api.js';
 import { ownerCatalog, rawPosts, render } from '../lib/catalogs.js';
 import type { Controller } from '../lib/controller-process.js';
 import type { ThreadCpu } from '../lib/controller-process.js';
@@ -261,24 +261,36 @@ interface RawLoopNumbers {
 }
 
 /**
- * The raw client at c=32 with metadata-only responses (cold-sync's `32m`) into a fresh name;
- * `withWatch`: with a metadata-only watch of CatalogMetadata open meanwhile (`32mw`), as the
- * controller's drift watch is.
+ * How a raw loop watches meanwhile: not at all, a metadata-only JSON watch of CatalogMetadata
+ * (`32mw`) as the controller's drift watch asks, or the same metadata-only watch in protobuf
+ * (`32mp`), read as bytes: what each encoding of the events costs the apiserver.
+ */
+type RawWatch = 'none' | 'json' | 'proto';
+const RAW_SUFFIX: Record<RawWatch, string> = { none: '', json: 'w', proto: 'p' };
+
+/**
+ * The raw client at c=32 with metadata-only responses (cold-sync's `32m`) into a fresh name,
+ * with a watch of CatalogMetadata open meanwhile or not (RawWatch).
  */
 async function raw32m(
   h: BenchHooks,
   dir: string,
   ref: string,
-  withWatch = false,
+  watch: RawWatch = 'none',
 ): Promise<RawLoopNumbers> {
-  const cat = `bench-pacing-raw-32m${withWatch ? 'w' : ''}`;
+  const cat = `bench-pacing-raw-32m${RAW_SUFFIX[watch]}`;
   const owner = await ownerCatalog(h.api, cat, ref);
   const file = path.join(h.work, `render-${cat}.json`);
   const bodies = render(dir, cat, owner, file);
   await h.resetControlPlane();
   await h.waitForQuiet(h.api);
   let events = 0;
-  const watcher = withWatch ? h.api.watch(CM, () => void events++, METADATA_ONLY) : undefined;
+  const watcher =
+    watch === 'json'
+      ? h.api.watch(CM, () => void events++, METADATA_ONLY)
+      : watch === 'proto'
+        ? h.api.watchBytes(CM, (n) => void (events += n), METADATA_ONLY_PROTOBUF)
+        : undefined;
   // Open before the first write (after the restart the answer waits for the watch cache), so
   // that it carries every write's event, as the controller's drift watch does.
   await watcher?.ready;
@@ -293,7 +305,7 @@ async function raw32m(
   // The bench process's CPU: the raw loop's, and the little else the process does meanwhile.
   const clientCpuMsPerObject = r2((client.user + client.system) / 1000 / bodies.length);
   h.log(
-    `pacing, raw-32m${withWatch ? `w (${events} watch events)` : ''}: ${bodies.length} in ${seconds.toFixed(1)} s = ${rate}/s; CPU ms per write: client ${clientCpuMsPerObject}, control plane ${JSON.stringify(plane)}; machine speed ${JSON.stringify(machineSpeed)}`,
+    `pacing, raw-32m${RAW_SUFFIX[watch]}${watch === 'none' ? '' : ` (${events} watch ${watch === 'json' ? 'events' : 'bytes'})`}: ${bodies.length} in ${seconds.toFixed(1)} s = ${rate}/s; CPU ms per write: client ${clientCpuMsPerObject}, control plane ${JSON.stringify(plane)}; machine speed ${JSON.stringify(machineSpeed)}`,
   );
   await h.deleteCatalog(h.api, cat);
   await rm(file, { force: true });
@@ -322,10 +334,22 @@ const ALONE = new Set((process.env.BENCH_PACING_ALONE ?? 'on,off').split(',').fi
  */
 const ALONE_NODE_OPTIONS = process.env.BENCH_PACING_ALONE_NODE_OPTIONS;
 /**
- * BENCH_PACING_RAW_WATCH=1: adds to the alone part the raw loop with a metadata-only watch open
- * (`raw-32mw`), in the same turns: what the drift watch's events cost the apiserver.
+ * BENCH_PACING_RAW_WATCH: adds to the alone part, in the same turns, the raw loop with a
+ * metadata-only watch open: `json` (or `1`) as the drift watch asks (`raw-32mw`), `proto` in
+ * protobuf (`raw-32mp`), or both (`json,proto`): what the drift watch's events cost the apiserver.
  */
-const RAW_WATCH = process.env.BENCH_PACING_RAW_WATCH === '1';
+const RAW_WATCHES = [
+  ...new Set(
+    (process.env.BENCH_PACING_RAW_WATCH ?? '')
+      .split(',')
+      .filter(Boolean)
+      .map((w): RawWatch => {
+        if (w === '1' || w === 'json') return 'json';
+        if (w === 'proto') return 'proto';
+        throw new Error(`BENCH_PACING_RAW_WATCH: ${w}: want json, proto or both, comma-separated`);
+      }),
+  ),
+];
 /**
  * BENCH_PACING_CPUS=split: the alone part runs with the control plane on half the machine's CPUs
  * and the clients (the raw loop, the controller) on the other half (splitCpus), as on a cluster,
@@ -345,9 +369,10 @@ export async function measurePacing(h: BenchHooks): Promise<Record<string, unkno
   // Alone: the same request shape as raw-32m, both exempt from APF.
   let rawRate: number | undefined;
   const rawRounds: number[] = [];
-  const rawWatchRounds: number[] = [];
+  /** Each watching raw loop's rates (BENCH_PACING_RAW_WATCH). */
+  const rawWatchRounds = new Map<Exclude<RawWatch, 'none'>, number[]>();
   /** The raw loops' CPU per write, each round's: the bench process's and the control plane's. */
-  const rawCpu: Array<{ watch: boolean } & Omit<RawLoopNumbers, 'rate'>> = [];
+  const rawCpu: Array<{ watch: RawWatch } & Omit<RawLoopNumbers, 'rate'>> = [];
   /** The machine's speed during each round's raw-32m (the mean of before and after). */
   const rawSpeeds: number[] = [];
   /** Where the alone part ran: every process on every CPU, or split (BENCH_PACING_CPUS). */
@@ -364,15 +389,15 @@ export async function measurePacing(h: BenchHooks): Promise<Record<string, unkno
   if (PARTS.has('alone')) {
     // A raw loop (`watch`: with a watch open) or a controller phase (its flags, its NODE_OPTIONS).
     type Contender =
-      | { raw: { watch: boolean } }
+      | { raw: { watch: RawWatch } }
       | { label: string; title: string; args: string[]; nodeOptions?: string };
     const controllerPhases: Contender[] = [
       ...(ALONE.has('on') ? pacingOn : []),
       ...(ALONE.has('off') ? [['off', PACING_OFF] as [string, string[]]] : []),
     ].map(([label, args]) => ({ label, title: aloneLabel(label), args }));
     const contenders: Contender[] = [
-      { raw: { watch: false } },
-      ...(RAW_WATCH ? [{ raw: { watch: true } }] : []),
+      { raw: { watch: 'none' } },
+      ...RAW_WATCHES.map((watch) => ({ raw: { watch } })),
       ...controllerPhases,
       ...(ALONE_NODE_OPTIONS !== undefined
         ? [
@@ -395,9 +420,12 @@ export async function measurePacing(h: BenchHooks): Promise<Record<string, unkno
         for (const c of order) {
           if ('raw' in c) {
             const { rate, ...cpu } = await raw32m(h, dir, ref, c.raw.watch);
-            (c.raw.watch ? rawWatchRounds : rawRounds).push(rate);
-            rawCpu.push({ watch: c.raw.watch, ...cpu });
-            if (!c.raw.watch) rawSpeeds.push(meanSpeed(cpu.machineSpeed));
+            const { watch } = c.raw;
+            rawCpu.push({ watch, ...cpu });
+            if (watch === 'none') {
+              rawRounds.push(rate);
+              rawSpeeds.push(meanSpeed(cpu.machineSpeed));
+            } else rawWatchRounds.set(watch, [...(rawWatchRounds.get(watch) ?? []), rate]);
             continue;
           }
           const x = await controllerPhase(
@@ -421,6 +449,14 @@ export async function measurePacing(h: BenchHooks): Promise<Record<string, unkno
     for (const [title, xs] of byTitle) {
       const rates = xs.map((x) => x.writesPerSecond);
       const mid = medianItem(xs, (x) => x.writesPerSecond);
+      // The ratios to each watching raw loop (BENCH_PACING_RAW_WATCH), by median and by round.
+      const toWatchingRaw: Record<string, number | number[]> = {};
+      for (const [watch, raw] of rawWatchRounds) {
+        toWatchingRaw[`ratioToRaw32m${RAW_SUFFIX[watch]}`] = r2(mid.writesPerSecond / median(raw));
+        toWatchingRaw[`roundRatiosToRaw32m${RAW_SUFFIX[watch]}`] = rates.map((x, i) =>
+          r2(x / raw[i]!),
+        );
+      }
       alone[title] = {
         ...mid,
         ratioToRaw32m: r2(mid.writesPerSecond / rawRate),
@@ -434,10 +470,7 @@ export async function measurePacing(h: BenchHooks): Promise<Record<string, unkno
             r2(x.writesPerSecond / meanSpeed(x.machineSpeed!) / (rawRounds[i]! / rawSpeeds[i]!)),
           ),
         }),
-        ...(rawWatchRounds.length > 0 && {
-          ratioToRaw32mw: r2(mid.writesPerSecond / median(rawWatchRounds)),
-          roundRatiosToRaw32mw: rates.map((x, i) => r2(x / rawWatchRounds[i]!)),
-        }),
+        ...toWatchingRaw,
       };
     }
   }
@@ -518,6 +551,12 @@ export async function measurePacing(h: BenchHooks): Promise<Record<string, unkno
   } finally {
     other.api.close();
   }
+  // Each watching raw loop's rate (BENCH_PACING_RAW_WATCH): raw32mw..., raw32mp....
+  const watchingRaw: Record<string, number | number[]> = {};
+  for (const [watch, raw] of rawWatchRounds) {
+    watchingRaw[`raw32m${RAW_SUFFIX[watch]}WritesPerSecond`] = median(raw);
+    watchingRaw[`raw32m${RAW_SUFFIX[watch]}Rounds`] = raw;
+  }
   return {
     sizeMB: h.sizeMB,
     otherClientRatePerSecond: OTHER_RATE,
@@ -526,10 +565,7 @@ export async function measurePacing(h: BenchHooks): Promise<Record<string, unkno
     ...(aloneCpus !== undefined && { aloneCpus }),
     ...(ROUNDS > 1 && { raw32mRounds: rawRounds }),
     ...(rawCpu.length > 0 && { raw32mCpuMsPerObject: rawCpu }),
-    ...(rawWatchRounds.length > 0 && {
-      raw32mwWritesPerSecond: median(rawWatchRounds),
-      raw32mwRounds: rawWatchRounds,
-    }),
+    ...watchingRaw,
     alone,
     withOtherClient: curve,
     freshness,

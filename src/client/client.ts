@@ -182,7 +182,7 @@ export class CatalogClient {
     this.fetchConcurrency = Math.max(1, opts.fetchConcurrency ?? 4);
     const cm = { group: GROUP, version: VERSION, plural: CATALOG_METADATA_PLURAL };
     this.metadata = new Resource<CatalogMetadata>(this.kube, cm);
-    this.metadataOnly = new Resource<ObjectMetadata>(this.kube, cm, true);
+    this.metadataOnly = new Resource<ObjectMetadata>(this.kube, cm, { metadataOnly: true });
     this.catalogs = new Resource<ClusterCatalog>(this.kube, {
       group: GROUP,
       version: VERSION,

@@ -12,7 +12,7 @@ const catalog = (name: string) =>
 function fakeWatches(script: Array<Array<{ type: string; object: unknown }> | Error>) {
   let i = 0;
   const kube = {
-    watchLines(_path: string, opts: RequestOptions, onLine: (line: unknown) => void) {
+    watchEvents(_path: string, opts: RequestOptions, onLine: (line: unknown) => void) {
       expect(opts.verb).to.equal('watch');
       expect(opts.resource).to.equal('clustercatalogs');
       const step = script[Math.min(i++, script.length - 1)]!;

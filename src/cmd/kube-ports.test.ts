@@ -1,9 +1,15 @@
 import { expect } from 'chai';
+import { readFileSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { ClusterCatalog } from '../api/v1/index.js';
+import type { CatalogMetadataRef } from '../controllers/clustercatalog/predicates.js';
 import type { EventRecorder, Resource } from '../kube/index.js';
+import { KubeClient } from '../kube/index.js';
 import { WriteRateLimit } from '../sync/index.js';
 import { ManualClock } from '../util/clock.js';
-import { clusterCatalogAPI } from './kube-ports.js';
+import { machineFor } from '../../test/support/kube-env.js';
+import { catalogMetadataRefs, clusterCatalogAPI } from './kube-ports.js';
 
 describe('cmd/kube-ports: the ClusterCatalog writes under --max-write-rate', () => {
   it('status, metadata and event writes take their slots of the one ceiling', async () => {
@@ -32,6 +38,45 @@ describe('cmd/kube-ports: the ClusterCatalog writes under --max-write-rate', () 
       ['status', 0],
       ['metadata', 250],
       ['event', 500],
+    ]);
+  });
+});
+
+describe('cmd/kube-ports: the drift watch of CatalogMetadata', () => {
+  it('watches in protobuf and reduces each event to its ref', async () => {
+    // The real apiserver's answer to a metadata-only protobuf watch (test/fixtures/kube-protobuf).
+    const pb = readFileSync(new URL('../../test/fixtures/kube-protobuf/watch.pb', import.meta.url));
+    const accepts: string[] = [];
+    const server = http.createServer((req, res) => {
+      accepts.push(String(req.headers.accept));
+      res.writeHead(200, { 'content-type': 'application/vnd.kubernetes.protobuf;stream=watch' });
+      res.end(pb);
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const client = new KubeClient({
+      env: machineFor(`http://127.0.0.1:${(server.address() as AddressInfo).port}`),
+    });
+    const refs: Array<[string, CatalogMetadataRef]> = [];
+    try {
+      await catalogMetadataRefs(client).watch(
+        { resourceVersion: '1', allowWatchBookmarks: true, timeoutSeconds: 1 },
+        (type, ref) => refs.push([type, ref]),
+        new AbortController().signal,
+      );
+    } finally {
+      client.close();
+      server.close();
+    }
+    expect(accepts[0]).to.match(
+      /^application\/vnd\.kubernetes\.protobuf;as=PartialObjectMetadata;/,
+    );
+    expect(
+      refs.map(([t, r]) => [t, r.metadata.name, r.catalog, r.writtenByController]),
+    ).to.deep.equal([
+      ['ADDED', 'fixture-owner-olm.package-example', 'fixture-owner', true],
+      // A label added by another manager a second later: drift.
+      ['MODIFIED', 'fixture-owner-olm.package-example', 'fixture-owner', false],
+      ['DELETED', 'fixture-owner-olm.package-example', 'fixture-owner', false],
     ]);
   });
 });

@@ -214,10 +214,47 @@ users: [{name: u, user: {client-certificate: ${dir}/current.crt, client-key: ${d
     });
     const got: unknown[] = [];
     try {
-      await client.watchLines('/api/v1/things', { verb: 'watch', resource: 'things' }, (l) =>
+      await client.watchEvents('/api/v1/things', { verb: 'watch', resource: 'things' }, (l) =>
         got.push(l),
       );
       expect(got).to.deep.equal(events.map((e) => JSON.parse(e) as unknown));
+    } finally {
+      client.close();
+      server.close();
+    }
+  });
+
+  it('reads a protobuf watch frame by frame, by its content type, into the JSON shape', async () => {
+    const fixture = (f: string) =>
+      readFileSync(new URL(`../../test/fixtures/kube-protobuf/${f}`, import.meta.url));
+    const bytes = fixture('watch.pb');
+    const server = http.createServer((req, res) => {
+      res.writeHead(200, { 'content-type': 'application/vnd.kubernetes.protobuf;stream=watch' });
+      // Seven bytes at a time: length prefixes and frames are cut by chunk boundaries.
+      let i = 0;
+      const next = (): void => {
+        if (i >= bytes.length) return void res.end();
+        res.write(bytes.subarray(i, (i += 7)), next);
+      };
+      next();
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const client = new KubeClient({
+      env: machineFor(`http://127.0.0.1:${(server.address() as AddressInfo).port}`),
+    });
+    const got: Array<{ type: string; object: { metadata: { name: string } } }> = [];
+    try {
+      await client.watchEvents('/apis/g/v1/things', { verb: 'watch', resource: 'things' }, (e) =>
+        got.push(e as (typeof got)[number]),
+      );
+      const json = fixture('watch.jsonl')
+        .toString()
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as (typeof got)[number]);
+      expect(got.map((e) => [e.type, e.object.metadata.name])).to.deep.equal(
+        json.map((e) => [e.type, e.object.metadata.name]),
+      );
     } finally {
       client.close();
       server.close();
@@ -243,7 +280,7 @@ users: [{name: u, user: {client-certificate: ${dir}/current.crt, client-key: ${d
       // A finished request leaves nothing behind to abort.
       await client.request('/api/v1/quick', { verb: 'get', resource: 'quick', signal });
       const lines: unknown[] = [];
-      const watch = client.watchLines(
+      const watch = client.watchEvents(
         '/api/v1/watch',
         { verb: 'watch', resource: 'w', signal },
         (l) => lines.push(l),

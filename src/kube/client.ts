@@ -303,13 +303,15 @@ export class KubeClient {
   }
 
   /**
-   * Streams a watch: calls onLine for every JSON line until the server ends the stream
-   * (resolves), the connection fails (rejects) or the signal aborts (resolves).
+   * Streams a watch: calls onEvent with every event ({type, object}) until the server ends the
+   * stream (resolves), the connection fails (rejects) or the signal aborts (resolves). A JSON
+   * response is read line by line; a protobuf one (a metadata-only watch that asked for it
+   * first) frame by frame, each decoded into the JSON shape (metadata-protobuf.ts).
    */
-  async watchLines(
+  async watchEvents(
     path: string,
     opts: RequestOptions,
-    onLine: (line: unknown) => void,
+    onEvent: (event: unknown) => void,
   ): Promise<void> {
     let res: http.IncomingMessage;
     try {
@@ -323,14 +325,21 @@ export class KubeClient {
     if (status < 200 || status >= 300) {
       throw apiError(status, await readBody(res), opts.verb, opts.resource);
     }
-    const lines = new LineSplitter(onLine);
     try {
-      for await (const chunk of res) lines.push(chunk as Buffer);
+      const splitter = isProtobuf(res.headers['content-type'])
+        ? (await import('./metadata-protobuf.js')).protobufWatchReader(onEvent)
+        : new LineSplitter(onEvent);
+      for await (const chunk of res) splitter.push(chunk as Buffer);
     } catch (err) {
       if (opts.signal?.aborted) return;
       throw err;
     }
   }
+}
+
+/** A protobuf response (`application/vnd.kubernetes.protobuf`, with or without `;stream=watch`). */
+function isProtobuf(contentType: string | undefined): boolean {
+  return contentType?.split(';')[0]?.trim() === 'application/vnd.kubernetes.protobuf';
 }
 
 function responseInfo(res: http.IncomingMessage, latencyMs: number): ResponseInfo {

@@ -35,4 +35,29 @@ describe('kube/resource: Resource', () => {
       srv.close();
     }
   });
+
+  it('watches metadata in protobuf first only when asked, with JSON to fall back on', async () => {
+    const srv = await recordingServer((req) => String(req.headers.accept));
+    const client = new KubeClient({ env: machineFor(`http://127.0.0.1:${srv.port}`) });
+    const type = { group: 'g', version: 'v1', plural: 'things' };
+    const opts = { resourceVersion: '1', allowWatchBookmarks: true, timeoutSeconds: 1 };
+    const signal = new AbortController().signal;
+    try {
+      for (const o of [{}, { metadataOnly: true }, { metadataOnly: true, protobufWatch: true }]) {
+        await new Resource<{ metadata: { name: string } }>(client, type, o).watch(
+          opts,
+          () => {},
+          signal,
+        );
+      }
+      expect(srv.seen).to.deep.equal([
+        'application/json',
+        METADATA_ONLY,
+        `application/vnd.kubernetes.protobuf;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,${METADATA_ONLY}`,
+      ]);
+    } finally {
+      client.close();
+      srv.close();
+    }
+  });
 });

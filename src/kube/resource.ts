@@ -3,6 +3,8 @@
 import type { KubeClient, RequestOptions } from './client.js';
 import { KubeApiError } from './errors.js';
 
+export type { ObjectMetadata } from './object-metadata.js';
+
 // The list and watch shapes of the apiserver's collection API. The controller runtime's
 // ListWatch port (src/controllers/runtime/informer.ts) is written in them, and a Resource
 // satisfies it structurally: src/kube imports nothing else of the project.
@@ -45,36 +47,6 @@ export interface ResourceType {
   namespace?: string;
 }
 
-/** Metadata of any object, as returned by metadata-only (PartialObjectMetadata) requests. */
-export interface ObjectMetadata {
-  apiVersion?: string;
-  kind?: string;
-  metadata: {
-    name: string;
-    namespace?: string;
-    uid?: string;
-    resourceVersion?: string;
-    generation?: number;
-    labels?: Record<string, string>;
-    annotations?: Record<string, string>;
-    ownerReferences?: Array<{
-      apiVersion: string;
-      kind: string;
-      name: string;
-      uid: string;
-      controller?: boolean;
-    }>;
-    deletionTimestamp?: string;
-    finalizers?: string[];
-    managedFields?: Array<{
-      manager?: string;
-      operation?: string;
-      time?: string;
-      fieldsV1?: Record<string, unknown>;
-    }>;
-  };
-}
-
 /**
  * The field manager of every write: lets the sync tell its own fields from hand edits
  * (metadata.managedFields) whatever the HTTP user agent.
@@ -85,6 +57,11 @@ const METADATA_LIST =
   'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json';
 const METADATA_ONE =
   'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json';
+/**
+ * A metadata-only watch in protobuf first: an apiserver that cannot serve it (an aggregated API)
+ * answers in JSON, which the client reads as well (client.ts's watchEvents).
+ */
+const METADATA_WATCH_PROTOBUF = `application/vnd.kubernetes.protobuf;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,${METADATA_ONE}`;
 
 /**
  * Options of a write whose response is not read. It still asks for metadata only, so the
@@ -115,13 +92,32 @@ interface WatchEvent<T> {
   object: T & { code?: number; message?: string; reason?: string };
 }
 
+export interface ResourceOptions {
+  /** Request metadata-only representations for list and watch. */
+  metadataOnly?: boolean;
+  /**
+   * With metadataOnly: watch in protobuf (metadata-protobuf.ts), which costs the apiserver less
+   * per event than JSON; the events' managedFields entries then carry no fieldsV1.
+   */
+  protobufWatch?: boolean;
+}
+
 export class Resource<T extends { metadata?: { name?: string } }> {
+  private readonly metadataOnly: boolean;
+  private readonly watchAccept: string | undefined;
+
   constructor(
     private readonly client: KubeClient,
     readonly type: ResourceType,
-    /** Request metadata-only representations for list and watch. */
-    private readonly metadataOnly = false,
-  ) {}
+    opts: ResourceOptions = {},
+  ) {
+    this.metadataOnly = opts.metadataOnly ?? false;
+    this.watchAccept = !this.metadataOnly
+      ? undefined
+      : opts.protobufWatch
+        ? METADATA_WATCH_PROTOBUF
+        : METADATA_ONE;
+  }
 
   private get base(): string {
     const { group, version, plural, namespace } = this.type;
@@ -186,7 +182,7 @@ export class Resource<T extends { metadata?: { name?: string } }> {
     onEvent: (type: WatchEventType, obj: T) => void,
     signal: AbortSignal,
   ): Promise<void> {
-    await this.client.watchLines(
+    await this.client.watchEvents(
       this.path(),
       {
         verb: 'watch',
@@ -199,7 +195,7 @@ export class Resource<T extends { metadata?: { name?: string } }> {
           fieldSelector: opts.fieldSelector,
           timeoutSeconds: opts.timeoutSeconds ?? 300 + Math.floor(Math.random() * 300),
         },
-        ...(this.metadataOnly && { accept: METADATA_ONE }),
+        ...(this.watchAccept !== undefined && { accept: this.watchAccept }),
         signal,
       },
       (line) => {

@@ -26,7 +26,7 @@ export async function revisionInCluster(catalog: string): Promise<Revision> {
     const meta = new Resource<ObjectMetadata>(
       client,
       { group: GROUP, version: VERSION, plural: CATALOG_METADATA_PLURAL },
-      true,
+      { metadataOnly: true },
     );
     const rev: Revision = new Map();
     for await (const o of meta.listAll(`catalog=${catalog}`, 500)) {
