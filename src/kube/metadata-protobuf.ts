@@ -225,8 +225,15 @@ function time(r: ProtoReader): string {
     if (key === field(1, WIRE_VARINT)) seconds = r.varint();
     else r.skip(key & 7);
   }
-  return new Date(seconds * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  // The events of a sync carry the same few seconds over and over: format each once.
+  if (seconds !== lastSeconds) {
+    lastSeconds = seconds;
+    lastTime = new Date(seconds * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  }
+  return lastTime;
 }
+let lastSeconds = NaN;
+let lastTime = '';
 
 function status(r: ProtoReader): WatchStatus {
   const s: WatchStatus = { kind: 'Status' };
