@@ -52,6 +52,23 @@ describe('kube/metadata-protobuf: decodeWatchEvent', () => {
     ]);
   });
 
+  it("decodes a BOOKMARK: its resourceVersion and annotation, no time for Go's zero time", () => {
+    const [frame] = frames(fixture('bookmark.pb'));
+    expect(decodeWatchEvent(frame!)).to.deep.equal({
+      type: 'BOOKMARK',
+      object: {
+        apiVersion: 'meta.k8s.io/v1',
+        kind: 'PartialObjectMetadata',
+        // JSON has creationTimestamp: null (Go's zero time); protobuf an empty Time.
+        metadata: {
+          name: '',
+          resourceVersion: '219',
+          annotations: { 'k8s.io/initial-events-end': 'true' },
+        },
+      },
+    });
+  });
+
   it("decodes an ERROR event's Status as the JSON watch read it", () => {
     const [json] = jsonLines(fixture('gone.jsonl'));
     const [frame] = frames(fixture('gone.pb'));

@@ -140,10 +140,10 @@ function objectMeta(r: ProtoReader): ObjectMetadata['metadata'] {
         set(m, 'generation', r.varint());
         break;
       case field(8, WIRE_BYTES):
-        m.creationTimestamp = time(r.message());
+        set(m, 'creationTimestamp', time(r.message()));
         break;
       case field(9, WIRE_BYTES):
-        m.deletionTimestamp = time(r.message());
+        set(m, 'deletionTimestamp', time(r.message()));
         break;
       case field(10, WIRE_VARINT):
         m.deletionGracePeriodSeconds = r.varint();
@@ -209,7 +209,7 @@ function managedFieldsEntry(r: ProtoReader): ManagedFieldsEntry {
     if (key === field(1, WIRE_BYTES)) set(e, 'manager', r.string());
     else if (key === field(2, WIRE_BYTES)) set(e, 'operation', r.string());
     else if (key === field(3, WIRE_BYTES)) set(e, 'apiVersion', r.string());
-    else if (key === field(4, WIRE_BYTES)) e.time = time(r.message());
+    else if (key === field(4, WIRE_BYTES)) set(e, 'time', time(r.message()));
     else if (key === field(6, WIRE_BYTES)) set(e, 'fieldsType', r.string());
     else if (key === field(8, WIRE_BYTES)) set(e, 'subresource', r.string());
     else r.skip(key & 7);
@@ -217,8 +217,12 @@ function managedFieldsEntry(r: ProtoReader): ManagedFieldsEntry {
   return e;
 }
 
-/** A Time as the apiserver writes it in JSON: RFC 3339 in UTC, whole seconds. */
+/**
+ * A Time as the apiserver writes it in JSON: RFC 3339 in UTC, whole seconds. An empty message is
+ * Go's zero time, null in JSON: '' (which set() leaves out).
+ */
 function time(r: ProtoReader): string {
+  if (r.done()) return '';
   let seconds = 0;
   while (!r.done()) {
     const key = r.key();
