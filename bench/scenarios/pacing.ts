@@ -448,18 +448,21 @@ export async function measurePacing(h: BenchHooks): Promise<Record<string, unkno
     rawRate = median(rawRounds);
     for (const [title, xs] of byTitle) {
       const rates = xs.map((x) => x.writesPerSecond);
+      // The phase reported is a real round's (medianItem: with an even number of rounds, the
+      // lower of the middle two); its ratios are of the median rate, as the raw loops' are.
       const mid = medianItem(xs, (x) => x.writesPerSecond);
+      const midRate = median(rates);
       // The ratios to each watching raw loop (BENCH_PACING_RAW_WATCH), by median and by round.
       const toWatchingRaw: Record<string, number | number[]> = {};
       for (const [watch, raw] of rawWatchRounds) {
-        toWatchingRaw[`ratioToRaw32m${RAW_SUFFIX[watch]}`] = r2(mid.writesPerSecond / median(raw));
+        toWatchingRaw[`ratioToRaw32m${RAW_SUFFIX[watch]}`] = r2(midRate / median(raw));
         toWatchingRaw[`roundRatiosToRaw32m${RAW_SUFFIX[watch]}`] = rates.map((x, i) =>
           r2(x / raw[i]!),
         );
       }
       alone[title] = {
         ...mid,
-        ratioToRaw32m: r2(mid.writesPerSecond / rawRate),
+        ratioToRaw32m: r2(midRate / rawRate),
         ...(ROUNDS > 1 && {
           rounds: rates,
           // Each round's rate ÷ the raw loop's of the same round (run next to it).

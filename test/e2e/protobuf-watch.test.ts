@@ -12,7 +12,7 @@ import {
 } from '../../src/api/v1/index.js';
 import type { ObjectMetadata, WatchEventType } from '../../src/kube/index.js';
 import { KubeClient, Resource, isGone } from '../../src/kube/index.js';
-import { installCrds } from '../support/catalogs.js';
+import { inertCatalog, installCrds } from '../support/catalogs.js';
 import { uniqueName } from '../support/names.js';
 import { pollUntil } from '../support/poll.js';
 
@@ -36,19 +36,7 @@ describe('the metadata-only watch in protobuf', () => {
       version: VERSION,
       plural: CLUSTER_CATALOG_PLURAL,
     });
-    const created = await catalogs.create({
-      apiVersion: `${GROUP}/${VERSION}`,
-      kind: 'ClusterCatalog',
-      metadata: { name: owner },
-      spec: {
-        source: {
-          type: 'Image',
-          image: { ref: 'registry.invalid/e2e/never@sha256:' + '0'.repeat(64) },
-        },
-        priority: 0,
-        availabilityMode: 'Unavailable',
-      },
-    });
+    const created = await catalogs.create(inertCatalog(owner));
     ownerUid = created.metadata.uid ?? '';
   });
 

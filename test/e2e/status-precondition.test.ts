@@ -9,7 +9,7 @@ import { CLUSTER_CATALOG_PLURAL, GROUP, VERSION } from '../../src/api/v1/index.j
 import type { ClusterCatalogAPI } from '../../src/controllers/clustercatalog/controller.js';
 import { clusterCatalogAPI } from '../../src/cmd/kube-ports.js';
 import { KubeClient, Resource, isConflict } from '../../src/kube/index.js';
-import { installCrds } from '../support/catalogs.js';
+import { inertCatalog, installCrds } from '../support/catalogs.js';
 import { uniqueName } from '../support/names.js';
 import { pollUntil } from '../support/poll.js';
 
@@ -37,19 +37,7 @@ describe('status writes carry a resourceVersion precondition', () => {
   });
 
   it('a status patch against an older resourceVersion is refused with 409', async () => {
-    await catalogs.create({
-      apiVersion: `${GROUP}/${VERSION}`,
-      kind: 'ClusterCatalog',
-      metadata: { name },
-      spec: {
-        source: {
-          type: 'Image',
-          image: { ref: 'registry.invalid/e2e/never@sha256:' + '0'.repeat(64) },
-        },
-        priority: 0,
-        availabilityMode: 'Unavailable',
-      },
-    });
+    await catalogs.create(inertCatalog(name));
     // A controller of another test may write this object too: retry until a patch against the
     // resourceVersion just read goes through, which makes that resourceVersion stale.
     const stale = await pollUntil(

@@ -3,7 +3,7 @@ import { cp, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { ClusterCatalog, ContentProfile } from '../../src/api/v1/index.js';
-import { ANNOTATION_CONTENT_PROFILE } from '../../src/api/v1/index.js';
+import { ANNOTATION_CONTENT_PROFILE, GROUP, VERSION } from '../../src/api/v1/index.js';
 import { pushCatalog } from '../../src/source/index.js';
 import { repoRoot } from './cluster.js';
 import { kubectlOk } from './kubectl.js';
@@ -219,4 +219,24 @@ export async function writeSampleV2(): Promise<string> {
   );
   await writeFile(jsonFile, lines.join('\n') + '\n');
   return v2Dir;
+}
+
+/**
+ * A ClusterCatalog no controller pulls or writes objects for (Unavailable, an unresolvable digest):
+ * an owner, or an object to write status to, for tests of the API itself.
+ */
+export function inertCatalog(name: string): ClusterCatalog {
+  return {
+    apiVersion: `${GROUP}/${VERSION}`,
+    kind: 'ClusterCatalog',
+    metadata: { name },
+    spec: {
+      source: {
+        type: 'Image',
+        image: { ref: 'registry.invalid/e2e/never@sha256:' + '0'.repeat(64) },
+      },
+      priority: 0,
+      availabilityMode: 'Unavailable',
+    },
+  };
 }
