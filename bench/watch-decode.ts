@@ -2,15 +2,13 @@
 // test/fixtures/kube-protobuf, read as the controller reads them (split into lines or frames,
 // decoded, reduced to a CatalogMetadataRef), many times over, alternating the encodings.
 //   npx tsx bench/watch-decode.ts [--events 300000] [--rounds 5]
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { catalogMetadataRef } from '../src/controllers/clustercatalog/predicates.js';
 import { FIELD_MANAGER } from '../src/kube/index.js';
 import type { ObjectMetadata } from '../src/kube/index.js';
 import { LineSplitter } from '../src/kube/json-lines.js';
 import { protobufWatchReader } from '../src/kube/metadata-protobuf.js';
-import { ROOT } from './lib/config.js';
+import { watchFixture } from '../test/support/watch-fixtures.js';
 
 const { values } = parseArgs({
   options: {
@@ -18,9 +16,7 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '5' },
   },
 });
-const fixture = (f: string) =>
-  readFileSync(path.join(ROOT, 'test', 'fixtures', 'kube-protobuf', f));
-const streams = { json: fixture('watch.jsonl'), protobuf: fixture('watch.pb') };
+const streams = { json: watchFixture('watch.jsonl'), protobuf: watchFixture('watch.pb') };
 const perStream = 3;
 const repeats = Math.ceil(Number(values.events) / perStream);
 

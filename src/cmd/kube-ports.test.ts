@@ -1,5 +1,4 @@
 import { expect } from 'chai';
-import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ClusterCatalog } from '../api/v1/index.js';
@@ -9,6 +8,7 @@ import { KubeClient } from '../kube/index.js';
 import { WriteRateLimit } from '../sync/index.js';
 import { ManualClock } from '../util/clock.js';
 import { machineFor } from '../../test/support/kube-env.js';
+import { watchFixture } from '../../test/support/watch-fixtures.js';
 import { catalogMetadataRefs, clusterCatalogAPI } from './kube-ports.js';
 
 describe('cmd/kube-ports: the ClusterCatalog writes under --max-write-rate', () => {
@@ -45,7 +45,7 @@ describe('cmd/kube-ports: the ClusterCatalog writes under --max-write-rate', () 
 describe('cmd/kube-ports: the drift watch of CatalogMetadata', () => {
   it('watches in protobuf and reduces each event to its ref', async () => {
     // The real apiserver's answer to a metadata-only protobuf watch (test/fixtures/kube-protobuf).
-    const pb = readFileSync(new URL('../../test/fixtures/kube-protobuf/watch.pb', import.meta.url));
+    const pb = watchFixture('watch.pb');
     const accepts: string[] = [];
     const server = http.createServer((req, res) => {
       accepts.push(String(req.headers.accept));

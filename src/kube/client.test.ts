@@ -10,6 +10,7 @@ import path from 'node:path';
 import { KubeClient } from './client.js';
 import { machineFor, recordingServer } from '../../test/support/kube-env.js';
 import { pollUntil } from '../../test/support/poll.js';
+import { watchFixture, watchFixtureEvents } from '../../test/support/watch-fixtures.js';
 import { makeTestPki } from '../../test/support/test-pki.js';
 
 describe('kube/client: KubeClient', () => {
@@ -225,9 +226,7 @@ users: [{name: u, user: {client-certificate: ${dir}/current.crt, client-key: ${d
   });
 
   it('reads a protobuf watch frame by frame, by its content type, into the JSON shape', async () => {
-    const fixture = (f: string) =>
-      readFileSync(new URL(`../../test/fixtures/kube-protobuf/${f}`, import.meta.url));
-    const bytes = fixture('watch.pb');
+    const bytes = watchFixture('watch.pb');
     const server = http.createServer((req, res) => {
       res.writeHead(200, { 'content-type': 'application/vnd.kubernetes.protobuf;stream=watch' });
       // Seven bytes at a time: length prefixes and frames are cut by chunk boundaries.
@@ -247,11 +246,7 @@ users: [{name: u, user: {client-certificate: ${dir}/current.crt, client-key: ${d
       await client.watchEvents('/apis/g/v1/things', { verb: 'watch', resource: 'things' }, (e) =>
         got.push(e as (typeof got)[number]),
       );
-      const json = fixture('watch.jsonl')
-        .toString()
-        .trim()
-        .split('\n')
-        .map((l) => JSON.parse(l) as (typeof got)[number]);
+      const json = watchFixtureEvents<(typeof got)[number]>('watch.jsonl');
       expect(got.map((e) => [e.type, e.object.metadata.name])).to.deep.equal(
         json.map((e) => [e.type, e.object.metadata.name]),
       );

@@ -1,14 +1,11 @@
-import { readFileSync } from 'node:fs';
 import { expect } from 'chai';
+import { watchFixture as fixture, watchFixtureEvents } from '../../test/support/watch-fixtures.js';
 import { FrameSplitter } from './length-frames.js';
 import { decodeWatchEvent } from './metadata-protobuf.js';
 import { ProtobufError } from './protobuf.js';
 import type { ObjectMetadata } from './resource.js';
 
 // Watches of the real apiserver, the same events in both encodings (the fixtures' README).
-const fixture = (f: string) =>
-  readFileSync(new URL(`../../test/fixtures/kube-protobuf/${f}`, import.meta.url));
-
 function frames(bytes: Buffer): Buffer[] {
   const out: Buffer[] = [];
   const splitter = new FrameSplitter((f) => out.push(f));
@@ -17,17 +14,9 @@ function frames(bytes: Buffer): Buffer[] {
   return out;
 }
 
-function jsonLines(bytes: Buffer): Array<{ type: string; object: Record<string, unknown> }> {
-  return bytes
-    .toString('utf8')
-    .split('\n')
-    .filter((l) => l !== '')
-    .map((l) => JSON.parse(l) as { type: string; object: Record<string, unknown> });
-}
-
 describe('kube/metadata-protobuf: decodeWatchEvent', () => {
   it('decodes what the apiserver sent as the JSON watch read it, managedFields without fieldsV1', () => {
-    const json = jsonLines(fixture('watch.jsonl'));
+    const json = watchFixtureEvents('watch.jsonl');
     const decoded = frames(fixture('watch.pb')).map(decodeWatchEvent);
     expect(decoded.map((e) => e.type)).to.deep.equal(['ADDED', 'MODIFIED', 'DELETED']);
     const withoutFieldsV1 = json.map(({ type, object }) => {
@@ -70,7 +59,7 @@ describe('kube/metadata-protobuf: decodeWatchEvent', () => {
   });
 
   it("decodes an ERROR event's Status as the JSON watch read it", () => {
-    const [json] = jsonLines(fixture('gone.jsonl'));
+    const [json] = watchFixtureEvents('gone.jsonl');
     const [frame] = frames(fixture('gone.pb'));
     const { metadata: _, ...status } = json!.object;
     expect(decodeWatchEvent(frame!)).to.deep.equal({ type: 'ERROR', object: status });

@@ -28,8 +28,9 @@ import { FrameSplitter } from './length-frames.js';
 import type { ObjectMetadata } from './object-metadata.js';
 import { ProtoReader, ProtobufError, WIRE_BYTES, WIRE_VARINT } from './protobuf.js';
 
-/** What the apiserver prefixes every protobuf-encoded object with. */
-const MAGIC = Buffer.from([0x6b, 0x38, 0x73, 0x00]); // "k8s\0"
+/** What the apiserver prefixes every protobuf-encoded object with: "k8s\0", as one uint32. */
+const MAGIC = 0x6b387300;
+const MAGIC_BYTES = 4;
 
 /** The Status of an ERROR event, as far as a watcher reads it. */
 export interface WatchStatus {
@@ -80,10 +81,10 @@ export function decodeWatchEvent(frame: Buffer): DecodedWatchEvent {
 
 /** An embedded object: "k8s\0" + Unknown{typeMeta, raw}, its kind telling what raw is. */
 function decodeObject(bytes: Buffer): ObjectMetadata | WatchStatus {
-  if (bytes.length < MAGIC.length || !MAGIC.equals(bytes.subarray(0, MAGIC.length))) {
+  if (bytes.length < MAGIC_BYTES || bytes.readUInt32BE(0) !== MAGIC) {
     throw new ProtobufError('protobuf object: no "k8s\\0" prefix');
   }
-  const r = new ProtoReader(bytes, MAGIC.length);
+  const r = new ProtoReader(bytes, MAGIC_BYTES);
   let apiVersion = '';
   let kind = '';
   let raw: Buffer | undefined;
