@@ -6,6 +6,7 @@
 //   npx tsx bench/client-write-path.ts [--size-mb 30] [--rounds 3]
 // Run it with the Deployment's V8 flags to measure as deployed:
 //   NODE_OPTIONS="--max-old-space-size=128 --max-semi-space-size=2" npx tsx bench/client-write-path.ts
+// --no-drift-watch leaves the controller's drift watch closed: what the write path costs alone.
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -27,6 +28,7 @@ const { values } = parseArgs({
     'size-mb': { type: 'string', default: '30' },
     rounds: { type: 'string', default: '3' },
     'latency-ms': { type: 'string', default: '0' },
+    'no-drift-watch': { type: 'boolean', default: false },
   },
 });
 const rounds = Number(values.rounds);
@@ -102,7 +104,9 @@ try {
     };
     const planned = await syncer.plan(target);
     const n = planned.plan.create.length;
-    const watch = await driftWatch();
+    const watch = values['no-drift-watch']
+      ? { stop: () => Promise.resolve(0) }
+      : await driftWatch();
     let t = procThreadCpu(process.pid);
     let t0 = performance.now();
     await syncer.apply(planned, () => {});

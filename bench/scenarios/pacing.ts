@@ -56,6 +56,7 @@ import {
   splitCpus,
 } from '../lib/cluster.js';
 import { latencyProbe } from '../lib/latency.js';
+import { captureApiserverProfile } from '../lib/pprof.js';
 import { median, medianItem, percentile } from '../lib/stats.js';
 import type { FreshnessPoint } from './freshness.js';
 import { freshnessMarkdown, measureFreshness } from './freshness.js';
@@ -176,13 +177,16 @@ async function controllerPhase(
     const [gc0, cpu0] = [gcTotals(await controller.scrape()), procCpuSeconds(controller.pid)];
     let threads0: Record<string, ThreadCpu> | undefined;
     let plane0: PlaneCpu | undefined;
+    let profile: Promise<unknown> | undefined;
     const sync = await syncCatalog(h, name, ref, 'full', () => {
       threads0 = procThreadCpu(controller.pid);
       plane0 = controlPlaneCpu();
+      profile = captureApiserverProfile(h.api, label, PPROF_AFTER_MS, PPROF_SECONDS);
     });
     const plane1 = controlPlaneCpu();
     const [metrics1, cpu1] = [await controller.scrape(), procCpuSeconds(controller.pid)];
     const threads1 = procThreadCpu(controller.pid);
+    await profile;
     const speedAfter = cpuSpeedPerCpuSecond();
     const gc1 = gcTotals(metrics1);
     const during = await busy?.stop();
@@ -296,10 +300,17 @@ async function raw32m(
   await watcher?.ready;
   const speedBefore = cpuSpeedPerCpuSecond();
   const [plane0, client0] = [controlPlaneCpu(), process.cpuUsage()];
+  const profile = captureApiserverProfile(
+    h.api,
+    `${cat}-${++profiles}`,
+    PPROF_AFTER_MS,
+    PPROF_SECONDS,
+  );
   const { seconds } = await rawPosts(h.api, bodies, 32, METADATA_ONLY);
   const [plane1, client] = [controlPlaneCpu(), process.cpuUsage(client0)];
   const machineSpeed = { before: speedBefore, after: cpuSpeedPerCpuSecond() };
   watcher?.stop();
+  await profile;
   const rate = Math.round(bodies.length / seconds);
   const plane = planeMsPerWrite(planeDelta(plane0, plane1), bodies.length);
   // The bench process's CPU: the raw loop's, and the little else the process does meanwhile.
@@ -311,6 +322,11 @@ async function raw32m(
   await rm(file, { force: true });
   return { rate, clientCpuMsPerObject, plane, machineSpeed };
 }
+
+/** BENCH_PACING_PPROF: each alone phase's apiserver CPU profile, this far into its writes. */
+const PPROF_AFTER_MS = 1500;
+const PPROF_SECONDS = 8;
+let profiles = 0;
 
 /** BENCH_PACING_PARTS: which parts run (default all), e.g. freshness,ceiling. */
 const PARTS = new Set(
