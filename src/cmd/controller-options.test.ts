@@ -27,6 +27,17 @@ describe('cmd/controller-options: write pacing flags', () => {
     expect(() => parse('--min-write-concurrency=0')).to.throw(CommandError, /positive integer/);
   });
 
+  it('--drift-watch-pause-writes: 1000 by default, 0 never, whole numbers only', () => {
+    expect(parse().driftWatchPauseWrites).to.equal(1000);
+    expect(parse('--drift-watch-pause-writes=0').driftWatchPauseWrites).to.equal(0);
+    expect(parse('--drift-watch-pause-writes=50').driftWatchPauseWrites).to.equal(50);
+    for (const bad of ['-1', '1.5', 'many']) {
+      expect(() => parse(`--drift-watch-pause-writes=${bad}`)).to.throw(
+        /--drift-watch-pause-writes must be a whole number of writes/,
+      );
+    }
+  });
+
   it('--max-write-rate: no ceiling by default; a number of writes a second, fractions too', () => {
     expect(parse().maxWriteRate).to.equal(0);
     expect(parse('--max-write-rate=5').maxWriteRate).to.equal(5);

@@ -22,6 +22,8 @@ import {
   owningCatalog,
 } from '../controllers/clustercatalog/predicates.js';
 import { replicateContent } from '../controllers/clustercatalog/replicate.js';
+import type { DriftWatchHold } from '../controllers/clustercatalog/ports.js';
+import { DRIFT_WATCH_MAX_PAUSE_MS } from '../controllers/clustercatalog/ports.js';
 import { SyncMemo } from '../controllers/clustercatalog/sync-memo.js';
 import { SyncSlots } from '../controllers/clustercatalog/sync-slots.js';
 import {
@@ -38,6 +40,7 @@ import {
   startProbeServer,
   syncedCheck,
   watch,
+  WatchHold,
 } from '../controllers/runtime/index.js';
 import { KubeClient, Resource, eventRecorder, leaseClient } from '../kube/index.js';
 import type { ContentPublisher } from '../server/index.js';
@@ -124,6 +127,11 @@ function controllerMetrics() {
       name: 'catalogd_catalogmetadata_write_window_decreases_total',
       help: 'Times write pacing shrank the window of CatalogMetadata writes in flight, by reason (latency: the apiserver queues them; throttled: 429 or 503/504).',
       labelNames: ['reason'] as const,
+      registers: [registry],
+    }),
+    driftWatchPauses: new Counter({
+      name: 'catalogd_drift_watch_pauses_total',
+      help: 'Times the CatalogMetadata drift watch was closed while a sync wrote (--drift-watch-pause-writes).',
       registers: [registry],
     }),
     dryRunWrites: new Counter({
@@ -259,6 +267,7 @@ function buildControllers(
     content: ContentPublisher;
     syncMemo: SyncMemo;
     crdProblem: () => string | undefined;
+    driftWatchHold: DriftWatchHold;
   },
 ) {
   const { informer, metadataRefs, api, puller, syncer, content, syncMemo, crdProblem } = parts;
@@ -277,6 +286,9 @@ function buildControllers(
       syncSlots: new SyncSlots(opts.workers),
       syncMemo,
       crdProblem,
+      ...(opts.driftWatchPauseWrites > 0 && {
+        driftWatch: { hold: parts.driftWatchHold, fromWrites: opts.driftWatchPauseWrites },
+      }),
     },
     cleanup: async (name) => {
       await content.remove(name);
@@ -344,7 +356,7 @@ function contentReplicator(
 }
 
 /** The ClusterCatalogs (full objects) and the CatalogMetadata references (metadata only). */
-function buildInformers(client: KubeClient, log: Logger) {
+function buildInformers(client: KubeClient, log: Logger, metrics: Metrics) {
   const catalogs = new Resource<ClusterCatalog>(client, {
     group: GROUP,
     version: VERSION,
@@ -355,12 +367,22 @@ function buildInformers(client: KubeClient, log: Logger) {
     listWatch: catalogs.listWatch(),
     onError: (err) => log.warn({ err }, 'clustercatalog watch failed; restarting'),
   });
+  // Closed while a large sync writes: its events would all be the sync's own (watch-hold.ts).
+  const driftWatchHold = new WatchHold({
+    clock: realClock,
+    maxPauseMs: DRIFT_WATCH_MAX_PAUSE_MS,
+    onPause: (paused) => {
+      if (paused) metrics.driftWatchPauses.inc();
+      log.debug(paused ? 'drift watch paused while a sync writes' : 'drift watch resumed');
+    },
+  });
   const metadataRefs = new Informer<CatalogMetadataRef>({
     name: 'catalogmetadata',
     listWatch: catalogMetadataRefs(client),
     onError: (err) => log.warn({ err }, 'catalogmetadata watch failed; restarting'),
+    pause: driftWatchHold,
   });
-  return { catalogs, informer, metadataRefs };
+  return { catalogs, informer, metadataRefs, driftWatchHold };
 }
 
 type Built = Awaited<ReturnType<typeof buildController>>;
@@ -416,7 +438,7 @@ async function buildController(opts: ControllerOptions) {
     opts.maxWriteRate > 0 ? new WriteRateLimit(opts.maxWriteRate, realClock) : undefined;
   const syncer = await buildSyncer(opts, client, metrics, writeRate);
   const { content, serverUrl, stopTlsWatch, memory } = await buildContentServer(opts, log, metrics);
-  const { catalogs, informer, metadataRefs } = buildInformers(client, log);
+  const { catalogs, informer, metadataRefs, driftWatchHold } = buildInformers(client, log, metrics);
   const events = eventRecorder(client, { component: 'catalogd-ts', instance: identity });
   // Another ClusterCatalog CRD (OLM v1's) applied over ours prunes our status fields: said in
   // logs, an event, a metric and every catalog's Progressing message; its end re-queues them.
@@ -442,6 +464,7 @@ async function buildController(opts: ControllerOptions) {
     content,
     syncMemo,
     crdProblem: () => crdCheck.check.problem(),
+    driftWatchHold,
   });
   return {
     opts,

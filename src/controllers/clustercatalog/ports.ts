@@ -124,7 +124,28 @@ export interface ReconcileDeps {
    * (crd-status-fields.ts): said in every catalog's Progressing message.
    */
   crdProblem?: () => string | undefined;
+  /**
+   * Closes the drift watch while a sync of at least `fromWrites` writes sends them (its events
+   * would all be the sync's own; src/controllers/runtime/watch-hold.ts); none: never.
+   */
+  driftWatch?: { hold: DriftWatchHold; fromWrites: number };
 }
+
+/** Holds the drift watch closed until the returned release is called. */
+export interface DriftWatchHold {
+  hold(): () => void;
+}
+
+/**
+ * The least writes of a sync that pause the drift watch (--drift-watch-pause-writes): a cold
+ * sync or a large update; an incremental sync's few events cost less than the watch's re-opening.
+ */
+export const DEFAULT_DRIFT_WATCH_PAUSE_WRITES = 1000;
+/**
+ * The longest pause: its events stay well within what the apiserver's watch cache keeps (75 s of
+ * them, up to 100k), so the watch resumes without a relist (24,000 events at 800 writes a second).
+ */
+export const DRIFT_WATCH_MAX_PAUSE_MS = 30_000;
 
 /** 10 minutes: a 1 GiB image over a slow link fits; a stalled registry frees its catalog. */
 export const DEFAULT_PULL_TIMEOUT_MS = 10 * 60_000;

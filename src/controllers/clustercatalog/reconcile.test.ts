@@ -139,6 +139,38 @@ describe('reconcileCatalog', () => {
     expect(w.calls.indexOf('publish')).to.be.lessThan(w.calls.indexOf('apply'));
   });
 
+  it('closes the drift watch while a sync of at least fromWrites writes sends them, failed or not', async () => {
+    const hold = (w: World) => ({
+      hold: () => {
+        w.calls.push('hold');
+        return () => void w.calls.push('release');
+      },
+    });
+    const big = world({
+      plan: { create: ['a', 'b'], update: [{ name: 'c', resourceVersion: '1' }] },
+    });
+    big.deps.driftWatch = { hold: hold(big), fromWrites: 3 };
+    expect((await reconcileCatalog(catalog(), big.deps)).error).to.equal(undefined);
+    const order = ['hold', 'apply', 'release'].map((c) => big.calls.indexOf(c));
+    expect(order).to.deep.equal([...order].sort((a, b) => a - b));
+    expect(order[0]).to.be.greaterThan(-1);
+
+    const small = world({ plan: { create: ['a', 'b'] } });
+    small.deps.driftWatch = { hold: hold(small), fromWrites: 3 };
+    await reconcileCatalog(catalog(), small.deps);
+    expect(small.calls).to.include('apply');
+    expect(small.calls).to.not.include('hold');
+
+    const failed = world({ plan: { create: ['a', 'b', 'c'] } });
+    failed.deps.driftWatch = { hold: hold(failed), fromWrites: 3 };
+    failed.deps.syncer.apply = () => Promise.reject(new Error('admission said no'));
+    expect((await reconcileCatalog(catalog(), failed.deps)).error).to.not.equal(undefined);
+    expect(failed.calls.filter((c) => c === 'hold' || c === 'release')).to.deep.equal([
+      'hold',
+      'release',
+    ]);
+  });
+
   it('journals the target contentHash in syncingTo before writing', async () => {
     const w = world({ plan: { update: [{ name: 'x', resourceVersion: '1' }] } });
     await reconcileCatalog(catalog(), w.deps);

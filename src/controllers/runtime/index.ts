@@ -11,3 +11,4 @@ export * from './queue.js';
 export * from './ratelimiter.js';
 export * from './shutdown.js';
 export * from './workers.js';
+export * from './watch-hold.js';

@@ -3,6 +3,7 @@ import { ManualClock, settle } from './clock.js';
 import type { ListOptions, ListPage, ListWatch, WatchEventType, WatchOptions } from './informer.js';
 import { isGone } from '../../kube/errors.js';
 import { Informer, ResourceExpiredError } from './informer.js';
+import { WatchHold } from './watch-hold.js';
 
 interface Obj {
   metadata: { name: string; resourceVersion?: string; labels?: Record<string, string> };
@@ -122,6 +123,7 @@ function setup(pageSize = 2) {
   const clock = new ManualClock(0);
   const lw = new MemoryListWatch();
   const errors: Array<[string, unknown]> = [];
+  const hold = new WatchHold({ clock, maxPauseMs: 30_000 });
   const informer = new Informer<Obj>({
     name: 'test',
     listWatch: lw,
@@ -130,10 +132,11 @@ function setup(pageSize = 2) {
     random: () => 0,
     labelSelector: 'catalog',
     onError: (err, during) => errors.push([during, err]),
+    pause: hold,
   });
   const keys: string[] = [];
   const ac = new AbortController();
-  return { clock, lw, informer, keys, errors, ac };
+  return { clock, lw, informer, keys, errors, ac, hold };
 }
 
 describe('Informer', () => {
@@ -389,6 +392,75 @@ describe('Informer', () => {
     expect(informer.has('fine')).to.equal(true);
     expect(errors.map((e) => e[0])).to.deep.equal(['watch']);
     expect(lw.watchCalls).to.have.length(1);
+    ac.abort();
+    await running;
+  });
+
+  it('closes its watch while paused and resumes from its last resourceVersion: every event, no relist', async () => {
+    const { lw, informer, keys, errors, ac, hold } = setup();
+    informer.subscribe(byCatalogLabel, (k) => keys.push(k));
+    const running = informer.run(ac.signal);
+    await informer.waitForSync();
+    await settle();
+    lw.upsert('before', { catalog: 'one' });
+    const release = hold.hold();
+    await settle();
+    expect(lw.open.size).to.equal(0);
+    // Written while paused: the sync's own objects, and a hand edit of another catalog's.
+    lw.upsert('own-1', { catalog: 'one' });
+    lw.upsert('own-2', { catalog: 'one' });
+    lw.upsert('before', { catalog: 'two' });
+    await settle();
+    expect(informer.has('own-1')).to.equal(false);
+    expect(keys).to.deep.equal(['one']);
+    release();
+    await settle();
+    expect(lw.open.size).to.equal(1);
+    expect(lw.watchCalls.map((w) => w.resourceVersion)).to.deep.equal(['100', '101']);
+    expect([...informer.keys()].sort()).to.deep.equal(['before', 'own-1', 'own-2']);
+    expect(keys).to.deep.equal(['one', 'one', 'one', 'two', 'one']);
+    expect(lw.listCalls).to.have.length(1);
+    expect(errors).to.deep.equal([]);
+    ac.abort();
+    await running;
+  });
+
+  it('ends a pause after its longest, though still held, and resumes the watch', async () => {
+    const { lw, informer, clock, ac, hold } = setup();
+    const running = informer.run(ac.signal);
+    await informer.waitForSync();
+    await settle();
+    const release = hold.hold();
+    await settle();
+    expect(lw.open.size).to.equal(0);
+    lw.upsert('during', { catalog: 'one' });
+    await clock.advance(30_000);
+    await settle();
+    expect(lw.open.size).to.equal(1);
+    expect(informer.has('during')).to.equal(true);
+    // Released after the pause ran out: the open watch stays open.
+    release();
+    await settle();
+    expect(lw.watchCalls).to.have.length(2);
+    ac.abort();
+    await running;
+  });
+
+  it('relists after a pause if the apiserver no longer has its resourceVersion', async () => {
+    const { lw, informer, ac, hold, errors } = setup();
+    const running = informer.run(ac.signal);
+    await informer.waitForSync();
+    await settle();
+    const release = hold.hold();
+    await settle();
+    lw.upsert('during', { catalog: 'one' });
+    lw.compact();
+    release();
+    await settle();
+    await settle();
+    expect(lw.listCalls.length).to.be.greaterThan(1);
+    expect(informer.has('during')).to.equal(true);
+    expect(errors.map(([during]) => during)).to.deep.equal(['watch']);
     ac.abort();
     await running;
   });

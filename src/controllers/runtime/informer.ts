@@ -34,6 +34,20 @@ export interface ListWatch<T> {
   ): Promise<void>;
 }
 
+/**
+ * Closes the watch for a while (watch-hold.ts: the drift watch while a large sync writes). A
+ * paused informer ends its watch and opens the next one, from the last resourceVersion it had,
+ * once resumed: nothing is missed and nothing relisted, unless the apiserver no longer has that
+ * resourceVersion (410 Gone: a relist, as after any watch).
+ */
+export interface WatchPause {
+  paused(): boolean;
+  /** Resolves when not paused (at once if it is not), or when signal aborts. */
+  whenResumed(signal: AbortSignal): Promise<void>;
+  /** Calls listener whenever a pause begins; returns its removal. */
+  onPause(listener: () => void): () => void;
+}
+
 /** HTTP 410 Gone: the requested resourceVersion or continue token is too old. */
 export class ResourceExpiredError extends Error {
   readonly code = 410;
@@ -89,6 +103,8 @@ export interface InformerOptions<T> {
   backoff?: { initialMs: number; maxMs: number };
   /** Called for every list or watch failure it recovers from (for logs). */
   onError?: (err: unknown, during: 'list' | 'watch') => void;
+  /** Pauses its watch (watch-hold.ts); none: it watches whenever it runs. */
+  pause?: WatchPause;
 }
 
 /** Whether an update matters to a subscriber (controller-runtime's update predicates). */
@@ -127,6 +143,7 @@ export class Informer<T = ObjectWithMeta> implements Store<T> {
   readonly #random: Random;
   readonly #backoff: ExponentialBackoff;
   readonly #onError: (err: unknown, during: 'list' | 'watch') => void;
+  readonly #pause: WatchPause | undefined;
 
   #items = new Map<string, T>();
   #subscriptions: Array<Subscription<T>> = [];
@@ -154,6 +171,7 @@ export class Informer<T = ObjectWithMeta> implements Store<T> {
       random: this.#random,
     });
     this.#onError = opts.onError ?? (() => undefined);
+    this.#pause = opts.pause;
   }
 
   // --- Store ---
@@ -251,9 +269,13 @@ export class Informer<T = ObjectWithMeta> implements Store<T> {
             needList = false;
           }
           if (signal.aborted) break;
+          await this.#pause?.whenResumed(signal);
+          if (signal.aborted) break;
           during = 'watch';
-          await this.#watch(signal);
+          const pausedDuring = await this.#watch(signal);
           expiredInARow = 0;
+          // Ended by a pause: neither healthy nor failing; the next resumes where it stopped.
+          if (pausedDuring) continue;
           if (this.#watchWasHealthy()) this.#backoff.reset();
           else delay = this.#backoff.next();
         } catch (err) {
@@ -319,7 +341,32 @@ export class Informer<T = ObjectWithMeta> implements Store<T> {
     return { items, resourceVersion };
   }
 
-  async #watch(signal: AbortSignal): Promise<void> {
+  /** Watches until the watch ends; true if a pause ended it (or came before it began). */
+  async #watch(signal: AbortSignal): Promise<boolean> {
+    const pause = this.#pause;
+    if (!pause) {
+      await this.#watchUntil(signal);
+      return false;
+    }
+    const watching = new AbortController();
+    const stop = (): void => watching.abort();
+    signal.addEventListener('abort', stop, { once: true });
+    const unsubscribe = pause.onPause(stop);
+    try {
+      // A pause that began between whenResumed and here.
+      if (pause.paused()) return true;
+      await this.#watchUntil(watching.signal);
+    } catch (err) {
+      // The pause's abort, however the ListWatch reports it, ends the watch as planned.
+      if (!watching.signal.aborted || signal.aborted) throw err;
+    } finally {
+      unsubscribe();
+      signal.removeEventListener('abort', stop);
+    }
+    return watching.signal.aborted && !signal.aborted;
+  }
+
+  async #watchUntil(signal: AbortSignal): Promise<void> {
     const resourceVersion = this.#lastResourceVersion ?? '';
     this.#watchStartedAt = this.#clock.now();
     this.#watchEvents = 0;

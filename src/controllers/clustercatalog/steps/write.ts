@@ -78,6 +78,11 @@ async function applyWithJournal(state: ReconcileState, planned: PlannedSync): Pr
     state.name,
     plan.delete.map((d) => d.name),
   );
+  // A large sync's own events wait until its writes are sent (watch-hold.ts).
+  const release =
+    deps.driftWatch && writes >= deps.driftWatch.fromWrites
+      ? deps.driftWatch.hold.hold()
+      : undefined;
   try {
     const applied = await deps.syncer.apply(planned, onProgress, signal);
     await pending;
@@ -88,6 +93,8 @@ async function applyWithJournal(state: ReconcileState, planned: PlannedSync): Pr
     if (signal?.aborted) throw err;
     await rollBackAfterFailedWrite(state);
     throw err;
+  } finally {
+    release?.();
   }
   state.events.push({
     type: 'Normal',
