@@ -8,25 +8,23 @@ import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Api } from './api.js';
 
-export const PPROF_DIR = process.env.BENCH_PACING_PPROF;
+const PPROF_DIR = process.env.BENCH_PACING_PPROF;
 
 /**
  * After `afterMs`, a `seconds`-long CPU profile of the apiserver, written to
- * `$BENCH_PACING_PPROF/<label>.pb.gz`; resolves with its path (undefined when not asked for or
- * when the apiserver refused: a profile is a diagnosis, never a reason to fail a phase).
+ * `$BENCH_PACING_PPROF/<label>.pb.gz`; nothing when not asked for, or when the apiserver refused
+ * (a profile is a diagnosis, never a reason to fail a phase).
  */
 export async function captureApiserverProfile(
   api: Api,
   label: string,
   afterMs: number,
   seconds: number,
-): Promise<string | undefined> {
-  if (PPROF_DIR === undefined) return undefined;
+): Promise<void> {
+  if (PPROF_DIR === undefined) return;
   await delay(afterMs);
   const r = await api.request('GET', `/debug/pprof/profile?seconds=${seconds}`);
-  if (r.status !== 200) return undefined;
+  if (r.status !== 200) return;
   await mkdir(PPROF_DIR, { recursive: true });
-  const file = path.join(PPROF_DIR, `${label}.pb.gz`);
-  await writeFile(file, r.bytes);
-  return file;
+  await writeFile(path.join(PPROF_DIR, `${label}.pb.gz`), r.bytes);
 }

@@ -177,7 +177,7 @@ async function controllerPhase(
     const [gc0, cpu0] = [gcTotals(await controller.scrape()), procCpuSeconds(controller.pid)];
     let threads0: Record<string, ThreadCpu> | undefined;
     let plane0: PlaneCpu | undefined;
-    let profile: Promise<unknown> | undefined;
+    let profile: Promise<void> | undefined;
     const sync = await syncCatalog(h, name, ref, 'full', () => {
       threads0 = procThreadCpu(controller.pid);
       plane0 = controlPlaneCpu();

@@ -271,6 +271,7 @@ function buildControllers(
   },
 ) {
   const { informer, metadataRefs, api, puller, syncer, content, syncMemo, crdProblem } = parts;
+  const { driftWatchHold } = parts;
   const images = imagePruner(puller, informer, log);
   const catalogController = new ClusterCatalogController({
     catalogs: informer,
@@ -287,7 +288,7 @@ function buildControllers(
       syncMemo,
       crdProblem,
       ...(opts.driftWatchPauseWrites > 0 && {
-        driftWatch: { hold: parts.driftWatchHold, fromWrites: opts.driftWatchPauseWrites },
+        driftWatch: { hold: driftWatchHold, fromWrites: opts.driftWatchPauseWrites },
       }),
     },
     cleanup: async (name) => {

@@ -79,12 +79,16 @@ describe('drift watch pause e2e: a large sync writes with the drift watch closed
         (await listObjects(`catalog=${small}`)).items.some(
           (o) => o.metadata.name === victim.metadata.name,
         );
-      for (;;) {
-        const [writing, back] = [(await getCatalog(large)).status?.syncingTo, await restored()];
-        if (!writing) break;
-        expect(back, 'restored while the drift watch was paused').to.equal(false);
-        await new Promise((r) => setTimeout(r, 100));
-      }
+      let restoredWhileWriting = false;
+      await pollUntil(
+        async () => {
+          const writing = (await getCatalog(large)).status?.syncingTo;
+          if (writing && (await restored())) restoredWhileWriting = true;
+          return !writing;
+        },
+        { timeoutMs: 120_000, intervalMs: 100, what: `${large} to end its writes` },
+      );
+      expect(restoredWhileWriting, 'restored while the drift watch was paused').to.equal(false);
       await waitSynced(large);
       // After the writes, the watch resumes where it stopped and the deletion is drift.
       await pollUntil(restored, { timeoutMs: 60_000, what: 'the deleted object to be restored' });

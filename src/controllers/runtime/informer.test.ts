@@ -139,6 +139,21 @@ function setup(pageSize = 2) {
   return { clock, lw, informer, keys, errors, ac, hold };
 }
 
+/** Runs the informer until its first watch is open; then `pause()` pauses it and waits. */
+async function watching({ informer, ac, hold }: ReturnType<typeof setup>) {
+  const running = informer.run(ac.signal);
+  await informer.waitForSync();
+  await settle();
+  return {
+    running,
+    pause: async () => {
+      const release = hold.hold();
+      await settle();
+      return release;
+    },
+  };
+}
+
 describe('Informer', () => {
   it('syncs from a paginated list, then watches from the list resourceVersion', async () => {
     const { lw, informer, keys, ac } = setup(2);
@@ -397,14 +412,12 @@ describe('Informer', () => {
   });
 
   it('closes its watch while paused and resumes from its last resourceVersion: every event, no relist', async () => {
-    const { lw, informer, keys, errors, ac, hold } = setup();
+    const s = setup();
+    const { lw, informer, keys, errors, ac } = s;
     informer.subscribe(byCatalogLabel, (k) => keys.push(k));
-    const running = informer.run(ac.signal);
-    await informer.waitForSync();
-    await settle();
+    const { running, pause } = await watching(s);
     lw.upsert('before', { catalog: 'one' });
-    const release = hold.hold();
-    await settle();
+    const release = await pause();
     expect(lw.open.size).to.equal(0);
     // Written while paused: the sync's own objects, and a hand edit of another catalog's.
     lw.upsert('own-1', { catalog: 'one' });
@@ -426,12 +439,10 @@ describe('Informer', () => {
   });
 
   it('ends a pause after its longest, though still held, and resumes the watch', async () => {
-    const { lw, informer, clock, ac, hold } = setup();
-    const running = informer.run(ac.signal);
-    await informer.waitForSync();
-    await settle();
-    const release = hold.hold();
-    await settle();
+    const s = setup();
+    const { lw, informer, clock, ac } = s;
+    const { running, pause } = await watching(s);
+    const release = await pause();
     expect(lw.open.size).to.equal(0);
     lw.upsert('during', { catalog: 'one' });
     await clock.advance(30_000);
@@ -447,12 +458,10 @@ describe('Informer', () => {
   });
 
   it('relists after a pause if the apiserver no longer has its resourceVersion', async () => {
-    const { lw, informer, ac, hold, errors } = setup();
-    const running = informer.run(ac.signal);
-    await informer.waitForSync();
-    await settle();
-    const release = hold.hold();
-    await settle();
+    const s = setup();
+    const { lw, informer, ac, errors } = s;
+    const { running, pause } = await watching(s);
+    const release = await pause();
     lw.upsert('during', { catalog: 'one' });
     lw.compact();
     release();

@@ -343,24 +343,20 @@ export class Informer<T = ObjectWithMeta> implements Store<T> {
 
   /** Watches until the watch ends; true if a pause ended it (or came before it began). */
   async #watch(signal: AbortSignal): Promise<boolean> {
-    const pause = this.#pause;
-    if (!pause) {
-      await this.#watchUntil(signal);
-      return false;
-    }
+    // Ended by signal or by a pause.
     const watching = new AbortController();
     const stop = (): void => watching.abort();
     signal.addEventListener('abort', stop, { once: true });
-    const unsubscribe = pause.onPause(stop);
+    const unsubscribe = this.#pause?.onPause(stop);
     try {
       // A pause that began between whenResumed and here.
-      if (pause.paused()) return true;
+      if (this.#pause?.paused()) return true;
       await this.#watchUntil(watching.signal);
     } catch (err) {
       // The pause's abort, however the ListWatch reports it, ends the watch as planned.
       if (!watching.signal.aborted || signal.aborted) throw err;
     } finally {
-      unsubscribe();
+      unsubscribe?.();
       signal.removeEventListener('abort', stop);
     }
     return watching.signal.aborted && !signal.aborted;
