@@ -104,12 +104,16 @@ describe('kube/client: KubeClient', () => {
     const pem = (f: string) => readFileSync(path.join(dir, f));
     // Answers with the client certificate's name and the connection it came on.
     const connections: TLSSocket[] = [];
+    /** The discarded writes (the write pool's): the certificate's name and the connection. */
+    const writes: string[] = [];
     const server = https.createServer(
       { key: pem('server.key'), cert: pem('server.crt'), ca: pem('ca.crt'), requestCert: true },
       (req, res) => {
         const socket = req.socket as TLSSocket;
         if (!connections.includes(socket)) connections.push(socket);
         const cn = socket.authorized ? String(socket.getPeerCertificate().subject.CN) : 'refused';
+        if (req.method === 'POST') writes.push(`${cn} ${connections.indexOf(socket)}`);
+        req.resume();
         res.writeHead(200, { 'content-type': 'application/json' });
         res.end(JSON.stringify({ cn, connection: connections.indexOf(socket) }));
       },
@@ -145,20 +149,33 @@ users: [{name: u, user: {client-certificate: ${dir}/current.crt, client-key: ${d
         verb: 'get',
         resource: 'version',
       });
+    const write = () =>
+      client.request('/things', {
+        method: 'POST',
+        body: '{}',
+        verb: 'create',
+        resource: 'things',
+        discardResponse: true,
+      });
     try {
       expect(await who()).to.deep.equal({ cn: 'alice', connection: 0 });
       expect(await who()).to.deep.equal({ cn: 'alice', connection: 0 }); // kept alive
+      await write();
+      await write();
       user = 'bob';
       now += 30_000; // read again only after a minute
       expect(await who()).to.deep.equal({ cn: 'alice', connection: 0 });
       now += 31_000;
-      expect(await who()).to.deep.equal({ cn: 'bob', connection: 1 });
-      // The old identity's idle connection is closed.
-      await pollUntil(async () => connections[0]!.destroyed || connections[0]!.readableEnded, {
-        timeoutMs: 5000,
-        what: "alice's connection to close",
-      });
-      expect(await who()).to.deep.equal({ cn: 'bob', connection: 1 });
+      expect(await who()).to.deep.equal({ cn: 'bob', connection: 2 });
+      await write();
+      // The writes have their own kept-alive connection, with the same identity.
+      expect(writes).to.deep.equal(['alice 1', 'alice 1', 'bob 3']);
+      // The old identity's idle connections are closed.
+      await pollUntil(
+        async () => connections.slice(0, 2).every((c) => c.destroyed || c.readableEnded),
+        { timeoutMs: 5000, what: "alice's connections to close" },
+      );
+      expect(await who()).to.deep.equal({ cn: 'bob', connection: 2 });
     } finally {
       client.close();
       server.close();

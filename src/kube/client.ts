@@ -1,15 +1,18 @@
 // The one connection to the apiserver. The kubeconfig (or in-cluster config) is read by
-// kubeconfig.ts; requests go through one shared keep-alive https.Agent, because client-node
-// opens a new TLS connection per request by default and a catalog sync makes tens of thousands
-// of requests. Not undici: it spent about 0.1 ms less CPU per write, but its HTTP/1.1 parser
-// (WebAssembly) added about 16 MB to the controller's RSS, and over HTTP/2 (its default) the
-// apiserver spent about 0.35 ms more per write (bench/README.md, stop 18).
+// kubeconfig.ts; requests go through kept-alive connections, because client-node opens a new
+// TLS connection per request by default and a catalog sync makes tens of thousands of requests.
+// Writes whose responses are discarded (a sync's creates, updates and deletes) go through
+// http1.ts's pool, which spends less than half node:https's CPU per request; everything else
+// (reads, lists, watches, proxied content) through one keep-alive https.Agent. Not undici: its
+// HTTP/1.1 parser (WebAssembly) added about 16 MB to the controller's RSS, and over HTTP/2 (its
+// default) the apiserver spent about 0.35 ms more per write (bench/README.md, stop 18).
 import http from 'node:http';
 import https from 'node:https';
 import tls from 'node:tls';
 import { Readable } from 'node:stream';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { RequestRetry } from '../util/backoff.js';
+import type { Http1Pool } from './http1.js';
 import { requestRetryDelay } from '../util/backoff.js';
 import { LineSplitter } from './json-lines.js';
 import { KubeApiError, isNetworkError } from './errors.js';
@@ -85,6 +88,10 @@ export class KubeClient {
   private pool?: ConnectionPool;
   /** Every agent made, the retired ones too (close() ends their requests still in flight). */
   private readonly agents = new Set<http.Agent>();
+  /** Every write pool made (http1.ts), the retired ones too, for close(). */
+  private readonly writePools = new Set<Http1Pool>();
+  /** Most connections of each pool: the agent's and the write pool's. */
+  private readonly maxSockets: number;
   private readonly attempts: number;
   private readonly retry: RequestRetry;
   private readonly onRequest: NonNullable<KubeClientOptions['onRequest']>;
@@ -112,7 +119,8 @@ export class KubeClient {
     this.basePath = this.server.pathname.replace(/\/+$/, '');
     // An IPv6 literal without its brackets, as http.request wants it.
     this.hostname = this.server.hostname.replace(/^\[(.*)\]$/, '$1');
-    this.agentOptions = { keepAlive: true, maxSockets: opts.maxSockets ?? 32, maxFreeSockets: 32 };
+    this.maxSockets = opts.maxSockets ?? 32;
+    this.agentOptions = { keepAlive: true, maxSockets: this.maxSockets, maxFreeSockets: 32 };
     this.attempts = opts.attempts ?? 5;
     this.retry = opts.retry ?? defaultRequestRetry;
     this.onRequest = opts.onRequest ?? (() => {});
@@ -128,6 +136,8 @@ export class KubeClient {
   close(): void {
     for (const agent of this.agents) agent.destroy();
     this.agents.clear();
+    for (const writes of this.writePools) writes.close();
+    this.writePools.clear();
     this.pool = undefined;
   }
 
@@ -143,7 +153,10 @@ export class KubeClient {
     const { identity } = auth;
     // The same string object until the credentials are read again (every AUTH_REFRESH_MS).
     if (this.pool?.identity === identity) return this.pool;
-    if (this.pool) retire(this.pool.agent);
+    if (this.pool) {
+      retire(this.pool.agent);
+      this.pool.writes?.retire();
+    }
     const tlsServer = this.server.protocol === 'https:';
     const agent = tlsServer
       ? new https.Agent(this.agentOptions)
@@ -194,15 +207,8 @@ export class KubeClient {
     body: Buffer | undefined,
   ): Promise<http.IncomingMessage> {
     const auth = await this.credentials();
-    const headers: Record<string, string> = {
-      ...auth.headers,
-      accept: opts.accept ?? 'application/json',
-      'user-agent': 'catalogd-ts',
-    };
-    if (body) {
-      headers['content-type'] = opts.contentType ?? 'application/json';
-      headers['content-length'] = String(body.length);
-    }
+    const headers = requestHeaders(auth, opts, body);
+    if (body) headers['content-length'] = String(body.length);
     const lib = this.server.protocol === 'https:' ? https : http;
     const pool = this.poolFor(auth);
     const signal = opts.signal;
@@ -231,6 +237,72 @@ export class KubeClient {
     });
   }
 
+  /**
+   * Sends a request over the write pool (http1.ts) and reads its whole response: for requests
+   * whose answers are small and, when they succeed, not read (discardResponse).
+   */
+  private async exchange(
+    path: string,
+    opts: RequestOptions,
+    body: Buffer | undefined,
+  ): Promise<Answer> {
+    const auth = await this.credentials();
+    const pool = this.poolFor(auth);
+    if (!pool.writes) {
+      // Loaded at the first write: the client library's entry point (reads only) stays small.
+      const { Http1Pool } = await import('./http1.js');
+      // Replaced meanwhile (new credentials, close()): a pool made now would never be closed.
+      if (this.pool !== pool)
+        throw Object.assign(new Error('the connection pool was replaced'), { code: 'ECONNRESET' });
+      pool.writes ??= new Http1Pool(
+        {
+          protocol: this.server.protocol === 'https:' ? 'https:' : 'http:',
+          hostname: this.hostname,
+          port: Number(this.server.port) || (this.server.protocol === 'https:' ? 443 : 80),
+          host: this.server.host,
+          ...(pool.secureContext && { secureContext: pool.secureContext }),
+          ...(this.connection.servername !== undefined && {
+            servername: this.connection.servername,
+          }),
+          rejectUnauthorized: this.connection.rejectUnauthorized,
+        },
+        this.maxSockets,
+      );
+      this.writePools.add(pool.writes);
+    }
+    const res = await pool.writes.request({
+      method: opts.method ?? 'GET',
+      path: this.requestPath(path, opts.query),
+      headers: requestHeaders(auth, opts, body),
+      ...(body && { body }),
+      ...(opts.signal && { signal: opts.signal }),
+    });
+    return {
+      status: res.status,
+      header: (name) => res.headers[name],
+      drain: () => Promise.resolve(),
+      text: () => Promise.resolve(res.body.toString('utf8')),
+    };
+  }
+
+  /** The response of open() as an Answer: the body read when asked for. */
+  private async openAnswer(
+    path: string,
+    opts: RequestOptions,
+    body: Buffer | undefined,
+  ): Promise<Answer> {
+    const res = await this.open(path, opts, body);
+    return {
+      status: res.statusCode ?? 0,
+      header: (name) => {
+        const v = res.headers[name];
+        return Array.isArray(v) ? v.join(', ') : v;
+      },
+      drain: () => drain(res),
+      text: () => readBody(res),
+    };
+  }
+
   /** Sends a request and returns the parsed JSON body; retries 429, 5xx and network errors. */
   async request<T>(path: string, opts: RequestOptions): Promise<T> {
     const body =
@@ -243,19 +315,21 @@ export class KubeClient {
       let retryAfterMs: number | undefined;
       const sentAt = performance.now();
       try {
-        const res = await this.open(path, opts, body);
-        const status = res.statusCode ?? 0;
+        const res = opts.discardResponse
+          ? await this.exchange(path, opts, body)
+          : await this.openAnswer(path, opts, body);
+        const { status } = res;
         opts.onResponse?.(responseInfo(res, performance.now() - sentAt));
         if (opts.discardResponse && status >= 200 && status < 300) {
-          await drain(res);
+          await res.drain();
           this.onRequest(opts.verb, opts.resource, status);
           return undefined as T;
         }
-        const text = await readBody(res);
+        const text = await res.text();
         this.onRequest(opts.verb, opts.resource, status);
         if (status >= 200 && status < 300) return (text ? JSON.parse(text) : undefined) as T;
         const err = apiError(status, text, opts.verb, opts.resource);
-        const retryAfter = Number(res.headers['retry-after']);
+        const retryAfter = Number(res.header('retry-after'));
         if (Number.isFinite(retryAfter) && retryAfter > 0) retryAfterMs = retryAfter * 1000;
         if (!err.retryable || attempt >= this.attempts) throw err;
       } catch (err) {
@@ -342,13 +416,38 @@ function isProtobuf(contentType: string | undefined): boolean {
   return contentType?.split(';')[0]?.trim() === 'application/vnd.kubernetes.protobuf';
 }
 
-function responseInfo(res: http.IncomingMessage, latencyMs: number): ResponseInfo {
-  const level = res.headers['x-kubernetes-pf-prioritylevel-uid'];
+/** A response as request() reads it, from either transport. */
+interface Answer {
+  status: number;
+  /** A header by its lower-case name. */
+  header(name: string): string | undefined;
+  /** Reads and drops the body. */
+  drain(): Promise<void>;
+  text(): Promise<string>;
+}
+
+function responseInfo(res: Answer, latencyMs: number): ResponseInfo {
+  const level = res.header('x-kubernetes-pf-prioritylevel-uid');
   return {
-    status: res.statusCode ?? 0,
+    status: res.status,
     latencyMs,
-    ...(typeof level === 'string' && { priorityLevel: level }),
+    ...(level !== undefined && { priorityLevel: level }),
   };
+}
+
+/** The headers of a request: credentials, Accept, and the body's type. */
+function requestHeaders(
+  auth: RequestCredentials,
+  opts: RequestOptions,
+  body: Buffer | undefined,
+): Record<string, string> {
+  const headers: Record<string, string> = {
+    ...auth.headers,
+    accept: opts.accept ?? 'application/json',
+    'user-agent': 'catalogd-ts',
+  };
+  if (body) headers['content-type'] = opts.contentType ?? 'application/json';
+  return headers;
 }
 
 interface ConnectionPool {
@@ -356,6 +455,8 @@ interface ConnectionPool {
   identity: string;
   agent: http.Agent;
   secureContext?: tls.SecureContext;
+  /** The write pool (http1.ts), made at the first write. */
+  writes?: Http1Pool;
 }
 
 /**
