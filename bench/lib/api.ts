@@ -4,8 +4,10 @@
 import { readFileSync } from 'node:fs';
 import https from 'node:https';
 import path from 'node:path';
+import tls from 'node:tls';
 import { load } from 'js-yaml';
 import { CATALOG_METADATA_PLURAL, GROUP, VERSION } from '../../src/api/v1/index.js';
+import { Http1Pool } from '../../src/kube/http1.js';
 import { LineSplitter } from '../../src/kube/json-lines.js';
 
 /** The API paths of CatalogMetadata and ClusterCatalogs. */
@@ -79,6 +81,32 @@ export class Api {
     if (cluster['insecure-skip-tls-verify'] === true) tls.rejectUnauthorized = false;
     if (user.token) tls.headers = { Authorization: `Bearer ${user.token}` };
     return new Api(new URL(String(cluster.server)), tls, maxSockets);
+  }
+
+  /**
+   * The controller's write pool (src/kube/http1.ts) to the same server with the same
+   * credentials, and the headers its requests carry: the raw loop over the controller's
+   * transport instead of node:https.
+   */
+  http1Pool(maxConnections: number): { pool: Http1Pool; headers: Record<string, string> } {
+    const { ca, cert, key, rejectUnauthorized } = this.tls;
+    const pem = (x: unknown) => x as string | Buffer | undefined;
+    const pool = new Http1Pool(
+      {
+        protocol: 'https:',
+        hostname: this.server.hostname.replace(/^\[(.*)\]$/, '$1'),
+        port: Number(this.server.port) || 443,
+        host: this.server.host,
+        secureContext: tls.createSecureContext({
+          ...(ca !== undefined && { ca: pem(ca) }),
+          ...(cert !== undefined && { cert: pem(cert) }),
+          ...(key !== undefined && { key: pem(key) }),
+        }),
+        rejectUnauthorized: rejectUnauthorized !== false,
+      },
+      maxConnections,
+    );
+    return { pool, headers: { ...(this.tls.headers as Record<string, string> | undefined) } };
   }
 
   /** A new client with its own agent (its own connections), e.g. one per concurrency level. */

@@ -222,6 +222,43 @@ export async function rawPosts(
   return { seconds: s, meanInFlight: round(((await apiserverPostSeconds(api)) - served0) / s, 1) };
 }
 
+/**
+ * rawPosts over the controller's write transport (src/kube/http1.ts) instead of node:https: the
+ * same bodies, concurrency and responses, one connection per request in flight.
+ */
+export async function rawPostsHttp1(
+  api: Api,
+  bodies: Buffer[],
+  concurrency: number,
+  accept: string,
+): Promise<{ seconds: number }> {
+  const { pool, headers } = api.http1Pool(concurrency);
+  const post = (body: Buffer) =>
+    pool.request({
+      method: 'POST',
+      path: CM,
+      headers: { ...headers, accept, 'content-type': 'application/json' },
+      body,
+    });
+  try {
+    // Warm the connections, as rawPosts does.
+    await Promise.all(
+      Array.from({ length: concurrency }, () =>
+        pool.request({ method: 'GET', path: '/version', headers }),
+      ),
+    );
+    const t0 = performance.now();
+    await mapBounded(bodies, concurrency, async (b) => {
+      const r = await post(b);
+      if (r.status !== 201 && r.status !== 409)
+        throw new Error(`POST: ${r.status} ${r.body.toString().slice(0, 300)}`);
+    });
+    return { seconds: (performance.now() - t0) / 1000 };
+  } finally {
+    pool.close();
+  }
+}
+
 /** (b) kubectl apply --server-side of the render output. */
 export function kubectlApply(file: string): number {
   const t0 = performance.now();

@@ -38,7 +38,7 @@ import {
 } from '../control-plane.js';
 import type { Api } from '../lib/api.js';
 import { CM, METADATA_ONLY, METADATA_ONLY_PROTOBUF } from '../lib/api.js';
-import { ownerCatalog, rawPosts, render } from '../lib/catalogs.js';
+import { ownerCatalog, rawPosts, rawPostsHttp1, render } from '../lib/catalogs.js';
 import type { Controller } from '../lib/controller-process.js';
 import type { ThreadCpu } from '../lib/controller-process.js';
 import {
@@ -271,18 +271,31 @@ interface RawLoopNumbers {
  */
 type RawWatch = 'none' | 'json' | 'proto';
 const RAW_SUFFIX: Record<RawWatch, string> = { none: '', json: 'w', proto: 'p' };
+/**
+ * What a raw loop sends its POSTs over: node:https (raw-32m, the limit issue 36 measures against)
+ * or the controller's write pool, src/kube/http1.ts (`h`, BENCH_PACING_RAW_HTTP1=1).
+ */
+type RawTransport = 'https' | 'http1';
+interface RawVariant {
+  watch: RawWatch;
+  transport: RawTransport;
+}
+/** A raw loop's name after `raw-32m`: its watch, then `h` over the write pool. */
+const rawSuffix = (v: RawVariant) => `${RAW_SUFFIX[v.watch]}${v.transport === 'http1' ? 'h' : ''}`;
 
 /**
  * The raw client at c=32 with metadata-only responses (cold-sync's `32m`) into a fresh name,
- * with a watch of CatalogMetadata open meanwhile or not (RawWatch).
+ * with a watch of CatalogMetadata open meanwhile or not (RawWatch), over node:https or the
+ * controller's write pool (RawTransport).
  */
 async function raw32m(
   h: BenchHooks,
   dir: string,
   ref: string,
-  watch: RawWatch = 'none',
+  variant: RawVariant,
 ): Promise<RawLoopNumbers> {
-  const cat = `bench-pacing-raw-32m${RAW_SUFFIX[watch]}`;
+  const { watch } = variant;
+  const cat = `bench-pacing-raw-32m${rawSuffix(variant)}`;
   const owner = await ownerCatalog(h.api, cat, ref);
   const file = path.join(h.work, `render-${cat}.json`);
   const bodies = render(dir, cat, owner, file);
@@ -306,7 +319,10 @@ async function raw32m(
     PPROF_AFTER_MS,
     PPROF_SECONDS,
   );
-  const { seconds } = await rawPosts(h.api, bodies, 32, METADATA_ONLY);
+  const { seconds } =
+    variant.transport === 'http1'
+      ? await rawPostsHttp1(h.api, bodies, 32, METADATA_ONLY)
+      : await rawPosts(h.api, bodies, 32, METADATA_ONLY);
   const [plane1, client] = [controlPlaneCpu(), process.cpuUsage(client0)];
   const machineSpeed = { before: speedBefore, after: cpuSpeedPerCpuSecond() };
   watcher?.stop();
@@ -316,12 +332,18 @@ async function raw32m(
   // The bench process's CPU: the raw loop's, and the little else the process does meanwhile.
   const clientCpuMsPerObject = r2((client.user + client.system) / 1000 / bodies.length);
   h.log(
-    `pacing, raw-32m${RAW_SUFFIX[watch]}${watch === 'none' ? '' : ` (${events} watch ${watch === 'json' ? 'events' : 'bytes'})`}: ${bodies.length} in ${seconds.toFixed(1)} s = ${rate}/s; CPU ms per write: client ${clientCpuMsPerObject}, control plane ${JSON.stringify(plane)}; machine speed ${JSON.stringify(machineSpeed)}`,
+    `pacing, raw-32m${rawSuffix(variant)}${watch === 'none' ? '' : ` (${events} watch ${watch === 'json' ? 'events' : 'bytes'})`}: ${bodies.length} in ${seconds.toFixed(1)} s = ${rate}/s; CPU ms per write: client ${clientCpuMsPerObject}, control plane ${JSON.stringify(plane)}; machine speed ${JSON.stringify(machineSpeed)}`,
   );
   await h.deleteCatalog(h.api, cat);
   await rm(file, { force: true });
   return { rate, clientCpuMsPerObject, plane, machineSpeed };
 }
+
+/**
+ * BENCH_PACING_RAW_HTTP1=1: adds to the alone part, in the same turns, raw-32m over the
+ * controller's write pool (`raw-32mh`): what the transport alone is worth.
+ */
+const RAW_HTTP1 = process.env.BENCH_PACING_RAW_HTTP1 === '1';
 
 /** BENCH_PACING_PPROF: each alone phase's apiserver CPU profile, this far into its writes. */
 const PPROF_AFTER_MS = 1500;
@@ -385,10 +407,10 @@ export async function measurePacing(h: BenchHooks): Promise<Record<string, unkno
   // Alone: the same request shape as raw-32m, both exempt from APF.
   let rawRate: number | undefined;
   const rawRounds: number[] = [];
-  /** Each watching raw loop's rates (BENCH_PACING_RAW_WATCH). */
-  const rawWatchRounds = new Map<Exclude<RawWatch, 'none'>, number[]>();
+  /** The other raw loops' rates (BENCH_PACING_RAW_WATCH, _RAW_HTTP1), by their suffix. */
+  const rawWatchRounds = new Map<string, number[]>();
   /** The raw loops' CPU per write, each round's: the bench process's and the control plane's. */
-  const rawCpu: Array<{ watch: RawWatch } & Omit<RawLoopNumbers, 'rate'>> = [];
+  const rawCpu: Array<RawVariant & Omit<RawLoopNumbers, 'rate'>> = [];
   /** The machine's speed during each round's raw-32m (the mean of before and after). */
   const rawSpeeds: number[] = [];
   /** Where the alone part ran: every process on every CPU, or split (BENCH_PACING_CPUS). */
@@ -405,15 +427,15 @@ export async function measurePacing(h: BenchHooks): Promise<Record<string, unkno
   if (PARTS.has('alone')) {
     // A raw loop (`watch`: with a watch open) or a controller phase (its flags, its NODE_OPTIONS).
     type Contender =
-      | { raw: { watch: RawWatch } }
-      | { label: string; title: string; args: string[]; nodeOptions?: string };
+      { raw: RawVariant } | { label: string; title: string; args: string[]; nodeOptions?: string };
     const controllerPhases: Contender[] = [
       ...(ALONE.has('on') ? pacingOn : []),
       ...(ALONE.has('off') ? [['off', PACING_OFF] as [string, string[]]] : []),
     ].map(([label, args]) => ({ label, title: aloneLabel(label), args }));
     const contenders: Contender[] = [
-      { raw: { watch: 'none' } },
-      ...RAW_WATCHES.map((watch) => ({ raw: { watch } })),
+      { raw: { watch: 'none', transport: 'https' } },
+      ...RAW_WATCHES.map((watch) => ({ raw: { watch, transport: 'https' as const } })),
+      ...(RAW_HTTP1 ? [{ raw: { watch: 'none' as const, transport: 'http1' as const } }] : []),
       ...controllerPhases,
       ...(ALONE_NODE_OPTIONS !== undefined
         ? [
@@ -435,13 +457,13 @@ export async function measurePacing(h: BenchHooks): Promise<Record<string, unkno
         const order = round % 2 === 0 ? contenders : [...contenders].reverse();
         for (const c of order) {
           if ('raw' in c) {
-            const { rate, ...cpu } = await raw32m(h, dir, ref, c.raw.watch);
-            const { watch } = c.raw;
-            rawCpu.push({ watch, ...cpu });
-            if (watch === 'none') {
+            const { rate, ...cpu } = await raw32m(h, dir, ref, c.raw);
+            rawCpu.push({ ...c.raw, ...cpu });
+            const suffix = rawSuffix(c.raw);
+            if (suffix === '') {
               rawRounds.push(rate);
               rawSpeeds.push(meanSpeed(cpu.machineSpeed));
-            } else rawWatchRounds.set(watch, [...(rawWatchRounds.get(watch) ?? []), rate]);
+            } else rawWatchRounds.set(suffix, [...(rawWatchRounds.get(suffix) ?? []), rate]);
             continue;
           }
           const x = await controllerPhase(
@@ -470,11 +492,9 @@ export async function measurePacing(h: BenchHooks): Promise<Record<string, unkno
       const midRate = median(rates);
       // The ratios to each watching raw loop (BENCH_PACING_RAW_WATCH), by median and by round.
       const toWatchingRaw: Record<string, number | number[]> = {};
-      for (const [watch, raw] of rawWatchRounds) {
-        toWatchingRaw[`ratioToRaw32m${RAW_SUFFIX[watch]}`] = r2(midRate / median(raw));
-        toWatchingRaw[`roundRatiosToRaw32m${RAW_SUFFIX[watch]}`] = rates.map((x, i) =>
-          r2(x / raw[i]!),
-        );
+      for (const [suffix, raw] of rawWatchRounds) {
+        toWatchingRaw[`ratioToRaw32m${suffix}`] = r2(midRate / median(raw));
+        toWatchingRaw[`roundRatiosToRaw32m${suffix}`] = rates.map((x, i) => r2(x / raw[i]!));
       }
       alone[title] = {
         ...mid,
@@ -572,9 +592,9 @@ export async function measurePacing(h: BenchHooks): Promise<Record<string, unkno
   }
   // Each watching raw loop's rate (BENCH_PACING_RAW_WATCH): raw32mw..., raw32mp....
   const watchingRaw: Record<string, number | number[]> = {};
-  for (const [watch, raw] of rawWatchRounds) {
-    watchingRaw[`raw32m${RAW_SUFFIX[watch]}WritesPerSecond`] = median(raw);
-    watchingRaw[`raw32m${RAW_SUFFIX[watch]}Rounds`] = raw;
+  for (const [suffix, raw] of rawWatchRounds) {
+    watchingRaw[`raw32m${suffix}WritesPerSecond`] = median(raw);
+    watchingRaw[`raw32m${suffix}Rounds`] = raw;
   }
   return {
     sizeMB: h.sizeMB,
