@@ -3,7 +3,7 @@
 // it builds a ClientRequest, an IncomingMessage, the agent's bookkeeping and their event
 // listeners, and a cold sync makes tens of thousands of requests on the two cores it may share
 // with the apiserver. Measured (bench/README, stop 45): the raw POST loop of 10,875 creates spent
-// 0.21 to 0.25 ms of CPU per write over node:https, 0.09 over this. Not undici: its parser
+// 0.19 to 0.24 ms of CPU per write over node:https, 0.11 to 0.13 over this. Not undici: its parser
 // (WebAssembly) added about 16 MB to the controller's RSS (stop 18). Used only for requests
 // whose responses are small and read whole (client.ts's discardResponse); lists, watches and
 // proxied content keep node:https.
