@@ -2,7 +2,7 @@
 // kubeconfig.ts; requests go through kept-alive connections, because client-node opens a new
 // TLS connection per request by default and a catalog sync makes tens of thousands of requests.
 // Writes whose responses are discarded (a sync's creates, updates and deletes) go through
-// http1.ts's pool, which spends less than half node:https's CPU per request; everything else
+// http1.ts's pool, which spends about half node:https's CPU per request; everything else
 // (reads, lists, watches, proxied content) through one keep-alive https.Agent. Not undici: its
 // HTTP/1.1 parser (WebAssembly) added about 16 MB to the controller's RSS, and over HTTP/2 (its
 // default) the apiserver spent about 0.35 ms more per write (bench/README.md, stop 18).
@@ -15,7 +15,7 @@ import type { RequestRetry } from '../util/backoff.js';
 import type { Http1Pool } from './http1.js';
 import { requestRetryDelay } from '../util/backoff.js';
 import { LineSplitter } from './json-lines.js';
-import { KubeApiError, isNetworkError } from './errors.js';
+import { KubeApiError, abortError, abortGroups, isNetworkError } from './errors.js';
 import type { ClientCredentials, ClusterConnection, KubeconfigEnv } from './kubeconfig.js';
 import { loadConnection, machineKubeconfigEnv } from './kubeconfig.js';
 
@@ -490,37 +490,14 @@ function requestCredentials(c: ClientCredentials): RequestCredentials {
   };
 }
 
-/**
- * The requests open under each signal. http.request's own `signal` option adds a listener to
- * the signal per request, and a sync sends tens of thousands under one signal: adding and
- * removing them showed in profiles. One listener per signal aborts them all instead.
- */
-const openUnder = new WeakMap<AbortSignal, Set<http.ClientRequest>>();
+/** The requests open under each signal, destroyed when it aborts (errors.ts, abortGroups). */
+const openUnder = abortGroups<http.ClientRequest>((req, err) => req.destroy(err));
 
 function abortOnSignal(signal: AbortSignal, req: http.ClientRequest): void {
-  let open = openUnder.get(signal);
-  if (!open) {
-    const requests = new Set<http.ClientRequest>();
-    open = requests;
-    openUnder.set(signal, requests);
-    signal.addEventListener(
-      'abort',
-      () => {
-        for (const r of requests) r.destroy(abortError(signal));
-        requests.clear();
-      },
-      { once: true },
-    );
-  }
+  const open = openUnder(signal);
   open.add(req);
   // 'close' comes after the response has been read too, so a watch stays abortable.
   req.once('close', () => open.delete(req));
-}
-
-function abortError(signal: AbortSignal): Error {
-  const err = new Error('The operation was aborted', { cause: signal.reason });
-  err.name = 'AbortError';
-  return Object.assign(err, { code: 'ABORT_ERR' });
 }
 
 // Event listeners rather than `for await`: an async iterator per response costs measurable CPU

@@ -79,3 +79,39 @@ export function isNetworkError(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
   return typeof code === 'string' && NETWORK_ERROR_CODES.has(code);
 }
+
+/** The error of a request ended by its AbortSignal (the name and code fetch and node use). */
+export function abortError(signal: AbortSignal): Error {
+  const err = new Error('The operation was aborted', { cause: signal.reason });
+  err.name = 'AbortError';
+  return Object.assign(err, { code: 'ABORT_ERR' });
+}
+
+/**
+ * The requests in flight under each signal, ended with abortError when it aborts. A listener per
+ * request (node:https's own `signal` option) would be added and removed tens of thousands of
+ * times under a sync's one signal, which showed in profiles: one listener per signal ends them
+ * all. Callers add a request to its signal's set and delete it when it ends.
+ */
+export function abortGroups<T>(
+  end: (item: T, err: Error) => void,
+): (signal: AbortSignal) => Set<T> {
+  const groups = new WeakMap<AbortSignal, Set<T>>();
+  return (signal) => {
+    let group = groups.get(signal);
+    if (!group) {
+      const items = new Set<T>();
+      group = items;
+      groups.set(signal, items);
+      signal.addEventListener(
+        'abort',
+        () => {
+          for (const item of items) end(item, abortError(signal));
+          items.clear();
+        },
+        { once: true },
+      );
+    }
+    return group;
+  };
+}

@@ -11,6 +11,7 @@ import net from 'node:net';
 import tls from 'node:tls';
 import type { ParsedResponse } from './http1-parser.js';
 import { ResponseParser } from './http1-parser.js';
+import { abortError, abortGroups } from './errors.js';
 
 /** Where the pool connects, and how. */
 export interface Http1Target {
@@ -43,36 +44,8 @@ function connectionError(message: string, cause?: unknown): Error {
   });
 }
 
-function abortError(signal: AbortSignal): Error {
-  const err = new Error('The operation was aborted', { cause: signal.reason });
-  err.name = 'AbortError';
-  return Object.assign(err, { code: 'ABORT_ERR' });
-}
-
-/**
- * The connections with a request in flight under each signal. A listener per request would be
- * added and removed tens of thousands of times under a sync's one signal (client.ts does the
- * same for node:https): one listener per signal ends them all.
- */
-const inFlight = new WeakMap<AbortSignal, Set<Connection>>();
-
-function openUnder(signal: AbortSignal): Set<Connection> {
-  let open = inFlight.get(signal);
-  if (!open) {
-    const conns = new Set<Connection>();
-    open = conns;
-    inFlight.set(signal, conns);
-    signal.addEventListener(
-      'abort',
-      () => {
-        for (const c of conns) c.destroy(abortError(signal));
-        conns.clear();
-      },
-      { once: true },
-    );
-  }
-  return open;
-}
+/** The connections with a request in flight under each signal, ended when it aborts. */
+const openUnder = abortGroups<Connection>((conn, err) => conn.destroy(err));
 
 /** Refuses what would split a request line or a header (CR, LF, and the path's spaces). */
 const UNSAFE_HEADER = /[\r\n\0]/;
