@@ -10,6 +10,7 @@ import path from 'node:path';
 import tls from 'node:tls';
 import { isNetworkError } from './errors.js';
 import { Http1Pool } from './http1.js';
+import { pollUntil } from '../../test/support/poll.js';
 import { makeTestPki } from '../../test/support/test-pki.js';
 
 /** A server on a free port; its connections counted, the most open at once too. */
@@ -118,9 +119,11 @@ describe('kube/http1: the write pool', () => {
       expect(srv.counts().connections).to.equal(2);
       // The server ends the idle connection: the pool forgets it.
       for (const s of srv.sockets) s.end();
-      const deadline = Date.now() + 5000;
-      while (pool.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
-      expect(pool.size).to.equal(0);
+      await pollUntil(async () => pool.size === 0, {
+        timeoutMs: 5000,
+        intervalMs: 10,
+        what: 'the pool to forget the closed connection',
+      });
       expect((await post(pool)).status).to.equal(200);
       expect(srv.counts().connections).to.equal(3);
     } finally {
@@ -171,9 +174,11 @@ describe('kube/http1: the write pool', () => {
         signal: ac.signal,
       });
       const waiting = post(pool, '{}', ac.signal);
-      const deadline = Date.now() + 5000;
-      while (held.length === 0 && Date.now() < deadline)
-        await new Promise((r) => setTimeout(r, 10));
+      await pollUntil(async () => held.length > 0, {
+        timeoutMs: 5000,
+        intervalMs: 10,
+        what: 'the held request to reach the server',
+      });
       ac.abort();
       for (const p of [inFlight, waiting]) {
         const err = (await rejection(p))!;
