@@ -3,7 +3,7 @@
 // decoded, reduced to a CatalogMetadataRef), many times over, alternating the encodings.
 //   npx tsx bench/watch-decode.ts [--events 300000] [--rounds 5]
 import { parseArgs } from 'node:util';
-import { catalogMetadataRef } from '../src/controllers/clustercatalog/predicates.js';
+import { catalogMetadataRef } from '../src/controllers/clustercatalog/setup/predicates.js';
 import { FIELD_MANAGER } from '../src/kube/index.js';
 import type { ObjectMetadata } from '../src/kube/index.js';
 import { LineSplitter } from '../src/kube/json-lines.js';

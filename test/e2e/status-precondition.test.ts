@@ -1,4 +1,4 @@
-// The controller's status writes (clusterCatalogAPI's patchStatus, src/cmd/kube-ports.ts) are
+// The controller's status writes (clusterCatalogAPI's patchStatus, src/controllers/clustercatalog/setup/kube-adapters.ts) are
 // merge patches of the status subresource that carry metadata.resourceVersion: the apiserver
 // must refuse one computed from an older object with 409 Conflict, or a lagging informer cache
 // could drop a field that must be cleared. This drives the controller's own wiring against the
@@ -7,7 +7,7 @@ import { expect } from 'chai';
 import type { ClusterCatalog } from '../../src/api/v1/index.js';
 import { CLUSTER_CATALOG_PLURAL, GROUP, VERSION } from '../../src/api/v1/index.js';
 import type { ClusterCatalogAPI } from '../../src/controllers/clustercatalog/controller.js';
-import { clusterCatalogAPI } from '../../src/cmd/kube-ports.js';
+import { clusterCatalogAPI } from '../../src/controllers/clustercatalog/setup/kube-adapters.js';
 import { KubeClient, Resource, isConflict } from '../../src/kube/index.js';
 import { inertCatalog, installCrds } from '../support/catalogs.js';
 import { uniqueName } from '../support/names.js';

@@ -53,6 +53,14 @@ describe('architecture: the layering of docs/architecture.json', () => {
     expect(forbidden, 'imports the layering does not allow').to.deep.equal([]);
   });
 
+  it('has no reconcile step that imports another step (what steps share is in pipeline/)', () => {
+    const steps = 'src/controllers/clustercatalog/steps/';
+    const stepToStep = edges
+      .filter(({ from, to }) => from.startsWith(steps) && to.startsWith(steps))
+      .map(({ from, to }) => `${from} → ${to}`);
+    expect(stepToStep).to.deep.equal([]);
+  });
+
   it('has no import cycle at run time', () => {
     expect(cycles(edges.filter((e) => !e.typeOnly))).to.deep.equal([]);
   });

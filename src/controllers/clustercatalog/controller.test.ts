@@ -1,9 +1,8 @@
 import { expect } from 'chai';
 import type { ClusterCatalog, ClusterCatalogStatus } from '../../api/v1/index.js';
 import { isTerminal } from '../../util/errors.js';
-import type { ClusterCatalogAPI } from './controller.js';
+import type { ClusterCatalogAPI, ClusterCatalogControllerOptions } from './controller.js';
 import { ClusterCatalogController, PRUNED_RETRY_MS } from './controller.js';
-import type { ReconcileDeps } from './reconcile.js';
 
 const DIGEST = `sha256:${'a'.repeat(64)}`;
 const OLD_HASH = `sha256:${'0'.repeat(64)}`;
@@ -69,44 +68,46 @@ class FakeApiserver implements ClusterCatalogAPI {
   async recordEvent(): Promise<void> {}
 }
 
-function deps(): Omit<ReconcileDeps, 'status'> {
+function deps(): ClusterCatalogControllerOptions['reconcile'] {
   return {
-    puller: {
-      resolve: async () => DIGEST,
-      pull: async (ref) => ({
-        ref,
-        digest: DIGEST,
-        dir: '/cache',
-        configsDir: '/cache/configs',
-        cached: true,
-      }),
+    ports: {
+      puller: {
+        resolve: async () => DIGEST,
+        pull: async (ref) => ({
+          ref,
+          digest: DIGEST,
+          dir: '/cache',
+          configsDir: '/cache/configs',
+          cached: true,
+        }),
+      },
+      syncer: {
+        plan: async (target) => ({
+          target,
+          scan: {
+            desired: new Map(),
+            contentHash: HASH,
+            blobs: 1,
+            omitted: 0,
+            bytes: 1,
+            storedBytes: 1,
+          },
+          plan: { create: ['a'], update: [], delete: [], unchanged: 0, unchangedOmitted: 0 },
+          dispose: async () => {},
+        }),
+        apply: async () => ({ omitted: 0, storedBytesDelta: 0 }),
+        deleteAll: async () => 0,
+      },
+      content: {
+        baseUrl: () => 'http://content.example/catalogs/ops',
+        blobUrl: () => 'http://content.example/blob',
+        prepare: async () => HASH,
+        publish: async () => {},
+        remove: async () => {},
+      },
     },
-    syncer: {
-      plan: async (target) => ({
-        target,
-        scan: {
-          desired: new Map(),
-          contentHash: HASH,
-          blobs: 1,
-          omitted: 0,
-          bytes: 1,
-          storedBytes: 1,
-        },
-        plan: { create: ['a'], update: [], delete: [], unchanged: 0, unchangedOmitted: 0 },
-        dispose: async () => {},
-      }),
-      apply: async () => ({ omitted: 0, storedBytesDelta: 0 }),
-      deleteAll: async () => 0,
-    },
-    content: {
-      baseUrl: () => 'http://content.example/catalogs/ops',
-      blobUrl: () => 'http://content.example/blob',
-      prepare: async () => HASH,
-      publish: async () => {},
-      remove: async () => {},
-    },
+    settings: { maxObjectBytes: 1 << 20 },
     clock: { date: () => new Date('2026-01-02T03:04:05Z') },
-    maxObjectBytes: 1 << 20,
   };
 }
 
@@ -120,7 +121,7 @@ describe('ClusterCatalogController status writes', () => {
     const controller = new ClusterCatalogController({
       catalogs: { get: () => cache },
       api: server,
-      deps: deps(),
+      reconcile: deps(),
       cleanup: async () => {},
       removeOrphans: async () => {},
     });
@@ -152,7 +153,7 @@ describe('ClusterCatalogController status writes', () => {
     const controller = new ClusterCatalogController({
       catalogs: { get: () => structuredClone(server.object) },
       api: server,
-      deps: { ...deps(), crdProblem: () => problem },
+      reconcile: { ...deps(), ports: { ...deps().ports, crdProblem: () => problem } },
       cleanup: async () => {},
       removeOrphans: async () => {},
     });

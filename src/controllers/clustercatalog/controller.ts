@@ -2,7 +2,7 @@
 // store, keeps the metadata.name label and the finalizer, runs the inner reconcile on a copy,
 // then writes status (only when it changed) and events. Deletion: the objects go through
 // owner-reference garbage collection; the finalizer removes the on-disk content first.
-import type { ClusterCatalog, ClusterCatalogStatus } from '../../api/v1/index.js';
+import type { ClusterCatalog } from '../../api/v1/index.js';
 import {
   API_VERSION,
   CLUSTER_CATALOG_KIND,
@@ -10,9 +10,11 @@ import {
   LABEL_METADATA_NAME,
 } from '../../api/v1/index.js';
 import type { ReconcileResult } from '../runtime/index.js';
-import type { CatalogEvent, ReconcileDeps, ReconcileOutcome } from './reconcile.js';
+import type { CatalogEvent, ReconcileDeps, ReconcileOutcome, ReconcilePorts } from './reconcile.js';
 import { reconcileCatalog } from './reconcile.js';
-import { statusPatch } from './status-patch.js';
+import { StatusWriter } from './status-writer.js';
+
+export { droppedFields } from './status-writer.js';
 
 /** ClusterCatalog writes the controller makes; src/kube implements them. */
 export interface ClusterCatalogAPI {
@@ -41,7 +43,8 @@ export interface CatalogLookup {
 export interface ClusterCatalogControllerOptions {
   catalogs: CatalogLookup;
   api: ClusterCatalogAPI;
-  deps: Omit<ReconcileDeps, 'status'>;
+  /** The inner reconcile's ports (but the status sink, the writer's), settings and clock. */
+  reconcile: Omit<ReconcileDeps, 'ports'> & { ports: Omit<ReconcilePorts, 'status'> };
   /** Removes the catalog's on-disk content (image cache entries are shared and kept). */
   cleanup: (name: string) => Promise<void>;
   /** Deletes objects labelled as a catalog that does not exist (orphans). */
@@ -95,41 +98,19 @@ export class ClusterCatalogController {
       );
     }
 
-    // What is in the apiserver now, so that intermediate writes patch against it. Every write
-    // is conditional on the resourceVersion the status was computed from (then the one the
-    // previous write returned): a patch computed from a lagging informer cache would leave a
-    // field set that must be cleared, so the apiserver refuses it (409) instead.
-    let written: ClusterCatalogStatus | undefined = catalog.status;
-    let resourceVersion = catalog.metadata.resourceVersion ?? '';
-    // After a failed write the object's resourceVersion is unknown: write nothing more, and
-    // retry the whole reconcile (with backoff) from the informer cache once it caught up.
-    let failedWrite: { err: unknown } | undefined;
-    // Fields the apiserver dropped from a write: its ClusterCatalog CRD does not have them.
-    let pruned = false;
-    const writeStatus = async (status: ClusterCatalogStatus) => {
-      if (failedWrite) throw failedWrite.err;
-      const patch = statusPatch(written, status);
-      if (!patch) return;
-      try {
-        const updated = await api.patchStatus(name, patch, resourceVersion);
-        resourceVersion = updated.metadata.resourceVersion ?? resourceVersion;
-        pruned ||= droppedFields(patch, updated.status).length > 0;
-      } catch (err) {
-        failedWrite = { err };
-        throw err;
-      }
-      written = structuredClone(status);
-    };
-
+    // Intermediate writes (the journal, progress) and the outcome's patch what is in the
+    // apiserver now, each conditional on the resourceVersion before it (status-writer.ts).
+    const status = new StatusWriter(api, catalog);
+    const { ports, settings, clock } = this.opts.reconcile;
     const outcome = await reconcileCatalog(
       catalog,
-      { ...this.opts.deps, status: { write: writeStatus } },
+      { ports: { ...ports, status }, settings, clock },
       signal,
       interrupted,
     );
     // The status computed after a refused write may describe that refusal: never show it.
-    if (failedWrite) throw failedWrite.err;
-    await writeStatus(outcome.status);
+    status.throwIfFailed();
+    await status.write(outcome.status);
     for (const event of outcome.events) {
       // Events are best effort: a failure to record one must not fail the sync.
       await api.recordEvent(catalog, event).catch(() => {});
@@ -141,7 +122,7 @@ export class ClusterCatalogController {
     // Dropped although the CRD check saw our CRD: the apiserver is still switching schemas
     // after our CRD was re-applied (or the check has not seen the change yet). Write again soon;
     // while the check knows of the problem, its end queues every catalog instead.
-    if (pruned && !this.opts.deps.crdProblem?.()) {
+    if (status.pruned && !ports.crdProblem?.()) {
       const requeueAfter = Math.min(outcome.requeueAfterMs ?? Infinity, PRUNED_RETRY_MS);
       return { requeueAfter };
     }
@@ -153,17 +134,6 @@ export class ClusterCatalogController {
 
 /** How soon a status whose fields the apiserver dropped is written again (see reconcile). */
 export const PRUNED_RETRY_MS = 2000;
-
-/** The fields a status patch set that the object the apiserver returned does not have. */
-export function droppedFields(
-  patch: Record<string, unknown>,
-  stored: ClusterCatalogStatus | undefined,
-): string[] {
-  const kept = (stored ?? {}) as Record<string, unknown>;
-  return Object.keys(patch)
-    .filter((k) => patch[k] !== null && kept[k] === undefined)
-    .sort();
-}
 
 export function eventTarget(catalog: ClusterCatalog) {
   return {

@@ -1,6 +1,6 @@
 // The inner reconcile's narrow interfaces to the world (ports): the image source, the sync
-// engine, the content server, the status sink and the clock. cmd wires the real ones; tests
-// wire small in-memory ones.
+// engine, the content server and the status sink; beside them its settings and its clock.
+// setup/ wires the real ones; tests wire small in-memory ones.
 import type { ClusterCatalogStatus, ContentProfile } from '../../api/v1/index.js';
 import type { Puller } from '../../source/index.js';
 import type { ApplyResult, PlannedSync, SyncTarget } from '../../sync/index.js';
@@ -94,41 +94,64 @@ export interface StatusSink {
   write(status: ClusterCatalogStatus): Promise<void>;
 }
 
-export interface ReconcileDeps {
+/**
+ * The inner reconcile's ports: what it asks of the world. The outer reconcile (controller.ts)
+ * adds the status sink; setup/ wires the real ones, tests small in-memory ones.
+ */
+export interface ReconcilePorts {
   puller: Puller;
   syncer: Syncer;
   content: ContentPublisher;
   status: StatusSink;
-  /** The time of status conditions and lastUnpacked (of the one Clock, src/util/clock.ts). */
-  clock: Pick<Clock, 'date'>;
-  maxObjectBytes: number;
-  /**
-   * The controller's --content-profile (default full); a catalog's content-profile annotation
-   * overrides it (steps/content-profile.ts).
-   */
-  contentProfile?: ContentProfile;
-  /** Least time between two progress messages in status. */
-  progressIntervalMs?: number;
-  /** Random source in [0,1) for poll jitter (injected for tests). */
-  random?: () => number;
-  /** The time bound of an attempt's resolve, pull and parse (default DEFAULT_PULL_TIMEOUT_MS). */
-  pullTimeoutMs?: number;
-  /** The timers of that bound (default the real clock). */
-  timers?: Pick<Clock, 'setTimer' | 'now'>;
   /** Slots for the parse and writes; none: unbounded (tests). */
   syncSlots?: SyncSlots;
   /** The last successful syncs (sync-memo.ts); none: every reconcile plans in full. */
   syncMemo?: SyncMemoPort;
   /**
    * What is wrong with the ClusterCatalog CRD the apiserver serves, if anything
-   * (crd-status-fields.ts): said in every catalog's Progressing message.
+   * (setup/crd-status-fields.ts): said in every catalog's Progressing message.
    */
   crdProblem?: () => string | undefined;
   /**
-   * Closes the drift watch while a sync of at least `fromWrites` writes sends them (its events
-   * would all be the sync's own; src/controllers/runtime/watch-hold.ts); none: never.
+   * Closes the drift watch while a large sync sends its writes (their events would all be the
+   * sync's own; src/controllers/runtime/watch-hold.ts); none: never.
    */
-  driftWatch?: { hold: DriftWatchHold; fromWrites: number };
+  driftWatchHold?: DriftWatchHold;
+}
+
+/** The inner reconcile's settings: the controller's flags that shape a sync. */
+export interface ReconcileSettings {
+  maxObjectBytes: number;
+  /**
+   * The controller's --content-profile (default full); a catalog's content-profile annotation
+   * overrides it (steps/content-profile.ts).
+   */
+  contentProfile?: ContentProfile;
+  /** The time bound of an attempt's resolve, pull and parse (default DEFAULT_PULL_TIMEOUT_MS). */
+  pullTimeoutMs?: number;
+  /** Least time between two progress messages in status (default 3 s). */
+  progressIntervalMs?: number;
+  /**
+   * The least writes of a sync that hold the drift watch closed while they are sent
+   * (--drift-watch-pause-writes; with ports.driftWatchHold); 0 or none: never.
+   */
+  driftWatchPauseWrites?: number;
+}
+
+/** The inner reconcile's time (of the one Clock, src/util/clock.ts) and chance. */
+export interface ReconcileClock {
+  /** The time of status conditions and lastUnpacked. */
+  date(): Date;
+  /** The timers of the attempt's time bound (default the real clock). */
+  timers?: Pick<Clock, 'setTimer' | 'now'>;
+  /** Random source in [0,1) for poll jitter (default Math.random). */
+  random?: () => number;
+}
+
+export interface ReconcileDeps {
+  ports: ReconcilePorts;
+  settings: ReconcileSettings;
+  clock: ReconcileClock;
 }
 
 /** Holds the drift watch closed until the returned release is called. */

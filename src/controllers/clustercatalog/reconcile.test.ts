@@ -99,13 +99,14 @@ function world(
     calls,
     statusWrites,
     deps: {
-      puller,
-      syncer,
-      content,
-      status: { write: async (s) => void statusWrites.push(structuredClone(s)) },
-      clock: { date: () => NOW },
-      maxObjectBytes: 1 << 20,
-      random: () => 0.5,
+      ports: {
+        puller,
+        syncer,
+        content,
+        status: { write: async (s) => void statusWrites.push(structuredClone(s)) },
+      },
+      settings: { maxObjectBytes: 1 << 20 },
+      clock: { date: () => NOW, random: () => 0.5 },
     },
   };
 }
@@ -149,21 +150,24 @@ describe('reconcileCatalog', () => {
     const big = world({
       plan: { create: ['a', 'b'], update: [{ name: 'c', resourceVersion: '1' }] },
     });
-    big.deps.driftWatch = { hold: hold(big), fromWrites: 3 };
+    big.deps.ports.driftWatchHold = hold(big);
+    big.deps.settings.driftWatchPauseWrites = 3;
     expect((await reconcileCatalog(catalog(), big.deps)).error).to.equal(undefined);
     const order = ['hold', 'apply', 'release'].map((c) => big.calls.indexOf(c));
     expect(order).to.deep.equal([...order].sort((a, b) => a - b));
     expect(order[0]).to.be.greaterThan(-1);
 
     const small = world({ plan: { create: ['a', 'b'] } });
-    small.deps.driftWatch = { hold: hold(small), fromWrites: 3 };
+    small.deps.ports.driftWatchHold = hold(small);
+    small.deps.settings.driftWatchPauseWrites = 3;
     await reconcileCatalog(catalog(), small.deps);
     expect(small.calls).to.include('apply');
     expect(small.calls).to.not.include('hold');
 
     const failed = world({ plan: { create: ['a', 'b', 'c'] } });
-    failed.deps.driftWatch = { hold: hold(failed), fromWrites: 3 };
-    failed.deps.syncer.apply = () => Promise.reject(new Error('admission said no'));
+    failed.deps.ports.driftWatchHold = hold(failed);
+    failed.deps.settings.driftWatchPauseWrites = 3;
+    failed.deps.ports.syncer.apply = () => Promise.reject(new Error('admission said no'));
     expect((await reconcileCatalog(catalog(), failed.deps)).error).to.not.equal(undefined);
     expect(failed.calls.filter((c) => c === 'hold' || c === 'release')).to.deep.equal([
       'hold',
@@ -223,7 +227,10 @@ describe('reconcileCatalog', () => {
   it('writes nothing, records no event and keeps lastUnpacked when nothing changed', async () => {
     const w = world();
     const first = await reconcileCatalog(catalog(), w.deps);
-    const later = { ...w.deps, clock: { date: () => new Date('2026-01-03T00:00:00Z') } };
+    const later = {
+      ...w.deps,
+      clock: { ...w.deps.clock, date: () => new Date('2026-01-03T00:00:00Z') },
+    };
     w.statusWrites.length = 0;
     const again = await reconcileCatalog(catalog({}, first.status), later);
     expect(w.statusWrites).to.deep.equal([]);
@@ -256,9 +263,9 @@ describe('reconcileCatalog', () => {
     };
     const targets = (w: World) => {
       const profiles: Array<string | undefined> = [];
-      const plan = w.deps.syncer.plan.bind(w.deps.syncer);
-      w.deps.syncer = {
-        ...w.deps.syncer,
+      const plan = w.deps.ports.syncer.plan.bind(w.deps.ports.syncer);
+      w.deps.ports.syncer = {
+        ...w.deps.ports.syncer,
         plan: (target, signal) => {
           profiles.push(target.contentProfile);
           return plan(target, signal);
@@ -271,9 +278,15 @@ describe('reconcileCatalog', () => {
       const w = world();
       const profiles = targets(w);
       await reconcileCatalog(catalog(), w.deps);
-      await reconcileCatalog(catalog(), { ...w.deps, contentProfile: 'lean' });
+      await reconcileCatalog(catalog(), {
+        ...w.deps,
+        settings: { ...w.deps.settings, contentProfile: 'lean' },
+      });
       await reconcileCatalog(annotated('lean'), w.deps);
-      await reconcileCatalog(annotated('full'), { ...w.deps, contentProfile: 'lean' });
+      await reconcileCatalog(annotated('full'), {
+        ...w.deps,
+        settings: { ...w.deps.settings, contentProfile: 'lean' },
+      });
       expect(profiles).to.deep.equal(['full', 'lean', 'lean', 'full']);
     });
 
@@ -292,7 +305,7 @@ describe('reconcileCatalog', () => {
 
     it('says none in the Progressing message of a catalog with no objects', async () => {
       const w = world({ plan: { unchanged: 0 } });
-      w.deps.syncer.plan = async (target) => ({
+      w.deps.ports.syncer.plan = async (target) => ({
         target,
         scan: {
           desired: new Map(),
@@ -436,15 +449,15 @@ describe('reconcileCatalog', () => {
     function failingWorld(rollbackFails = false) {
       const w = world({ plan: { create: ['new'] } });
       const applied: string[] = [];
-      w.deps.puller.pull = async (ref) => ({
+      w.deps.ports.puller.pull = async (ref) => ({
         ref,
         digest: '',
         dir: '/cache',
         configsDir: ref === PREV_REF ? '/cache/prev' : '/cache/new',
         cached: true,
       });
-      const planNew = w.deps.syncer.plan.bind(w.deps.syncer);
-      w.deps.syncer.plan = async (t, sig) => {
+      const planNew = w.deps.ports.syncer.plan.bind(w.deps.ports.syncer);
+      w.deps.ports.syncer.plan = async (t, sig) => {
         const planned = await planNew(t, sig);
         if (t.dir !== '/cache/prev') return planned;
         const scan = {
@@ -457,7 +470,7 @@ describe('reconcileCatalog', () => {
         };
         return { ...planned, scan };
       };
-      w.deps.syncer.apply = async ({ target }) => {
+      w.deps.ports.syncer.apply = async ({ target }) => {
         applied.push(target.dir);
         if (target.dir === '/cache/new' || rollbackFails) {
           throw new Error('create CatalogMetadata ops-bundle-x: denied by policy');

@@ -6,7 +6,7 @@ import { clusterCatalog } from '../../../test/support/cluster-catalog.js';
 import type { ClusterCatalog, ClusterCatalogStatus } from '../../api/v1/index.js';
 import type { ScanResult } from '../../sync/index.js';
 import type { ReconcileDeps, SyncedRevision } from './reconcile.js';
-import { catalogMetadataDeleted } from './predicates.js';
+import { catalogMetadataDeleted } from './setup/predicates.js';
 import { reconcileCatalog } from './reconcile.js';
 import { SyncMemo } from './sync-memo.js';
 
@@ -113,43 +113,44 @@ function world() {
   };
   const plan = { create: [], update: [], delete: [], unchanged: 7, unchangedOmitted: 0 };
   const deps: ReconcileDeps = {
-    puller: {
-      resolve: async () => {
-        calls.push('resolve');
-        if (pullError) throw pullError;
-        return digest;
+    ports: {
+      puller: {
+        resolve: async () => {
+          calls.push('resolve');
+          if (pullError) throw pullError;
+          return digest;
+        },
+        pull: async (ref) => {
+          calls.push('pull');
+          return { ref, digest, dir: '/cache', configsDir: `/cache/${digest}`, cached: true };
+        },
       },
-      pull: async (ref) => {
-        calls.push('pull');
-        return { ref, digest, dir: '/cache', configsDir: `/cache/${digest}`, cached: true };
+      syncer: {
+        plan: async (target) => {
+          calls.push('plan');
+          return { target, scan, plan, dispose: async () => {} };
+        },
+        apply: async () => {
+          calls.push('apply');
+          return { omitted: 0, storedBytesDelta: 0 };
+        },
+        deleteAll: async () => 0,
       },
+      content: {
+        baseUrl: (c) => `http://content.example/catalogs/${c}`,
+        blobUrl: (c, b) => `http://content.example/catalogs/${c}/${b.schema}/${b.name ?? ''}`,
+        prepare: async () => {
+          calls.push('prepare');
+          return HASH;
+        },
+        publish: async () => void calls.push('publish'),
+        remove: async () => void calls.push('remove'),
+      },
+      status: { write: async (s) => void statusWrites.push(structuredClone(s)) },
+      syncMemo: memo,
     },
-    syncer: {
-      plan: async (target) => {
-        calls.push('plan');
-        return { target, scan, plan, dispose: async () => {} };
-      },
-      apply: async () => {
-        calls.push('apply');
-        return { omitted: 0, storedBytesDelta: 0 };
-      },
-      deleteAll: async () => 0,
-    },
-    content: {
-      baseUrl: (c) => `http://content.example/catalogs/${c}`,
-      blobUrl: (c, b) => `http://content.example/catalogs/${c}/${b.schema}/${b.name ?? ''}`,
-      prepare: async () => {
-        calls.push('prepare');
-        return HASH;
-      },
-      publish: async () => void calls.push('publish'),
-      remove: async () => void calls.push('remove'),
-    },
-    status: { write: async (s) => void statusWrites.push(structuredClone(s)) },
-    clock: { date: () => new Date('2026-01-02T03:04:05Z') },
-    maxObjectBytes: 1 << 20,
-    random: () => 0.5,
-    syncMemo: memo,
+    settings: { maxObjectBytes: 1 << 20 },
+    clock: { date: () => new Date('2026-01-02T03:04:05Z'), random: () => 0.5 },
   };
   /** Reconciles the catalog as it stands after `status` was written (what the outer does). */
   const reconcile = async (c: ClusterCatalog = catalog(), d: ReconcileDeps = deps) => {
@@ -202,24 +203,27 @@ describe('reconcileCatalog: steady state (the sync memo)', () => {
       fingerprint: '',
       writtenByController: true,
     }));
-    const apply = w.deps.syncer.apply.bind(w.deps.syncer);
+    const apply = w.deps.ports.syncer.apply.bind(w.deps.ports.syncer);
     const deps: ReconcileDeps = {
       ...w.deps,
-      syncer: {
-        ...w.deps.syncer,
-        plan: async (target) => {
-          w.calls.push('plan');
-          const del = refs.map((r) => ({ name: r.metadata.name, uid: `uid-${r.metadata.name}` }));
-          const scan = { desired: new Map(), contentHash: HASH, blobs: 7, omitted: 0, bytes: 1 };
-          const plan = { ...w.plan, delete: del };
-          return { target, scan: { ...scan, storedBytes: 1 }, plan, dispose: async () => {} };
-        },
-        apply: async (planned, onProgress, signal) => {
-          const applied = await apply(planned, onProgress, signal);
-          // The drift watch sees the deletions (as the subscriptions in src/cmd judge them),
-          // one during the sync, one after it.
-          if (isDrift(refs[0]!)) w.memo.markDirty('ops');
-          return applied;
+      ports: {
+        ...w.deps.ports,
+        syncer: {
+          ...w.deps.ports.syncer,
+          plan: async (target) => {
+            w.calls.push('plan');
+            const del = refs.map((r) => ({ name: r.metadata.name, uid: `uid-${r.metadata.name}` }));
+            const scan = { desired: new Map(), contentHash: HASH, blobs: 7, omitted: 0, bytes: 1 };
+            const plan = { ...w.plan, delete: del };
+            return { target, scan: { ...scan, storedBytes: 1 }, plan, dispose: async () => {} };
+          },
+          apply: async (planned, onProgress, signal) => {
+            const applied = await apply(planned, onProgress, signal);
+            // The drift watch sees the deletions (as the subscriptions in src/cmd judge them),
+            // one during the sync, one after it.
+            if (isDrift(refs[0]!)) w.memo.markDirty('ops');
+            return applied;
+          },
         },
       },
     };
@@ -233,15 +237,18 @@ describe('reconcileCatalog: steady state (the sync memo)', () => {
 
   it('drift seen while the sync ran: the next reconcile plans in full', async () => {
     const w = world();
-    const plan = w.deps.syncer.plan.bind(w.deps.syncer);
+    const plan = w.deps.ports.syncer.plan.bind(w.deps.ports.syncer);
     const deps: ReconcileDeps = {
       ...w.deps,
-      syncer: {
-        ...w.deps.syncer,
-        plan: async (target, signal) => {
-          const planned = await plan(target, signal);
-          w.memo.markDirty('ops'); // an object edited by hand after the list
-          return planned;
+      ports: {
+        ...w.deps.ports,
+        syncer: {
+          ...w.deps.ports.syncer,
+          plan: async (target, signal) => {
+            const planned = await plan(target, signal);
+            w.memo.markDirty('ops'); // an object edited by hand after the list
+            return planned;
+          },
         },
       },
     };
@@ -259,11 +266,14 @@ describe('reconcileCatalog: steady state (the sync memo)', () => {
   it('changed sync options (max object bytes, the content URL): plans in full', async () => {
     const w = world();
     const first = await w.reconcile();
-    const smaller = { ...w.deps, maxObjectBytes: 1000 };
+    const smaller = { ...w.deps, settings: { ...w.deps.settings, maxObjectBytes: 1000 } };
     expect((await w.reconcile(catalog({}, first.out.status), smaller)).planned).to.equal(true);
     const moved = {
       ...smaller,
-      content: { ...w.deps.content, blobUrl: () => 'http://elsewhere.example/blob' },
+      ports: {
+        ...w.deps.ports,
+        content: { ...w.deps.ports.content, blobUrl: () => 'http://elsewhere.example/blob' },
+      },
     };
     expect((await w.reconcile(catalog({}, first.out.status), moved)).planned).to.equal(true);
     expect((await w.reconcile(catalog({}, first.out.status), moved)).planned).to.equal(false);
@@ -289,7 +299,8 @@ describe('reconcileCatalog: steady state (the sync memo)', () => {
 
   it('no memo (a restart: nothing in memory): plans every time', async () => {
     const w = world();
-    const { syncMemo: _none, ...deps } = w.deps;
+    const { syncMemo: _none, ...ports } = w.deps.ports;
+    const deps = { ...w.deps, ports };
     const first = await w.reconcile(catalog(), deps);
     expect((await w.reconcile(catalog({}, first.out.status), deps)).planned).to.equal(true);
   });

@@ -9,7 +9,7 @@ import { retryable, terminal } from '../../source/errors.js';
 import type { PullOptions } from '../../source/index.js';
 import { ManualClock } from '../../util/clock.js';
 import { isTerminal } from '../../util/errors.js';
-import type { Puller, ReconcileDeps, Syncer } from './reconcile.js';
+import type { Puller, ReconcileDeps, ReconcilePorts, Syncer } from './reconcile.js';
 import { reconcileCatalog } from './reconcile.js';
 import { SyncSlots } from './sync-slots.js';
 
@@ -72,25 +72,24 @@ const syncer: Syncer = {
 function deps(
   puller: Puller,
   clock: ManualClock,
-  extra: Partial<ReconcileDeps> = {},
+  extra: Partial<ReconcilePorts> = {},
 ): ReconcileDeps {
   return {
-    puller,
-    syncer,
-    content: {
-      baseUrl: (c) => `http://content.example/catalogs/${c}`,
-      blobUrl: () => 'http://content.example/blob',
-      prepare: async () => HASH,
-      publish: async () => {},
-      remove: async () => {},
+    ports: {
+      puller,
+      syncer,
+      content: {
+        baseUrl: (c) => `http://content.example/catalogs/${c}`,
+        blobUrl: () => 'http://content.example/blob',
+        prepare: async () => HASH,
+        publish: async () => {},
+        remove: async () => {},
+      },
+      status: { write: async () => {} },
+      ...extra,
     },
-    status: { write: async () => {} },
-    clock: { date: () => clock.date() },
-    maxObjectBytes: 1 << 20,
-    random: () => 0,
-    pullTimeoutMs: 10 * 60_000,
-    timers: clock,
-    ...extra,
+    settings: { maxObjectBytes: 1 << 20, pullTimeoutMs: 10 * 60_000 },
+    clock: { date: () => clock.date(), random: () => 0, timers: clock },
   };
 }
 

@@ -1,15 +1,16 @@
-// Step 1, availability: a catalog the user made Unavailable serves nothing and has no objects.
+// Step 1, availability: a catalog the user made Unavailable serves nothing and has no objects;
+// the pipeline ends here.
 import { AVAILABILITY_MODE_UNAVAILABLE } from '../../../api/v1/index.js';
 import { EVENT_UNAVAILABLE } from '../ports.js';
-import type { ReconcileState } from './state.js';
+import type { Step } from '../pipeline/state.js';
 
-/** Whether the catalog is Unavailable; then its content and objects are removed. */
-export async function removeIfUnavailable(state: ReconcileState): Promise<boolean> {
-  if (state.catalog.spec.availabilityMode !== AVAILABILITY_MODE_UNAVAILABLE) return false;
-  const { deps, name } = state;
-  deps.syncMemo?.forget(name);
-  await deps.content.remove(name);
-  const deleted = await deps.syncer.deleteAll(name, state.signal);
+export const removeIfUnavailable: Step = async (state) => {
+  if (state.catalog.spec.availabilityMode !== AVAILABILITY_MODE_UNAVAILABLE) return;
+  const { name } = state;
+  const { syncMemo, content, syncer } = state.deps.ports;
+  syncMemo?.forget(name);
+  await content.remove(name);
+  const deleted = await syncer.deleteAll(name, state.signal);
   const status = {
     ...state.prev,
     objectCount: 0,
@@ -28,5 +29,5 @@ export async function removeIfUnavailable(state: ReconcileState): Promise<boolea
       message: `deleted ${deleted} CatalogMetadata objects`,
     });
   }
-  return true;
-}
+  return { kind: 'unavailable' };
+};

@@ -1,7 +1,8 @@
-// Step 1b, the catalog's content profile (SPEC §2.2): its content-profile annotation, else the
-// controller's --content-profile. A value that names no profile only a change of the annotation
-// can fix: terminal (Progressing=False/Blocked), found before anything is pulled.
-import type { ClusterCatalog, ContentProfile } from '../../../api/v1/index.js';
+// Step 3, the catalog's content profile (SPEC §2.2): its content-profile annotation, else the
+// controller's --content-profile, decided once and carried in the state. A value that names no
+// profile only a change of the annotation can fix: terminal (Progressing=False/Blocked), found
+// before anything is pulled.
+import type { ContentProfile } from '../../../api/v1/index.js';
 import {
   ANNOTATION_CONTENT_PROFILE,
   CONTENT_PROFILE_FULL,
@@ -9,17 +10,16 @@ import {
   isContentProfile,
 } from '../../../api/v1/index.js';
 import { TerminalError } from '../../../util/errors.js';
-import type { ReconcileDeps } from '../ports.js';
+import type { ReconcileState, Step } from '../pipeline/state.js';
 
-/** What the profile is read from: the catalog and the controller's flag. */
-interface ProfileSource {
-  catalog: ClusterCatalog;
-  deps: Pick<ReconcileDeps, 'contentProfile'>;
-}
+export const decideContentProfile: Step = (state) => {
+  state.profile = contentProfile(state);
+  return Promise.resolve();
+};
 
-export function contentProfile(state: ProfileSource): ContentProfile {
+function contentProfile(state: ReconcileState): ContentProfile {
   const value = state.catalog.metadata.annotations?.[ANNOTATION_CONTENT_PROFILE];
-  if (value === undefined) return state.deps.contentProfile ?? CONTENT_PROFILE_FULL;
+  if (value === undefined) return state.deps.settings.contentProfile ?? CONTENT_PROFILE_FULL;
   if (!isContentProfile(value)) {
     const names = contentProfileChoices((p) => JSON.stringify(p));
     throw new TerminalError(
@@ -27,9 +27,4 @@ export function contentProfile(state: ProfileSource): ContentProfile {
     );
   }
   return value;
-}
-
-export function checkContentProfile(state: ProfileSource): Promise<void> {
-  contentProfile(state);
-  return Promise.resolve();
 }

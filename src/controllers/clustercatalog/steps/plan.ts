@@ -1,23 +1,18 @@
-// Step 5, plan: the catalog scanned (every object built and validated) and its writes planned
+// Step 9, plan: the catalog scanned (every object built and validated) and its writes planned
 // against the objects in the cluster. The parse is the last part of the attempt's time bound.
-import { classifyPlanError } from '../../../sync/index.js';
-import { serveRevision } from './publish.js';
-import type { ReconcileState } from './state.js';
-import { required, syncTarget } from './state.js';
+import { parseUnderAttempt } from '../pipeline/attempt.js';
+import type { Step } from '../pipeline/state.js';
+import { required, syncTarget } from '../pipeline/state.js';
+import { serveRevision } from '../pipeline/views.js';
 
-export async function scanAndPlan(state: ReconcileState): Promise<void> {
+export const scanAndPlan: Step = async (state) => {
   const pulled = required(state.pulled, 'the pulled image');
-  const digestPinned = required(state.image, 'the image reference').digest !== undefined;
-  const { attempt } = state;
-  attempt.doing(`parsing the catalog of ${state.ref}`);
-  state.planned = await state.deps.syncer
-    .plan(syncTarget(state, pulled.configsDir), attempt.signal)
-    .catch((err: unknown) => {
-      // Timed out: the deadline's reason says what was slow, not the parser's abort error.
-      throw classifyPlanError(attempt.signal.aborted ? attempt.signal.reason : err, digestPinned);
-    });
+  const target = syncTarget(state, pulled.configsDir);
+  state.planned = await parseUnderAttempt(state, (signal) =>
+    state.deps.ports.syncer.plan(target, signal),
+  );
   // The writes are not bounded by the attempt's time: stopping them midway costs a rollback.
-  attempt.dispose();
+  state.attempt.dispose();
   state.omitted = state.planned.plan.unchangedOmitted;
   const { contentHash } = state.planned.scan;
   // The served revision was one stored from the same image (prepare step's known revision) by a
@@ -27,4 +22,4 @@ export async function scanAndPlan(state: ReconcileState): Promise<void> {
     await serveRevision(state, pulled, contentHash);
     state.revision = contentHash;
   }
-}
+};

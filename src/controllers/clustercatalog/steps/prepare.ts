@@ -1,26 +1,18 @@
-// Step 3, prepare content: the HTTP revision is built from the pulled catalog first (one parse,
+// Step 7, prepare content: the HTTP revision is built from the pulled catalog first (one parse,
 // no objects), so it is served as soon as it is parsed (publish) and a failure to store it (a
 // full disk) costs no writes and no rollback. The parse is part of the attempt's time bound.
 import { revisionKeyOf } from '../../../api/v1/index.js';
-import { classifyPlanError } from '../../../sync/index.js';
-import type { ReconcileState } from './state.js';
-import { required } from './state.js';
+import { parseUnderAttempt } from '../pipeline/attempt.js';
+import type { ReconcileState, Step } from '../pipeline/state.js';
+import { required } from '../pipeline/state.js';
 
-export async function prepareContent(state: ReconcileState): Promise<void> {
+export const prepareContent: Step = async (state) => {
   const pulled = required(state.pulled, 'the pulled image');
-  const digestPinned = required(state.image, 'the image reference').digest !== undefined;
-  const { attempt } = state;
-  attempt.doing(`parsing the catalog of ${state.ref}`);
-  state.revision = await state.deps.content
-    .prepare(state.name, pulled.configsDir, {
-      known: knownRevision(state, pulled.ref),
-      signal: attempt.signal,
-    })
-    .catch((err: unknown) => {
-      // Timed out: the deadline's reason says what was slow, not the parser's abort error.
-      throw classifyPlanError(attempt.signal.aborted ? attempt.signal.reason : err, digestPinned);
-    });
-}
+  const known = knownRevision(state, pulled.ref);
+  state.revision = await parseUnderAttempt(state, (signal) =>
+    state.deps.ports.content.prepare(state.name, pulled.configsDir, { known, signal }),
+  );
+};
 
 /**
  * The revision the pulled image is known to hold, from what status says was built from the same

@@ -1,4 +1,4 @@
-// Step 2, resolve and pull: the digest the reference points at now, and the image pulled (or
+// Step 4, resolve and pull: the digest the reference points at now, and the image pulled (or
 // found in the cache) by that digest, within the attempt's time bound.
 import {
   formatReference,
@@ -6,10 +6,10 @@ import {
   withDigest,
 } from '../../../api/v1/imageref-grammar.js';
 import { contentFault, isTerminal, withContentFinality } from '../../../util/errors.js';
-import type { ReconcileState } from './state.js';
+import type { ReconcileState, Step } from '../pipeline/state.js';
 
-export async function resolveAndPull(state: ReconcileState): Promise<void> {
-  const { puller } = state.deps;
+export const resolveAndPull: Step = async (state) => {
+  const { puller } = state.deps.ports;
   const { attempt } = state;
   const opts = { signal: attempt.signal, activity: attempt };
   // Held in the image cache until the reconcile ends (reconcile.ts), so that no prune removes
@@ -17,15 +17,15 @@ export async function resolveAndPull(state: ReconcileState): Promise<void> {
   try {
     // Resolve first: an invalid reference fails there, with the puller's message.
     const digest = await puller.resolve(state.ref, opts);
-    state.image = parseImageReference(state.ref);
-    state.pulled = await puller.pull(formatReference(withDigest(state.image, digest)), {
+    const image = state.image ?? parseImageReference(state.ref);
+    state.pulled = await puller.pull(formatReference(withDigest(image, digest)), {
       ...opts,
       hold: true,
     });
   } catch (err) {
     throw classifyPullError(state, err);
   }
-}
+};
 
 /**
  * What a failed pull means for the catalog. Pulls are made by digest (after resolving), so the
@@ -35,16 +35,8 @@ export async function resolveAndPull(state: ReconcileState): Promise<void> {
  * the catalog does not poll).
  */
 function classifyPullError(state: ReconcileState, err: unknown): unknown {
-  const classified = withContentFinality(err, parseDigestPinned(state.ref));
+  const classified = withContentFinality(err, state.digestPinned);
   const poll = state.catalog.spec.source.image?.pollIntervalMinutes;
   if (poll && contentFault(err) && !isTerminal(classified)) state.requeueAfterMs = poll * 60_000;
   return classified;
-}
-
-function parseDigestPinned(ref: string): boolean {
-  try {
-    return parseImageReference(ref).digest !== undefined;
-  } catch {
-    return false;
-  }
 }

@@ -5,15 +5,15 @@ import { FbcError } from '../../../fbc/index.js';
 import type { PlannedSync, SyncPlan } from '../../../sync/index.js';
 import { isTerminal } from '../../../util/errors.js';
 import { ManualClock } from '../../../util/clock.js';
-import type { ReconcileDeps } from '../ports.js';
+import type { ReconcileDeps, ReconcilePorts, ReconcileSettings } from '../ports.js';
 import { removeIfUnavailable } from './availability.js';
 import { scanAndPlan } from './plan.js';
 import { prepareContent } from './prepare.js';
 import { publishContent } from './publish.js';
 import { resolveAndPull } from './resolve.js';
-import type { ReconcileState } from './state.js';
-import { newReconcileState } from './state.js';
-import { summarize } from './summarize.js';
+import type { ReconcileState } from '../pipeline/state.js';
+import { newReconcileState } from '../pipeline/state.js';
+import { summarize } from '../pipeline/summarize.js';
 import { writeObjects } from './write.js';
 
 const DIGEST = `sha256:${'a'.repeat(64)}`;
@@ -49,10 +49,14 @@ function planned(plan: Partial<SyncPlan> = {}): PlannedSync {
   };
 }
 
-function fixture(ref = 'registry.example/ops/catalog:v1', over: Partial<ReconcileDeps> = {}) {
+function fixture(
+  ref = 'registry.example/ops/catalog:v1',
+  over: Partial<ReconcilePorts> = {},
+  settings: Partial<ReconcileSettings> = {},
+) {
   const calls: string[] = [];
   const writes: ClusterCatalogStatus[] = [];
-  const deps: ReconcileDeps = {
+  const ports: ReconcilePorts = {
     puller: {
       resolve: async (r) => {
         calls.push(`resolve ${r}`);
@@ -79,15 +83,22 @@ function fixture(ref = 'registry.example/ops/catalog:v1', over: Partial<Reconcil
       remove: async () => void calls.push('remove'),
     },
     status: { write: async (s) => void writes.push(structuredClone(s)) },
-    clock: { date: () => NOW },
-    maxObjectBytes: 1 << 20,
-    random: () => 0,
-    // The attempt's pull timeout on a manual clock: a real 10-minute timer per state would keep
-    // the test process alive for 10 minutes after the last test.
-    timers: new ManualClock(),
     ...over,
   };
+  const deps: ReconcileDeps = {
+    ports,
+    settings: { maxObjectBytes: 1 << 20, ...settings },
+    clock: {
+      date: () => NOW,
+      random: () => 0,
+      // The attempt's pull timeout on a manual clock: a real 10-minute timer per state would
+      // keep the test process alive for 10 minutes after the last test.
+      timers: new ManualClock(),
+    },
+  };
   const state = newReconcileState(catalog(ref), deps);
+  // As the content-profile step leaves it (the steps after it read the decided profile).
+  state.profile = deps.settings.contentProfile ?? 'full';
   return { state, deps, calls, writes };
 }
 
@@ -107,7 +118,7 @@ async function published(f: ReturnType<typeof fixture>): Promise<ReconcileState>
 describe('reconcile steps', () => {
   it('availability: removes content and objects of an Unavailable catalog only', async () => {
     const f = fixture();
-    expect(await removeIfUnavailable(f.state)).to.equal(false);
+    expect(await removeIfUnavailable(f.state)).to.equal(undefined);
     const g = fixture();
     const state = newReconcileState(
       {
@@ -116,7 +127,7 @@ describe('reconcile steps', () => {
       },
       g.deps,
     );
-    expect(await removeIfUnavailable(state)).to.equal(true);
+    expect(await removeIfUnavailable(state)).to.deep.equal({ kind: 'unavailable' });
     expect(g.calls).to.deep.equal(['remove']);
     expect(state.status).to.deep.equal({ objectCount: 0, storedBytes: 0, observedGeneration: 2 });
     expect(state.events.map((e) => e.message)).to.deep.equal(['deleted 2 CatalogMetadata objects']);
@@ -145,8 +156,8 @@ describe('reconcile steps', () => {
    * and under a tag; `failing` makes the fixture's port fail with the error.
    */
   async function terminalities(
-    step: (f: ReturnType<typeof fixture>) => Promise<void>,
-    failing: (err: Error) => Partial<ReconcileDeps>,
+    step: (f: ReturnType<typeof fixture>) => Promise<unknown>,
+    failing: (err: Error) => Partial<ReconcilePorts>,
   ): Promise<boolean[]> {
     const content = new FbcError('missing schema', { file: 'a.json' });
     const io = new FbcError('cannot read', { file: 'a.json', retryClass: 'io' });
@@ -169,7 +180,7 @@ describe('reconcile steps', () => {
 
   it('plan: a content error is terminal under a digest, an io error never is', async () => {
     const failingPlan = (err: Error) => ({
-      syncer: { ...fixture().deps.syncer, plan: async () => Promise.reject(err) },
+      syncer: { ...fixture().deps.ports.syncer, plan: async () => Promise.reject(err) },
     });
     const plan = async (f: ReturnType<typeof fixture>) => scanAndPlan(await published(f));
     expect(await terminalities(plan, failingPlan)).to.deep.equal([true, false, false]);
@@ -185,7 +196,7 @@ describe('reconcile steps', () => {
     expect(f.calls.at(-1)).to.equal('prepare /c/configs known=-');
     expect(f.state.revision).to.equal(HASH);
     const failingPrepare = (err: Error) => ({
-      content: { ...fixture().deps.content, prepare: async () => Promise.reject(err) },
+      content: { ...fixture().deps.ports.content, prepare: async () => Promise.reject(err) },
     });
     const prepare = async (g: ReturnType<typeof fixture>) => prepareContent(await resolved(g));
     expect(await terminalities(prepare, failingPrepare)).to.deep.equal([true, false, false]);
@@ -223,7 +234,7 @@ describe('reconcile steps', () => {
   it('plan: a scan that reads another revision than the one served serves the scanned one', async () => {
     const f = fixture('registry.example/ops/catalog:v1', {
       content: {
-        ...fixture().deps.content,
+        ...fixture().deps.ports.content,
         prepare: async () => PREV_HASH,
         publish: async (_c, hash) => void f.calls.push(`publish ${hash}`),
       },
@@ -327,7 +338,7 @@ describe('reconcile steps', () => {
     await prepareContent(newDigest);
     await publishContent(newDigest);
     expect(g.writes).to.have.length(1);
-    const h = fixture(undefined, { contentProfile: 'none' });
+    const h = fixture(undefined, {}, { contentProfile: 'none' });
     await published(h);
     expect(h.writes).to.have.length(1);
   });
@@ -353,7 +364,7 @@ describe('reconcile steps', () => {
   it('write: the journal carries the HTTP view and Serving=True while objects are written', async () => {
     const f = fixture('registry.example/ops/catalog:v1', {
       syncer: {
-        ...fixture().deps.syncer,
+        ...fixture().deps.ports.syncer,
         plan: async (target) => ({ ...planned({ create: ['x'] }), target }),
       },
     });

@@ -1,4 +1,4 @@
-// Step 6, write with the sync journal: while status.syncingTo is set, the catalog's objects may
+// Step 10, write with the sync journal: while status.syncingTo is set, the catalog's objects may
 // be a mix of revisions. The journal is written before the first object (with the HTTP view the
 // publish step set: the new revision is served, Serving=True, while its objects are written),
 // progress while writing, and a failed write is rolled back to the previous revision (atomic at
@@ -6,18 +6,17 @@
 import type { PlannedSync } from '../../../sync/index.js';
 import { planWrites } from '../../../sync/index.js';
 import { errorChain } from '../errors.js';
-import type { SyncedRevision } from '../ports.js';
 import { EVENT_SYNCED } from '../ports.js';
-import { markWriting } from './conditions.js';
-import { schedulePoll } from './publish.js';
-import { rollBack } from './rollback.js';
-import type { ReconcileState } from './state.js';
-import { required } from './state.js';
+import { markWriting } from '../pipeline/conditions.js';
+import { rollBack } from '../pipeline/rollback.js';
+import type { ReconcileState, Step } from '../pipeline/state.js';
+import { required } from '../pipeline/state.js';
+import { recordObjects } from '../pipeline/views.js';
 
 /** Least time between two progress messages in status, by default. */
 const DEFAULT_PROGRESS_INTERVAL_MS = 3000;
 
-export async function writeObjects(state: ReconcileState): Promise<void> {
+export const writeObjects: Step = async (state) => {
   const planned = required(state.planned, 'the planned sync');
   const pulled = required(state.pulled, 'the pulled image');
   const { scan } = planned;
@@ -27,42 +26,22 @@ export async function writeObjects(state: ReconcileState): Promise<void> {
     objectCount: scan.blobs,
     storedBytes: scan.storedBytes + state.storedBytesDelta,
   });
-}
-
-/**
- * Status's object view: the objects are now `revision` of the image `ref`, whole (no journal);
- * shared by the full sync and the reuse of an unchanged one (memo.ts). Ends a sync that
- * succeeded: a tag is polled again.
- */
-export function recordObjects(
-  state: ReconcileState,
-  ref: string,
-  revision: Omit<SyncedRevision, 'omitted'>,
-): void {
-  state.status = {
-    ...state.status,
-    contentHash: revision.contentHash,
-    objectSourceRef: ref,
-    objectCount: revision.objectCount,
-    storedBytes: revision.storedBytes,
-  };
-  delete state.status.syncingTo;
-  schedulePoll(state);
-}
+};
 
 async function applyWithJournal(state: ReconcileState, planned: PlannedSync): Promise<void> {
   const { scan, plan } = planned;
   const writes = planWrites(plan);
   if (writes === 0) return;
   const { deps, signal } = state;
+  const { ports, settings } = deps;
   const now = () => deps.clock.date().getTime();
 
   state.status = { ...state.status, syncingTo: scan.contentHash };
   markWriting(state, 0, writes);
-  await deps.status.write(state.status);
+  await ports.status.write(state.status);
 
   let lastProgress = now();
-  const progressEvery = deps.progressIntervalMs ?? DEFAULT_PROGRESS_INTERVAL_MS;
+  const progressEvery = settings.progressIntervalMs ?? DEFAULT_PROGRESS_INTERVAL_MS;
   let pending = Promise.resolve();
   const onProgress = (done: number, total: number) => {
     const t = now();
@@ -71,20 +50,21 @@ async function applyWithJournal(state: ReconcileState, planned: PlannedSync): Pr
     markWriting(state, done, total);
     const snapshot = state.status;
     // Progress is best effort: a failed progress write must not fail the sync.
-    pending = pending.then(() => deps.status.write(snapshot)).catch(() => {});
+    pending = pending.then(() => ports.status.write(snapshot)).catch(() => {});
   };
   // Its deletions' watch events are its own, not drift (sync-memo.ts).
-  deps.syncMemo?.deleting(
+  ports.syncMemo?.deleting(
     state.name,
     plan.delete.map((d) => d.name),
   );
   // A large sync's own events wait until its writes are sent (watch-hold.ts).
+  const pauseFrom = settings.driftWatchPauseWrites ?? 0;
   const release =
-    deps.driftWatch && writes >= deps.driftWatch.fromWrites
-      ? deps.driftWatch.hold.hold()
+    ports.driftWatchHold && pauseFrom > 0 && writes >= pauseFrom
+      ? ports.driftWatchHold.hold()
       : undefined;
   try {
-    const applied = await deps.syncer.apply(planned, onProgress, signal);
+    const applied = await ports.syncer.apply(planned, onProgress, signal);
     await pending;
     state.omitted += applied.omitted;
     state.storedBytesDelta += applied.storedBytesDelta;

@@ -15,7 +15,7 @@ import {
 } from '../../../api/v1/index.js';
 import { progressingFor } from '../errors.js';
 import { EVENT_SYNC_FAILED } from '../ports.js';
-import { contentProfile } from './content-profile.js';
+import { required } from './state.js';
 import type { ReconcileState } from './state.js';
 
 /** A condition as a step decides it; withConditions adds the catalog's generation. */
@@ -121,7 +121,7 @@ export function markSynced(state: ReconcileState): void {
     type: TYPE_PROGRESSING,
     status: 'True',
     reason: REASON_SUCCEEDED,
-    message: `synced ${describeSync(status.objectCount ?? 0, status.contentHash ?? '', state.omitted, contentProfile(state))}`,
+    message: `synced ${describeSync(status.objectCount ?? 0, status.contentHash ?? '', state.omitted, required(state.profile, 'the content profile'))}`,
   });
 }
 

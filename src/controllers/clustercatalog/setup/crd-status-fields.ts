@@ -6,8 +6,8 @@
 // consistent-list protocol and the sync journal do, so the controller says so everywhere
 // (docs/api.md, "When another ClusterCatalog CRD is applied"). Pure: cmd feeds it the CRD from a
 // watch.
-import { CLUSTER_CATALOG_PLURAL, GROUP, VERSION } from '../../api/v1/index.js';
-import { clusterCatalogCRD } from '../../api/v1/crds.js';
+import { CLUSTER_CATALOG_PLURAL, GROUP, VERSION } from '../../../api/v1/index.js';
+import { clusterCatalogCRD } from '../../../api/v1/crds.js';
 
 export const CLUSTER_CATALOG_CRD_NAME = `${CLUSTER_CATALOG_PLURAL}.${GROUP}`;
 

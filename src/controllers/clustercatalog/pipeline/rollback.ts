@@ -7,20 +7,21 @@ import type { ReconcileState } from './state.js';
 import { syncTarget } from './state.js';
 
 export async function rollBack(state: ReconcileState): Promise<void> {
-  const { deps, name, prev, signal } = state;
+  const { name, prev, signal } = state;
+  const { puller, syncer } = state.deps.ports;
   // A status written before objectSourceRef: its resolvedSource was the objects' image.
   const prevRef = prev.objectSourceRef ?? prev.resolvedSource?.image?.ref;
   if (!prevRef || !prev.contentHash || prev.objectCount === 0) {
-    await deps.syncer.deleteAll(name, signal);
+    await syncer.deleteAll(name, signal);
     return;
   }
-  const pulled = await deps.puller.pull(prevRef);
-  const planned = await deps.syncer.plan(syncTarget(state, pulled.configsDir), signal);
+  const pulled = await puller.pull(prevRef);
+  const planned = await syncer.plan(syncTarget(state, pulled.configsDir), signal);
   try {
     if (planned.scan.contentHash !== prev.contentHash) {
       throw new Error(`previous image ${prevRef} no longer has content ${prev.contentHash}`);
     }
-    await deps.syncer.apply(planned, () => {}, signal);
+    await syncer.apply(planned, () => {}, signal);
   } finally {
     await planned.dispose();
   }

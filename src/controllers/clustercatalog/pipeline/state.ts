@@ -1,8 +1,14 @@
 // The state the reconcile steps share, after Flux source-controller's sub-reconcilers: each
-// step reads what earlier steps found and adds its own part; only the summarize step turns the
-// state into conditions.
-import type { ClusterCatalog, ClusterCatalogStatus } from '../../../api/v1/index.js';
+// step reads what earlier steps found and adds its own part; only summarize turns the state into
+// conditions. What every step needs to know of the catalog (its parsed reference, whether it is
+// pinned to a digest) is computed here once and carried.
+import type {
+  ClusterCatalog,
+  ClusterCatalogStatus,
+  ContentProfile,
+} from '../../../api/v1/index.js';
 import type { ImageReference } from '../../../api/v1/imageref-grammar.js';
+import { parseImageReference } from '../../../api/v1/imageref-grammar.js';
 import type { PullResult } from '../../../source/index.js';
 import type { PlannedSync, SyncTarget } from '../../../sync/index.js';
 import { AttemptDeadline } from '../../../util/deadline.js';
@@ -13,7 +19,16 @@ import {
   type ReconcileDeps,
   type SyncMemoToken,
 } from '../ports.js';
-import { contentProfile } from './content-profile.js';
+
+/** How a reconcile ends; summarize turns it into conditions. */
+export type Ending =
+  { kind: 'unavailable' } | { kind: 'synced' } | { kind: 'failed'; err: unknown };
+
+/**
+ * One step of the pipeline (reconcile.ts): it does its part on the state; an ending ends the
+ * pipeline there. A step never calls another step: what two steps share is in pipeline/.
+ */
+export type Step = (state: ReconcileState) => Promise<Exclude<Ending, { kind: 'failed' }> | void>;
 
 export interface ReconcileState {
   readonly catalog: ClusterCatalog;
@@ -21,12 +36,21 @@ export interface ReconcileState {
   readonly generation: number;
   /** spec.source.image.ref as the user wrote it. */
   readonly ref: string;
+  /**
+   * That reference parsed, once; undefined when it does not parse (the resolve step then fails
+   * with the puller's message).
+   */
+  readonly image: ImageReference | undefined;
+  /** Whether the reference names a digest: its content can never change (Blocked, not Retrying). */
+  readonly digestPinned: boolean;
   readonly deps: ReconcileDeps;
   readonly signal: AbortSignal | undefined;
   /** Aborts when the catalog was deleted or its spec changed (the runtime's interrupt). */
   readonly interrupted: AbortSignal | undefined;
   /** The time bound of resolve, pull and parse (its signal aborts on shutdown and interrupt). */
   readonly attempt: AttemptDeadline;
+  /** Set by the begin step: from here on a failure is the sync's, reported in status. */
+  syncing: boolean;
   /** Releases the write slot (sync-slot step); called when the reconcile ends. */
   releaseSlot?: () => void;
   /** The status the reconcile started from. */
@@ -34,8 +58,8 @@ export interface ReconcileState {
   /** The status being built; the steps set its fields, summarize its conditions. */
   status: ClusterCatalogStatus;
   events: CatalogEvent[];
-  /** The parsed reference (resolve step). */
-  image?: ImageReference;
+  /** The catalog's content profile (content-profile step). */
+  profile?: ContentProfile;
   /** The pulled image (resolve step). */
   pulled?: PullResult;
   /** The contentHash of the revision built from the pulled image (prepare step). */
@@ -46,13 +70,13 @@ export interface ReconcileState {
   omitted: number;
   /** The write step's correction of the plan's storedBytes (objects the apiserver refused whole). */
   storedBytesDelta: number;
-  /** Taken before the sync looks at the cluster (memo.ts). */
+  /** Taken before the sync looks at the cluster (begin step). */
   memoToken?: SyncMemoToken;
-  /** The memo's key of this sync, once the image is pulled (memo.ts). */
+  /** The memo's key of this sync, once the image is pulled (memo steps). */
   syncKey?: string;
   /** What the write step did after a failed write (rolled back …), said after the error. */
   failureNote: string;
-  /** Look again after this long (publish step: the poll interval; a tag's bad blob). */
+  /** Look again after this long (the poll interval; a tag's bad blob). */
   requeueAfterMs?: number;
 }
 
@@ -64,19 +88,24 @@ export function newReconcileState(
 ): ReconcileState {
   const prev = structuredClone(catalog.status ?? {});
   const generation = catalog.metadata.generation ?? 0;
+  const ref = catalog.spec.source.image?.ref ?? '';
+  const image = parseOrUndefined(ref);
   return {
     catalog,
     name: catalog.metadata.name,
     generation,
-    ref: catalog.spec.source.image?.ref ?? '',
+    ref,
+    image,
+    digestPinned: image?.digest !== undefined,
     deps,
     signal,
     interrupted,
     attempt: new AttemptDeadline(
-      deps.pullTimeoutMs ?? DEFAULT_PULL_TIMEOUT_MS,
-      deps.timers ?? realClock,
+      deps.settings.pullTimeoutMs ?? DEFAULT_PULL_TIMEOUT_MS,
+      deps.clock.timers ?? realClock,
       [signal, interrupted],
     ),
+    syncing: false,
     prev,
     status: { ...prev, observedGeneration: generation },
     events: [],
@@ -86,15 +115,23 @@ export function newReconcileState(
   };
 }
 
+function parseOrUndefined(ref: string): ImageReference | undefined {
+  try {
+    return parseImageReference(ref);
+  } catch {
+    return undefined;
+  }
+}
+
 /** What the sync engine syncs for this catalog from an unpacked catalog directory. */
 export function syncTarget(state: ReconcileState, dir: string): SyncTarget {
   const { name, deps } = state;
   return {
     catalog: { name, uid: state.catalog.metadata.uid ?? '' },
     dir,
-    maxObjectBytes: deps.maxObjectBytes,
-    contentUrl: (blob) => deps.content.blobUrl(name, blob),
-    contentProfile: contentProfile(state),
+    maxObjectBytes: deps.settings.maxObjectBytes,
+    contentUrl: (blob) => deps.ports.content.blobUrl(name, blob),
+    contentProfile: required(state.profile, 'the content profile'),
   };
 }
 

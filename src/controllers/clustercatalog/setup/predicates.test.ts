@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import type { ClusterCatalog } from '../../api/v1/index.js';
+import type { ClusterCatalog } from '../../../api/v1/index.js';
 import type { CatalogMetadataMeta } from './predicates.js';
 import {
   attemptMootBecause,

@@ -1,15 +1,12 @@
-// Step 7, finish: the outcome of the reconcile from its state, or from the error that stopped
-// it; conditions set here (through conditions.ts) and nowhere else.
+// The end of every reconcile: its outcome from the state, or from the error that stopped it;
+// conditions set here (through conditions.ts) and nowhere else.
 import type { ReconcileOutcome } from '../ports.js';
 import { markCRDProblem, markFailed, markSynced, markUnavailable } from './conditions.js';
-import type { ReconcileState } from './state.js';
-
-export type Ending =
-  { kind: 'unavailable' } | { kind: 'synced' } | { kind: 'failed'; err: unknown };
+import type { Ending, ReconcileState } from './state.js';
 
 export function summarize(state: ReconcileState, ending: Ending): ReconcileOutcome {
   const outcome = summarizeEnding(state, ending);
-  const problem = state.deps.crdProblem?.();
+  const problem = state.deps.ports.crdProblem?.();
   if (problem) {
     markCRDProblem(state, problem);
     outcome.status = state.status;

@@ -1,19 +1,19 @@
-// Wiring of the ClusterCatalog CRD check (controllers/clustercatalog/crd-status-fields.ts): a watch
+// Wiring of the ClusterCatalog CRD check (crd-status-fields.ts): a watch
 // of that one CustomResourceDefinition, and what is done when the verdict changes (at start, and
 // whenever the CRD changes): one log line, an event on the CRD, a metric, and every catalog queued
 // so that its Progressing message says it (or, once our CRD is back, its status is written whole).
-import type { Logger } from 'pino';
+import type { SetupLog } from './options.js';
 import { Gauge } from 'prom-client';
 import type { Registry } from 'prom-client';
-import type { ServedCRD } from '../controllers/clustercatalog/crd-status-fields.js';
+import type { ServedCRD } from './crd-status-fields.js';
 import {
   CLUSTER_CATALOG_CRD_NAME,
   CRD_FIX_COMMAND,
   CRDStatusFieldsCheck,
-} from '../controllers/clustercatalog/crd-status-fields.js';
-import { Informer } from '../controllers/runtime/index.js';
-import type { EventRecorder, KubeClient } from '../kube/index.js';
-import { Resource } from '../kube/index.js';
+} from './crd-status-fields.js';
+import { Informer } from '../../runtime/index.js';
+import type { EventRecorder, KubeClient } from '../../../kube/index.js';
+import { Resource } from '../../../kube/index.js';
 
 export const EVENT_CRD_MISSING_STATUS_FIELDS = 'CRDMissingStatusFields';
 export const EVENT_CRD_STATUS_FIELDS_RESTORED = 'CRDStatusFieldsRestored';
@@ -27,7 +27,7 @@ export interface CRDCheckWiring {
 export function clusterCatalogCRDCheck(opts: {
   client: KubeClient;
   registry: Registry;
-  log: Logger;
+  log: SetupLog;
   events: EventRecorder;
   /** Queues every catalog. */
   onChange: () => void;

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import type { ClusterCatalog } from '../../api/v1/index.js';
+import type { ClusterCatalog } from '../../../api/v1/index.js';
 import { digestToEvict, servedDigests } from './image-cache.js';
 
 const D1 = `sha256:${'1'.repeat(64)}`;

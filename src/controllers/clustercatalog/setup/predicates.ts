@@ -3,9 +3,9 @@
 // no-op reconcile after every sync. What matters: the spec (generation), deletion,
 // annotations (a user's request to resync now), and the metadata the controller keeps (the
 // metadata.name label, the finalizer).
-import type { ClusterCatalog } from '../../api/v1/index.js';
-import { LABEL_CATALOG, LABEL_METADATA_NAME } from '../../api/v1/index.js';
-import { metadataFingerprint } from '../../sync/index.js';
+import type { ClusterCatalog } from '../../../api/v1/index.js';
+import { LABEL_CATALOG, LABEL_METADATA_NAME } from '../../../api/v1/index.js';
+import { metadataFingerprint } from '../../../sync/index.js';
 
 export function catalogNeedsReconcile(old: ClusterCatalog, obj: ClusterCatalog): boolean {
   const a = old.metadata;

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { load } from 'js-yaml';
-import { clusterCatalogCRD } from '../../api/v1/crds.js';
+import { clusterCatalogCRD } from '../../../api/v1/crds.js';
 import type { ServedCRD } from './crd-status-fields.js';
 import {
   CLUSTER_CATALOG_CRD_NAME,
@@ -15,7 +15,7 @@ import {
 
 const UPSTREAM = path.resolve(
   path.dirname(fileURLToPath(import.meta.url)),
-  '../../../test/fixtures/upstream/clustercatalogs-operator-controller-v1.5.1.yaml',
+  '../../../../test/fixtures/upstream/clustercatalogs-operator-controller-v1.5.1.yaml',
 );
 
 function upstreamCRD(): ServedCRD {

@@ -1,17 +1,17 @@
 import { expect } from 'chai';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { ClusterCatalog } from '../api/v1/index.js';
-import type { CatalogMetadataRef } from '../controllers/clustercatalog/predicates.js';
-import type { EventRecorder, Resource } from '../kube/index.js';
-import { KubeClient } from '../kube/index.js';
-import { WriteRateLimit } from '../sync/index.js';
-import { ManualClock } from '../util/clock.js';
-import { machineFor } from '../../test/support/kube-env.js';
-import { watchFixture } from '../../test/support/watch-fixtures.js';
-import { catalogMetadataRefs, clusterCatalogAPI } from './kube-ports.js';
+import type { ClusterCatalog } from '../../../api/v1/index.js';
+import type { CatalogMetadataRef } from './predicates.js';
+import type { EventRecorder, Resource } from '../../../kube/index.js';
+import { KubeClient } from '../../../kube/index.js';
+import { WriteRateLimit } from '../../../sync/index.js';
+import { ManualClock } from '../../../util/clock.js';
+import { machineFor } from '../../../../test/support/kube-env.js';
+import { watchFixture } from '../../../../test/support/watch-fixtures.js';
+import { catalogMetadataRefs, clusterCatalogAPI } from './kube-adapters.js';
 
-describe('cmd/kube-ports: the ClusterCatalog writes under --max-write-rate', () => {
+describe('clustercatalog/setup/kube-adapters: the ClusterCatalog writes under --max-write-rate', () => {
   it('status, metadata and event writes take their slots of the one ceiling', async () => {
     const clock = new ManualClock();
     const t0 = clock.now();
@@ -42,7 +42,7 @@ describe('cmd/kube-ports: the ClusterCatalog writes under --max-write-rate', () 
   });
 });
 
-describe('cmd/kube-ports: the drift watch of CatalogMetadata', () => {
+describe('clustercatalog/setup/kube-adapters: the drift watch of CatalogMetadata', () => {
   it('watches in protobuf and reduces each event to its ref', async () => {
     // The real apiserver's answer to a metadata-only protobuf watch (test/fixtures/kube-protobuf).
     const pb = watchFixture('watch.pb');

@@ -1,6 +1,6 @@
 // Which unpacked image a deleted catalog leaves behind, if no other catalog uses it.
-import type { ClusterCatalog } from '../../api/v1/index.js';
-import { parseImageReference } from '../../api/v1/imageref-grammar.js';
+import type { ClusterCatalog } from '../../../api/v1/index.js';
+import { parseImageReference } from '../../../api/v1/imageref-grammar.js';
 
 /** The digest a reference pins, if it is a valid reference that pins one. */
 function pinnedDigest(ref: string | undefined): string | undefined {
@@ -57,4 +57,47 @@ export function servedDigests(
     if (d) served.add(d);
   }
   return served;
+}
+
+/** What the pruner asks of the image cache (src/source's ImagePuller). */
+export interface PrunableImageCache {
+  /** Removes every image but those in `keep` (and those held by an attempt); returns them. */
+  prune(keep: Iterable<string>): Promise<string[]>;
+  evict(digest: string): Promise<void>;
+}
+
+/**
+ * The image cache keeps only what catalogs serve (and what attempts hold): pruned once the
+ * catalogs are known, then after each attempt. One prune at a time; a request during one runs
+ * once after it.
+ */
+export function imagePruner(
+  images: PrunableImageCache,
+  catalogs: { values(): Iterable<ClusterCatalog> },
+  onError: (err: unknown) => void,
+  onRemoved: (removed: string[]) => void,
+) {
+  const latestResolved = new Map<string, string | undefined>();
+  let pruning: Promise<void> | undefined;
+  let pruneAgain = false;
+  const prune = (): void => {
+    if (pruning) {
+      pruneAgain = true;
+      return;
+    }
+    pruning = (async () => {
+      do {
+        pruneAgain = false;
+        const removed = await images
+          .prune(servedDigests(catalogs.values(), latestResolved))
+          .catch((err: unknown) => {
+            onError(err);
+            return [];
+          });
+        if (removed.length > 0) onRemoved(removed);
+      } while (pruneAgain);
+      pruning = undefined;
+    })();
+  };
+  return { latestResolved, prune };
 }
