@@ -53,6 +53,25 @@ describe('architecture: the layering of docs/architecture.json', () => {
     expect(forbidden, 'imports the layering does not allow').to.deep.equal([]);
   });
 
+  it('allows only imports that exist (an allowance nobody uses is taken out of the table)', () => {
+    const used = new Set(
+      edges.flatMap(({ from, to, typeOnly }) => {
+        const a = layerOf(from).name;
+        const b = layerOf(to).name;
+        return a === b ? [] : [`${a} ${typeOnly ? 'types' : 'imports'} ${b}`];
+      }),
+    );
+    const unused = table.layers.flatMap((l) => [
+      ...l.imports
+        .filter((n) => !used.has(`${l.name} imports ${n}`))
+        .map((n) => `${l.name} → ${n}`),
+      ...(l.typeImports ?? [])
+        .filter((n) => !used.has(`${l.name} types ${n}`))
+        .map((n) => `${l.name} → ${n} (type-only)`),
+    ]);
+    expect(unused, 'allowances no import uses').to.deep.equal([]);
+  });
+
   it('has no reconcile step that imports another step (what steps share is in pipeline/)', () => {
     const steps = 'src/controllers/clustercatalog/steps/';
     const stepToStep = edges
