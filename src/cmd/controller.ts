@@ -56,7 +56,7 @@ import type { CatalogSyncer } from '../sync/index.js';
 import { WriteRateLimit, catalogSyncer } from '../sync/index.js';
 import { requestRetry } from '../util/backoff.js';
 import { parseDuration } from '../util/deadline.js';
-import { CommandError, listening } from './command-error.js';
+import { CommandError, listening } from '../util/command-error.js';
 import { clusterCatalogCRDCheck } from './crd-check.js';
 import type { ControllerFlags, ControllerOptions } from './controller-options.js';
 import { contentServerUrl, parseControllerOptions, usage } from './controller-options.js';

@@ -12,7 +12,7 @@ import type {
   PackageViewOptions,
 } from '../../client/index.js';
 import { PackageNotFoundError, packageView, resolveCatalog } from '../../client/index.js';
-import { CommandError } from '../command-error.js';
+import { CommandError } from '../../util/command-error.js';
 import { formatTable } from './table.js';
 
 export interface Io {

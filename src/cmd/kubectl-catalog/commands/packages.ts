@@ -8,7 +8,7 @@ import {
   needsHead,
   packageRows,
 } from '../../../client/index.js';
-import { usageError } from '../../command-error.js';
+import { usageError } from '../../../util/command-error.js';
 import type { Command } from '../context.js';
 import { print, warn } from '../context.js';
 import { excerpt } from '../table.js';

@@ -6,7 +6,7 @@ function listenError(code: string): Error {
   return Object.assign(new Error(`listen ${code}: 127.0.0.1:8080`), { code, syscall: 'listen' });
 }
 
-describe('cmd/command-error: listenFailure', () => {
+describe('util/command-error: listenFailure', () => {
   it('names the address, the flag and how to choose another', () => {
     const err = listenFailure(listenError('EADDRINUSE'), 'metrics-addr', '127.0.0.1:8080');
     expect(err).to.be.instanceOf(CommandError);
