@@ -31,7 +31,7 @@ deps: node_modules/.installed ## Install Node 24 (if needed) and the npm depende
 .PHONY: build
 build: deps ## Compile TypeScript to dist/ (the `catalogd` bin).
 	$(WITH_NODE) npm run --silent build
-	@chmod +x dist/src/cmd/catalogd.js dist/src/cmd/kubectl-catalog.js
+	@chmod +x dist/src/cmd/catalogd.js dist/src/plugin/kubectl-catalog.js
 
 .PHONY: generate
 generate: deps ## Regenerate generated files (CRDs from the API types).

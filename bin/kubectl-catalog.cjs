@@ -1,5 +1,5 @@
 #!/usr/bin/env node
 // `kubectl-catalog` (`kubectl catalog`): checks the Node version (bin/launch.cjs), then runs
-// dist/src/cmd/kubectl-catalog.js.
+// dist/src/plugin/kubectl-catalog.js.
 'use strict';
-require('./launch.cjs').launch('kubectl-catalog', '../dist/src/cmd/kubectl-catalog.js');
+require('./launch.cjs').launch('kubectl-catalog', '../dist/src/plugin/kubectl-catalog.js');

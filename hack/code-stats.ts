@@ -2,7 +2,7 @@
 // longest functions and how many pass 80 lines (tests left out), and how many project modules
 // the client entry point loads at run time (test/support/import-graph.ts).
 //
-//   npx tsx hack/code-stats.ts src/client src/cmd/kubectl-catalog src/cmd/command-error.ts
+//   npx tsx hack/code-stats.ts src/client src/plugin src/util/command-error.ts
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';

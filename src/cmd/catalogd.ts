@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The `catalogd` command: dispatches to the subcommands listed in commands.ts.
 import { argv, exit, stderr, stdout } from 'node:process';
-import { CommandError } from './command-error.js';
+import { CommandError } from '../util/command-error.js';
 import { subcommands } from './commands.js';
 
 function usage(): string {

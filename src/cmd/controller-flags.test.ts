@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { CommandError } from './command-error.js';
+import { CommandError } from '../util/command-error.js';
 import { main } from './controller.js';
 
 describe('cmd/controller: flags', () => {

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { CommandError } from './command-error.js';
+import { CommandError } from '../util/command-error.js';
 import { parseControllerOptions } from './controller-options.js';
 
 describe('cmd/controller-options: write pacing flags', () => {

@@ -12,7 +12,7 @@ import { DEFAULT_MAX_OBJECT_BYTES } from '../fbc/index.js';
 import { DEFAULT_MAX_CACHE_BYTES, defaultMinimumRate } from '../source/index.js';
 import { parseDuration } from '../util/deadline.js';
 import { DEFAULT_LATENCY_TOLERANCE } from '../sync/index.js';
-import { CommandError } from './command-error.js';
+import { CommandError } from '../util/command-error.js';
 
 const controllerFlags = {
   kubeconfig: { type: 'string' },

@@ -3,7 +3,7 @@
 import { expect } from 'chai';
 import { fileURLToPath } from 'node:url';
 import { ManualClock } from '../util/clock.js';
-import { CommandError } from './command-error.js';
+import { CommandError } from '../util/command-error.js';
 import { checkServerUrlScheme, servingTlsFromFlags } from './controller-tls.js';
 
 const fixture = (f: string) =>

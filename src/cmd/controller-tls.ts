@@ -9,7 +9,7 @@ import type { Clock } from '../util/clock.js';
 import { parseDuration } from '../util/deadline.js';
 import type { ServingPair } from '../server/index.js';
 import { ServingCertificate, TlsPairError, loadServingPair } from '../server/index.js';
-import { CommandError } from './command-error.js';
+import { CommandError } from '../util/command-error.js';
 
 export interface TlsFlags {
   'tls-cert-file'?: string | undefined;

@@ -18,7 +18,7 @@ import {
 import { KubeClient, eventRecorder } from '../kube/index.js';
 import { WriteRateLimit } from '../sync/index.js';
 import { requestRetry } from '../util/backoff.js';
-import { listening } from './command-error.js';
+import { listening } from './listen-failure.js';
 import type { ControllerOptions } from './controller-options.js';
 import { parseControllerOptions, usage } from './controller-options.js';
 import {

@@ -123,7 +123,7 @@ describe('npm pack and npm install -g', function () {
       'bin/kubectl-catalog.cjs',
       'bin/launch.cjs',
       'dist/src/cmd/catalogd.js',
-      'dist/src/cmd/kubectl-catalog.js',
+      'dist/src/plugin/kubectl-catalog.js',
       'crds/olm.operatorframework.io_clustercatalogs.yaml',
       'crds/olm.operatorframework.io_catalogmetadata.yaml',
     ]);

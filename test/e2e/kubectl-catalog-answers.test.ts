@@ -23,7 +23,7 @@ import {
   upgradesFrom,
   versionMap,
 } from '../../src/client/index.js';
-import { run } from '../../src/cmd/kubectl-catalog/main.js';
+import { run } from '../../src/plugin/main.js';
 import { answersCatalog, writeAnswersCatalog } from '../support/answers-catalog.js';
 import { applyCatalog, installCrds, push, waitSynced } from '../support/catalogs.js';
 import { repoRoot } from '../support/cluster.js';
@@ -32,7 +32,7 @@ import { startController } from '../support/controller.js';
 import { kubectlOk } from '../support/kubectl.js';
 import { uniqueName } from '../support/names.js';
 
-const plugin = path.join(repoRoot, 'src', 'cmd', 'kubectl-catalog.ts');
+const plugin = path.join(repoRoot, 'src', 'plugin', 'kubectl-catalog.ts');
 
 interface Result {
   code: number;

@@ -24,7 +24,7 @@ import {
   contentOf,
   formatGvk,
 } from '../../src/client/index.js';
-import { run } from '../../src/cmd/kubectl-catalog/main.js';
+import { run } from '../../src/plugin/main.js';
 import { blobHash, canonicalize } from '../../src/api/v1/index.js';
 import { answersCatalog, writeAnswersCatalog } from '../support/answers-catalog.js';
 import { installCrds, push, waitSynced } from '../support/catalogs.js';
@@ -231,7 +231,7 @@ describe('kubectl catalog on a lean catalog (e2e)', function () {
         [
           '--import',
           'tsx',
-          path.join(repoRoot, 'src', 'cmd', 'kubectl-catalog.ts'),
+          path.join(repoRoot, 'src', 'plugin', 'kubectl-catalog.ts'),
           'show',
           pkg,
           '--catalog',

@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { ClusterCatalog } from '../../src/api/v1/index.js';
 import { CatalogClient } from '../../src/client/index.js';
-import { run } from '../../src/cmd/kubectl-catalog/main.js';
+import { run } from '../../src/plugin/main.js';
 import { pushCatalog } from '../../src/source/index.js';
 import { repoRoot } from '../support/cluster.js';
 import type { RunningController } from '../support/controller.js';
@@ -18,7 +18,7 @@ import { uniqueName } from '../support/names.js';
 import { pollUntil } from '../support/poll.js';
 
 const sampleDir = path.join(repoRoot, 'examples', 'catalog');
-const plugin = path.join(repoRoot, 'src', 'cmd', 'kubectl-catalog.ts');
+const plugin = path.join(repoRoot, 'src', 'plugin', 'kubectl-catalog.ts');
 
 interface Result {
   code: number;

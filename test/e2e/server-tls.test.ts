@@ -18,7 +18,7 @@ import path from 'node:path';
 import type { TLSSocket } from 'node:tls';
 import { promisify } from 'node:util';
 import { CatalogClient, ContentOmittedError, fetchTrusting } from '../../src/client/index.js';
-import { run } from '../../src/cmd/kubectl-catalog/main.js';
+import { run } from '../../src/plugin/main.js';
 import { applyCatalog, installCrds, listObjects, push, waitSynced } from '../support/catalogs.js';
 import { repoRoot } from '../support/cluster.js';
 import type { RunningController } from '../support/controller.js';
@@ -208,7 +208,7 @@ describe('server e2e: HTTPS content, certificate rotation, trust', function () {
   });
 
   it('kubectl catalog trusts a CA given by the environment (NODE_EXTRA_CA_CERTS)', async () => {
-    const args = ['--import', 'tsx', path.join(repoRoot, 'src', 'cmd', 'kubectl-catalog.ts')];
+    const args = ['--import', 'tsx', path.join(repoRoot, 'src', 'plugin', 'kubectl-catalog.ts')];
     args.push('bundles', 'tls-op', '--catalog', name);
     const { stdout } = await exec(process.execPath, args, {
       cwd: repoRoot,

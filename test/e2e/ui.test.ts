@@ -265,7 +265,7 @@ describe('kubectl catalog ui in a browser (e2e)', function () {
       [
         '--import',
         'tsx',
-        path.join(repoRoot, 'src', 'cmd', 'kubectl-catalog.ts'),
+        path.join(repoRoot, 'src', 'plugin', 'kubectl-catalog.ts'),
         'ui',
         '--no-open',
         '--catalog',

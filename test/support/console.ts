@@ -2,7 +2,7 @@
 // driven by puppeteer-core: the set-up the browser e2e tests and the console bench share.
 import type { Browser, Page } from 'puppeteer-core';
 import puppeteer from 'puppeteer-core';
-import { runUi } from '../../src/cmd/kubectl-catalog/ui/command.js';
+import { runUi } from '../../src/plugin/ui/command.js';
 import { pollUntil } from './poll.js';
 
 export const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';

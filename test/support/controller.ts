@@ -151,7 +151,7 @@ async function startOnFreePorts(opts: StartControllerOptions): Promise<RunningCo
   ).catch(async (err: unknown) => {
     await running.stop('SIGKILL');
     const log = await readFile(logFile, 'utf8').catch(() => '');
-    // The controller says EADDRINUSE in its own words (src/cmd/command-error.ts): "cannot listen
+    // The controller says EADDRINUSE in its own words (src/cmd/listen-failure.ts): "cannot listen
     // on 127.0.0.1:N for --health-addr: address already in use".
     if (/EADDRINUSE|address already in use/.test(log))
       throw new PortTakenError(`a port was taken: ${logFile}`, { cause: err });

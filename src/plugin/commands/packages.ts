@@ -1,14 +1,14 @@
 // `kubectl catalog packages [FILTERS]`: the packages of the Serving catalogs (client's
 // packageRows), narrowed by the compatibility filters, which read the default channels' heads.
-import type { InstallMode, PackageFilter, PackageRow } from '../../../client/index.js';
+import type { InstallMode, PackageFilter, PackageRow } from '../../client/index.js';
 import {
   INSTALL_MODES,
   looseVersion,
   matchesPackageFilter,
   needsHead,
   packageRows,
-} from '../../../client/index.js';
-import { usageError } from '../../command-error.js';
+} from '../../client/index.js';
+import { usageError } from '../../util/command-error.js';
 import type { Command } from '../context.js';
 import { print, warn } from '../context.js';
 import { excerpt } from '../table.js';

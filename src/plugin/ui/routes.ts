@@ -3,7 +3,7 @@
 // CSP and the headers of send(); every page is laid out with the catalogs' revision.
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { PackageFilter, PackageView } from '../../../client/index.js';
+import type { PackageFilter, PackageView } from '../../client/index.js';
 import {
   InconsistentListError,
   PackageNotFoundError,
@@ -13,7 +13,7 @@ import {
   resolveInstalled,
   upgradesFrom,
   versionMap,
-} from '../../../client/index.js';
+} from '../../client/index.js';
 import { CSS, SCRIPT } from './assets.js';
 import type { UiData } from './data.js';
 import type { SafeHtml } from './html.js';

@@ -13,8 +13,8 @@ import {
   InconsistentListError,
   UnknownBundleError,
   readCertificateAuthority,
-} from '../../client/index.js';
-import { CommandError, usageError } from '../command-error.js';
+} from '../client/index.js';
+import { CommandError, usageError } from '../util/command-error.js';
 import { bundles } from './commands/bundles.js';
 import { channels } from './commands/channels.js';
 import { graph } from './commands/graph.js';

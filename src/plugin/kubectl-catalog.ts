@@ -2,7 +2,7 @@
 // `kubectl-catalog`: the kubectl plugin (`kubectl catalog ...` when this executable is on PATH).
 // See docs/kubectl-catalog.md.
 import { argv, exit, stderr, stdout } from 'node:process';
-import { run } from './kubectl-catalog/main.js';
+import { run } from './main.js';
 
 const code = await run(argv.slice(2), {
   stdout: (s) => stdout.write(s),

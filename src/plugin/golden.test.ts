@@ -2,17 +2,16 @@
 // person sees (stdout, stderr and the exit code), byte for byte. A changed output fails until the
 // golden file is regenerated and reviewed:
 //
-//   UPDATE_GOLDEN=1 npx mocha --config .mocharc.unit.cjs src/cmd/kubectl-catalog/golden.test.ts
+//   UPDATE_GOLDEN=1 npx mocha --config .mocharc.unit.cjs src/plugin/golden.test.ts
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { expect } from 'chai';
 import { run } from './main.js';
-import { FIXTURE_BLOBS, fixtureClient } from '../../../test/support/kubectl-catalog-fixture.js';
-import type { Shape } from '../../../test/support/lean-objects.js';
+import { FIXTURE_BLOBS, fixtureClient } from '../../test/support/kubectl-catalog-fixture.js';
+import type { Shape } from '../../test/support/lean-objects.js';
 
 const goldenDir = path.resolve(
   import.meta.dirname,
-  '..',
   '..',
   '..',
   'test',

@@ -2,7 +2,7 @@
 // browser unless --no-open, and stops on Ctrl-C (SIGINT) or SIGTERM.
 import { spawn } from 'node:child_process';
 import { parseArgs } from 'node:util';
-import { CatalogClient, readCertificateAuthority } from '../../../client/index.js';
+import { CatalogClient, readCertificateAuthority } from '../../client/index.js';
 import { UiData } from './data.js';
 import { startUiServer } from './server.js';
 

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import type { UpgradeGraph } from '../../../client/index.js';
+import type { UpgradeGraph } from '../../client/index.js';
 import { MAX_LANES, MARGIN, NODE_WIDTH, ROW, layoutGraph } from './graph-layout.js';
 
 function chain(n: number, extra: UpgradeGraph['edges'] = []): UpgradeGraph {

@@ -6,8 +6,8 @@
 // heads are fetched whole from the content server (a few at a time), as `kubectl catalog
 // packages` does, and an icon only when the browser asks for it, then kept for the revision.
 import { createHash } from 'node:crypto';
-import type { CatalogMetadata, ClusterCatalog } from '../../../api/v1/index.js';
-import { LEAN_PART_ICON } from '../../../api/v1/index.js';
+import type { CatalogMetadata, ClusterCatalog } from '../../api/v1/index.js';
+import { LEAN_PART_ICON } from '../../api/v1/index.js';
 import type {
   Provider,
   CatalogClient,
@@ -15,7 +15,7 @@ import type {
   PackageFacts,
   PackageRow,
   PackageView,
-} from '../../../client/index.js';
+} from '../../client/index.js';
 import {
   comparePackageRows,
   contentOf,
@@ -24,7 +24,7 @@ import {
   leftOut,
   packageRows,
   packageView,
-} from '../../../client/index.js';
+} from '../../client/index.js';
 import type { DecodedIcon } from './icon.js';
 import { decodeIcon } from './icon.js';
 

@@ -10,7 +10,7 @@ import {
   deprecationMessage,
   formatGvk,
   sortBundlesByVersion,
-} from '../../../client/index.js';
+} from '../../client/index.js';
 import type { Command } from '../context.js';
 import { pickChannel, print, viewPackage } from '../context.js';
 

@@ -2,7 +2,7 @@
 // (the order of upgradeGraph's nodes), every edge an arc on the right from the older node to the
 // newer one. Rows keep channels of 100+ entries readable (the picture grows in height only);
 // arcs get lanes so that arcs whose row spans overlap never share a lane (up to MAX_LANES).
-import type { UpgradeGraph } from '../../../client/index.js';
+import type { UpgradeGraph } from '../../client/index.js';
 
 export const ROW = 28;
 export const NODE_WIDTH = 260;

@@ -1,5 +1,5 @@
 // `kubectl catalog list`: the ClusterCatalogs and their state.
-import { TYPE_PROGRESSING, TYPE_SERVING, findCondition } from '../../../api/v1/index.js';
+import { TYPE_PROGRESSING, TYPE_SERVING, findCondition } from '../../api/v1/index.js';
 import type { Command } from '../context.js';
 import { conditionText, print } from '../context.js';
 import { age, shortDigest } from '../table.js';

@@ -1,12 +1,12 @@
 // `kubectl catalog show PACKAGE`: what to know before installing a package, on one screen:
 // the package with its default channel head's CSV metadata (client's packageDetails).
-import type { PackageDetails } from '../../../client/index.js';
+import type { PackageDetails } from '../../client/index.js';
 import {
   SCHEMA_BUNDLE,
   SCHEMA_CHANNEL,
   SCHEMA_DEPRECATIONS,
   packageDetails,
-} from '../../../client/index.js';
+} from '../../client/index.js';
 import type { Command } from '../context.js';
 import { isDocument, printDocument, viewPackage } from '../context.js';
 

@@ -1,9 +1,9 @@
 // The pages, rendered on the server as plain HTML (they work without JavaScript); /static/ui.js
 // adds live updates and the copy button. Every catalog string goes through `html` (escaped).
 import { dump } from 'js-yaml';
-import type { ClusterCatalog } from '../../../api/v1/index.js';
-import { TYPE_PROGRESSING, TYPE_SERVING, findCondition } from '../../../api/v1/index.js';
-import type { PackageFilter, Provider } from '../../../client/index.js';
+import type { ClusterCatalog } from '../../api/v1/index.js';
+import { TYPE_PROGRESSING, TYPE_SERVING, findCondition } from '../../api/v1/index.js';
+import type { PackageFilter, Provider } from '../../client/index.js';
 import {
   INSTALL_MODES,
   SCHEMA_BUNDLE,
@@ -21,8 +21,8 @@ import {
   sortProviders,
   upgradeGraph,
   versionMap,
-} from '../../../client/index.js';
-import type { PackageDetails, PackageView } from '../../../client/index.js';
+} from '../../client/index.js';
+import type { PackageDetails, PackageView } from '../../client/index.js';
 import type { PackageCard } from './data.js';
 import type { SafeHtml } from './html.js';
 import { html, packageHref, safeUrl, seg, tableHead, trusted } from './html.js';

@@ -4,7 +4,7 @@ import {
   SCHEMA_DEPRECATIONS,
   channelHead,
   deprecationMessage,
-} from '../../../client/index.js';
+} from '../../client/index.js';
 import type { Command } from '../context.js';
 import { print, viewPackage, warn } from '../context.js';
 

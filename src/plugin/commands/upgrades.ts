@@ -1,6 +1,6 @@
 // `kubectl catalog upgrades PACKAGE --from VERSION|BUNDLE`: the bundles an installation can move
 // to in one step, and the path to the channel head (client's upgradesFrom).
-import type { ChannelBlob, PathStep, UpgradeCandidate, Upgrades } from '../../../client/index.js';
+import type { ChannelBlob, PathStep, UpgradeCandidate, Upgrades } from '../../client/index.js';
 import {
   SCHEMA_BUNDLE,
   SCHEMA_CHANNEL,
@@ -10,7 +10,7 @@ import {
   resolveInstalled,
   upgradesFrom,
   versionMap,
-} from '../../../client/index.js';
+} from '../../client/index.js';
 import type { Command, Ctx } from '../context.js';
 import { chosenChannel, isDocument, printDocument, viewPackage, warn } from '../context.js';
 import { formatTable } from '../table.js';

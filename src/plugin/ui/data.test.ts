@@ -1,14 +1,14 @@
 import { expect } from 'chai';
-import type { CatalogMetadata, ClusterCatalog } from '../../../api/v1/index.js';
-import type { CatalogClient, MetadataQuery } from '../../../client/index.js';
-import { packageDetails } from '../../../client/index.js';
-import { answersCatalog } from '../../../../test/support/answers-catalog.js';
+import type { CatalogMetadata, ClusterCatalog } from '../../api/v1/index.js';
+import type { CatalogClient, MetadataQuery } from '../../client/index.js';
+import { packageDetails } from '../../client/index.js';
+import { answersCatalog } from '../../../test/support/answers-catalog.js';
 import {
   FIXTURE_BLOBS,
   FIXTURE_CATALOG,
   fixtureClient,
-} from '../../../../test/support/kubectl-catalog-fixture.js';
-import type { Shape } from '../../../../test/support/lean-objects.js';
+} from '../../../test/support/kubectl-catalog-fixture.js';
+import type { Shape } from '../../../test/support/lean-objects.js';
 import { UiData } from './data.js';
 
 /** A client over in-memory blobs that records every consistent list's query. */

@@ -1,7 +1,7 @@
 // Renders an upgrade graph as text (one row per bundle with its upgrade targets), Mermaid or
 // Graphviz dot. Edges point in the upgrade direction: from the installed bundle to the one
 // that can replace it.
-import type { UpgradeEdge, UpgradeGraph } from '../../client/index.js';
+import type { UpgradeEdge, UpgradeGraph } from '../client/index.js';
 import { formatTable } from './table.js';
 
 function via(e: UpgradeEdge): string {

@@ -1,26 +1,7 @@
-// Errors a command reports as one line (`catalogd: <message>`, `error: <message>` for kubectl
-// catalog) rather than a stack trace: the user's mistakes and the machine's state they can fix
-// (a busy port, a bad flag, an unknown package).
-
-interface CommandErrorOptions extends ErrorOptions {
-  /** The process's exit code (default 1; 2 for a usage error). */
-  exitCode?: number;
-}
-
-export class CommandError extends Error {
-  override name = 'CommandError';
-  readonly exitCode: number;
-
-  constructor(message: string, opts: CommandErrorOptions = {}) {
-    super(message, opts.cause !== undefined ? { cause: opts.cause } : undefined);
-    this.exitCode = opts.exitCode ?? 1;
-  }
-}
-
-/** A mistake in the command line (unknown command, flag or value): exit code 2. */
-export function usageError(message: string): CommandError {
-  return new CommandError(message, { exitCode: 2 });
-}
+// A failure to listen on a flag's address (a busy port, a privileged one) as a CommandError that
+// names the address and the flag: `catalogd controller`'s --server-addr, --health-addr and
+// --metrics-addr.
+import { CommandError } from '../util/command-error.js';
 
 const LISTEN_FAILURES: Record<string, string> = {
   EADDRINUSE: 'address already in use',

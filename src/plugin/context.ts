@@ -2,17 +2,17 @@
 // options) and the output helpers they share: tables, documents (-o json|yaml) and warnings.
 // The answers come from the client library; this file words them for a terminal.
 import { dump } from 'js-yaml';
-import type { ClusterCatalog } from '../../api/v1/index.js';
-import { TYPE_SERVING, findCondition } from '../../api/v1/index.js';
+import type { ClusterCatalog } from '../api/v1/index.js';
+import { TYPE_SERVING, findCondition } from '../api/v1/index.js';
 import type {
   CatalogClient,
   ChannelBlob,
   PackageFilter,
   PackageView,
   PackageViewOptions,
-} from '../../client/index.js';
-import { PackageNotFoundError, packageView, resolveCatalog } from '../../client/index.js';
-import { CommandError } from '../command-error.js';
+} from '../client/index.js';
+import { PackageNotFoundError, packageView, resolveCatalog } from '../client/index.js';
+import { CommandError } from '../util/command-error.js';
 import { formatTable } from './table.js';
 
 export interface Io {

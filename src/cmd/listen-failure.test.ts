@@ -1,12 +1,13 @@
 import { expect } from 'chai';
-import { CommandError, listenFailure, listening } from './command-error.js';
+import { CommandError } from '../util/command-error.js';
+import { listenFailure, listening } from './listen-failure.js';
 
 /** An error as node:net reports a failed listen. */
 function listenError(code: string): Error {
   return Object.assign(new Error(`listen ${code}: 127.0.0.1:8080`), { code, syscall: 'listen' });
 }
 
-describe('cmd/command-error: listenFailure', () => {
+describe('cmd/listen-failure: listenFailure', () => {
   it('names the address, the flag and how to choose another', () => {
     const err = listenFailure(listenError('EADDRINUSE'), 'metrics-addr', '127.0.0.1:8080');
     expect(err).to.be.instanceOf(CommandError);

@@ -1,13 +1,13 @@
 import { expect } from 'chai';
-import type { ChannelBlob, PackageBlob } from '../../../client/index.js';
-import type { PackageView } from '../../../client/index.js';
+import type { ChannelBlob, PackageBlob } from '../../client/index.js';
+import type { PackageView } from '../../client/index.js';
 import type { PackageCard } from './data.js';
 import { escapeHtml, html, safeUrl } from './html.js';
 import { plainText, renderMarkdown } from './markdown.js';
 import { decodeIcon } from './icon.js';
 import { layout, packagePage, packagesPage, providesPage } from './pages.js';
 import { excerpt } from '../table.js';
-import { packageFacts } from '../../../client/index.js';
+import { packageFacts } from '../../client/index.js';
 
 const HOSTILE = `<script>alert(1)</script>"'><img src=x onerror=alert(2)>&`;
 

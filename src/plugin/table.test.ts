@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { upgradeGraph } from '../../client/index.js';
+import { upgradeGraph } from '../client/index.js';
 import { graphDot, graphMermaid, graphText } from './graph-format.js';
 import { age, excerpt, formatTable, humanDuration, shortDigest } from './table.js';
 

@@ -1,5 +1,5 @@
 // The upgrade graph of a channel as inline SVG (no script, styles from the page's stylesheet).
-import type { UpgradeGraph } from '../../../client/index.js';
+import type { UpgradeGraph } from '../../client/index.js';
 import type { SafeHtml } from './html.js';
 import { html } from './html.js';
 import { NODE_WIDTH, ROW, layoutGraph } from './graph-layout.js';

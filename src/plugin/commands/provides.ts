@@ -1,6 +1,6 @@
 // `kubectl catalog provides GROUP/VERSION/KIND`: the packages and bundles that provide an API.
-import { bundleVersion, formatGvk, parseGvk } from '../../../client/index.js';
-import { usageError } from '../../command-error.js';
+import { bundleVersion, formatGvk, parseGvk } from '../../client/index.js';
+import { usageError } from '../../util/command-error.js';
 import type { Command } from '../context.js';
 import { print, warn } from '../context.js';
 

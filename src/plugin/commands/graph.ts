@@ -7,7 +7,7 @@ import {
   deprecationMessage,
   upgradeGraph,
   versionMap,
-} from '../../../client/index.js';
+} from '../../client/index.js';
 import type { Command } from '../context.js';
 import { chosenChannel, isDocument, printDocument, viewPackage, warn } from '../context.js';
 import { graphDot, graphMermaid, graphText } from '../graph-format.js';
