@@ -40,8 +40,8 @@ function policy(name: string, catalog: string): string {
 
 /**
  * The catalog once a failed sync is over: Progressing Retrying, its message saying it rolled
- * back, and no sync journal left. The message matters: between the publish step and the first
- * write, Progressing is Retrying ("serving content …; planning its objects") with no journal yet.
+ * back, ObjectsSynced RolledBack, and no sync journal left (between the publish step and the
+ * first write, Progressing is Succeeded and ObjectsSynced Planning, with no journal yet).
  */
 async function waitRolledBack(
   catalog: string,
@@ -52,7 +52,11 @@ async function waitRolledBack(
     async () => {
       const c = await getCatalog(catalog);
       const p = condition(c, 'Progressing');
-      return p?.reason === 'Retrying' && p.message.includes(messageHas) && !c.status?.syncingTo
+      const objects = condition(c, 'ObjectsSynced');
+      return p?.reason === 'Retrying' &&
+        p.message.includes(messageHas) &&
+        objects?.reason === 'RolledBack' &&
+        !c.status?.syncingTo
         ? c
         : undefined;
     },

@@ -9,6 +9,14 @@ export const TYPE_SERVING = 'Serving';
 /** Progressing: whether the catalog is moving (or ready to move) to its desired state. */
 export const TYPE_PROGRESSING = 'Progressing';
 
+/**
+ * ObjectsSynced (ours, beside upstream's two): whether the CatalogMetadata objects are the served
+ * revision, and how far their sync is. Progressing keeps upstream's meaning (Succeeded once the
+ * revision is served; Retrying and Blocked only for errors); the object view's progress is said
+ * here. A condition survives upstream's ClusterCatalog CRD, whose conditions take any type.
+ */
+export const TYPE_OBJECTS_SYNCED = 'ObjectsSynced';
+
 /** Serving=True: the content of status.resolvedSource is served. */
 export const REASON_AVAILABLE = 'Available';
 /** Serving=False: there is no content to serve yet (or it was lost). */
@@ -21,6 +29,16 @@ export const REASON_SUCCEEDED = 'Succeeded';
 export const REASON_RETRYING = 'Retrying';
 /** Progressing=False: an error that only a change of the spec can resolve. */
 export const REASON_BLOCKED = 'Blocked';
+/** ObjectsSynced=True: the objects are the served revision (none under the profile none). */
+export const REASON_SYNCED = 'Synced';
+/** ObjectsSynced=False: the served revision's objects are being built and planned. */
+export const REASON_PLANNING = 'Planning';
+/** ObjectsSynced=False: the served revision's objects are being written (the journal is set). */
+export const REASON_WRITING = 'Writing';
+/** ObjectsSynced=False: a write failed (admission refused it, ...); the objects were rolled back. */
+export const REASON_ROLLED_BACK = 'RolledBack';
+/** ObjectsSynced=False: the objects could not be synced (nor rolled back); retried. */
+export const REASON_FAILED = 'Failed';
 
 export const CONDITION_STATUSES = ['True', 'False', 'Unknown'] as const;
 export type ConditionStatus = (typeof CONDITION_STATUSES)[number];

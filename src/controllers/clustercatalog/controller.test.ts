@@ -36,8 +36,17 @@ class FakeApiserver implements ClusterCatalogAPI {
   prunes: string[] = [];
   constructor(public object: ClusterCatalog) {}
 
-  async patchMetadata(): Promise<ClusterCatalog> {
-    throw new Error('unexpected metadata patch');
+  /** Metadata patches allowed (a deletion's finalizer); others are unexpected. */
+  metadataPatches: Array<{ metadata: unknown; resourceVersion: string }> | undefined;
+
+  async patchMetadata(
+    _name: string,
+    metadata: unknown,
+    resourceVersion: string,
+  ): Promise<ClusterCatalog> {
+    if (!this.metadataPatches) throw new Error('unexpected metadata patch');
+    this.metadataPatches.push({ metadata, resourceVersion });
+    return structuredClone(this.object);
   }
 
   async patchStatus(
@@ -172,5 +181,52 @@ describe('ClusterCatalogController status writes', () => {
     server.object.status = {};
     expect(await controller.reconcile('ops', signal)).to.equal(undefined);
     expect(server.object.status?.contentHash).to.equal(HASH);
+  });
+});
+
+describe('ClusterCatalogController deletion', () => {
+  it('as upstream: Serving=False/Unavailable, resolvedSource and urls cleared, then the finalizer', async () => {
+    const served: ClusterCatalogStatus = {
+      resolvedSource: { type: 'Image', image: { ref: `registry.example/ops/catalog@${DIGEST}` } },
+      urls: { base: 'http://content.example/catalogs/ops/revisions/bbbbbbbbbbbbbbbb' },
+      lastUnpacked: '2026-01-02T03:04:05Z',
+      contentHash: HASH,
+      conditions: [
+        {
+          type: 'Serving',
+          status: 'True',
+          reason: 'Available',
+          message: 'serving the content of the resolved source',
+          lastTransitionTime: '2026-01-02T03:04:05Z',
+          observedGeneration: 1,
+        },
+      ],
+    };
+    const deleting = catalogAt('5', served);
+    deleting.metadata.deletionTimestamp = '2026-01-03T00:00:00Z';
+    const server = new FakeApiserver(deleting);
+    server.metadataPatches = [];
+    const cleaned: string[] = [];
+    const controller = new ClusterCatalogController({
+      catalogs: { get: () => structuredClone(server.object) },
+      api: server,
+      reconcile: deps(),
+      cleanup: async (name) => void cleaned.push(name),
+      removeOrphans: async () => {},
+    });
+    await controller.reconcile('ops', new AbortController().signal);
+    expect(cleaned).to.deep.equal(['ops']);
+    const status = server.object.status!;
+    expect(status.resolvedSource).to.equal(undefined);
+    expect(status.urls).to.equal(undefined);
+    expect(status.lastUnpacked).to.equal(undefined);
+    expect(status.conditions?.find((c) => c.type === 'Serving')).to.include({
+      status: 'False',
+      reason: 'Unavailable',
+    });
+    // The finalizer goes after the status write, against the resourceVersion it returned.
+    expect(server.metadataPatches).to.deep.equal([
+      { metadata: { finalizers: null }, resourceVersion: '6' },
+    ]);
   });
 });

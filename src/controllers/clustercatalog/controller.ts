@@ -12,6 +12,7 @@ import {
 import type { ReconcileResult } from '../runtime/index.js';
 import type { CatalogEvent, ReconcileDeps, ReconcileOutcome, ReconcilePorts } from './reconcile.js';
 import { reconcileCatalog } from './reconcile.js';
+import { notServingStatus } from './pipeline/conditions.js';
 import { StatusWriter } from './status-writer.js';
 
 export { droppedFields } from './status-writer.js';
@@ -73,11 +74,20 @@ export class ClusterCatalogController {
     if (catalog.metadata.deletionTimestamp) {
       if (catalog.metadata.finalizers?.includes(FINALIZER_DELETE_SERVER_CACHE)) {
         await this.opts.cleanup(name);
+        // As upstream: status says nothing is served any more, then the finalizer goes.
+        const status = new StatusWriter(api, catalog);
+        await status.write(
+          notServingStatus(
+            catalog.status,
+            catalog.metadata.generation ?? 0,
+            this.opts.reconcile.clock.date(),
+          ),
+        );
         const rest = catalog.metadata.finalizers.filter((f) => f !== FINALIZER_DELETE_SERVER_CACHE);
         await api.patchMetadata(
           name,
           { finalizers: rest.length ? rest : null },
-          catalog.metadata.resourceVersion ?? '',
+          status.currentResourceVersion,
         );
       }
       return;

@@ -181,7 +181,15 @@ describe('reconcileCatalog', () => {
     // The first write is the HTTP view (publish step), the second the journal.
     expect(w.statusWrites[0]?.syncingTo).to.equal(undefined);
     expect(w.statusWrites[1]?.syncingTo).to.equal(HASH);
-    expect(cond(w.statusWrites[1] ?? {}, 'Progressing')?.message).to.equal('writing 0/1 objects');
+    expect(cond(w.statusWrites[1] ?? {}, 'ObjectsSynced')).to.include({
+      status: 'False',
+      reason: 'Writing',
+      message: 'writing 0/1 objects',
+    });
+    // Upstream's meaning: Progressing is Succeeded once the revision is served, never Retrying
+    // in a sync without an error (issue 54).
+    for (const written of w.statusWrites)
+      expect(cond(written, 'Progressing')).to.include({ status: 'True', reason: 'Succeeded' });
   });
 
   it('announces the HTTP view (Serving) before the plan, the object view after the writes', async () => {
@@ -495,6 +503,39 @@ describe('reconcileCatalog', () => {
       expect(cond(out.status, 'Progressing')?.message).to.equal(
         `create CatalogMetadata ops-bundle-x: denied by policy; rolled back to ${PREV_HASH}`,
       );
+    });
+
+    it('condition sequence of a refused update: Succeeded while served, then Retrying for the error', async () => {
+      const { w } = failingWorld();
+      const out = await reconcileCatalog(catalog({}, prevStatus), w.deps);
+      const seq = [...w.statusWrites, out.status].map((s) =>
+        ['Progressing', 'ObjectsSynced'].map((t) => `${t}=${cond(s, t)?.reason}`).join(' '),
+      );
+      expect(seq).to.deep.equal([
+        'Progressing=Succeeded ObjectsSynced=Planning',
+        'Progressing=Succeeded ObjectsSynced=Writing',
+        'Progressing=Retrying ObjectsSynced=RolledBack',
+      ]);
+      expect(cond(out.status, 'ObjectsSynced')?.message).to.equal(
+        `create CatalogMetadata ops-bundle-x: denied by policy; rolled back to ${PREV_HASH}`,
+      );
+      // The rollback itself refused: the objects are not whole; Failed, retried.
+      const refused = failingWorld(true);
+      const stuck = await reconcileCatalog(catalog({}, prevStatus), refused.w.deps);
+      expect(cond(stuck.status, 'ObjectsSynced')).to.include({ status: 'False', reason: 'Failed' });
+    });
+
+    it('condition sequence of a normal update: never Retrying', async () => {
+      const w = world({ plan: { create: ['a'], update: [{ name: 'b', resourceVersion: '1' }] } });
+      const out = await reconcileCatalog(catalog({}, prevStatus), w.deps);
+      const seq = [...w.statusWrites, out.status].map((s) =>
+        ['Progressing', 'ObjectsSynced'].map((t) => `${t}=${cond(s, t)?.reason}`).join(' '),
+      );
+      expect(seq).to.deep.equal([
+        'Progressing=Succeeded ObjectsSynced=Planning',
+        'Progressing=Succeeded ObjectsSynced=Writing',
+        'Progressing=Succeeded ObjectsSynced=Synced',
+      ]);
     });
 
     it('rolls the objects back while HTTP keeps serving the revision that parsed', async () => {

@@ -55,6 +55,11 @@ export class StatusWriter implements StatusSink {
     if (this.failed) throw this.failed.err;
   }
 
+  /** The object's resourceVersion after the last write (the one read, before any). */
+  get currentResourceVersion(): string {
+    return this.resourceVersion;
+  }
+
   /** Whether the apiserver dropped fields of a write: its ClusterCatalog CRD does not have them. */
   get pruned(): boolean {
     return this.dropped;

@@ -1,14 +1,28 @@
 // The one place that sets ClusterCatalog conditions: every step reports what it did in the
-// reconcile state, and these functions map that state (or the error) to Serving/Progressing.
-import type { Condition, ConditionUpdate, ContentProfile } from '../../../api/v1/index.js';
+// reconcile state, and these functions map that state (or the error) to upstream's Serving and
+// Progressing, in upstream's meanings (Progressing=Succeeded once the revision is served;
+// Retrying and Blocked only for errors), and to our ObjectsSynced, which says how far the
+// object view is (docs/api.md, "Conditions").
+import type {
+  ClusterCatalogStatus,
+  Condition,
+  ConditionUpdate,
+  ContentProfile,
+} from '../../../api/v1/index.js';
 import {
   CONTENT_PROFILE_LEAN,
   CONTENT_PROFILE_NONE,
   REASON_AVAILABLE,
+  REASON_FAILED,
+  REASON_PLANNING,
   REASON_RETRYING,
+  REASON_ROLLED_BACK,
   REASON_SUCCEEDED,
+  REASON_SYNCED,
   REASON_UNAVAILABLE,
   REASON_USER_SPECIFIED_UNAVAILABLE,
+  REASON_WRITING,
+  TYPE_OBJECTS_SYNCED,
   TYPE_PROGRESSING,
   TYPE_SERVING,
   setCondition,
@@ -44,28 +58,38 @@ const SERVING: StepCondition = {
 };
 
 /**
- * After the publish step: the revision is served over HTTP, its objects are yet to be planned
- * and written.
+ * After the publish step: the revision is served over HTTP (Progressing has reached upstream's
+ * desired state), its objects are yet to be planned and written.
  */
 export function markServed(state: ReconcileState, contentHash: string): void {
-  setConditions(state, SERVING, {
+  const progressing: StepCondition = {
     type: TYPE_PROGRESSING,
     status: 'True',
-    reason: REASON_RETRYING,
-    message: `serving content ${contentHash}; planning its objects`,
-  });
+    reason: REASON_SUCCEEDED,
+    message: `serving content ${contentHash}`,
+  };
+  // Objects already of this revision (a reconcile after drift, a new digest of the same content)
+  // stay Synced while they are checked: a write, if any, says Writing.
+  const objects = state.status.conditions?.find((c) => c.type === TYPE_OBJECTS_SYNCED);
+  const synced = objects?.status === 'True' && state.status.contentHash === contentHash;
+  const planning: StepCondition = {
+    type: TYPE_OBJECTS_SYNCED,
+    status: 'False',
+    reason: REASON_PLANNING,
+    message: `planning the objects of content ${contentHash}`,
+  };
+  setConditions(state, SERVING, progressing, ...(synced ? [] : [planning]));
 }
 
 /**
  * While the write step writes objects (the journal and its progress): the revision is served
- * over HTTP already (the publish step ran), so Serving is True while Progressing says how far
- * the objects are.
+ * over HTTP already (the publish step ran); ObjectsSynced says how far the objects are.
  */
 export function markWriting(state: ReconcileState, done: number, total: number): void {
-  setConditions(state, SERVING, {
-    type: TYPE_PROGRESSING,
-    status: 'True',
-    reason: REASON_RETRYING,
+  setConditions(state, {
+    type: TYPE_OBJECTS_SYNCED,
+    status: 'False',
+    reason: REASON_WRITING,
     message: `writing ${done}/${total} objects`,
   });
 }
@@ -85,6 +109,12 @@ export function markUnavailable(state: ReconcileState): void {
       status: 'True',
       reason: REASON_SUCCEEDED,
       message: 'catalog is unavailable as requested',
+    },
+    {
+      type: TYPE_OBJECTS_SYNCED,
+      status: 'False',
+      reason: REASON_USER_SPECIFIED_UNAVAILABLE,
+      message: 'availabilityMode is Unavailable: no CatalogMetadata objects',
     },
   );
 }
@@ -117,12 +147,23 @@ function describeSync(
 /** Serving the synced revision. */
 export function markSynced(state: ReconcileState): void {
   const { status } = state;
-  setConditions(state, SERVING, {
-    type: TYPE_PROGRESSING,
-    status: 'True',
-    reason: REASON_SUCCEEDED,
-    message: `synced ${describeSync(status.objectCount ?? 0, status.contentHash ?? '', state.omitted, required(state.profile, 'the content profile'))}`,
-  });
+  const synced = describeSync(
+    status.objectCount ?? 0,
+    status.contentHash ?? '',
+    state.omitted,
+    required(state.profile, 'the content profile'),
+  );
+  setConditions(
+    state,
+    SERVING,
+    {
+      type: TYPE_PROGRESSING,
+      status: 'True',
+      reason: REASON_SUCCEEDED,
+      message: `synced ${synced}`,
+    },
+    { type: TYPE_OBJECTS_SYNCED, status: 'True', reason: REASON_SYNCED, message: synced },
+  );
 }
 
 /**
@@ -139,12 +180,33 @@ export function markFailed(state: ReconcileState, err: unknown): string {
     reason: REASON_UNAVAILABLE,
     message: 'no catalog content is being served',
   };
-  setConditions(state, ...(serving ? [] : [notServing]), {
-    type: TYPE_PROGRESSING,
-    ...progressing,
-  });
+  setConditions(
+    state,
+    ...(serving ? [] : [notServing]),
+    { type: TYPE_PROGRESSING, ...progressing },
+    ...objectsFailed(state, progressing.message),
+  );
   state.events.push({ type: 'Warning', reason: EVENT_SYNC_FAILED, message: progressing.message });
   return progressing.message;
+}
+
+/**
+ * A failure while this reconcile planned or wrote the served revision's objects (ObjectsSynced
+ * says Planning or Writing): they were rolled back, or could not be; else the object view is
+ * what it was, and so is its condition.
+ */
+function objectsFailed(state: ReconcileState, message: string): StepCondition[] {
+  const objects = state.status.conditions?.find((c) => c.type === TYPE_OBJECTS_SYNCED);
+  if (objects?.reason !== REASON_PLANNING && objects?.reason !== REASON_WRITING) return [];
+  const rolledBack = state.failureNote.startsWith('; rolled back');
+  return [
+    {
+      type: TYPE_OBJECTS_SYNCED,
+      status: 'False',
+      reason: rolledBack ? REASON_ROLLED_BACK : REASON_FAILED,
+      message,
+    },
+  ];
 }
 
 /**
@@ -161,4 +223,24 @@ export function markCRDProblem(state: ReconcileState, problem: string): void {
     reason: progressing.reason === REASON_SUCCEEDED ? REASON_RETRYING : progressing.reason,
     message: `${problem}; ${progressing.message}`,
   });
+}
+
+/**
+ * A catalog being deleted, as upstream writes it before its finalizer goes: nothing is served
+ * (Serving=False/Unavailable), and the HTTP view (resolvedSource, urls, lastUnpacked) is cleared.
+ */
+export function notServingStatus(
+  status: ClusterCatalogStatus | undefined,
+  generation: number,
+  now: Date,
+): ClusterCatalogStatus {
+  const { resolvedSource: _source, urls: _urls, lastUnpacked: _unpacked, ...rest } = status ?? {};
+  const update = {
+    type: TYPE_SERVING,
+    status: 'False' as const,
+    reason: REASON_UNAVAILABLE,
+    message: 'the catalog is being deleted: its content is no longer served',
+    observedGeneration: generation,
+  };
+  return { ...rest, conditions: setCondition(rest.conditions ?? [], update, now).conditions };
 }

@@ -306,7 +306,8 @@ describe('reconcile steps', () => {
     expect(f.writes[0]?.urls?.base).to.equal(f.state.status.urls?.base);
     expect(f.writes[0]?.conditions?.map((c) => [c.type, c.status, c.message])).to.deep.equal([
       ['Serving', 'True', 'serving the content of the resolved source'],
-      ['Progressing', 'True', `serving content ${HASH}; planning its objects`],
+      ['Progressing', 'True', `serving content ${HASH}`],
+      ['ObjectsSynced', 'False', `planning the objects of content ${HASH}`],
     ]);
   });
 
@@ -378,7 +379,8 @@ describe('reconcile steps', () => {
     );
     expect(journal.conditions?.map((c) => [c.type, c.status, c.reason, c.message])).to.deep.equal([
       ['Serving', 'True', 'Available', 'serving the content of the resolved source'],
-      ['Progressing', 'True', 'Retrying', 'writing 0/1 objects'],
+      ['Progressing', 'True', 'Succeeded', `serving content ${HASH}`],
+      ['ObjectsSynced', 'False', 'Writing', 'writing 0/1 objects'],
     ]);
   });
 
@@ -396,6 +398,7 @@ describe('reconcile steps', () => {
     expect(synced.status.conditions?.map((c) => [c.type, c.reason, c.message])).to.deep.equal([
       ['Serving', 'Available', 'serving the content of the resolved source'],
       ['Progressing', 'Succeeded', `synced 3 objects of content ${HASH}`],
+      ['ObjectsSynced', 'Synced', `3 objects of content ${HASH}`],
     ]);
   });
 
@@ -409,6 +412,7 @@ describe('reconcile steps', () => {
     ).to.deep.equal([
       ['Serving', 'True', 'Available', 'serving the content of the resolved source'],
       ['Progressing', 'True', 'Retrying', `${problem}; synced 3 objects of content ${HASH}`],
+      ['ObjectsSynced', 'True', 'Synced', `3 objects of content ${HASH}`],
     ]);
     const g = fixture(undefined, { crdProblem: () => problem });
     const failed = summarize(g.state, { kind: 'failed', err: new Error('registry unreachable') });
