@@ -28,6 +28,7 @@ const controllerFlags = {
   'health-addr': { type: 'string', default: ':8081' },
   'server-addr': { type: 'string', default: ':8090' },
   'server-url': { type: 'string' },
+  'revision-wait': { type: 'string', default: '5s' },
   'tls-cert-file': { type: 'string' },
   'tls-key-file': { type: 'string' },
   'tls-reload-interval': { type: 'string', default: '10s' },
@@ -87,6 +88,9 @@ Reconciles ClusterCatalogs into CatalogMetadata objects and serves catalog conte
   --metrics-addr HOST:PORT           /metrics (default :8080)
   --health-addr HOST:PORT            /healthz and /readyz (default :8081)
   --server-addr HOST:PORT            the HTTP content server (default :8090)
+  --revision-wait DURATION           how long a request for a revision this replica is still
+                                     building waits for it before a retryable 503, e.g. 5s
+                                     (default 5s; 0: answer at once)
   --server-url URL                   base URL clients reach the content server at, used in
                                      status.urls.base (default http://<server-addr>, https:// with
                                      --tls-cert-file, with 127.0.0.1 for an empty host)
@@ -219,6 +223,8 @@ export interface ControllerOptions {
   memoryReclaimIntervalMs: number;
   cacheDir: string;
   serverAddr: HostPort;
+  /** --revision-wait: 0 answers a revision not held yet at once. */
+  revisionWaitMs: number;
   metricsAddr: HostPort;
   healthAddr: HostPort;
 }
@@ -269,6 +275,10 @@ export function parseControllerOptions(args: string[]): ControllerOptions | unde
   )
     throw new CommandError('--memory-reclaim-interval must be 0 or a duration of at least 1s');
   const serverAddr = hostPort('server-addr', flags['server-addr']);
+  const revisionWaitFlag = flags['revision-wait'];
+  const revisionWaitMs = revisionWaitFlag === '0' ? 0 : parseDuration(revisionWaitFlag);
+  if (revisionWaitMs === undefined || revisionWaitMs > 60_000)
+    throw new CommandError('--revision-wait must be 0 or a duration of at most 1m, e.g. 5s');
   return {
     flags,
     leaderElection: leaderElectionPeriods(flags),
@@ -293,6 +303,7 @@ export function parseControllerOptions(args: string[]): ControllerOptions | unde
     memoryReclaimIntervalMs,
     cacheDir: path.resolve(flags['cache-dir']),
     serverAddr,
+    revisionWaitMs,
     metricsAddr: hostPort('metrics-addr', flags['metrics-addr']),
     healthAddr: hostPort('health-addr', flags['health-addr']),
   };

@@ -5,11 +5,11 @@ import { mkdir, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { Logger } from 'pino';
-import { Counter, Gauge } from 'prom-client';
+import { Counter, Gauge, Histogram } from 'prom-client';
 import type { Registry } from 'prom-client';
 import { realClock } from '../controllers/runtime/index.js';
 import type { KubeClient } from '../kube/index.js';
-import { contentPublisher } from '../server/index.js';
+import { DEFAULT_MAX_WAITING, contentPublisher } from '../server/index.js';
 import {
   defaultMinimumRate,
   ImagePuller,
@@ -48,6 +48,18 @@ export function programMetrics(registry: Registry) {
       name: 'catalogd_catalogmetadata_write_window_decreases_total',
       help: 'Times write pacing shrank the window of CatalogMetadata writes in flight, by reason (latency: the apiserver queues them; throttled: 429 or 503/504).',
       labelNames: ['reason'] as const,
+      registers: [registry],
+    }),
+    revisionWaits: new Counter({
+      name: 'catalogd_content_revision_waits_total',
+      help: 'Content requests for a revision this replica did not hold yet, by how their wait ended (held: answered 200 once built; timeout, full: answered 503; aborted: the client left).',
+      labelNames: ['outcome'] as const,
+      registers: [registry],
+    }),
+    revisionWaitSeconds: new Histogram({
+      name: 'catalogd_content_revision_wait_seconds',
+      help: 'How long content requests waited for a revision this replica did not hold yet (--revision-wait).',
+      buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
       registers: [registry],
     }),
     dryRunWrites: new Counter({
@@ -161,6 +173,15 @@ export async function buildContentServer(opts: ControllerOptions, log: Logger, m
       listen: opts.serverAddr,
       ...(tls && { tls: tls.certificate.current() }),
       beforeBuild: () => memory.beforeBurst(),
+      revisionWait: {
+        maxWaitMs: opts.revisionWaitMs,
+        maxWaiting: DEFAULT_MAX_WAITING,
+        clock: realClock,
+        onWait: (outcome, ms) => {
+          metrics.revisionWaits.inc({ outcome });
+          metrics.revisionWaitSeconds.observe(ms / 1000);
+        },
+      },
     }),
   );
   const stopTlsWatch =

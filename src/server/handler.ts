@@ -17,6 +17,7 @@ import { normalizeMetasQuery, parseMetasQuery } from './query.js';
 import type { MetasQuery } from './query.js';
 import { routeRequest } from './route.js';
 import type { Endpoint } from './route.js';
+import type { RevisionWaiters } from './revision-wait.js';
 import type { RevisionLease } from './store.js';
 
 /** What the handler needs of the store. */
@@ -41,6 +42,11 @@ export interface ContentHandlerOptions {
   pathPrefix?: string;
   /** Called once per response when it finishes or is cut short. */
   onResponse?: (r: ServedResponse) => void;
+  /**
+   * A request for a revision not held yet waits for it here (revision-wait.ts); none: it is
+   * answered at once (503, or 404 for a catalog of which no revision is held).
+   */
+  revisionWaiters?: RevisionWaiters;
 }
 
 export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void;
@@ -103,6 +109,35 @@ function sendNotHeld(
   );
 }
 
+/**
+ * A revision URL's revision, not held yet: this replica is usually still building it (the
+ * leader wrote the status naming it a moment ago). Wait for it, bounded; the client going away
+ * ends the wait.
+ */
+async function awaitRevision(
+  store: LeaseSource,
+  catalog: string,
+  revision: string | undefined,
+  waiters: RevisionWaiters | undefined,
+  res: ServerResponse,
+): Promise<RevisionLease | undefined> {
+  if (revision === undefined || !waiters) return undefined;
+  const gone = new AbortController();
+  const onClose = () => gone.abort();
+  res.once('close', onClose);
+  const held = () => {
+    const lease = store.acquire(catalog, revision);
+    lease?.release();
+    return lease !== undefined;
+  };
+  try {
+    const outcome = await waiters.wait(catalog, held, gone.signal);
+    return outcome === 'held' ? store.acquire(catalog, revision) : undefined;
+  } finally {
+    res.off('close', onClose);
+  }
+}
+
 function headerValue(req: IncomingMessage, name: string): string | undefined {
   const v = req.headers[name];
   return typeof v === 'string' ? v : undefined;
@@ -143,7 +178,7 @@ export function createContentHandler(opts: ContentHandlerOptions): RequestHandle
         });
       res.once('close', report);
     }
-    serve(opts.store, prefix, req, res).catch((err: unknown) => {
+    serve(opts.store, prefix, req, res, opts.revisionWaiters).catch((err: unknown) => {
       if (!res.headersSent) sendError(res, 500, 'internal error while reading the catalog');
       else res.destroy(err instanceof Error ? err : new Error('response failed', { cause: err }));
     });
@@ -155,6 +190,7 @@ async function serve(
   prefix: string,
   req: IncomingMessage,
   res: ServerResponse,
+  waiters: RevisionWaiters | undefined,
 ): Promise<void> {
   const route = routeRequest(req.url ?? '', prefix);
   if (route.kind === 'not-found') return sendError(res, 404, 'not found');
@@ -169,7 +205,9 @@ async function serve(
     query = parsed.query;
     normalized = normalizeMetasQuery(parsed.query);
   }
-  const lease = store.acquire(route.catalog, route.revision);
+  const lease =
+    store.acquire(route.catalog, route.revision) ??
+    (await awaitRevision(store, route.catalog, route.revision, waiters, res));
   if (!lease) return sendNotHeld(store, route.catalog, route.revision, res);
   try {
     const tag =

@@ -3,6 +3,8 @@
 import { revisionBaseUrl } from '../api/v1/index.js';
 import { readCatalog } from '../fbc/index.js';
 import type { Blob } from '../fbc/index.js';
+import type { RevisionWaitOptions } from './revision-wait.js';
+import { RevisionWaiters } from './revision-wait.js';
 import { ContentStore } from './store.js';
 import { blobUrl, catalogBaseUrl, startContentServer } from './server.js';
 import type { ServingPair } from './tls.js';
@@ -43,13 +45,17 @@ export async function contentPublisher(opts: {
   tls?: ServingPair;
   /** Called before a new revision is parsed and built (a burst of work: MemoryReclaim). */
   beforeBuild?: () => void;
+  /** Requests for a revision not held yet wait for it (revision-wait.ts); none: never. */
+  revisionWait?: RevisionWaitOptions;
 }): Promise<ContentPublisher> {
   const store = new ContentStore(opts.dir);
   // Unfinished builds from before a restart are deleted; complete revisions are activated again
   // by the content replicator from the catalogs' status.
   await store.loadExisting();
+  const waiters = opts.revisionWait && new RevisionWaiters(opts.revisionWait);
   const server = await startContentServer({
     store,
+    ...(waiters && { revisionWaiters: waiters }),
     ...opts.listen,
     ...(opts.tls && { tls: opts.tls }),
   });
@@ -66,10 +72,12 @@ export async function contentPublisher(opts: {
       return (await store.buildNewRevision(catalog, readCatalog(dir, { catalog, signal })))
         .contentHash;
     },
-    publish: async (catalog, revision, dir, lastModified) =>
-      void (await store.ensureServed(catalog, revision, lastModified, () =>
+    publish: async (catalog, revision, dir, lastModified) => {
+      await store.ensureServed(catalog, revision, lastModified, () =>
         readCatalog(dir, { catalog }),
-      )),
+      );
+      waiters?.published(catalog);
+    },
     remove: (catalog) => store.remove(catalog),
     setCertificate: (pair) => server.setCertificate(pair),
     async close() {

@@ -1,7 +1,8 @@
 // Two controller replicas behind one round-robin endpoint, read by a client that behaves as OLM
 // v1's operator-controller does (SPEC §4, docs/server.md "Revisions"): every body it keeps is the
 // revision of the status it read, over many catalog updates, although the replica that is not the
-// leader switches revisions later than the status says.
+// leader switches revisions later than the status says; and it gets no error at all: a replica
+// holds a request for a revision it is still building until it serves it.
 import { expect } from 'chai';
 import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -132,6 +133,13 @@ describe('replicas e2e: every replica answers with the revision a client was poi
       statuses.every((s) => s === 404 || s === 503),
       'retryable answers only',
     ).to.equal(true);
+    // A replica asked for a revision it is still building holds the request until it serves it
+    // (--revision-wait): the client never sees an error at a revision switch (issue 54).
+    expect(retries, `non-200 answers (statuses ${statuses.join(',')})`).to.equal(0);
+    expect(
+      await follower!.metric('catalogd_content_revision_waits_total', { outcome: 'timeout' }),
+      'requests that waited past --revision-wait',
+    ).to.equal(0);
     // A conditional request with the tag one replica gave is a 304 from each (once it holds it).
     const last = fetched.at(-1)!;
     for (const backend of [leader!.serverUrl, follower!.serverUrl]) {
