@@ -72,6 +72,33 @@ describe('architecture: the layering of docs/architecture.json', () => {
     expect(unused, 'allowances no import uses').to.deep.equal([]);
   });
 
+  it('is drawn as it is in docs/architecture.md (the table between the layers markers)', () => {
+    const page = readFileSync(path.join(REPO_ROOT, 'docs/architecture.md'), 'utf8');
+    const drawn = /<!-- layers:begin -->\n([\s\S]*?)<!-- layers:end -->/.exec(page)?.[1] ?? '';
+    const rows = drawn
+      .split('\n')
+      .filter((l) => l.startsWith('|'))
+      .slice(2)
+      .map((l) => l.split('|').map((c) => c.trim()));
+    const list = (cell: string | undefined) =>
+      !cell || cell === 'nothing' ? [] : cell.split(',').map((n) => n.trim());
+    expect(
+      rows.map(([, name, p, imports, types]) => ({
+        name,
+        path: p?.replace(/`/g, ''),
+        imports: list(imports),
+        typeImports: list(types),
+      })),
+    ).to.deep.equal(
+      table.layers.map((l) => ({
+        name: l.name,
+        path: l.path,
+        imports: l.imports,
+        typeImports: l.typeImports ?? [],
+      })),
+    );
+  });
+
   it('has no reconcile step that imports another step (what steps share is in pipeline/)', () => {
     const steps = 'src/controllers/clustercatalog/steps/';
     const stepToStep = edges
