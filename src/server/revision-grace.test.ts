@@ -3,8 +3,6 @@
 // served by its URL for the grace period.
 import { expect } from 'chai';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
-import { request } from 'node:http';
-import type { IncomingHttpHeaders } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { revisionBaseUrl, revisionKey } from '../api/v1/index.js';
@@ -13,36 +11,14 @@ import { pollUntil } from '../../test/support/poll.js';
 import { ContentStore } from './store.js';
 import { catalogBaseUrl, startContentServer } from './server.js';
 import type { ContentServer } from './server.js';
-import { blobOf, catalogOf, expectedLines, streamOf } from './test-catalogs.test.js';
+import { blobOf, catalogOf, expectedLines, getText, streamOf } from './test-catalogs.test.js';
 import type { TestCatalog } from './test-catalogs.test.js';
 
 const T0 = new Date('2026-03-04T05:06:07Z');
 const T1 = new Date('2026-03-04T06:00:00Z');
 const GRACE_MS = 60_000;
 
-function get(
-  server: ContentServer,
-  target: string,
-  headers: Record<string, string> = {},
-): Promise<{ status: number; headers: IncomingHttpHeaders; body: string }> {
-  const { hostname, port } = new URL(server.url);
-  return new Promise((resolve, reject) => {
-    const req = request({ hostname, port, path: target, headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () =>
-        resolve({
-          status: res.statusCode!,
-          headers: res.headers,
-          body: Buffer.concat(chunks).toString('utf8'),
-        }),
-      );
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
+const get = getText;
 
 function revisionOf(tag: string, n = 3): TestCatalog {
   return catalogOf(

@@ -3,7 +3,6 @@
 // 503 past the bound; never another revision.
 import { expect } from 'chai';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { revisionKey } from '../api/v1/index.js';
@@ -14,29 +13,13 @@ import { RevisionWaiters } from './revision-wait.js';
 import { startContentServer } from './server.js';
 import type { ContentServer } from './server.js';
 import { ContentStore } from './store.js';
-import { blobOf, catalogOf, expectedLines, streamOf } from './test-catalogs.test.js';
+import { blobOf, catalogOf, expectedLines, getText, streamOf } from './test-catalogs.test.js';
 import type { TestCatalog } from './test-catalogs.test.js';
 
 const T0 = new Date('2026-03-04T05:06:07Z');
 
 function revisionOf(tag: string): TestCatalog {
   return catalogOf([0, 1, 2].map((i) => blobOf({ schema: 's', package: 'p', name: `b${i}`, tag })));
-}
-
-function get(server: ContentServer, target: string): Promise<{ status: number; body: string }> {
-  const { hostname, port } = new URL(server.url);
-  return new Promise((resolve, reject) => {
-    const req = request({ hostname, port, path: target }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () =>
-        resolve({ status: res.statusCode!, body: Buffer.concat(chunks).toString('utf8') }),
-      );
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.end();
-  });
 }
 
 describe('server/revision-wait: the waiter', () => {
@@ -108,7 +91,7 @@ describe('server/revision-wait: through the handler', function () {
   });
 
   it('a revision being built: the request is held, then answered 200 with that revision', async () => {
-    const answer = get(server, url(b));
+    const answer = getText(server, url(b));
     await pollUntil(async () => waiters.waiting === 1, {
       timeoutMs: 10_000,
       what: 'the request to wait',
@@ -122,7 +105,10 @@ describe('server/revision-wait: through the handler', function () {
 
   it('a catalog of which no revision is held yet waits too (a new catalog)', async () => {
     const c = revisionOf('c');
-    const answer = get(server, `/catalogs/new/revisions/${revisionKey(c.contentHash)}/api/v1/all`);
+    const answer = getText(
+      server,
+      `/catalogs/new/revisions/${revisionKey(c.contentHash)}/api/v1/all`,
+    );
     await pollUntil(async () => waiters.waiting === 1, {
       timeoutMs: 10_000,
       what: 'the request to wait',
@@ -133,7 +119,7 @@ describe('server/revision-wait: through the handler', function () {
   });
 
   it('past the bound: the retryable 503 as before, never the revision it holds', async () => {
-    const answer = get(server, url(b));
+    const answer = getText(server, url(b));
     await pollUntil(async () => waiters.waiting === 1, {
       timeoutMs: 10_000,
       what: 'the request to wait',

@@ -1,6 +1,8 @@
 // Named *.test.ts so that the build (tsconfig.build.json) leaves it out; it holds no tests.
 // Test support for the server tests: catalogs as blob arrays, and the store's answers computed
 // the slow, obvious way (sort everything, filter everything) to compare against.
+import { request } from 'node:http';
+import type { IncomingHttpHeaders } from 'node:http';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -104,4 +106,29 @@ export class CopyingSink extends Writable {
   bytes(): Buffer {
     return Buffer.concat(this.#chunks);
   }
+}
+
+/** GET `target` from a content server on 127.0.0.1: status, headers and the body as text. */
+export function getText(
+  server: { url: string },
+  target: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; headers: IncomingHttpHeaders; body: string }> {
+  const { hostname, port } = new URL(server.url);
+  return new Promise((resolve, reject) => {
+    const req = request({ hostname, port, path: target, headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () =>
+        resolve({
+          status: res.statusCode!,
+          headers: res.headers,
+          body: Buffer.concat(chunks).toString('utf8'),
+        }),
+      );
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end();
+  });
 }

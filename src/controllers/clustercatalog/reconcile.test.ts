@@ -113,6 +113,12 @@ function world(
 
 const cond = (s: ClusterCatalogStatus, type: string) => s.conditions?.find((c) => c.type === type);
 
+/** The reasons of Progressing and ObjectsSynced in each status, one line a status. */
+const conditionSequence = (statuses: ClusterCatalogStatus[]) =>
+  statuses.map((s) =>
+    ['Progressing', 'ObjectsSynced'].map((t) => `${t}=${cond(s, t)?.reason}`).join(' '),
+  );
+
 describe('reconcileCatalog', () => {
   it('syncs and reports Serving/Succeeded with the resolved digest, hash, count and poll', async () => {
     const w = world({ plan: { create: ['a', 'b'], unchanged: 5 } });
@@ -508,9 +514,7 @@ describe('reconcileCatalog', () => {
     it('condition sequence of a refused update: Succeeded while served, then Retrying for the error', async () => {
       const { w } = failingWorld();
       const out = await reconcileCatalog(catalog({}, prevStatus), w.deps);
-      const seq = [...w.statusWrites, out.status].map((s) =>
-        ['Progressing', 'ObjectsSynced'].map((t) => `${t}=${cond(s, t)?.reason}`).join(' '),
-      );
+      const seq = conditionSequence([...w.statusWrites, out.status]);
       expect(seq).to.deep.equal([
         'Progressing=Succeeded ObjectsSynced=Planning',
         'Progressing=Succeeded ObjectsSynced=Writing',
@@ -528,9 +532,7 @@ describe('reconcileCatalog', () => {
     it('condition sequence of a normal update: never Retrying', async () => {
       const w = world({ plan: { create: ['a'], update: [{ name: 'b', resourceVersion: '1' }] } });
       const out = await reconcileCatalog(catalog({}, prevStatus), w.deps);
-      const seq = [...w.statusWrites, out.status].map((s) =>
-        ['Progressing', 'ObjectsSynced'].map((t) => `${t}=${cond(s, t)?.reason}`).join(' '),
-      );
+      const seq = conditionSequence([...w.statusWrites, out.status]);
       expect(seq).to.deep.equal([
         'Progressing=Succeeded ObjectsSynced=Planning',
         'Progressing=Succeeded ObjectsSynced=Writing',

@@ -5,7 +5,7 @@ import { expect } from 'chai';
 import { clusterCatalog } from '../../../test/support/cluster-catalog.js';
 import type { ClusterCatalog, ClusterCatalogStatus } from '../../api/v1/index.js';
 import type { ScanResult } from '../../sync/index.js';
-import type { ReconcileDeps, SyncedRevision } from './reconcile.js';
+import type { ReconcileDeps, SyncedRevision, Syncer } from './reconcile.js';
 import { catalogMetadataDeleted } from './setup/predicates.js';
 import { reconcileCatalog } from './reconcile.js';
 import { SyncMemo } from './sync-memo.js';
@@ -14,6 +14,11 @@ const DIGEST = `sha256:${'a'.repeat(64)}`;
 const OTHER_DIGEST = `sha256:${'c'.repeat(64)}`;
 const HASH = `sha256:${'b'.repeat(64)}`;
 const REVISION: SyncedRevision = { contentHash: HASH, objectCount: 7, omitted: 1, storedBytes: 99 };
+
+/** The deps with some of the syncer's methods replaced. */
+function withSyncer(deps: ReconcileDeps, syncer: Partial<Syncer>): ReconcileDeps {
+  return { ...deps, ports: { ...deps.ports, syncer: { ...deps.ports.syncer, ...syncer } } };
+}
 
 describe('SyncMemo', () => {
   it('returns the revision remembered under the same key, nothing under another key', () => {
@@ -204,29 +209,22 @@ describe('reconcileCatalog: steady state (the sync memo)', () => {
       writtenByController: true,
     }));
     const apply = w.deps.ports.syncer.apply.bind(w.deps.ports.syncer);
-    const deps: ReconcileDeps = {
-      ...w.deps,
-      ports: {
-        ...w.deps.ports,
-        syncer: {
-          ...w.deps.ports.syncer,
-          plan: async (target) => {
-            w.calls.push('plan');
-            const del = refs.map((r) => ({ name: r.metadata.name, uid: `uid-${r.metadata.name}` }));
-            const scan = { desired: new Map(), contentHash: HASH, blobs: 7, omitted: 0, bytes: 1 };
-            const plan = { ...w.plan, delete: del };
-            return { target, scan: { ...scan, storedBytes: 1 }, plan, dispose: async () => {} };
-          },
-          apply: async (planned, onProgress, signal) => {
-            const applied = await apply(planned, onProgress, signal);
-            // The drift watch sees the deletions (as the subscriptions in src/cmd judge them),
-            // one during the sync, one after it.
-            if (isDrift(refs[0]!)) w.memo.markDirty('ops');
-            return applied;
-          },
-        },
+    const deps = withSyncer(w.deps, {
+      plan: async (target) => {
+        w.calls.push('plan');
+        const del = refs.map((r) => ({ name: r.metadata.name, uid: `uid-${r.metadata.name}` }));
+        const scan = { desired: new Map(), contentHash: HASH, blobs: 7, omitted: 0, bytes: 1 };
+        const plan = { ...w.plan, delete: del };
+        return { target, scan: { ...scan, storedBytes: 1 }, plan, dispose: async () => {} };
       },
-    };
+      apply: async (planned, onProgress, signal) => {
+        const applied = await apply(planned, onProgress, signal);
+        // The drift watch sees the deletions (as the subscriptions in src/cmd judge them),
+        // one during the sync, one after it.
+        if (isDrift(refs[0]!)) w.memo.markDirty('ops');
+        return applied;
+      },
+    });
     const first = await w.reconcile(catalog(), deps);
     expect(w.calls).to.include('apply');
     expect(isDrift(refs[1]!)).to.equal(false);
@@ -238,20 +236,13 @@ describe('reconcileCatalog: steady state (the sync memo)', () => {
   it('drift seen while the sync ran: the next reconcile plans in full', async () => {
     const w = world();
     const plan = w.deps.ports.syncer.plan.bind(w.deps.ports.syncer);
-    const deps: ReconcileDeps = {
-      ...w.deps,
-      ports: {
-        ...w.deps.ports,
-        syncer: {
-          ...w.deps.ports.syncer,
-          plan: async (target, signal) => {
-            const planned = await plan(target, signal);
-            w.memo.markDirty('ops'); // an object edited by hand after the list
-            return planned;
-          },
-        },
+    const deps = withSyncer(w.deps, {
+      plan: async (target, signal) => {
+        const planned = await plan(target, signal);
+        w.memo.markDirty('ops'); // an object edited by hand after the list
+        return planned;
       },
-    };
+    });
     const first = await w.reconcile(catalog(), deps);
     expect((await w.reconcile(catalog({}, first.out.status))).planned).to.equal(true);
   });
