@@ -19,6 +19,7 @@ import {
 import { repoRoot } from '../support/cluster.js';
 import type { RunningController } from '../support/controller.js';
 import { startController } from '../support/controller.js';
+import { pushAndSync } from '../support/e2e-setup.js';
 import { kubectl, kubectlOk } from '../support/kubectl.js';
 import { uniqueName } from '../support/names.js';
 import { bodyContentHash } from '../support/olm-client.js';
@@ -66,8 +67,7 @@ describe('CRD clobber e2e: upstream ClusterCatalog CRD applied over ours', funct
     proxy = await startRoundRobinProxy();
     const args = [`--server-url=${proxy.url}`];
     leader = await startController({ leaseId, args });
-    await applyCatalog(name, await push(sampleDir, `clobber:${uniqueName('v')}`));
-    await waitSynced(name);
+    await pushAndSync(name, sampleDir, `clobber:${uniqueName('v')}`);
     follower = await startController({ leaseId, args });
     proxy.backends.push(leader.serverUrl, follower.serverUrl);
   });

@@ -18,6 +18,7 @@ import path from 'node:path';
 import { loadAll } from 'js-yaml';
 import type { ClusterCatalog } from '../../src/api/v1/index.js';
 import { pushCatalog } from '../../src/source/index.js';
+import { applyCatalog } from '../support/catalogs.js';
 import { repoRoot } from '../support/cluster.js';
 import { startController } from '../support/controller.js';
 import { kubectl, kubectlOk } from '../support/kubectl.js';
@@ -588,15 +589,7 @@ describe('deploy: config/ against the local apiserver', function () {
           args: [`--kubeconfig=${kubeconfig}`, `--leader-election-namespace=${NS}`],
         });
 
-        await kubectlOk(
-          ['apply', '-f', '-'],
-          JSON.stringify({
-            apiVersion: 'olm.operatorframework.io/v1',
-            kind: 'ClusterCatalog',
-            metadata: { name },
-            spec: { source: { type: 'Image', image: { ref } } },
-          }),
-        );
+        await applyCatalog(name, ref);
         const synced = await pollUntil(
           async () => {
             const c = JSON.parse(

@@ -7,15 +7,13 @@
 // The event loop's longest stall during the cases is read from the controller's
 // nodejs_eventloop_lag_max_seconds (perf_hooks monitorEventLoopDelay) and printed, not asserted.
 import { expect } from 'chai';
-import { cp, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
-import os from 'node:os';
+import { cp, mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { ClusterCatalog } from '../../src/api/v1/index.js';
 import { MediaTypes } from '../../src/source/manifest.js';
 import {
   applyCatalog,
   condition,
-  installCrds,
   push,
   sampleDir,
   waitProgressing,
@@ -23,7 +21,7 @@ import {
 } from '../support/catalogs.js';
 import type { RunningController } from '../support/controller.js';
 import { DEPLOYMENT_HEAP_OPTIONS, startController } from '../support/controller.js';
-import { kubectl } from '../support/kubectl.js';
+import { pushAndSync, setUpE2e, tearDownE2e } from '../support/e2e-setup.js';
 import { uniqueName } from '../support/names.js';
 import { pollUntil } from '../support/poll.js';
 import { gzipLayer, pushLayers } from '../support/registry-layers.js';
@@ -51,19 +49,15 @@ describe('hostile catalogs 2 e2e: patterns, the cache, declared sizes', function
     });
 
   before(async () => {
-    await installCrds();
-    base = await mkdtemp(path.join(os.tmpdir(), 'hostile2-'));
+    ({ tmp: base } = await setUpE2e({ tmpPrefix: 'hostile2-' }));
     cacheDir = path.join(base, 'cache');
     controller = await start();
-    await applyCatalog(name, await push(sampleDir, `hostile2:${uniqueName('good')}`));
-    good = await waitSynced(name);
+    good = await pushAndSync(name, sampleDir, `hostile2:${uniqueName('good')}`);
   });
 
   after(async () => {
     console.log(`      event loop lag max: ${lags.join(', ')}`);
-    await controller?.stop();
-    await kubectl(['delete', 'clustercatalog', name, '--ignore-not-found', '--wait=false']);
-    if (base) await rm(base, { recursive: true, force: true });
+    await tearDownE2e({ controllers: [controller], catalogs: [name], tmp: base });
   });
 
   /** The longest event loop stall since the last scrape (prom-client resets it when scraped). */

@@ -5,8 +5,6 @@
 // as a process for its tables, documents and errors.
 import { expect } from 'chai';
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import type { BundleBlob, ChannelBlob, DeprecationsBlob } from '../../src/client/index.js';
 import type { PackageFilter } from '../../src/client/index.js';
@@ -25,11 +23,10 @@ import {
 } from '../../src/client/index.js';
 import { run } from '../../src/cmd/kubectl-catalog/main.js';
 import { answersCatalog, writeAnswersCatalog } from '../support/answers-catalog.js';
-import { applyCatalog, installCrds, push, waitSynced } from '../support/catalogs.js';
 import { repoRoot } from '../support/cluster.js';
 import type { RunningController } from '../support/controller.js';
 import { startController } from '../support/controller.js';
-import { kubectlOk } from '../support/kubectl.js';
+import { pushAndSync, setUpE2e, tearDownE2e } from '../support/e2e-setup.js';
 import { uniqueName } from '../support/names.js';
 
 const plugin = path.join(repoRoot, 'src', 'cmd', 'kubectl-catalog.ts');
@@ -87,18 +84,14 @@ describe('kubectl catalog answers e2e (generated catalog)', function () {
   let tmp: string;
 
   before(async () => {
-    await installCrds();
-    tmp = await mkdtemp(path.join(os.tmpdir(), 'kc-answers-e2e-'));
+    ({ tmp } = await setUpE2e({ tmpPrefix: 'kc-answers-e2e-' }));
     await writeAnswersCatalog(tmp, blobs);
     controller = await startController();
-    await applyCatalog(catalog, await push(tmp, `kc-answers:${uniqueName('v')}`));
-    await waitSynced(catalog);
+    await pushAndSync(catalog, tmp, `kc-answers:${uniqueName('v')}`);
   });
 
   after(async () => {
-    await kubectlOk(['delete', 'clustercatalog', catalog, '--ignore-not-found', '--wait=false']);
-    await controller?.stop();
-    if (tmp) await rm(tmp, { recursive: true, force: true });
+    await tearDownE2e({ catalogs: [catalog], deleteFirst: true, controllers: [controller], tmp });
   });
 
   it('upgrades: every entry of every channel agrees with the library on the same blobs, in 3 requests each', async () => {

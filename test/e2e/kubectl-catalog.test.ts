@@ -10,6 +10,7 @@ import type { ClusterCatalog } from '../../src/api/v1/index.js';
 import { CatalogClient } from '../../src/client/index.js';
 import { run } from '../../src/cmd/kubectl-catalog/main.js';
 import { pushCatalog } from '../../src/source/index.js';
+import { applyCatalog, sampleDir } from '../support/catalogs.js';
 import { repoRoot } from '../support/cluster.js';
 import type { RunningController } from '../support/controller.js';
 import { startController } from '../support/controller.js';
@@ -17,7 +18,6 @@ import { kubectlOk } from '../support/kubectl.js';
 import { uniqueName } from '../support/names.js';
 import { pollUntil } from '../support/poll.js';
 
-const sampleDir = path.join(repoRoot, 'examples', 'catalog');
 const plugin = path.join(repoRoot, 'src', 'cmd', 'kubectl-catalog.ts');
 
 interface Result {
@@ -55,18 +55,6 @@ function table(out: string): string[][] {
     .trimEnd()
     .split('\n')
     .map((l) => l.split(/ {2,}/));
-}
-
-async function applyCatalog(name: string, ref: string): Promise<void> {
-  await kubectlOk(
-    ['apply', '-f', '-'],
-    JSON.stringify({
-      apiVersion: 'olm.operatorframework.io/v1',
-      kind: 'ClusterCatalog',
-      metadata: { name },
-      spec: { source: { type: 'Image', image: { ref } } },
-    }),
-  );
 }
 
 async function waitServing(name: string): Promise<ClusterCatalog> {

@@ -3,20 +3,13 @@
 // revision of the status it read, over many catalog updates, although the replica that is not the
 // leader switches revisions later than the status says.
 import { expect } from 'chai';
-import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import os from 'node:os';
+import { cp, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { CatalogHasher, readCatalog } from '../../src/fbc/index.js';
-import {
-  applyCatalog,
-  installCrds,
-  push,
-  sampleDir,
-  waitSynced,
-  writeSampleV2,
-} from '../support/catalogs.js';
+import { applyCatalog, push, sampleDir, waitSynced, writeSampleV2 } from '../support/catalogs.js';
 import type { RunningController } from '../support/controller.js';
 import { startController } from '../support/controller.js';
+import { pushAndSync, setUpE2e } from '../support/e2e-setup.js';
 import { kubectl } from '../support/kubectl.js';
 import { uniqueName } from '../support/names.js';
 import { startOlmLikeClient } from '../support/olm-client.js';
@@ -43,14 +36,13 @@ describe('replicas e2e: every replica answers with the revision a client was poi
   let firstHash: string | undefined;
 
   before(async () => {
-    await installCrds();
-    tmp = await mkdtemp(path.join(os.tmpdir(), 'replicas-'));
+    ({ tmp } = await setUpE2e({ tmpPrefix: 'replicas-' }));
     proxy = await startRoundRobinProxy();
     // Both replicas put the proxy's URL in status.urls.base, as a Deployment puts its Service's.
     const args = [`--server-url=${proxy.url}`, '--content-profile=lean'];
     leader = await startController({ leaseId, args });
-    await applyCatalog(name, await push(sampleDir, `replicas:${uniqueName('v')}`));
-    firstHash = (await waitSynced(name)).status?.contentHash;
+    const synced = await pushAndSync(name, sampleDir, `replicas:${uniqueName('v')}`);
+    firstHash = synced.status?.contentHash;
     follower = await startController({ leaseId, args });
     proxy.backends.push(leader.serverUrl, follower.serverUrl);
     await pollUntil(

@@ -5,8 +5,7 @@
 // hold the objects back: a first sync of a 3 MB catalog written one object at a time, and a
 // ValidatingAdmissionPolicy that refuses every CatalogMetadata write of the catalog.
 import { expect } from 'chai';
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
+import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { ClusterCatalog } from '../../src/api/v1/index.js';
 import { revisionKey, revisionKeyOf } from '../../src/api/v1/index.js';
@@ -16,7 +15,6 @@ import {
   applyCatalog,
   condition,
   getCatalog,
-  installCrds,
   push,
   sampleDir,
   waitSynced,
@@ -24,7 +22,7 @@ import {
 } from '../support/catalogs.js';
 import { refusingPolicy, waitUntilRefused } from '../support/admission-policy.js';
 import type { RunningController } from '../support/controller.js';
-import { startController } from '../support/controller.js';
+import { setUpE2e } from '../support/e2e-setup.js';
 import { generateCatalog } from '../support/fbcgen.js';
 import { kubectl, kubectlOk } from '../support/kubectl.js';
 import { uniqueName } from '../support/names.js';
@@ -63,10 +61,11 @@ describe('serve-first e2e: HTTP serves a revision before its objects are written
   const catalogs: string[] = [];
 
   before(async () => {
-    await installCrds();
-    tmp = await mkdtemp(path.join(os.tmpdir(), 'serve-first-'));
-    // One write at a time: a 3 MB catalog's objects take seconds to write.
-    controller = await startController({ args: ['--write-concurrency=1'] });
+    ({ tmp, controller } = await setUpE2e({
+      tmpPrefix: 'serve-first-',
+      // One write at a time: a 3 MB catalog's objects take seconds to write.
+      controller: { args: ['--write-concurrency=1'] },
+    }));
     client = new CatalogClient();
   });
 

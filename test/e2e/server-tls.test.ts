@@ -11,18 +11,18 @@
 import { expect } from 'chai';
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import https from 'node:https';
-import os from 'node:os';
 import path from 'node:path';
 import type { TLSSocket } from 'node:tls';
 import { promisify } from 'node:util';
 import { CatalogClient, ContentOmittedError, fetchTrusting } from '../../src/client/index.js';
 import { run } from '../../src/cmd/kubectl-catalog/main.js';
-import { applyCatalog, installCrds, listObjects, push, waitSynced } from '../support/catalogs.js';
+import { listObjects } from '../support/catalogs.js';
 import { repoRoot } from '../support/cluster.js';
 import type { RunningController } from '../support/controller.js';
 import { startController } from '../support/controller.js';
+import { pushAndSync, setUpE2e } from '../support/e2e-setup.js';
 import { kubectl } from '../support/kubectl.js';
 import { uniqueName } from '../support/names.js';
 import { pollUntil } from '../support/poll.js';
@@ -113,8 +113,7 @@ describe('server e2e: HTTPS content, certificate rotation, trust', function () {
   let base = '';
 
   before(async () => {
-    await installCrds();
-    tmp = await mkdtemp(path.join(os.tmpdir(), 'server-tls-e2e-'));
+    ({ tmp } = await setUpE2e({ tmpPrefix: 'server-tls-e2e-' }));
     certs = path.join(tmp, 'certs');
     mount = new SecretMount(path.join(tmp, 'mount'));
     await mkdir(mount.dir);
@@ -136,8 +135,7 @@ describe('server e2e: HTTPS content, certificate rotation, trust', function () {
     const fbc = path.join(tmp, 'fbc');
     await mkdir(fbc);
     await writeFile(path.join(fbc, 'catalog.json'), tlsCatalog());
-    await applyCatalog(name, await push(fbc, `tls:${uniqueName('v')}`));
-    base = (await waitSynced(name)).status?.urls?.base ?? '';
+    base = (await pushAndSync(name, fbc, `tls:${uniqueName('v')}`)).status?.urls?.base ?? '';
   });
 
   after(async () => {

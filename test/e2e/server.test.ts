@@ -8,16 +8,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { CatalogHasher, canonicalize, readCatalog } from '../../src/fbc/index.js';
-import {
-  applyCatalog,
-  installCrds,
-  listObjects,
-  push,
-  sampleDir,
-  waitSynced,
-} from '../support/catalogs.js';
+import { applyCatalog, listObjects, push, sampleDir, waitSynced } from '../support/catalogs.js';
 import type { RunningController } from '../support/controller.js';
-import { startController } from '../support/controller.js';
+import { pushAndSync, setUpE2e } from '../support/e2e-setup.js';
 import { generateCatalog } from '../support/fbcgen.js';
 import { kubectl } from '../support/kubectl.js';
 import { uniqueName } from '../support/names.js';
@@ -45,10 +38,8 @@ describe('server e2e: catalog content over HTTP', function () {
   let base = '';
 
   before(async () => {
-    await installCrds();
-    controller = await startController();
-    await applyCatalog(name, await push(sampleDir, `sample:${uniqueName('v')}`));
-    const c = await waitSynced(name);
+    ({ controller } = await setUpE2e({ controller: {} }));
+    const c = await pushAndSync(name, sampleDir, `sample:${uniqueName('v')}`);
     base = c.status?.urls?.base ?? '';
   });
 
