@@ -11,7 +11,6 @@
 //   `npm prune --omit=dev` run there, and the runtime layout (package.json, node_modules,
 //   dist/src only) runs the ENTRYPOINT.
 import { expect } from 'chai';
-import { spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -24,6 +23,7 @@ import { startController } from '../support/controller.js';
 import { kubectl, kubectlOk } from '../support/kubectl.js';
 import { uniqueName } from '../support/names.js';
 import { pollUntil } from '../support/poll.js';
+import { runProcess, tsxEntry } from '../support/process.js';
 
 const NS = 'catalogd-system';
 const SA = 'catalogd-ts';
@@ -109,31 +109,6 @@ function flags(args: string[]): Map<string, string> {
 }
 
 const portOf = (addr: string) => Number(/:(\d+)$/.exec(addr)?.[1]);
-
-/** Runs a process; resolves with its exit code and output (never rejects on exit codes). */
-function run(
-  cmd: string,
-  args: string[],
-  opts: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {},
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, {
-      cwd: opts.cwd,
-      env: opts.env ?? process.env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const timer = opts.timeoutMs ? setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs) : null;
-    child.on('error', reject);
-    child.on('close', (code) => {
-      if (timer) clearTimeout(timer);
-      resolve({ code: code ?? -1, stdout, stderr });
-    });
-  });
-}
 
 /** Phase of a namespace, or undefined when it does not exist. */
 async function namespacePhase(name: string): Promise<string | undefined> {
@@ -233,9 +208,9 @@ describe('deploy: config/ against the local apiserver', function () {
     it('every flag it adds is documented and listed by `catalogd controller --help`', async function () {
       this.timeout(60_000);
       const doc = readFileSync(path.join(repoRoot, 'docs', 'deploy.md'), 'utf8');
-      const r = await run(
+      const r = await runProcess(
         process.execPath,
-        ['--import', 'tsx', path.join(repoRoot, 'src/cmd/catalogd.ts'), 'controller', '--help'],
+        [...tsxEntry('catalogd.ts'), 'controller', '--help'],
         {
           cwd: repoRoot,
           env: { ...process.env, KUBECONFIG: '/nonexistent/kubeconfig' },
@@ -403,9 +378,9 @@ describe('deploy: config/ against the local apiserver', function () {
       // Runs the command from source; KUBECONFIG points nowhere so that it cannot reach a
       // cluster if it ignored --help. Skipped only while the subcommand does not exist yet.
       this.timeout(60_000);
-      const r = await run(
+      const r = await runProcess(
         process.execPath,
-        ['--import', 'tsx', path.join(repoRoot, 'src/cmd/catalogd.ts'), 'controller', '--help'],
+        [...tsxEntry('catalogd.ts'), 'controller', '--help'],
         {
           cwd: repoRoot,
           env: { ...process.env, KUBECONFIG: '/nonexistent/kubeconfig' },
@@ -809,7 +784,7 @@ describe('deploy: Containerfile', function () {
       const npm = 'npm'; // hack/node.sh's node is first on PATH, so npm runs on Node 24
       const env = { ...process.env, NODE_ENV: undefined };
       const step = async (args: string[]) => {
-        const r = await run(npm, args, { cwd: ctx, env });
+        const r = await runProcess(npm, args, { cwd: ctx, env });
         return { ...r, out: `npm ${args.join(' ')} (${r.code}):\n${r.stdout}${r.stderr}` };
       };
       // Offline: from the npm cache `make deps` filled (this machine may have no network).
@@ -829,7 +804,7 @@ describe('deploy: Containerfile', function () {
       }
       const entrypoint = JSON.parse(last(runtime, 'ENTRYPOINT') ?? '[]') as string[];
       expect(entrypoint[0]).to.equal('node');
-      const r = await run(process.execPath, [...entrypoint.slice(1), '--help'], {
+      const r = await runProcess(process.execPath, [...entrypoint.slice(1), '--help'], {
         cwd: app,
         env: { PATH: process.env.PATH, NODE_ENV: 'production' },
         timeoutMs: 30_000,

@@ -4,7 +4,6 @@
 // are compared with the client library's pure functions on the same blobs, and the plugin runs
 // as a process for its tables, documents and errors.
 import { expect } from 'chai';
-import { spawn } from 'node:child_process';
 import path from 'node:path';
 import type { BundleBlob, ChannelBlob, DeprecationsBlob } from '../../src/client/index.js';
 import type { PackageFilter } from '../../src/client/index.js';
@@ -28,36 +27,20 @@ import type { RunningController } from '../support/controller.js';
 import { startController } from '../support/controller.js';
 import { pushAndSync, setUpE2e, tearDownE2e } from '../support/e2e-setup.js';
 import { uniqueName } from '../support/names.js';
+import type { ProcessResult } from '../support/process.js';
+import { runProcess } from '../support/process.js';
 
 const plugin = path.join(repoRoot, 'src', 'cmd', 'kubectl-catalog.ts');
 
-interface Result {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
 /** Runs a TypeScript entry point as a process (KUBECONFIG from the e2e hooks). */
-function runTs(entry: string, args: string[]): Promise<Result> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', entry, ...args], {
-      cwd: repoRoot,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-  });
-}
+const runTs = (entry: string, args: string[]) =>
+  runProcess(process.execPath, ['--import', 'tsx', entry, ...args], { cwd: repoRoot });
 
 /** Runs the plugin as a process, as kubectl would. */
 const kc = (...args: string[]) => runTs(plugin, args);
 
 /** Runs the plugin in this process with a request-counting client. */
-async function inProcess(args: string[]): Promise<Result & { requests: number }> {
+async function inProcess(args: string[]): Promise<ProcessResult & { requests: number }> {
   let requests = 0;
   const out: string[] = [];
   const err: string[] = [];

@@ -34,6 +34,7 @@ import { startController } from '../support/controller.js';
 import { setUpE2e, tearDownE2e } from '../support/e2e-setup.js';
 import { kubectlOk } from '../support/kubectl.js';
 import { uniqueName } from '../support/names.js';
+import { tsxEntry } from '../support/process.js';
 
 const GVK = { group: 'lean.example.com', version: 'v1', kind: 'Thing' };
 const SVG = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 1 1"/>';
@@ -230,9 +231,7 @@ describe('kubectl catalog on a lean catalog (e2e)', function () {
       const child = spawn(
         process.execPath,
         [
-          '--import',
-          'tsx',
-          path.join(repoRoot, 'src', 'cmd', 'kubectl-catalog.ts'),
+          ...tsxEntry('kubectl-catalog.ts'),
           'show',
           pkg,
           '--catalog',

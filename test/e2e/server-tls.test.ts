@@ -26,6 +26,7 @@ import { pushAndSync, setUpE2e } from '../support/e2e-setup.js';
 import { kubectl } from '../support/kubectl.js';
 import { uniqueName } from '../support/names.js';
 import { pollUntil } from '../support/poll.js';
+import { tsxEntry } from '../support/process.js';
 
 const exec = promisify(execFile);
 
@@ -206,7 +207,7 @@ describe('server e2e: HTTPS content, certificate rotation, trust', function () {
   });
 
   it('kubectl catalog trusts a CA given by the environment (NODE_EXTRA_CA_CERTS)', async () => {
-    const args = ['--import', 'tsx', path.join(repoRoot, 'src', 'cmd', 'kubectl-catalog.ts')];
+    const args = tsxEntry('kubectl-catalog.ts');
     args.push('bundles', 'tls-op', '--catalog', name);
     const { stdout } = await exec(process.execPath, args, {
       cwd: repoRoot,
@@ -307,9 +308,7 @@ describe('server e2e: HTTPS content, certificate rotation, trust', function () {
     const { stdout, stderr, code } = await exec(
       process.execPath,
       [
-        '--import',
-        'tsx',
-        path.join(repoRoot, 'src', 'cmd', 'catalogd.ts'),
+        ...tsxEntry('catalogd.ts'),
         'controller',
         `--kubeconfig=${process.env.KUBECONFIG ?? ''}`,
         `--tls-cert-file=${path.join(certs, 'tls.crt')}`,

@@ -21,6 +21,7 @@ import type { RunningController } from '../support/controller.js';
 import { pushAndSync, setUpE2e, tearDownE2e } from '../support/e2e-setup.js';
 import { uniqueName } from '../support/names.js';
 import { pollUntil } from '../support/poll.js';
+import { tsxEntry } from '../support/process.js';
 
 /** What the page callbacks touch of DOM elements (the project compiles without lib.dom). */
 interface El {
@@ -257,15 +258,7 @@ describe('kubectl catalog ui in a browser (e2e)', function () {
   it('runs as a process: prints its URL, serves, and stops cleanly on Ctrl-C', async () => {
     const child = spawn(
       process.execPath,
-      [
-        '--import',
-        'tsx',
-        path.join(repoRoot, 'src', 'cmd', 'kubectl-catalog.ts'),
-        'ui',
-        '--no-open',
-        '--catalog',
-        catalog,
-      ],
+      [...tsxEntry('kubectl-catalog.ts'), 'ui', '--no-open', '--catalog', catalog],
       { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] },
     );
     let out = '';
