@@ -10,7 +10,6 @@ import { expect } from 'chai';
 import { cp, mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { ClusterCatalog } from '../../src/api/v1/index.js';
-import { MediaTypes } from '../../src/source/manifest.js';
 import {
   applyCatalog,
   condition,
@@ -24,7 +23,7 @@ import { DEPLOYMENT_HEAP_OPTIONS, startController } from '../support/controller.
 import { pushAndSync, setUpE2e, tearDownE2e } from '../support/e2e-setup.js';
 import { uniqueName } from '../support/names.js';
 import { pollUntil } from '../support/poll.js';
-import { gzipLayer, pushLayers } from '../support/registry-layers.js';
+import { gzipLayer, pushLayers, putManifestDeclaring } from '../support/registry-layers.js';
 
 const MB = 1 << 20;
 
@@ -176,21 +175,8 @@ describe('hostile catalogs 2 e2e: patterns, the cache, declared sizes', function
     ]);
     // The same image with a manifest that lies about the layer's size.
     const repoUrl = `http://${process.env.REGISTRY}/v2/e2e/hostile2`;
-    const manifest = JSON.parse(
-      await (
-        await fetch(`${repoUrl}/manifests/${real.digest}`, {
-          headers: { accept: MediaTypes.ociManifest },
-        })
-      ).text(),
-    ) as { layers: { size: number }[] };
-    manifest.layers[0]!.size = 1_677_729_792;
-    const body = Buffer.from(JSON.stringify(manifest));
     const tag = uniqueName('declared');
-    const put = await fetch(`${repoUrl}/manifests/${tag}`, {
-      method: 'PUT',
-      headers: { 'content-type': MediaTypes.ociManifest },
-      body,
-    });
+    const put = await putManifestDeclaring(repoUrl, real.digest, 1_677_729_792, tag);
     expect(put.status, await put.text()).to.equal(201);
     const blobBytes = await controller.metric('catalogd_source_bytes_total', { kind: 'blob' });
     const pulls = await controller.metric('catalogd_source_pulls_total');

@@ -5,7 +5,6 @@
 import { expect } from 'chai';
 import { cp, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { CatalogHasher, readCatalog } from '../../src/fbc/index.js';
 import { applyCatalog, push, sampleDir, waitSynced, writeSampleV2 } from '../support/catalogs.js';
 import type { RunningController } from '../support/controller.js';
 import { startController } from '../support/controller.js';
@@ -14,16 +13,11 @@ import { kubectl } from '../support/kubectl.js';
 import { uniqueName } from '../support/names.js';
 import { startOlmLikeClient } from '../support/olm-client.js';
 import { pollUntil } from '../support/poll.js';
+import { catalogContentHash } from '../support/revisions.js';
 import { startRoundRobinProxy } from '../support/round-robin-proxy.js';
 import type { RoundRobinProxy } from '../support/round-robin-proxy.js';
 
 const UPDATES = 20;
-
-async function catalogContentHash(dir: string, catalog: string): Promise<string> {
-  const hasher = new CatalogHasher();
-  for await (const blob of readCatalog(dir, { catalog })) hasher.add(blob.hash);
-  return hasher.digest();
-}
 
 describe('replicas e2e: every replica answers with the revision a client was pointed at', function () {
   this.timeout(600_000);

@@ -10,7 +10,6 @@ import path from 'node:path';
 import type { ClusterCatalog } from '../../src/api/v1/index.js';
 import { revisionKey, revisionKeyOf } from '../../src/api/v1/index.js';
 import { CatalogClient } from '../../src/client/index.js';
-import { CatalogHasher, readCatalog } from '../../src/fbc/index.js';
 import {
   applyCatalog,
   condition,
@@ -28,14 +27,12 @@ import { kubectl, kubectlOk } from '../support/kubectl.js';
 import { uniqueName } from '../support/names.js';
 import { pollUntil } from '../support/poll.js';
 import type { Revision } from '../support/revisions.js';
-import { matchRevision, revisionInCluster, revisionOf } from '../support/revisions.js';
-
-/** The contentHash of a catalog directory. */
-async function contentHashOf(dir: string, catalog: string): Promise<string> {
-  const hasher = new CatalogHasher();
-  for await (const blob of readCatalog(dir, { catalog })) hasher.add(blob.hash);
-  return hasher.digest();
-}
+import {
+  catalogContentHash,
+  matchRevision,
+  revisionInCluster,
+  revisionOf,
+} from '../support/revisions.js';
 
 /** The lines /api/v1/all of urls.base answers, with its status. */
 async function fetchAll(c: ClusterCatalog): Promise<{ status: number; lines: number }> {
@@ -82,7 +79,7 @@ describe('serve-first e2e: HTTP serves a revision before its objects are written
     const dir = path.join(tmp, 'gen');
     await generateCatalog(dir, { seed: 9, sizeMB: 3 });
     const expected = await revisionOf(dir, name);
-    const hash = await contentHashOf(dir, name);
+    const hash = await catalogContentHash(dir, name);
     await applyCatalog(name, await push(dir, `serve-first:${uniqueName('v')}`));
     // The journal is written with the HTTP view: both at once, before the first object.
     const early = await pollUntil(
@@ -127,7 +124,7 @@ describe('serve-first e2e: HTTP serves a revision before its objects are written
       const v2Ref = await push(v2Dir, `sample:${uniqueName('v2')}`);
       const v1Rev = await revisionOf(sampleDir, name);
       const v2Rev = await revisionOf(v2Dir, name);
-      const v2Hash = await contentHashOf(v2Dir, name);
+      const v2Hash = await catalogContentHash(v2Dir, name);
       await applyCatalog(name, v1Ref);
       const v1 = await waitSynced(name);
 

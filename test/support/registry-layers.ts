@@ -214,3 +214,29 @@ export async function pushDockerManifestList(
     'list',
   );
 }
+
+/**
+ * Puts under `tag` the OCI manifest of `digest` in the repository at `repoUrl`
+ * (http://host/v2/name) with its first layer's size changed to `size`: the same image, with a
+ * manifest that lies about what its layer costs. Returns the registry's answer to the PUT.
+ */
+export async function putManifestDeclaring(
+  repoUrl: string,
+  digest: string,
+  size: number,
+  tag: string,
+): Promise<Response> {
+  const manifest = JSON.parse(
+    await (
+      await fetch(`${repoUrl}/manifests/${digest}`, {
+        headers: { accept: MediaTypes.ociManifest },
+      })
+    ).text(),
+  ) as { layers: { size: number }[] };
+  manifest.layers[0]!.size = size;
+  return fetch(`${repoUrl}/manifests/${tag}`, {
+    method: 'PUT',
+    headers: { 'content-type': MediaTypes.ociManifest },
+    body: Buffer.from(JSON.stringify(manifest)),
+  });
+}
