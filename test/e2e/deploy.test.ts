@@ -29,6 +29,27 @@ const NS = 'catalogd-system';
 const SA = 'catalogd-ts';
 const configDir = (name: string) => path.join(repoRoot, 'config', name);
 
+/**
+ * Writes the kustomization.yaml of an overlay in `dir` over config/default: the `components` of
+ * config/ it names, then `lines` as they are.
+ */
+function writeOverlay(dir: string, more: { components?: string[]; lines?: string[] }): void {
+  const components = more.components ?? [];
+  writeFileSync(
+    path.join(dir, 'kustomization.yaml'),
+    [
+      'apiVersion: kustomize.config.k8s.io/v1beta1',
+      'kind: Kustomization',
+      'resources:',
+      `  - ${path.relative(dir, configDir('default'))}`,
+      ...(components.length ? ['components:'] : []),
+      ...components.map((c) => `  - ${path.relative(dir, configDir(c))}`),
+      ...(more.lines ?? []),
+      '',
+    ].join('\n'),
+  );
+}
+
 // Loose shapes of the rendered objects: only the fields the tests read.
 interface KObject {
   apiVersion: string;
@@ -108,6 +129,17 @@ function flags(args: string[]): Map<string, string> {
   return m;
 }
 
+/**
+ * `catalogd controller --help`, run from the sources; KUBECONFIG points nowhere so that it cannot
+ * reach a cluster if it ignored --help.
+ */
+const controllerHelp = () =>
+  runProcess(process.execPath, [...tsxEntry('catalogd.ts'), 'controller', '--help'], {
+    cwd: repoRoot,
+    env: { ...process.env, KUBECONFIG: '/nonexistent/kubeconfig' },
+    timeoutMs: 30_000,
+  });
+
 const portOf = (addr: string) => Number(/:(\d+)$/.exec(addr)?.[1]);
 
 /** Phase of a namespace, or undefined when it does not exist. */
@@ -152,19 +184,7 @@ describe('deploy: config/ against the local apiserver', function () {
 
     before(async function () {
       overlay = mkdtempSync(path.join(os.tmpdir(), 'catalogd-https-overlay-'));
-      writeFileSync(
-        path.join(overlay, 'kustomization.yaml'),
-        [
-          'apiVersion: kustomize.config.k8s.io/v1beta1',
-          'kind: Kustomization',
-          'resources:',
-          `  - ${path.relative(overlay, configDir('default'))}`,
-          'components:',
-          `  - ${path.relative(overlay, configDir('tls'))}`,
-          `  - ${path.relative(overlay, configDir('cert-manager'))}`,
-          '',
-        ].join('\n'),
-      );
+      writeOverlay(overlay, { components: ['tls', 'cert-manager'] });
       objs = await render(overlay);
       deploy = find<Deployment>(objs, 'Deployment', 'catalogd-ts');
       svc = find<Service>(objs, 'Service', 'catalogd-ts');
@@ -208,15 +228,7 @@ describe('deploy: config/ against the local apiserver', function () {
     it('every flag it adds is documented and listed by `catalogd controller --help`', async function () {
       this.timeout(60_000);
       const doc = readFileSync(path.join(repoRoot, 'docs', 'deploy.md'), 'utf8');
-      const r = await runProcess(
-        process.execPath,
-        [...tsxEntry('catalogd.ts'), 'controller', '--help'],
-        {
-          cwd: repoRoot,
-          env: { ...process.env, KUBECONFIG: '/nonexistent/kubeconfig' },
-          timeoutMs: 30_000,
-        },
-      );
+      const r = await controllerHelp();
       for (const name of flags(manager.args ?? []).keys()) {
         expect(doc, `docs/deploy.md documents ${name}`).to.include(`\`${name}`);
         expect(r.stdout, `controller --help lists ${name}`).to.include(name);
@@ -375,18 +387,9 @@ describe('deploy: config/ against the local apiserver', function () {
     });
 
     it('every flag the Deployment passes is one `catalogd controller --help` lists', async function () {
-      // Runs the command from source; KUBECONFIG points nowhere so that it cannot reach a
-      // cluster if it ignored --help. Skipped only while the subcommand does not exist yet.
+      // Skipped only while the subcommand does not exist yet.
       this.timeout(60_000);
-      const r = await runProcess(
-        process.execPath,
-        [...tsxEntry('catalogd.ts'), 'controller', '--help'],
-        {
-          cwd: repoRoot,
-          env: { ...process.env, KUBECONFIG: '/nonexistent/kubeconfig' },
-          timeoutMs: 30_000,
-        },
-      );
+      const r = await controllerHelp();
       const help = r.stdout + r.stderr;
       if (/unknown command "controller"/.test(help)) this.skip();
       expect(help, 'controller --help output').to.include('--server-addr');
@@ -440,20 +443,14 @@ describe('deploy: config/ against the local apiserver', function () {
     it('the image is set with kustomize images in an overlay', async function () {
       const overlay = mkdtempSync(path.join(os.tmpdir(), 'catalogd-overlay-'));
       try {
-        writeFileSync(
-          path.join(overlay, 'kustomization.yaml'),
-          [
-            'apiVersion: kustomize.config.k8s.io/v1beta1',
-            'kind: Kustomization',
-            'resources:',
-            `  - ${path.relative(overlay, configDir('default'))}`,
+        writeOverlay(overlay, {
+          lines: [
             'images:',
             '  - name: catalogd-ts',
             '    newName: registry.example.com/catalogd-ts',
             '    newTag: v1.2.3',
-            '',
-          ].join('\n'),
-        );
+          ],
+        });
         const d = find<Deployment>(await render(overlay), 'Deployment', 'catalogd-ts');
         expect(d.spec.template.spec.containers[0]?.image).to.equal(
           'registry.example.com/catalogd-ts:v1.2.3',
