@@ -15,8 +15,8 @@ import { measureCatalog } from '../src/cmd/render-cost.js';
 import { renderTarget } from '../src/cmd/render-target.js';
 import { pushCatalog } from '../src/source/index.js';
 import { scanCatalog } from '../src/sync/index.js';
-import type { CostModel, CostSample } from '../src/sync/cost-model.js';
-import { fitCostModel } from '../src/sync/cost-model.js';
+import type { CostModel, CostSample } from '../src/cmd/render-cost-model.js';
+import { fitCostModel } from '../src/cmd/render-cost-model.js';
 import {
   controlPlaneTargets,
   renderCostPrediction,

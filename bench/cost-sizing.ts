@@ -1,7 +1,7 @@
 // The sizing table of docs/deploy.md ("Control-plane cost"), from the coefficients in
-// src/sync/cost-coefficients.json: run it after `BENCH_UPDATE_COST_MODEL=1` changed them and paste the
-// output there.   npx tsx bench/cost-sizing.ts
-import { predictCost } from '../src/sync/cost-model.js';
+// src/cmd/render-cost-coefficients.json: run it after `BENCH_UPDATE_COST_MODEL=1` changed them
+// and paste the output there.   npx tsx bench/cost-sizing.ts
+import { predictCost } from '../src/cmd/render-cost-model.js';
 
 /**
  * Catalog shapes, measured by `catalogd render --cost`'s scan (measureCatalog): objects per

@@ -1,5 +1,5 @@
-// Fits src/sync/cost-coefficients.json (what `catalogd render --cost` predicts from) from a
-// control-plane run's samples, without running the bench again, and prints each catalog's
+// Fits src/cmd/render-cost-coefficients.json (what `catalogd render --cost` predicts from) from
+// a control-plane run's samples, without running the bench again, and prints each catalog's
 // predicted ÷ measured heap and etcd bytes.
 //   npx tsx bench/refit-cost-model.ts [samples.json]   (default: bench/data/stop31-cost-samples.json)
 //   npx tsx bench/refit-cost-model.ts --check samples.json   (the committed coefficients against
@@ -7,8 +7,8 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { ContentProfile } from '../src/api/v1/index.js';
-import type { CostSample } from '../src/sync/cost-model.js';
-import { COST_MODEL, fitCostModel, predictCost } from '../src/sync/cost-model.js';
+import type { CostSample } from '../src/cmd/render-cost-model.js';
+import { COST_MODEL, fitCostModel, predictCost } from '../src/cmd/render-cost-model.js';
 import { writeCostModel } from './lib/cost-model-file.js';
 
 interface Samples {

@@ -4,8 +4,8 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { ContentProfile } from '../../src/api/v1/index.js';
-import type { CostModel, CostSample } from '../../src/sync/cost-model.js';
-import { predictCost } from '../../src/sync/cost-model.js';
+import type { CostModel, CostSample } from '../../src/cmd/render-cost-model.js';
+import { predictCost } from '../../src/cmd/render-cost-model.js';
 import { writeCostModel } from './cost-model-file.js';
 
 export interface CatalogUnderTest {
@@ -82,7 +82,8 @@ export function renderCostPrediction(
 /**
  * bench/results/cost-model.json (the coefficients this run fitted) and cost-samples.json (its
  * samples, in bench/refit-cost-model.ts's form: copied to bench/data to refit from later);
- * with BENCH_UPDATE_COST_MODEL=1 the coefficients also go to src/sync/cost-coefficients.json.
+ * with BENCH_UPDATE_COST_MODEL=1 the coefficients also go to
+ * src/cmd/render-cost-coefficients.json.
  */
 export async function writeCostFiles(
   root: string,

@@ -6,10 +6,10 @@ import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import { FIXTURES } from '../../test/fixtures/fbc/expectations.js';
 import { generateCatalog } from '../../test/support/fbcgen.js';
-import type { CostModel } from '../sync/cost-model.js';
-import { COST_MODEL } from '../sync/cost-model.js';
+import type { CostModel } from './render-cost-model.js';
+import { COST_MODEL } from './render-cost-model.js';
 import { render } from './render.js';
-import { countContentValues } from '../sync/cost-model.js';
+import { countContentValues } from './render-cost-model.js';
 import { catalogCost, formatCostJson, formatCostText, measureCatalog } from './render-cost.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');

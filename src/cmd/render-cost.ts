@@ -1,11 +1,12 @@
 // `catalogd render DIR --cost`: what syncing the catalog would cost the control plane, before
 // installing it. The objects are counted and measured by the same scan as `render` (so the count
 // is exact and an oversized blob counts as the controller writes it); etcd bytes and apiserver
-// heap are predicted from the coefficients `make bench` measured (src/sync/cost-coefficients.json).
+// heap are predicted from the coefficients `make bench` measured (render-cost-model.ts, from
+// render-cost-coefficients.json).
 import type { ContentProfile } from '../api/v1/index.js';
 import { CONTENT_PROFILES } from '../api/v1/index.js';
-import type { CatalogSize, CostModel, ProfileCost } from '../sync/cost-model.js';
-import { COST_MODEL, countContentValues, predictCost } from '../sync/cost-model.js';
+import type { CatalogSize, CostModel, ProfileCost } from './render-cost-model.js';
+import { COST_MODEL, countContentValues, predictCost } from './render-cost-model.js';
 import type { ScanResult } from '../sync/index.js';
 import { scanCatalog } from '../sync/index.js';
 import type { RenderOptions } from './render-target.js';
@@ -25,7 +26,7 @@ export interface CatalogCostReport {
   /** Objects stored with contentOmitted (larger than --max-object-bytes). */
   contentOmitted: number;
   profiles: Record<ContentProfile, ProfileCostReport>;
-  /** The run the coefficients come from (src/sync/cost-coefficients.json). */
+  /** The run the coefficients come from (src/cmd/render-cost-coefficients.json). */
   coefficientsFrom: string;
 }
 

@@ -1,36 +1,10 @@
 // The API as users meet it: manifests applied with kubectl to the real apiserver, accepted or
 // rejected with the CRDs' validation messages; printer columns and short names in `kubectl get`.
 import { expect } from 'chai';
-import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { repoRoot } from '../support/cluster.js';
+import { kubectl, kubectlOk } from '../support/kubectl.js';
 import { uniqueName } from '../support/names.js';
-
-interface Result {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs the kubectl of KUBE_BIN_DIR (first on PATH in e2e runs); never throws on exit codes. */
-function kubectl(args: string[], stdin = ''): Promise<Result> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('kubectl', args, { stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-    child.stdin.end(stdin);
-  });
-}
-
-async function kubectlOk(args: string[], stdin = ''): Promise<string> {
-  const r = await kubectl(args, stdin);
-  if (r.code !== 0) throw new Error(`kubectl ${args.join(' ')} failed (${r.code}): ${r.stderr}`);
-  return r.stdout;
-}
 
 /** Installs the CRDs (idempotent: other suites may do the same) and waits until they are served. */
 async function installCRDs(): Promise<void> {

@@ -16,6 +16,7 @@ import {
 } from '../../src/client/index.js';
 import { readCatalog } from '../../src/fbc/index.js';
 import { pushCatalog } from '../../src/source/index.js';
+import { applyCatalog } from '../support/catalogs.js';
 import { repoRoot } from '../support/cluster.js';
 import type { RunningController } from '../support/controller.js';
 import { startController } from '../support/controller.js';
@@ -41,18 +42,6 @@ async function expectedObjects(
 function actualObjects(items: CatalogMetadata[]): Map<string, string> {
   return new Map(
     items.map((o) => [o.metadata.name, o.metadata.annotations?.[ANNOTATION_CONTENT_HASH] ?? '']),
-  );
-}
-
-async function applyCatalog(name: string, ref: string): Promise<void> {
-  await kubectlOk(
-    ['apply', '-f', '-'],
-    JSON.stringify({
-      apiVersion: 'olm.operatorframework.io/v1',
-      kind: 'ClusterCatalog',
-      metadata: { name },
-      spec: { source: { type: 'Image', image: { ref } } },
-    }),
   );
 }
 

@@ -7,21 +7,14 @@
 // fifth of the packages (updates), drops a twentieth of them (deletes) and adds a blob to
 // another twentieth (creates): about 2,000 writes per flip.
 import { expect } from 'chai';
-import { cp, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
-import os from 'node:os';
+import { cp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pushCatalog } from '../../src/source/index.js';
-import {
-  applyCatalog,
-  condition,
-  getCatalog,
-  installCrds,
-  waitSynced,
-} from '../support/catalogs.js';
+import { applyCatalog, condition, getCatalog, waitSynced } from '../support/catalogs.js';
 import type { RunningController } from '../support/controller.js';
 import { startController } from '../support/controller.js';
+import { setUpE2e, tearDownE2e } from '../support/e2e-setup.js';
 import { CUSTOM_SCHEMA, generateCatalog, prng } from '../support/fbcgen.js';
-import { kubectl } from '../support/kubectl.js';
 import { uniqueName } from '../support/names.js';
 import { pollUntil } from '../support/poll.js';
 import type { Revision } from '../support/revisions.js';
@@ -61,14 +54,11 @@ describe('resilience e2e: SIGKILL at random points while a 10k-blob catalog sync
   let controller: RunningController | undefined;
 
   before(async () => {
-    await installCrds();
-    tmp = await mkdtemp(path.join(os.tmpdir(), 'catalog-crashloop-'));
+    ({ tmp } = await setUpE2e({ tmpPrefix: 'catalog-crashloop-' }));
   });
 
   after(async () => {
-    await controller?.stop('SIGKILL');
-    await kubectl(['delete', 'clustercatalog', name, '--ignore-not-found', '--wait=false']);
-    if (tmp) await rm(tmp, { recursive: true, force: true });
+    await tearDownE2e({ controllers: [controller], signal: 'SIGKILL', catalogs: [name], tmp });
   });
 
   it(`settles to exactly one revision after each of ${KILLS} kills`, async () => {

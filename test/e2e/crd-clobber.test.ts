@@ -5,7 +5,6 @@
 import { expect } from 'chai';
 import { readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { CatalogHasher, readCatalog } from '../../src/fbc/index.js';
 import {
   applyCatalog,
   condition,
@@ -19,10 +18,12 @@ import {
 import { repoRoot } from '../support/cluster.js';
 import type { RunningController } from '../support/controller.js';
 import { startController } from '../support/controller.js';
+import { pushAndSync } from '../support/e2e-setup.js';
 import { kubectl, kubectlOk } from '../support/kubectl.js';
 import { uniqueName } from '../support/names.js';
 import { bodyContentHash } from '../support/olm-client.js';
 import { pollUntil } from '../support/poll.js';
+import { catalogContentHash } from '../support/revisions.js';
 import { startRoundRobinProxy } from '../support/round-robin-proxy.js';
 import type { RoundRobinProxy } from '../support/round-robin-proxy.js';
 
@@ -32,12 +33,6 @@ const UPSTREAM_CRD = path.join(
 );
 const METRIC = 'catalogd_clustercatalog_crd_missing_status_fields';
 const PROBLEM = 'the ClusterCatalog CRD the apiserver serves lacks the status fields';
-
-async function catalogContentHash(dir: string, catalog: string): Promise<string> {
-  const hasher = new CatalogHasher();
-  for await (const blob of readCatalog(dir, { catalog })) hasher.add(blob.hash);
-  return hasher.digest();
-}
 
 /** GET url until 200; every answer before must be retryable (404/503). Returns the body's hash. */
 async function fetchUntilOk(url: string): Promise<string> {
@@ -66,8 +61,7 @@ describe('CRD clobber e2e: upstream ClusterCatalog CRD applied over ours', funct
     proxy = await startRoundRobinProxy();
     const args = [`--server-url=${proxy.url}`];
     leader = await startController({ leaseId, args });
-    await applyCatalog(name, await push(sampleDir, `clobber:${uniqueName('v')}`));
-    await waitSynced(name);
+    await pushAndSync(name, sampleDir, `clobber:${uniqueName('v')}`);
     follower = await startController({ leaseId, args });
     proxy.backends.push(leader.serverUrl, follower.serverUrl);
   });

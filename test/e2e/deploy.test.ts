@@ -11,22 +11,44 @@
 //   `npm prune --omit=dev` run there, and the runtime layout (package.json, node_modules,
 //   dist/src only) runs the ENTRYPOINT.
 import { expect } from 'chai';
-import { spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { loadAll } from 'js-yaml';
 import type { ClusterCatalog } from '../../src/api/v1/index.js';
 import { pushCatalog } from '../../src/source/index.js';
+import { applyCatalog } from '../support/catalogs.js';
 import { repoRoot } from '../support/cluster.js';
 import { startController } from '../support/controller.js';
 import { kubectl, kubectlOk } from '../support/kubectl.js';
 import { uniqueName } from '../support/names.js';
 import { pollUntil } from '../support/poll.js';
+import { runProcess, tsxEntry } from '../support/process.js';
 
 const NS = 'catalogd-system';
 const SA = 'catalogd-ts';
 const configDir = (name: string) => path.join(repoRoot, 'config', name);
+
+/**
+ * Writes the kustomization.yaml of an overlay in `dir` over config/default: the `components` of
+ * config/ it names, then `lines` as they are.
+ */
+function writeOverlay(dir: string, more: { components?: string[]; lines?: string[] }): void {
+  const components = more.components ?? [];
+  writeFileSync(
+    path.join(dir, 'kustomization.yaml'),
+    [
+      'apiVersion: kustomize.config.k8s.io/v1beta1',
+      'kind: Kustomization',
+      'resources:',
+      `  - ${path.relative(dir, configDir('default'))}`,
+      ...(components.length ? ['components:'] : []),
+      ...components.map((c) => `  - ${path.relative(dir, configDir(c))}`),
+      ...(more.lines ?? []),
+      '',
+    ].join('\n'),
+  );
+}
 
 // Loose shapes of the rendered objects: only the fields the tests read.
 interface KObject {
@@ -107,32 +129,18 @@ function flags(args: string[]): Map<string, string> {
   return m;
 }
 
-const portOf = (addr: string) => Number(/:(\d+)$/.exec(addr)?.[1]);
-
-/** Runs a process; resolves with its exit code and output (never rejects on exit codes). */
-function run(
-  cmd: string,
-  args: string[],
-  opts: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {},
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, {
-      cwd: opts.cwd,
-      env: opts.env ?? process.env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const timer = opts.timeoutMs ? setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs) : null;
-    child.on('error', reject);
-    child.on('close', (code) => {
-      if (timer) clearTimeout(timer);
-      resolve({ code: code ?? -1, stdout, stderr });
-    });
+/**
+ * `catalogd controller --help`, run from the sources; KUBECONFIG points nowhere so that it cannot
+ * reach a cluster if it ignored --help.
+ */
+const controllerHelp = () =>
+  runProcess(process.execPath, [...tsxEntry('cmd/catalogd.ts'), 'controller', '--help'], {
+    cwd: repoRoot,
+    env: { ...process.env, KUBECONFIG: '/nonexistent/kubeconfig' },
+    timeoutMs: 30_000,
   });
-}
+
+const portOf = (addr: string) => Number(/:(\d+)$/.exec(addr)?.[1]);
 
 /** Phase of a namespace, or undefined when it does not exist. */
 async function namespacePhase(name: string): Promise<string | undefined> {
@@ -176,19 +184,7 @@ describe('deploy: config/ against the local apiserver', function () {
 
     before(async function () {
       overlay = mkdtempSync(path.join(os.tmpdir(), 'catalogd-https-overlay-'));
-      writeFileSync(
-        path.join(overlay, 'kustomization.yaml'),
-        [
-          'apiVersion: kustomize.config.k8s.io/v1beta1',
-          'kind: Kustomization',
-          'resources:',
-          `  - ${path.relative(overlay, configDir('default'))}`,
-          'components:',
-          `  - ${path.relative(overlay, configDir('tls'))}`,
-          `  - ${path.relative(overlay, configDir('cert-manager'))}`,
-          '',
-        ].join('\n'),
-      );
+      writeOverlay(overlay, { components: ['tls', 'cert-manager'] });
       objs = await render(overlay);
       deploy = find<Deployment>(objs, 'Deployment', 'catalogd-ts');
       svc = find<Service>(objs, 'Service', 'catalogd-ts');
@@ -232,15 +228,7 @@ describe('deploy: config/ against the local apiserver', function () {
     it('every flag it adds is documented and listed by `catalogd controller --help`', async function () {
       this.timeout(60_000);
       const doc = readFileSync(path.join(repoRoot, 'docs', 'deploy.md'), 'utf8');
-      const r = await run(
-        process.execPath,
-        ['--import', 'tsx', path.join(repoRoot, 'src/cmd/catalogd.ts'), 'controller', '--help'],
-        {
-          cwd: repoRoot,
-          env: { ...process.env, KUBECONFIG: '/nonexistent/kubeconfig' },
-          timeoutMs: 30_000,
-        },
-      );
+      const r = await controllerHelp();
       for (const name of flags(manager.args ?? []).keys()) {
         expect(doc, `docs/deploy.md documents ${name}`).to.include(`\`${name}`);
         expect(r.stdout, `controller --help lists ${name}`).to.include(name);
@@ -399,18 +387,9 @@ describe('deploy: config/ against the local apiserver', function () {
     });
 
     it('every flag the Deployment passes is one `catalogd controller --help` lists', async function () {
-      // Runs the command from source; KUBECONFIG points nowhere so that it cannot reach a
-      // cluster if it ignored --help. Skipped only while the subcommand does not exist yet.
+      // Skipped only while the subcommand does not exist yet.
       this.timeout(60_000);
-      const r = await run(
-        process.execPath,
-        ['--import', 'tsx', path.join(repoRoot, 'src/cmd/catalogd.ts'), 'controller', '--help'],
-        {
-          cwd: repoRoot,
-          env: { ...process.env, KUBECONFIG: '/nonexistent/kubeconfig' },
-          timeoutMs: 30_000,
-        },
-      );
+      const r = await controllerHelp();
       const help = r.stdout + r.stderr;
       if (/unknown command "controller"/.test(help)) this.skip();
       expect(help, 'controller --help output').to.include('--server-addr');
@@ -464,20 +443,14 @@ describe('deploy: config/ against the local apiserver', function () {
     it('the image is set with kustomize images in an overlay', async function () {
       const overlay = mkdtempSync(path.join(os.tmpdir(), 'catalogd-overlay-'));
       try {
-        writeFileSync(
-          path.join(overlay, 'kustomization.yaml'),
-          [
-            'apiVersion: kustomize.config.k8s.io/v1beta1',
-            'kind: Kustomization',
-            'resources:',
-            `  - ${path.relative(overlay, configDir('default'))}`,
+        writeOverlay(overlay, {
+          lines: [
             'images:',
             '  - name: catalogd-ts',
             '    newName: registry.example.com/catalogd-ts',
             '    newTag: v1.2.3',
-            '',
-          ].join('\n'),
-        );
+          ],
+        });
         const d = find<Deployment>(await render(overlay), 'Deployment', 'catalogd-ts');
         expect(d.spec.template.spec.containers[0]?.image).to.equal(
           'registry.example.com/catalogd-ts:v1.2.3',
@@ -588,15 +561,7 @@ describe('deploy: config/ against the local apiserver', function () {
           args: [`--kubeconfig=${kubeconfig}`, `--leader-election-namespace=${NS}`],
         });
 
-        await kubectlOk(
-          ['apply', '-f', '-'],
-          JSON.stringify({
-            apiVersion: 'olm.operatorframework.io/v1',
-            kind: 'ClusterCatalog',
-            metadata: { name },
-            spec: { source: { type: 'Image', image: { ref } } },
-          }),
-        );
+        await applyCatalog(name, ref);
         const synced = await pollUntil(
           async () => {
             const c = JSON.parse(
@@ -816,7 +781,7 @@ describe('deploy: Containerfile', function () {
       const npm = 'npm'; // hack/node.sh's node is first on PATH, so npm runs on Node 24
       const env = { ...process.env, NODE_ENV: undefined };
       const step = async (args: string[]) => {
-        const r = await run(npm, args, { cwd: ctx, env });
+        const r = await runProcess(npm, args, { cwd: ctx, env });
         return { ...r, out: `npm ${args.join(' ')} (${r.code}):\n${r.stdout}${r.stderr}` };
       };
       // Offline: from the npm cache `make deps` filled (this machine may have no network).
@@ -836,7 +801,7 @@ describe('deploy: Containerfile', function () {
       }
       const entrypoint = JSON.parse(last(runtime, 'ENTRYPOINT') ?? '[]') as string[];
       expect(entrypoint[0]).to.equal('node');
-      const r = await run(process.execPath, [...entrypoint.slice(1), '--help'], {
+      const r = await runProcess(process.execPath, [...entrypoint.slice(1), '--help'], {
         cwd: app,
         env: { PATH: process.env.PATH, NODE_ENV: 'production' },
         timeoutMs: 30_000,

@@ -4,13 +4,9 @@
 // controller and apiserver; the sync is slowed by --max-write-rate so that a hand deletion lands
 // inside its writes.
 import { expect } from 'chai';
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import {
   applyCatalog,
   getCatalog,
-  installCrds,
   listObjects,
   push,
   sampleDir,
@@ -18,6 +14,7 @@ import {
 } from '../support/catalogs.js';
 import type { RunningController } from '../support/controller.js';
 import { startController } from '../support/controller.js';
+import { setUpE2e, tearDownE2e } from '../support/e2e-setup.js';
 import { generateCatalog } from '../support/fbcgen.js';
 import { kubectl, kubectlOk } from '../support/kubectl.js';
 import { uniqueName } from '../support/names.js';
@@ -31,8 +28,7 @@ describe('drift watch pause e2e: a large sync writes with the drift watch closed
   let sampleRef: string;
 
   before(async () => {
-    await installCrds();
-    dir = await mkdtemp(path.join(os.tmpdir(), 'catalogd-drift-pause-'));
+    ({ tmp: dir } = await setUpE2e({ tmpPrefix: 'catalogd-drift-pause-' }));
     // About 45 objects: at 10 writes a second its writes last about 4 s.
     await generateCatalog(dir, { seed: 44, sizeMB: 0.2 });
     largeRef = await push(dir, `drift-pause:${uniqueName('v')}`);
@@ -44,8 +40,7 @@ describe('drift watch pause e2e: a large sync writes with the drift watch closed
   });
 
   after(async () => {
-    await controller?.stop();
-    await rm(dir, { recursive: true, force: true });
+    await tearDownE2e({ controllers: [controller], tmp: dir });
   });
 
   it('restores drift from during the writes once they are sent, resuming the watch without a relist', async () => {

@@ -4,20 +4,13 @@
 // catalog recovers once the fault clears. With --workers 2, two trickling catalogs do not delay
 // a good one; deleting or changing a trickling catalog stops its attempt at once.
 import { expect } from 'chai';
-import { cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import os from 'node:os';
+import { cp, mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pushCatalog } from '../../src/source/index.js';
-import {
-  applyCatalog,
-  condition,
-  getCatalog,
-  installCrds,
-  sampleDir,
-  waitSynced,
-} from '../support/catalogs.js';
+import { applyCatalog, condition, getCatalog, sampleDir, waitSynced } from '../support/catalogs.js';
 import type { RunningController } from '../support/controller.js';
 import { startController } from '../support/controller.js';
+import { setUpE2e, tearDownE2e } from '../support/e2e-setup.js';
 import { startFaultProxy, type Fault, type FaultProxy } from '../support/fault-proxy.js';
 import { kubectl, kubectlOk } from '../support/kubectl.js';
 import { uniqueName } from '../support/names.js';
@@ -131,9 +124,8 @@ describe('fault proxy e2e: time bounds, faults and fairness', function () {
   }
 
   before(async () => {
-    await installCrds();
+    ({ tmp: work } = await setUpE2e({ tmpPrefix: 'catalogd-faults-' }));
     registry = process.env.REGISTRY ?? '';
-    work = await mkdtemp(path.join(os.tmpdir(), 'catalogd-faults-'));
     proxy = await startFaultProxy(registry);
     controller = await startController({
       args: ['--workers=2', `--pull-timeout=${PULL_TIMEOUT_S}s`],
@@ -141,9 +133,7 @@ describe('fault proxy e2e: time bounds, faults and fairness', function () {
   });
 
   after(async () => {
-    await controller?.stop();
-    for (const name of created)
-      await kubectl(['delete', 'clustercatalog', name, '--ignore-not-found', '--wait=false']);
+    await tearDownE2e({ controllers: [controller], catalogs: created });
     await proxy?.close();
     await rm(work, { recursive: true, force: true });
   });

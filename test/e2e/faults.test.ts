@@ -11,7 +11,6 @@ import {
   applyCatalog,
   condition,
   getCatalog,
-  installCrds,
   listObjects,
   normalize,
   push,
@@ -22,6 +21,7 @@ import {
 import { repoRoot } from '../support/cluster.js';
 import type { RunningController } from '../support/controller.js';
 import { startController } from '../support/controller.js';
+import { setUpE2e, tearDownE2e } from '../support/e2e-setup.js';
 import { generateCatalog } from '../support/fbcgen.js';
 import { kubectl, kubectlOk } from '../support/kubectl.js';
 import { uniqueName } from '../support/names.js';
@@ -55,15 +55,12 @@ describe('resilience e2e: kube-apiserver stopped and restarted during a sync', f
   const name = uniqueName('apiserver-restart');
 
   before(async () => {
-    await installCrds();
-    tmp = await mkdtemp(path.join(os.tmpdir(), 'catalog-faults-'));
+    ({ tmp } = await setUpE2e({ tmpPrefix: 'catalog-faults-' }));
   });
 
   after(async () => {
     cluster('start', 'kube-apiserver'); // whatever happened, the next tests need it
-    await controller?.stop();
-    await kubectl(['delete', 'clustercatalog', name, '--ignore-not-found', '--wait=false']);
-    if (tmp) await rm(tmp, { recursive: true, force: true });
+    await tearDownE2e({ controllers: [controller], catalogs: [name], tmp });
   });
 
   it('ends in one revision without manual help', async () => {
@@ -108,13 +105,11 @@ describe('resilience e2e: leader failover', function () {
   const lease = uniqueName('lease');
 
   before(async () => {
-    await installCrds();
-    tmp = await mkdtemp(path.join(os.tmpdir(), 'catalog-failover-'));
+    ({ tmp } = await setUpE2e({ tmpPrefix: 'catalog-failover-' }));
   });
 
   after(async () => {
-    for (const c of leaders) await c.stop('SIGKILL');
-    await kubectl(['delete', 'clustercatalog', name, '--ignore-not-found', '--wait=false']);
+    await tearDownE2e({ controllers: leaders, signal: 'SIGKILL', catalogs: [name] });
     await kubectl(['delete', 'lease', '-n', 'default', lease, '--ignore-not-found']);
     if (tmp) await rm(tmp, { recursive: true, force: true });
   });
@@ -185,8 +180,7 @@ describe('resilience e2e: the previous revision keeps serving', function () {
   const dirs: string[] = [];
 
   before(async () => {
-    await installCrds();
-    controller = await startController();
+    ({ controller } = await setUpE2e({ controller: {} }));
   });
 
   after(async () => {

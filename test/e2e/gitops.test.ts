@@ -5,11 +5,11 @@
 // --server-side` of the render output against the synced catalog shows no difference, including
 // for a blob over 1 MiB whose content is omitted.
 import { expect } from 'chai';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import os from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { ClusterCatalog } from '../../src/api/v1/index.js';
-import { applyCatalog, getCatalog, installCrds, push, waitSynced } from '../support/catalogs.js';
+import { applyCatalog, getCatalog, push, waitSynced } from '../support/catalogs.js';
+import { setUpE2e, tearDownE2e } from '../support/e2e-setup.js';
 import { renderTo } from '../support/render.js';
 import type { RunningController } from '../support/controller.js';
 import { startController } from '../support/controller.js';
@@ -84,14 +84,11 @@ describe('GitOps e2e: a second field manager and catalogd render', function () {
   let controller: RunningController | undefined;
 
   before(async () => {
-    await installCrds();
-    tmp = await mkdtemp(path.join(os.tmpdir(), 'catalog-gitops-'));
+    ({ tmp } = await setUpE2e({ tmpPrefix: 'catalog-gitops-' }));
   });
 
   after(async () => {
-    await controller?.stop();
-    await kubectl(['delete', 'clustercatalog', name, '--ignore-not-found', '--wait=false']);
-    if (tmp) await rm(tmp, { recursive: true, force: true });
+    await tearDownE2e({ controllers: [controller], catalogs: [name], tmp });
   });
 
   it('co-owned identical content costs no writes; render diffs clean, an oversized blob included', async () => {

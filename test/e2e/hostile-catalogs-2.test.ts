@@ -7,15 +7,12 @@
 // The event loop's longest stall during the cases is read from the controller's
 // nodejs_eventloop_lag_max_seconds (perf_hooks monitorEventLoopDelay) and printed, not asserted.
 import { expect } from 'chai';
-import { cp, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
-import os from 'node:os';
+import { cp, mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { ClusterCatalog } from '../../src/api/v1/index.js';
-import { MediaTypes } from '../../src/source/manifest.js';
 import {
   applyCatalog,
   condition,
-  installCrds,
   push,
   sampleDir,
   waitProgressing,
@@ -23,10 +20,10 @@ import {
 } from '../support/catalogs.js';
 import type { RunningController } from '../support/controller.js';
 import { DEPLOYMENT_HEAP_OPTIONS, startController } from '../support/controller.js';
-import { kubectl } from '../support/kubectl.js';
+import { pushAndSync, setUpE2e, tearDownE2e } from '../support/e2e-setup.js';
 import { uniqueName } from '../support/names.js';
 import { pollUntil } from '../support/poll.js';
-import { gzipLayer, pushLayers } from '../support/registry-layers.js';
+import { gzipLayer, pushLayers, putManifestDeclaring } from '../support/registry-layers.js';
 
 const MB = 1 << 20;
 
@@ -51,19 +48,15 @@ describe('hostile catalogs 2 e2e: patterns, the cache, declared sizes', function
     });
 
   before(async () => {
-    await installCrds();
-    base = await mkdtemp(path.join(os.tmpdir(), 'hostile2-'));
+    ({ tmp: base } = await setUpE2e({ tmpPrefix: 'hostile2-' }));
     cacheDir = path.join(base, 'cache');
     controller = await start();
-    await applyCatalog(name, await push(sampleDir, `hostile2:${uniqueName('good')}`));
-    good = await waitSynced(name);
+    good = await pushAndSync(name, sampleDir, `hostile2:${uniqueName('good')}`);
   });
 
   after(async () => {
     console.log(`      event loop lag max: ${lags.join(', ')}`);
-    await controller?.stop();
-    await kubectl(['delete', 'clustercatalog', name, '--ignore-not-found', '--wait=false']);
-    if (base) await rm(base, { recursive: true, force: true });
+    await tearDownE2e({ controllers: [controller], catalogs: [name], tmp: base });
   });
 
   /** The longest event loop stall since the last scrape (prom-client resets it when scraped). */
@@ -182,21 +175,8 @@ describe('hostile catalogs 2 e2e: patterns, the cache, declared sizes', function
     ]);
     // The same image with a manifest that lies about the layer's size.
     const repoUrl = `http://${process.env.REGISTRY}/v2/e2e/hostile2`;
-    const manifest = JSON.parse(
-      await (
-        await fetch(`${repoUrl}/manifests/${real.digest}`, {
-          headers: { accept: MediaTypes.ociManifest },
-        })
-      ).text(),
-    ) as { layers: { size: number }[] };
-    manifest.layers[0]!.size = 1_677_729_792;
-    const body = Buffer.from(JSON.stringify(manifest));
     const tag = uniqueName('declared');
-    const put = await fetch(`${repoUrl}/manifests/${tag}`, {
-      method: 'PUT',
-      headers: { 'content-type': MediaTypes.ociManifest },
-      body,
-    });
+    const put = await putManifestDeclaring(repoUrl, real.digest, 1_677_729_792, tag);
     expect(put.status, await put.text()).to.equal(201);
     const blobBytes = await controller.metric('catalogd_source_bytes_total', { kind: 'blob' });
     const pulls = await controller.metric('catalogd_source_pulls_total');

@@ -4,22 +4,20 @@
 // heap options; it must stay up, refuse the file with a message naming file:line(:col), keep
 // the previous revision, and stay within 150 MB of peak RSS. The files are generated here.
 import { expect } from 'chai';
-import { cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import os from 'node:os';
+import { cp, mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { ClusterCatalog } from '../../src/api/v1/index.js';
 import {
   applyCatalog,
   condition,
   getCatalog,
-  installCrds,
   push,
   sampleDir,
   waitSynced,
 } from '../support/catalogs.js';
 import type { RunningController } from '../support/controller.js';
-import { DEPLOYMENT_HEAP_OPTIONS, startController } from '../support/controller.js';
-import { kubectl } from '../support/kubectl.js';
+import { DEPLOYMENT_HEAP_OPTIONS } from '../support/controller.js';
+import { pushAndSync, setUpE2e, tearDownE2e } from '../support/e2e-setup.js';
 import { uniqueName } from '../support/names.js';
 import { pollUntil } from '../support/poll.js';
 import type { Revision } from '../support/revisions.js';
@@ -150,11 +148,11 @@ describe('hostile FBC e2e: the controller under the Deployment heap options', fu
   let peakRss = 0;
 
   before(async () => {
-    await installCrds();
-    tmp = await mkdtemp(path.join(os.tmpdir(), 'catalog-hostile-'));
-    controller = await startController({ nodeOptions: DEPLOYMENT_HEAP_OPTIONS });
-    await applyCatalog(name, await push(sampleDir, `sample:${uniqueName('v1')}`));
-    good = await waitSynced(name);
+    ({ tmp, controller } = await setUpE2e({
+      tmpPrefix: 'catalog-hostile-',
+      controller: { nodeOptions: DEPLOYMENT_HEAP_OPTIONS },
+    }));
+    good = await pushAndSync(name, sampleDir, `sample:${uniqueName('v1')}`);
     goodRevision = await revisionOf(sampleDir, name);
     baselineRss = await controller.peakRssBytes();
     console.log(`      peak RSS after a good sync: ${(baselineRss / MB).toFixed(1)} MB`);
@@ -162,9 +160,7 @@ describe('hostile FBC e2e: the controller under the Deployment heap options', fu
 
   after(async () => {
     console.log(`      peak RSS over the hostile cases: ${(peakRss / MB).toFixed(1)} MB`);
-    await controller?.stop();
-    await kubectl(['delete', 'clustercatalog', name, '--ignore-not-found', '--wait=false']);
-    if (tmp) await rm(tmp, { recursive: true, force: true });
+    await tearDownE2e({ controllers: [controller], catalogs: [name], tmp });
   });
 
   /** Pushes the sample catalog plus `file` by a new tag and switches the catalog to it. */

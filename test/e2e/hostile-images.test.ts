@@ -15,17 +15,10 @@ import { gzipSync } from 'node:zlib';
 import { MediaTypes } from '../../src/source/manifest.js';
 import { blobFromBuffer, type BlobSource } from '../../src/source/pusher.js';
 import { LayerApplier } from '../../src/source/unpack.js';
-import {
-  applyCatalog,
-  condition,
-  getCatalog,
-  installCrds,
-  sampleDir,
-  waitSynced,
-} from '../support/catalogs.js';
+import { applyCatalog, condition, getCatalog, sampleDir, waitSynced } from '../support/catalogs.js';
 import type { RunningController } from '../support/controller.js';
 import { DEPLOYMENT_HEAP_OPTIONS, startController } from '../support/controller.js';
-import { kubectl } from '../support/kubectl.js';
+import { setUpE2e, tearDownE2e } from '../support/e2e-setup.js';
 import { uniqueName } from '../support/names.js';
 import { pollUntil } from '../support/poll.js';
 import {
@@ -97,8 +90,7 @@ describe('hostile images e2e: the controller under the Deployment heap options',
   const peaks: string[] = [];
 
   before(async () => {
-    await installCrds();
-    base = await mkdtemp(path.join(os.tmpdir(), 'hostile-'));
+    ({ tmp: base } = await setUpE2e({ tmpPrefix: 'hostile-' }));
     cacheDir = path.join(base, 'cache');
     outside = path.join(base, 'outside');
     await mkdir(outside);
@@ -116,9 +108,7 @@ describe('hostile images e2e: the controller under the Deployment heap options',
 
   after(async () => {
     console.log(`      peak RSS: ${peaks.join(', ')}`);
-    await controller?.stop();
-    await kubectl(['delete', 'clustercatalog', name, '--ignore-not-found', '--wait=false']);
-    if (base) await rm(base, { recursive: true, force: true });
+    await tearDownE2e({ controllers: [controller], catalogs: [name], tmp: base });
   });
 
   /** Switches the catalog to the image of `layers` (by digest); returns its reference. */
@@ -324,13 +314,11 @@ describe('hostile images: 100,000 entries unpack in process', function () {
     let controller: RunningController;
 
     after(async () => {
-      await controller?.stop();
-      await kubectl(['delete', 'clustercatalog', name, '--ignore-not-found', '--wait=false']);
+      await tearDownE2e({ controllers: [controller], catalogs: [name] });
     });
 
     it('syncs 100,000 empty entries plus the sample catalog within the deadline', async () => {
-      await installCrds();
-      controller = await startController({ nodeOptions: DEPLOYMENT_HEAP_OPTIONS });
+      ({ controller } = await setUpE2e({ controller: { nodeOptions: DEPLOYMENT_HEAP_OPTIONS } }));
       const d = await pushLayers(`${repo()}:${uniqueName('v')}`, [
         await manyEntriesLayer(100_000),
         await gzipLayer(await sampleEntries()),

@@ -12,7 +12,6 @@ import { spawn } from 'node:child_process';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { ClusterCatalog } from '../../src/api/v1/index.js';
-import { MediaTypes } from '../../src/source/manifest.js';
 import type { BlobSource } from '../../src/source/pusher.js';
 import {
   applyCatalog,
@@ -36,6 +35,7 @@ import {
   largeDocuments,
   manyEntriesLayer,
   pushLayers,
+  putManifestDeclaring,
   sampleEntries,
 } from '../support/registry-layers.js';
 import type { TarEntry } from '../support/registry-layers.js';
@@ -289,20 +289,8 @@ describe('hostile catalogs against catalogd-ts deployed on the node (make deploy
     const layer = await gzipLayer([{ name: 'configs/x.json', body: '{"schema":"io.example.x"}' }]);
     const real = await pushLayers(`${repo()}:${uniqueName('l')}`, [layer]);
     const repoUrl = `http://${process.env.REGISTRY}/v2/e2e/hostile-node`;
-    const manifest = JSON.parse(
-      await (
-        await fetch(`${repoUrl}/manifests/${real.digest}`, {
-          headers: { accept: MediaTypes.ociManifest },
-        })
-      ).text(),
-    ) as { layers: { size: number }[] };
-    manifest.layers[0]!.size = 1_677_729_792;
     const tag = uniqueName('declared');
-    const put = await fetch(`${repoUrl}/manifests/${tag}`, {
-      method: 'PUT',
-      headers: { 'content-type': MediaTypes.ociManifest },
-      body: Buffer.from(JSON.stringify(manifest)),
-    });
+    const put = await putManifestDeclaring(repoUrl, real.digest, 1_677_729_792, tag);
     expect(put.status, await put.text()).to.equal(201);
     const served = await Promise.all(pods.map((p) => cacheBytes(p.uid)));
     const pids = await resetPeaks();

@@ -4,9 +4,6 @@
 // are compared with the client library's pure functions on the same blobs, and the plugin runs
 // as a process for its tables, documents and errors.
 import { expect } from 'chai';
-import { spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import type { BundleBlob, ChannelBlob, DeprecationsBlob } from '../../src/client/index.js';
 import type { PackageFilter } from '../../src/client/index.js';
@@ -25,42 +22,25 @@ import {
 } from '../../src/client/index.js';
 import { run } from '../../src/plugin/main.js';
 import { answersCatalog, writeAnswersCatalog } from '../support/answers-catalog.js';
-import { applyCatalog, installCrds, push, waitSynced } from '../support/catalogs.js';
 import { repoRoot } from '../support/cluster.js';
 import type { RunningController } from '../support/controller.js';
 import { startController } from '../support/controller.js';
-import { kubectlOk } from '../support/kubectl.js';
+import { pushAndSync, setUpE2e, tearDownE2e } from '../support/e2e-setup.js';
 import { uniqueName } from '../support/names.js';
+import type { ProcessResult } from '../support/process.js';
+import { runProcess } from '../support/process.js';
 
 const plugin = path.join(repoRoot, 'src', 'plugin', 'kubectl-catalog.ts');
 
-interface Result {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
 /** Runs a TypeScript entry point as a process (KUBECONFIG from the e2e hooks). */
-function runTs(entry: string, args: string[]): Promise<Result> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', entry, ...args], {
-      cwd: repoRoot,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-  });
-}
+const runTs = (entry: string, args: string[]) =>
+  runProcess(process.execPath, ['--import', 'tsx', entry, ...args], { cwd: repoRoot });
 
 /** Runs the plugin as a process, as kubectl would. */
 const kc = (...args: string[]) => runTs(plugin, args);
 
 /** Runs the plugin in this process with a request-counting client. */
-async function inProcess(args: string[]): Promise<Result & { requests: number }> {
+async function inProcess(args: string[]): Promise<ProcessResult & { requests: number }> {
   let requests = 0;
   const out: string[] = [];
   const err: string[] = [];
@@ -87,18 +67,14 @@ describe('kubectl catalog answers e2e (generated catalog)', function () {
   let tmp: string;
 
   before(async () => {
-    await installCrds();
-    tmp = await mkdtemp(path.join(os.tmpdir(), 'kc-answers-e2e-'));
+    ({ tmp } = await setUpE2e({ tmpPrefix: 'kc-answers-e2e-' }));
     await writeAnswersCatalog(tmp, blobs);
     controller = await startController();
-    await applyCatalog(catalog, await push(tmp, `kc-answers:${uniqueName('v')}`));
-    await waitSynced(catalog);
+    await pushAndSync(catalog, tmp, `kc-answers:${uniqueName('v')}`);
   });
 
   after(async () => {
-    await kubectlOk(['delete', 'clustercatalog', catalog, '--ignore-not-found', '--wait=false']);
-    await controller?.stop();
-    if (tmp) await rm(tmp, { recursive: true, force: true });
+    await tearDownE2e({ catalogs: [catalog], deleteFirst: true, controllers: [controller], tmp });
   });
 
   it('upgrades: every entry of every channel agrees with the library on the same blobs, in 3 requests each', async () => {

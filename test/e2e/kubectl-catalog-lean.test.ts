@@ -4,11 +4,10 @@
 // content server, and the library's blobOf returns the whole blob, byte for byte.
 import { expect } from 'chai';
 import { spawn } from 'node:child_process';
-import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
+import { readFile, readdir } from 'node:fs/promises';
 import { loadAll } from 'js-yaml';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import type { CatalogMetadata } from '../../src/api/v1/index.js';
 import {
@@ -27,13 +26,15 @@ import {
 import { run } from '../../src/plugin/main.js';
 import { blobHash, canonicalize } from '../../src/api/v1/index.js';
 import { answersCatalog, writeAnswersCatalog } from '../support/answers-catalog.js';
-import { installCrds, push, waitSynced } from '../support/catalogs.js';
+import { push, waitSynced } from '../support/catalogs.js';
 import { repoRoot } from '../support/cluster.js';
 import { startConsoleServer } from '../support/console.js';
 import type { RunningController } from '../support/controller.js';
 import { startController } from '../support/controller.js';
+import { setUpE2e, tearDownE2e } from '../support/e2e-setup.js';
 import { kubectlOk } from '../support/kubectl.js';
 import { uniqueName } from '../support/names.js';
+import { tsxEntry } from '../support/process.js';
 
 const GVK = { group: 'lean.example.com', version: 'v1', kind: 'Thing' };
 const SVG = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 1 1"/>';
@@ -120,18 +121,19 @@ describe('kubectl catalog on a lean catalog (e2e)', function () {
 
   before(async () => {
     expect(full.length).to.equal(lean.length);
-    await installCrds();
-    tmp = await mkdtemp(path.join(os.tmpdir(), 'kc-lean-e2e-'));
+    ({ tmp } = await setUpE2e({ tmpPrefix: 'kc-lean-e2e-' }));
     await writeAnswersCatalog(tmp, blobs);
     controller = await startController();
     await syncFullAndLean(await push(tmp, `kc-lean:${uniqueName('v')}`), full, lean);
   });
 
   after(async () => {
-    for (const name of [full, lean])
-      await kubectlOk(['delete', 'clustercatalog', name, '--ignore-not-found', '--wait=false']);
-    await controller?.stop();
-    if (tmp) await rm(tmp, { recursive: true, force: true });
+    await tearDownE2e({
+      catalogs: [full, lean],
+      deleteFirst: true,
+      controllers: [controller],
+      tmp,
+    });
   });
 
   async function objectsOf(catalog: string): Promise<CatalogMetadata[]> {
@@ -229,9 +231,7 @@ describe('kubectl catalog on a lean catalog (e2e)', function () {
       const child = spawn(
         process.execPath,
         [
-          '--import',
-          'tsx',
-          path.join(repoRoot, 'src', 'plugin', 'kubectl-catalog.ts'),
+          ...tsxEntry('plugin/kubectl-catalog.ts'),
           'show',
           pkg,
           '--catalog',
@@ -320,8 +320,7 @@ const REAL = process.env.CATALOGD_LEAN_REAL_CATALOG;
       for (const f of (await readdir(REAL!, { recursive: true })).filter((n) => /\.ya?ml$/.test(n)))
         for (const d of loadAll(await readFile(path.join(REAL!, f), 'utf8')))
           if (d && typeof d === 'object') blobs.push(d as Record<string, unknown>);
-      await installCrds();
-      controller = await startController();
+      ({ controller } = await setUpE2e({ controller: {} }));
       await syncFullAndLean(
         await push(REAL!, `kc-lean-real:${uniqueName('v')}`),
         full,
@@ -331,9 +330,7 @@ const REAL = process.env.CATALOGD_LEAN_REAL_CATALOG;
     });
 
     after(async () => {
-      for (const name of [full, lean])
-        await kubectlOk(['delete', 'clustercatalog', name, '--ignore-not-found', '--wait=false']);
-      await controller?.stop();
+      await tearDownE2e({ catalogs: [full, lean], deleteFirst: true, controllers: [controller] });
     });
 
     it('names every channel head and answers as the full catalog', async () => {

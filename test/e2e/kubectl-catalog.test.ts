@@ -2,7 +2,6 @@
 // into the local control plane, then the plugin runs as a process (and once through kubectl's
 // plugin discovery) and its outputs are checked against what the FBC fixture says.
 import { expect } from 'chai';
-import { spawn } from 'node:child_process';
 import { chmod, mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -10,36 +9,24 @@ import type { ClusterCatalog } from '../../src/api/v1/index.js';
 import { CatalogClient } from '../../src/client/index.js';
 import { run } from '../../src/plugin/main.js';
 import { pushCatalog } from '../../src/source/index.js';
+import { applyCatalog, sampleDir } from '../support/catalogs.js';
 import { repoRoot } from '../support/cluster.js';
 import type { RunningController } from '../support/controller.js';
 import { startController } from '../support/controller.js';
 import { kubectlOk } from '../support/kubectl.js';
 import { uniqueName } from '../support/names.js';
 import { pollUntil } from '../support/poll.js';
+import type { ProcessResult } from '../support/process.js';
+import { runProcess } from '../support/process.js';
 
-const sampleDir = path.join(repoRoot, 'examples', 'catalog');
 const plugin = path.join(repoRoot, 'src', 'plugin', 'kubectl-catalog.ts');
 
-interface Result {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function exec(cmd: string, args: string[], env: NodeJS.ProcessEnv = process.env): Promise<Result> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-  });
+function exec(cmd: string, args: string[], env: NodeJS.ProcessEnv = process.env) {
+  return runProcess(cmd, args, { cwd: repoRoot, env });
 }
 
 /** Runs the plugin as a process, as kubectl would (KUBECONFIG from the e2e hooks). */
-function kc(...args: string[]): Promise<Result> {
+function kc(...args: string[]): Promise<ProcessResult> {
   return exec(process.execPath, ['--import', 'tsx', plugin, ...args]);
 }
 
@@ -55,18 +42,6 @@ function table(out: string): string[][] {
     .trimEnd()
     .split('\n')
     .map((l) => l.split(/ {2,}/));
-}
-
-async function applyCatalog(name: string, ref: string): Promise<void> {
-  await kubectlOk(
-    ['apply', '-f', '-'],
-    JSON.stringify({
-      apiVersion: 'olm.operatorframework.io/v1',
-      kind: 'ClusterCatalog',
-      metadata: { name },
-      spec: { source: { type: 'Image', image: { ref } } },
-    }),
-  );
 }
 
 async function waitServing(name: string): Promise<ClusterCatalog> {

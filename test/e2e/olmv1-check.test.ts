@@ -5,15 +5,15 @@
 // On the committed excerpt of real catalogs (test/fixtures/olmv1-check), and with
 // $CATALOGD_REAL_CATALOGS (colon-separated directories, as in gitops.test.ts) on those too.
 import { expect } from 'chai';
-import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { ClusterCatalog } from '../../src/api/v1/index.js';
-import { applyCatalog, installCrds, push, waitSynced } from '../support/catalogs.js';
+import { installCrds } from '../support/catalogs.js';
 import { repoRoot } from '../support/cluster.js';
 import type { RunningController } from '../support/controller.js';
 import { startController } from '../support/controller.js';
-import { kubectl } from '../support/kubectl.js';
+import { pushAndSync, tearDownE2e } from '../support/e2e-setup.js';
 import { uniqueName } from '../support/names.js';
 import type { Olmv1CheckResult } from '../support/olmv1-check.js';
 import { olmv1BinDir, runOlmv1Check } from '../support/olmv1-check.js';
@@ -41,8 +41,7 @@ describe('OLM v1 check: operator-controller sees the same catalog from catalogd-
   async function serve(dir: string): Promise<ClusterCatalog> {
     const name = uniqueName('olmv1-check');
     catalogs.push(name);
-    await applyCatalog(name, await push(dir, `olmv1-check:${uniqueName('v')}`));
-    return waitSynced(name, undefined, 600_000);
+    return pushAndSync(name, dir, `olmv1-check:${uniqueName('v')}`, { timeoutMs: 600_000 });
   }
 
   before(async () => {
@@ -53,10 +52,7 @@ describe('OLM v1 check: operator-controller sees the same catalog from catalogd-
   });
 
   after(async () => {
-    await controller?.stop();
-    for (const name of catalogs)
-      await kubectl(['delete', 'clustercatalog', name, '--ignore-not-found', '--wait=false']);
-    if (tmp) await rm(tmp, { recursive: true, force: true });
+    await tearDownE2e({ controllers: [controller], catalogs, tmp });
   });
 
   let excerpt: ClusterCatalog | undefined;

@@ -4,14 +4,12 @@
 // writes it again without content. Either way every blob has its object, the content is on
 // the HTTP server at the url, and Progressing counts the omitted ones.
 import { expect } from 'chai';
-import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import os from 'node:os';
+import { cp, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { canonicalize } from '../../src/fbc/index.js';
 import {
   applyCatalog,
   condition,
-  installCrds,
   listObjects,
   push,
   sampleDir,
@@ -20,6 +18,7 @@ import {
 } from '../support/catalogs.js';
 import type { RunningController } from '../support/controller.js';
 import { startController } from '../support/controller.js';
+import { setUpE2e } from '../support/e2e-setup.js';
 import { kubectl, kubectlOk } from '../support/kubectl.js';
 import { uniqueName } from '../support/names.js';
 import { pollUntil } from '../support/poll.js';
@@ -48,8 +47,7 @@ describe('resilience e2e: oversized blobs', function () {
   const catalogs: string[] = [];
 
   before(async () => {
-    await installCrds();
-    dir = await mkdtemp(path.join(os.tmpdir(), 'catalog-oversized-'));
+    ({ tmp: dir } = await setUpE2e({ tmpPrefix: 'catalog-oversized-' }));
     await cp(sampleDir, dir, { recursive: true });
     const file = path.join(dir, 'utility-operator', 'catalog.json');
     const text = await readFile(file, 'utf8');

@@ -4,15 +4,10 @@
 // out), and an expired resourceVersion must end it with a 410 as in JSON.
 import { expect } from 'chai';
 import type { ClusterCatalog } from '../../src/api/v1/index.js';
-import {
-  CATALOG_METADATA_PLURAL,
-  CLUSTER_CATALOG_PLURAL,
-  GROUP,
-  VERSION,
-} from '../../src/api/v1/index.js';
+import { CATALOG_METADATA_PLURAL, GROUP, VERSION } from '../../src/api/v1/index.js';
 import type { ObjectMetadata, WatchEventType } from '../../src/kube/index.js';
 import { KubeClient, Resource, isGone } from '../../src/kube/index.js';
-import { inertCatalog, installCrds } from '../support/catalogs.js';
+import { clusterCatalogResource, inertCatalog, installCrds } from '../support/catalogs.js';
 import { uniqueName } from '../support/names.js';
 import { pollUntil } from '../support/poll.js';
 
@@ -31,11 +26,7 @@ describe('the metadata-only watch in protobuf', () => {
     await installCrds();
     // KUBECONFIG is set by the e2e hooks, after this file is loaded.
     client = new KubeClient({ kubeconfig: process.env.KUBECONFIG ?? '', maxSockets: 4 });
-    catalogs = new Resource<ClusterCatalog>(client, {
-      group: GROUP,
-      version: VERSION,
-      plural: CLUSTER_CATALOG_PLURAL,
-    });
+    catalogs = clusterCatalogResource(client);
     const created = await catalogs.create(inertCatalog(owner));
     ownerUid = created.metadata.uid ?? '';
   });

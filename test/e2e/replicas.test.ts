@@ -4,34 +4,21 @@
 // leader switches revisions later than the status says; and it gets no error at all: a replica
 // holds a request for a revision it is still building until it serves it.
 import { expect } from 'chai';
-import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import os from 'node:os';
+import { cp, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { CatalogHasher, readCatalog } from '../../src/fbc/index.js';
-import {
-  applyCatalog,
-  installCrds,
-  push,
-  sampleDir,
-  waitSynced,
-  writeSampleV2,
-} from '../support/catalogs.js';
+import { applyCatalog, push, sampleDir, waitSynced, writeSampleV2 } from '../support/catalogs.js';
 import type { RunningController } from '../support/controller.js';
 import { startController } from '../support/controller.js';
+import { pushAndSync, setUpE2e } from '../support/e2e-setup.js';
 import { kubectl } from '../support/kubectl.js';
 import { uniqueName } from '../support/names.js';
 import { startOlmLikeClient } from '../support/olm-client.js';
 import { pollUntil } from '../support/poll.js';
+import { catalogContentHash } from '../support/revisions.js';
 import { startRoundRobinProxy } from '../support/round-robin-proxy.js';
 import type { RoundRobinProxy } from '../support/round-robin-proxy.js';
 
 const UPDATES = 20;
-
-async function catalogContentHash(dir: string, catalog: string): Promise<string> {
-  const hasher = new CatalogHasher();
-  for await (const blob of readCatalog(dir, { catalog })) hasher.add(blob.hash);
-  return hasher.digest();
-}
 
 describe('replicas e2e: every replica answers with the revision a client was pointed at', function () {
   this.timeout(600_000);
@@ -44,14 +31,13 @@ describe('replicas e2e: every replica answers with the revision a client was poi
   let firstHash: string | undefined;
 
   before(async () => {
-    await installCrds();
-    tmp = await mkdtemp(path.join(os.tmpdir(), 'replicas-'));
+    ({ tmp } = await setUpE2e({ tmpPrefix: 'replicas-' }));
     proxy = await startRoundRobinProxy();
     // Both replicas put the proxy's URL in status.urls.base, as a Deployment puts its Service's.
     const args = [`--server-url=${proxy.url}`, '--content-profile=lean'];
     leader = await startController({ leaseId, args });
-    await applyCatalog(name, await push(sampleDir, `replicas:${uniqueName('v')}`));
-    firstHash = (await waitSynced(name)).status?.contentHash;
+    const synced = await pushAndSync(name, sampleDir, `replicas:${uniqueName('v')}`);
+    firstHash = synced.status?.contentHash;
     follower = await startController({ leaseId, args });
     proxy.backends.push(leader.serverUrl, follower.serverUrl);
     await pollUntil(

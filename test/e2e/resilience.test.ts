@@ -23,6 +23,7 @@ import {
 import { refusingPolicy, waitUntilRefused } from '../support/admission-policy.js';
 import type { RunningController } from '../support/controller.js';
 import { startController } from '../support/controller.js';
+import { setUpE2e } from '../support/e2e-setup.js';
 import { generateCatalog } from '../support/fbcgen.js';
 import { kubectl, kubectlOk } from '../support/kubectl.js';
 import { uniqueName } from '../support/names.js';
@@ -69,8 +70,7 @@ describe('resilience e2e: a refused write rolls the catalog back to the previous
   let controller: RunningController;
 
   before(async () => {
-    await installCrds();
-    controller = await startController();
+    ({ controller } = await setUpE2e({ controller: {} }));
   });
 
   after(async () => {
@@ -230,8 +230,7 @@ describe('resilience e2e: drift', function () {
   let controller: RunningController;
 
   before(async () => {
-    await installCrds();
-    controller = await startController();
+    ({ controller } = await setUpE2e({ controller: {} }));
   });
 
   after(async () => {

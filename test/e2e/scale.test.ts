@@ -6,14 +6,13 @@
 // built one), and the SPEC §7 target (150 MB at 50 MB) is measured by `make bench` on the built
 // controller with the Deployment's NODE_OPTIONS.
 import { expect } from 'chai';
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
+import { rm } from 'node:fs/promises';
 import type { ClusterCatalog } from '../../src/api/v1/index.js';
 import { pushCatalog } from '../../src/source/index.js';
-import { repoRoot } from '../support/cluster.js';
 import type { RunningController } from '../support/controller.js';
 import { procStatus, startController } from '../support/controller.js';
+import { applyCatalog } from '../support/catalogs.js';
+import { setUpE2e } from '../support/e2e-setup.js';
 import { generateCatalog } from '../support/fbcgen.js';
 import { kubectl, kubectlOk } from '../support/kubectl.js';
 import { uniqueName } from '../support/names.js';
@@ -30,15 +29,7 @@ describe('scale e2e: a catalog of >= 10k blobs', function () {
   const name = uniqueName('scale');
 
   before(async () => {
-    await kubectlOk(['apply', '--server-side', '-f', path.join(repoRoot, 'crds')]);
-    await kubectlOk([
-      'wait',
-      '--for=condition=Established',
-      '--timeout=60s',
-      '-f',
-      path.join(repoRoot, 'crds'),
-    ]);
-    dir = await mkdtemp(path.join(os.tmpdir(), 'catalog-scale-'));
+    ({ tmp: dir } = await setUpE2e({ tmpPrefix: 'catalog-scale-' }));
   });
 
   after(async () => {
@@ -60,15 +51,7 @@ describe('scale e2e: a catalog of >= 10k blobs', function () {
     const t0 = performance.now();
     let c: ClusterCatalog;
     try {
-      await kubectlOk(
-        ['apply', '-f', '-'],
-        JSON.stringify({
-          apiVersion: 'olm.operatorframework.io/v1',
-          kind: 'ClusterCatalog',
-          metadata: { name },
-          spec: { source: { type: 'Image', image: { ref } } },
-        }),
-      );
+      await applyCatalog(name, ref);
       c = await pollUntil(
         async () => {
           const c = JSON.parse(

@@ -5,18 +5,15 @@
 // hold the objects back: a first sync of a 3 MB catalog written one object at a time, and a
 // ValidatingAdmissionPolicy that refuses every CatalogMetadata write of the catalog.
 import { expect } from 'chai';
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
+import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { ClusterCatalog } from '../../src/api/v1/index.js';
 import { revisionKey, revisionKeyOf } from '../../src/api/v1/index.js';
 import { CatalogClient } from '../../src/client/index.js';
-import { CatalogHasher, readCatalog } from '../../src/fbc/index.js';
 import {
   applyCatalog,
   condition,
   getCatalog,
-  installCrds,
   push,
   sampleDir,
   waitSynced,
@@ -24,20 +21,18 @@ import {
 } from '../support/catalogs.js';
 import { refusingPolicy, waitUntilRefused } from '../support/admission-policy.js';
 import type { RunningController } from '../support/controller.js';
-import { startController } from '../support/controller.js';
+import { setUpE2e } from '../support/e2e-setup.js';
 import { generateCatalog } from '../support/fbcgen.js';
 import { kubectl, kubectlOk } from '../support/kubectl.js';
 import { uniqueName } from '../support/names.js';
 import { pollUntil } from '../support/poll.js';
 import type { Revision } from '../support/revisions.js';
-import { matchRevision, revisionInCluster, revisionOf } from '../support/revisions.js';
-
-/** The contentHash of a catalog directory. */
-async function contentHashOf(dir: string, catalog: string): Promise<string> {
-  const hasher = new CatalogHasher();
-  for await (const blob of readCatalog(dir, { catalog })) hasher.add(blob.hash);
-  return hasher.digest();
-}
+import {
+  catalogContentHash,
+  matchRevision,
+  revisionInCluster,
+  revisionOf,
+} from '../support/revisions.js';
 
 /** The lines /api/v1/all of urls.base answers, with its status. */
 async function fetchAll(c: ClusterCatalog): Promise<{ status: number; lines: number }> {
@@ -63,10 +58,11 @@ describe('serve-first e2e: HTTP serves a revision before its objects are written
   const catalogs: string[] = [];
 
   before(async () => {
-    await installCrds();
-    tmp = await mkdtemp(path.join(os.tmpdir(), 'serve-first-'));
-    // One write at a time: a 3 MB catalog's objects take seconds to write.
-    controller = await startController({ args: ['--write-concurrency=1'] });
+    ({ tmp, controller } = await setUpE2e({
+      tmpPrefix: 'serve-first-',
+      // One write at a time: a 3 MB catalog's objects take seconds to write.
+      controller: { args: ['--write-concurrency=1'] },
+    }));
     client = new CatalogClient();
   });
 
@@ -83,7 +79,7 @@ describe('serve-first e2e: HTTP serves a revision before its objects are written
     const dir = path.join(tmp, 'gen');
     await generateCatalog(dir, { seed: 9, sizeMB: 3 });
     const expected = await revisionOf(dir, name);
-    const hash = await contentHashOf(dir, name);
+    const hash = await catalogContentHash(dir, name);
     await applyCatalog(name, await push(dir, `serve-first:${uniqueName('v')}`));
     // The journal is written with the HTTP view: both at once, before the first object.
     const early = await pollUntil(
@@ -128,7 +124,7 @@ describe('serve-first e2e: HTTP serves a revision before its objects are written
       const v2Ref = await push(v2Dir, `sample:${uniqueName('v2')}`);
       const v1Rev = await revisionOf(sampleDir, name);
       const v2Rev = await revisionOf(v2Dir, name);
-      const v2Hash = await contentHashOf(v2Dir, name);
+      const v2Hash = await catalogContentHash(v2Dir, name);
       await applyCatalog(name, v1Ref);
       const v1 = await waitSynced(name);
 

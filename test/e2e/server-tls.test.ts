@@ -11,21 +11,22 @@
 import { expect } from 'chai';
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import https from 'node:https';
-import os from 'node:os';
 import path from 'node:path';
 import type { TLSSocket } from 'node:tls';
 import { promisify } from 'node:util';
 import { CatalogClient, ContentOmittedError, fetchTrusting } from '../../src/client/index.js';
 import { run } from '../../src/plugin/main.js';
-import { applyCatalog, installCrds, listObjects, push, waitSynced } from '../support/catalogs.js';
+import { listObjects } from '../support/catalogs.js';
 import { repoRoot } from '../support/cluster.js';
 import type { RunningController } from '../support/controller.js';
 import { startController } from '../support/controller.js';
+import { pushAndSync, setUpE2e } from '../support/e2e-setup.js';
 import { kubectl } from '../support/kubectl.js';
 import { uniqueName } from '../support/names.js';
 import { pollUntil } from '../support/poll.js';
+import { tsxEntry } from '../support/process.js';
 
 const exec = promisify(execFile);
 
@@ -113,8 +114,7 @@ describe('server e2e: HTTPS content, certificate rotation, trust', function () {
   let base = '';
 
   before(async () => {
-    await installCrds();
-    tmp = await mkdtemp(path.join(os.tmpdir(), 'server-tls-e2e-'));
+    ({ tmp } = await setUpE2e({ tmpPrefix: 'server-tls-e2e-' }));
     certs = path.join(tmp, 'certs');
     mount = new SecretMount(path.join(tmp, 'mount'));
     await mkdir(mount.dir);
@@ -136,8 +136,7 @@ describe('server e2e: HTTPS content, certificate rotation, trust', function () {
     const fbc = path.join(tmp, 'fbc');
     await mkdir(fbc);
     await writeFile(path.join(fbc, 'catalog.json'), tlsCatalog());
-    await applyCatalog(name, await push(fbc, `tls:${uniqueName('v')}`));
-    base = (await waitSynced(name)).status?.urls?.base ?? '';
+    base = (await pushAndSync(name, fbc, `tls:${uniqueName('v')}`)).status?.urls?.base ?? '';
   });
 
   after(async () => {
@@ -208,7 +207,7 @@ describe('server e2e: HTTPS content, certificate rotation, trust', function () {
   });
 
   it('kubectl catalog trusts a CA given by the environment (NODE_EXTRA_CA_CERTS)', async () => {
-    const args = ['--import', 'tsx', path.join(repoRoot, 'src', 'plugin', 'kubectl-catalog.ts')];
+    const args = tsxEntry('plugin/kubectl-catalog.ts');
     args.push('bundles', 'tls-op', '--catalog', name);
     const { stdout } = await exec(process.execPath, args, {
       cwd: repoRoot,
@@ -309,9 +308,7 @@ describe('server e2e: HTTPS content, certificate rotation, trust', function () {
     const { stdout, stderr, code } = await exec(
       process.execPath,
       [
-        '--import',
-        'tsx',
-        path.join(repoRoot, 'src', 'cmd', 'catalogd.ts'),
+        ...tsxEntry('cmd/catalogd.ts'),
         'controller',
         `--kubeconfig=${process.env.KUBECONFIG ?? ''}`,
         `--tls-cert-file=${path.join(certs, 'tls.crt')}`,

@@ -2,41 +2,20 @@
 // catalog, compared with the CatalogMetadata objects in the apiserver, and read while a new
 // revision is being synced.
 import { expect } from 'chai';
-import { createHash } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import { CatalogHasher, canonicalize, readCatalog } from '../../src/fbc/index.js';
-import {
-  applyCatalog,
-  installCrds,
-  listObjects,
-  push,
-  sampleDir,
-  waitSynced,
-} from '../support/catalogs.js';
+import { canonicalize } from '../../src/fbc/index.js';
+import { applyCatalog, listObjects, push, sampleDir, waitSynced } from '../support/catalogs.js';
 import type { RunningController } from '../support/controller.js';
-import { startController } from '../support/controller.js';
+import { pushAndSync, setUpE2e } from '../support/e2e-setup.js';
 import { generateCatalog } from '../support/fbcgen.js';
 import { kubectl } from '../support/kubectl.js';
 import { uniqueName } from '../support/names.js';
+import { bodyContentHash } from '../support/olm-client.js';
 import { pollUntil } from '../support/poll.js';
-
-const sha = (s: string) => `sha256:${createHash('sha256').update(s).digest('hex')}`;
-
-/** The contentHash of a JSON-lines body: sha256 over its sorted blob hashes (SPEC §3.2). */
-function bodyContentHash(body: string): string {
-  const hasher = new CatalogHasher();
-  for (const line of body.split('\n')) if (line) hasher.add(sha(line));
-  return hasher.digest();
-}
-
-async function catalogContentHash(dir: string, catalog: string): Promise<string> {
-  const hasher = new CatalogHasher();
-  for await (const blob of readCatalog(dir, { catalog })) hasher.add(blob.hash);
-  return hasher.digest();
-}
+import { catalogContentHash } from '../support/revisions.js';
 
 describe('server e2e: catalog content over HTTP', function () {
   this.timeout(300_000);
@@ -45,10 +24,8 @@ describe('server e2e: catalog content over HTTP', function () {
   let base = '';
 
   before(async () => {
-    await installCrds();
-    controller = await startController();
-    await applyCatalog(name, await push(sampleDir, `sample:${uniqueName('v')}`));
-    const c = await waitSynced(name);
+    ({ controller } = await setUpE2e({ controller: {} }));
+    const c = await pushAndSync(name, sampleDir, `sample:${uniqueName('v')}`);
     base = c.status?.urls?.base ?? '';
   });
 

@@ -25,6 +25,7 @@ import { startController, type RunningController } from '../support/controller.j
 import { kubectlOk } from '../support/kubectl.js';
 import { uniqueName } from '../support/names.js';
 import { pollUntil } from '../support/poll.js';
+import { tsxEntry } from '../support/process.js';
 
 /** The sample catalog plus one package of its own: a distinct digest per variant. */
 async function variant(root: string, name: string): Promise<string> {
@@ -95,13 +96,7 @@ describe('signed catalogs (e2e)', function () {
     );
     const run = spawnSync(
       process.execPath,
-      [
-        '--import',
-        'tsx',
-        path.join(repoRoot, 'src', 'cmd', 'catalogd.ts'),
-        'controller',
-        `--signature-policy=${bad}`,
-      ],
+      [...tsxEntry('cmd/catalogd.ts'), 'controller', `--signature-policy=${bad}`],
       { cwd: repoRoot, encoding: 'utf8', timeout: 60_000 },
     );
     expect(run.status).to.equal(1);
@@ -144,9 +139,7 @@ describe('signed catalogs (e2e)', function () {
     const byOwn = execFileSync(
       process.execPath,
       [
-        '--import',
-        'tsx',
-        path.join(repoRoot, 'src', 'cmd', 'catalogd.ts'),
+        ...tsxEntry('cmd/catalogd.ts'),
         'push',
         '--sign-key',
         path.join(work, 'own.key'),

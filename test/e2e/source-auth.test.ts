@@ -1,7 +1,7 @@
 // Source auth e2e: Basic auth (registry with htpasswd) and Bearer tokens (registry with token
 // auth, in front of it a token server of the test's own), credentials from dockerconfigjson.
 import { expect } from 'chai';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import {
@@ -14,12 +14,7 @@ import {
 } from '../../src/source/index.js';
 import { startRegistry, type TestRegistry } from '../support/registry.js';
 import { startTokenServer, type TokenServer } from '../support/registry-token.js';
-
-const caught = (p: Promise<unknown>) =>
-  p.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
+import { caught, writePackage } from '../support/source-e2e.js';
 
 function secretFor(host: string, username: string, password: string): PullSecretSource {
   const json = JSON.stringify({
@@ -37,11 +32,7 @@ describe('source e2e: registry auth', function () {
   before(async () => {
     work = await mkdtemp(path.join(tmpdir(), 'catalogd-source-auth-'));
     catalogDir = path.join(work, 'catalog');
-    await mkdir(path.join(catalogDir, 'foo'), { recursive: true });
-    await writeFile(
-      path.join(catalogDir, 'foo', 'catalog.json'),
-      '{"schema":"olm.package","name":"foo"}\n',
-    );
+    await writePackage(catalogDir, 'foo');
   });
   after(() => rm(work, { recursive: true, force: true }));
 

@@ -1,18 +1,13 @@
 // Source fault e2e against registries of the test's own: a blob corrupted on the registry's disk,
 // and a stopped registry.
 import { expect } from 'chai';
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { findSourceError, ImagePuller, isRetryable, pushCatalog } from '../../src/source/index.js';
 import { snapshot } from '../../src/source/counters.js';
 import { startRegistry, type TestRegistry } from '../support/registry.js';
-
-const caught = (p: Promise<unknown>) =>
-  p.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
+import { caught, writePackage } from '../support/source-e2e.js';
 
 describe('source e2e: registry faults', function () {
   this.timeout(120_000);
@@ -24,11 +19,7 @@ describe('source e2e: registry faults', function () {
     reg = await startRegistry();
     work = await mkdtemp(path.join(tmpdir(), 'catalogd-source-faults-'));
     catalogDir = path.join(work, 'catalog');
-    await mkdir(path.join(catalogDir, 'foo'), { recursive: true });
-    await writeFile(
-      path.join(catalogDir, 'foo', 'catalog.json'),
-      '{"schema":"olm.package","name":"foo"}\n',
-    );
+    await writePackage(catalogDir, 'foo');
     await writeFile(
       path.join(catalogDir, 'pad.json'),
       JSON.stringify({ schema: 'pad', v: 'p'.repeat(50_000) }),

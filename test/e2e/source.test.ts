@@ -25,6 +25,7 @@ import {
 import { uniqueName } from '../support/names.js';
 import { repoRoot } from '../support/cluster.js';
 import type { BlobSource } from '../../src/source/pusher.js';
+import { caught, writePackage } from '../support/source-e2e.js';
 
 async function listTree(dir: string, rel = ''): Promise<Map<string, Buffer>> {
   const out = new Map<string, Buffer>();
@@ -45,11 +46,7 @@ async function archOf(configsDir: string): Promise<string> {
 }
 
 async function writeCatalog(dir: string, pkg: string): Promise<void> {
-  await mkdir(path.join(dir, pkg), { recursive: true });
-  await writeFile(
-    path.join(dir, pkg, 'catalog.json'),
-    JSON.stringify({ schema: 'olm.package', name: pkg }) + '\n',
-  );
+  await writePackage(dir, pkg);
   await writeFile(
     path.join(dir, pkg, 'channels.yaml'),
     `---\nschema: olm.channel\npackage: ${pkg}\nname: stable\nentries:\n  - name: ${pkg}.v1.0.0\n`,
@@ -61,11 +58,6 @@ async function writeCatalog(dir: string, pkg: string): Promise<void> {
   await writeFile(path.join(dir, '.indexignore'), '*.md\n');
 }
 
-const caught = (p: Promise<unknown>) =>
-  p.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
 const settled = (p: Promise<unknown>) =>
   p.then(
     (v) => v,

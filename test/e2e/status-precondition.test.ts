@@ -5,11 +5,11 @@
 // real apiserver.
 import { expect } from 'chai';
 import type { ClusterCatalog } from '../../src/api/v1/index.js';
-import { CLUSTER_CATALOG_PLURAL, GROUP, VERSION } from '../../src/api/v1/index.js';
 import type { ClusterCatalogAPI } from '../../src/controllers/clustercatalog/controller.js';
 import { clusterCatalogAPI } from '../../src/controllers/clustercatalog/setup/kube-adapters.js';
-import { KubeClient, Resource, isConflict } from '../../src/kube/index.js';
-import { inertCatalog, installCrds } from '../support/catalogs.js';
+import type { Resource } from '../../src/kube/index.js';
+import { KubeClient, isConflict } from '../../src/kube/index.js';
+import { clusterCatalogResource, inertCatalog, installCrds } from '../support/catalogs.js';
 import { uniqueName } from '../support/names.js';
 import { pollUntil } from '../support/poll.js';
 
@@ -21,11 +21,7 @@ describe('status writes carry a resourceVersion precondition', () => {
     await installCrds();
     // KUBECONFIG is set by the e2e hooks, after this file is loaded.
     client = new KubeClient({ kubeconfig: process.env.KUBECONFIG ?? '', maxSockets: 2 });
-    catalogs = new Resource<ClusterCatalog>(client, {
-      group: GROUP,
-      version: VERSION,
-      plural: CLUSTER_CATALOG_PLURAL,
-    });
+    catalogs = clusterCatalogResource(client);
     // Events are not what this test is about.
     api = clusterCatalogAPI(catalogs, { record: async () => {} });
   });

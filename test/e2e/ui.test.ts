@@ -5,9 +5,8 @@
 // a reload. UI_SCREENSHOTS=DIR saves screenshots of the main pages there (docs/images/).
 import { expect } from 'chai';
 import { spawn } from 'node:child_process';
-import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
+import { readFile, readdir } from 'node:fs/promises';
 import http from 'node:http';
-import os from 'node:os';
 import path from 'node:path';
 import type { Page } from 'puppeteer-core';
 import { loadAll } from 'js-yaml';
@@ -15,15 +14,14 @@ import type { BundleBlob, ChannelBlob, PackageBlob } from '../../src/client/inde
 import { channelHead, matchesPackageFilter, packageFacts } from '../../src/client/index.js';
 import type { Blob } from '../support/answers-catalog.js';
 import { answersCatalog, writeAnswersCatalog } from '../support/answers-catalog.js';
-import { applyCatalog, installCrds, push, waitSynced } from '../support/catalogs.js';
 import { repoRoot } from '../support/cluster.js';
 import type { RunningConsole } from '../support/console.js';
 import { startConsole } from '../support/console.js';
 import type { RunningController } from '../support/controller.js';
-import { startController } from '../support/controller.js';
-import { kubectlOk } from '../support/kubectl.js';
+import { pushAndSync, setUpE2e, tearDownE2e } from '../support/e2e-setup.js';
 import { uniqueName } from '../support/names.js';
 import { pollUntil } from '../support/poll.js';
+import { tsxEntry } from '../support/process.js';
 
 /** What the page callbacks touch of DOM elements (the project compiles without lib.dom). */
 interface El {
@@ -90,10 +88,12 @@ describe('kubectl catalog ui in a browser (e2e)', function () {
   const shots = process.env.UI_SCREENSHOTS;
 
   /** Pushes `list` as a new image of the catalog and waits until it is synced; its contentHash. */
-  const pushAndSync = async (list: Blob[], dir: string, previousHash?: string) => {
+  const writeAndSync = async (list: Blob[], dir: string, previousHash?: string) => {
     await writeAnswersCatalog(dir, list);
-    await applyCatalog(catalog, await push(dir, `ui:${uniqueName('v')}`));
-    return (await waitSynced(catalog, previousHash)).status?.contentHash;
+    const synced = await pushAndSync(catalog, dir, `ui:${uniqueName('v')}`, {
+      notHash: previousHash,
+    });
+    return synced.status?.contentHash;
   };
 
   const names = (list: Blob[]) =>
@@ -117,19 +117,15 @@ describe('kubectl catalog ui in a browser (e2e)', function () {
     );
 
   before(async () => {
-    await installCrds();
-    tmp = await mkdtemp(path.join(os.tmpdir(), 'ui-e2e-'));
-    controller = await startController();
-    contentHash = await pushAndSync(blobs, path.join(tmp, 'v1'));
+    ({ tmp, controller } = await setUpE2e({ tmpPrefix: 'ui-e2e-', controller: {} }));
+    contentHash = await writeAndSync(blobs, path.join(tmp, 'v1'));
     ui = await startConsole(catalog);
     ({ base, page } = ui);
   });
 
   after(async () => {
     if (ui) expect(await ui.close()).to.equal(0);
-    await kubectlOk(['delete', 'clustercatalog', catalog, '--ignore-not-found', '--wait=false']);
-    await controller?.stop();
-    if (tmp) await rm(tmp, { recursive: true, force: true });
+    await tearDownE2e({ catalogs: [catalog], deleteFirst: true, controllers: [controller], tmp });
   });
 
   it('binds loopback, sends a CSP and lists every ClusterCatalog on the index', async () => {
@@ -262,15 +258,7 @@ describe('kubectl catalog ui in a browser (e2e)', function () {
   it('runs as a process: prints its URL, serves, and stops cleanly on Ctrl-C', async () => {
     const child = spawn(
       process.execPath,
-      [
-        '--import',
-        'tsx',
-        path.join(repoRoot, 'src', 'plugin', 'kubectl-catalog.ts'),
-        'ui',
-        '--no-open',
-        '--catalog',
-        catalog,
-      ],
+      [...tsxEntry('plugin/kubectl-catalog.ts'), 'ui', '--no-open', '--catalog', catalog],
       { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] },
     );
     let out = '';
@@ -294,7 +282,7 @@ describe('kubectl catalog ui in a browser (e2e)', function () {
     await page.evaluate(() => ((globalThis as unknown as { __same: number }).__same = 1));
     const added = uniqueName('uinew');
     const next = [...blobs, ...answersCatalog(1, 3, added)];
-    contentHash = await pushAndSync(next, path.join(tmp, 'v2'), contentHash);
+    contentHash = await writeAndSync(next, path.join(tmp, 'v2'), contentHash);
     await page.waitForSelector(`li.package[data-name="${added}-0"]`, { timeout: 20_000 }); // < the 30-s poll: the watch does it
     expect(
       await page.evaluate(() => (globalThis as unknown as { __same?: number }).__same),
@@ -322,18 +310,15 @@ const REAL = process.env.CATALOGD_UI_REAL_CATALOG;
     for (const f of (await readdir(REAL!, { recursive: true })).filter((n) => /\.ya?ml$/.test(n)))
       for (const d of loadAll(await readFile(path.join(REAL!, f), 'utf8')))
         if (d && typeof d === 'object') blobs.push(d as Blob);
-    await installCrds();
-    controller = await startController();
-    await applyCatalog(catalog, await push(REAL!, `ui-real:${uniqueName('v')}`));
-    await waitSynced(catalog, undefined, 300_000);
+    ({ controller } = await setUpE2e({ controller: {} }));
+    await pushAndSync(catalog, REAL!, `ui-real:${uniqueName('v')}`, { timeoutMs: 300_000 });
     ui = await startConsole(catalog);
     ({ base, page } = ui);
   });
 
   after(async () => {
     if (ui) expect(await ui.close()).to.equal(0);
-    await kubectlOk(['delete', 'clustercatalog', catalog, '--ignore-not-found', '--wait=false']);
-    await controller?.stop();
+    await tearDownE2e({ catalogs: [catalog], deleteFirst: true, controllers: [controller] });
   });
 
   it('the index shows every package; each package page shows every channel head and an SVG graph', async () => {

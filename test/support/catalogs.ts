@@ -3,7 +3,14 @@ import { cp, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { ClusterCatalog, ContentProfile } from '../../src/api/v1/index.js';
-import { ANNOTATION_CONTENT_PROFILE, GROUP, VERSION } from '../../src/api/v1/index.js';
+import {
+  ANNOTATION_CONTENT_PROFILE,
+  CLUSTER_CATALOG_PLURAL,
+  GROUP,
+  VERSION,
+} from '../../src/api/v1/index.js';
+import type { KubeClient } from '../../src/kube/index.js';
+import { Resource } from '../../src/kube/index.js';
 import { pushCatalog } from '../../src/source/index.js';
 import { repoRoot } from './cluster.js';
 import { kubectlOk } from './kubectl.js';
@@ -90,6 +97,15 @@ export async function getCatalog(name: string): Promise<ClusterCatalog> {
   return JSON.parse(
     await kubectlOk(['get', 'clustercatalog', name, '-o', 'json']),
   ) as ClusterCatalog;
+}
+
+/** ClusterCatalogs as `client` reads and writes them, for tests of the API through the client. */
+export function clusterCatalogResource(client: KubeClient): Resource<ClusterCatalog> {
+  return new Resource<ClusterCatalog>(client, {
+    group: GROUP,
+    version: VERSION,
+    plural: CLUSTER_CATALOG_PLURAL,
+  });
 }
 
 export function condition(c: ClusterCatalog, type: string) {

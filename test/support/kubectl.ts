@@ -1,30 +1,12 @@
 // Runs the kubectl that matches the local apiserver (KUBE_BIN_DIR is first on PATH in e2e runs).
-import { spawn } from 'node:child_process';
+import type { ProcessResult } from './process.js';
+import { runProcess } from './process.js';
 
-export interface KubectlResult {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
+export type KubectlResult = ProcessResult;
 
 /** Runs kubectl; never throws on a non-zero exit (tests assert on code and stderr). */
 export function kubectl(args: string[], stdin?: string): Promise<KubectlResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('kubectl', args, {
-      stdio: [stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout?.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-    if (child.stdin) {
-      // kubectl may exit before reading its input (e.g. on a bad flag): that is its answer, not ours.
-      child.stdin.on('error', () => {});
-      child.stdin.end(stdin);
-    }
-  });
+  return runProcess('kubectl', args, { stdin });
 }
 
 /** Runs kubectl and throws with its stderr when it fails. */

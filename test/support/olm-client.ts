@@ -5,9 +5,9 @@
 import { CatalogHasher } from '../../src/fbc/index.js';
 import { createHash } from 'node:crypto';
 import type { ClusterCatalog } from '../../src/api/v1/index.js';
-import { CLUSTER_CATALOG_PLURAL, GROUP, VERSION } from '../../src/api/v1/index.js';
 import { Informer } from '../../src/controllers/runtime/index.js';
-import { KubeClient, Resource } from '../../src/kube/index.js';
+import { KubeClient } from '../../src/kube/index.js';
+import { clusterCatalogResource } from './catalogs.js';
 
 export interface FetchedRef {
   ref: string;
@@ -42,11 +42,7 @@ const RETRY_MS = 20;
 
 export function startOlmLikeClient(catalog: string, kubeconfig: string): OlmLikeClient {
   const client = new KubeClient({ kubeconfig, maxSockets: 2 });
-  const res = new Resource<ClusterCatalog>(client, {
-    group: GROUP,
-    version: VERSION,
-    plural: CLUSTER_CATALOG_PLURAL,
-  });
+  const res = clusterCatalogResource(client);
   const fieldSelector = `metadata.name=${catalog}`;
   const informer = new Informer<ClusterCatalog>({
     name: 'olm-like-client',

@@ -1,10 +1,11 @@
 // Runs hack/olmv1-check (built with operator-controller by hack/olmv1/build.sh): operator-controller's
 // own catalog client and resolver reading one catalog from upstream catalogd (its storage code
 // serving an FBC directory) and from catalogd-ts (a ClusterCatalog as catalogd-ts wrote it).
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { repoRoot } from './cluster.js';
+import { runProcess } from './process.js';
 
 /** What the check compared (counted on upstream's side) and every difference it found. */
 export interface Olmv1CheckSummary {
@@ -38,30 +39,16 @@ export async function olmv1BinDir(): Promise<string> {
 }
 
 /** Runs `olmv1-check -fbc DIR -clustercatalog - -json` with the ClusterCatalog on stdin. */
-export function runOlmv1Check(
+export async function runOlmv1Check(
   binDir: string,
   fbcDir: string,
   clusterCatalog: unknown,
 ): Promise<Olmv1CheckResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      path.join(binDir, 'olmv1-check'),
-      ['-fbc', fbcDir, '-clustercatalog', '-', '-json'],
-      { stdio: ['pipe', 'pipe', 'pipe'] },
-    );
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      const line = stdout.trim();
-      resolve({
-        code: code ?? -1,
-        stderr,
-        ...(line && { summary: JSON.parse(line) as Olmv1CheckSummary }),
-      });
-    });
-    child.stdin.end(JSON.stringify(clusterCatalog));
-  });
+  const { code, stdout, stderr } = await runProcess(
+    path.join(binDir, 'olmv1-check'),
+    ['-fbc', fbcDir, '-clustercatalog', '-', '-json'],
+    { stdin: JSON.stringify(clusterCatalog) },
+  );
+  const line = stdout.trim();
+  return { code, stderr, ...(line && { summary: JSON.parse(line) as Olmv1CheckSummary }) };
 }

@@ -139,22 +139,28 @@ export async function pushLayers(
   return pushImage(t, catalogConfig(diffIds, opts.platform, opts.configsDir), layers, tag);
 }
 
+/** One platform's image of a multi-platform one: its platform and its layers. */
+interface PlatformImage {
+  platform: Platform;
+  layers: BlobSource[];
+}
+
+/** The image config of one platform's image (the configs label, its layers' diff IDs). */
+const platformConfig = (p: PlatformImage) =>
+  catalogConfig(
+    p.layers.map((l) => l.digest),
+    p.platform,
+  );
+
 /** Pushes one image per platform (untagged) and an index over them under ref's tag. */
 export async function pushMultiArch(
   ref: string,
-  perPlatform: { platform: Platform; layers: BlobSource[] }[],
+  perPlatform: PlatformImage[],
 ): Promise<Descriptor> {
   const t = pushTarget(ref);
   const manifests: Descriptor[] = [];
   for (const p of perPlatform) {
-    const d = await pushImage(
-      t,
-      catalogConfig(
-        p.layers.map((l) => l.digest),
-        p.platform,
-      ),
-      p.layers,
-    );
+    const d = await pushImage(t, platformConfig(p), p.layers);
     manifests.push({ ...d, platform: p.platform });
   }
   return pushIndex(t, manifests, ref.slice(ref.lastIndexOf(':') + 1));
@@ -163,18 +169,12 @@ export async function pushMultiArch(
 /** Pushes Docker v2 schema 2 images (Docker media types) and a Docker manifest list over them. */
 export async function pushDockerManifestList(
   ref: string,
-  perPlatform: { platform: Platform; layers: BlobSource[] }[],
+  perPlatform: PlatformImage[],
 ): Promise<string> {
   const t = pushTarget(ref);
   const manifests: Descriptor[] = [];
   for (const p of perPlatform) {
-    const config = blobFromBuffer(
-      MediaTypes.dockerConfig,
-      catalogConfig(
-        p.layers.map((l) => l.digest),
-        p.platform,
-      ),
-    );
+    const config = blobFromBuffer(MediaTypes.dockerConfig, platformConfig(p));
     for (const b of [config, ...p.layers])
       await t.client.pushBlob(t.endpoint, b.digest, b.size, b.open, 'blob');
     const manifest = Buffer.from(
@@ -213,4 +213,30 @@ export async function pushDockerManifestList(
     list,
     'list',
   );
+}
+
+/**
+ * Puts under `tag` the OCI manifest of `digest` in the repository at `repoUrl`
+ * (http://host/v2/name) with its first layer's size changed to `size`: the same image, with a
+ * manifest that lies about what its layer costs. Returns the registry's answer to the PUT.
+ */
+export async function putManifestDeclaring(
+  repoUrl: string,
+  digest: string,
+  size: number,
+  tag: string,
+): Promise<Response> {
+  const manifest = JSON.parse(
+    await (
+      await fetch(`${repoUrl}/manifests/${digest}`, {
+        headers: { accept: MediaTypes.ociManifest },
+      })
+    ).text(),
+  ) as { layers: { size: number }[] };
+  manifest.layers[0]!.size = size;
+  return fetch(`${repoUrl}/manifests/${tag}`, {
+    method: 'PUT',
+    headers: { 'content-type': MediaTypes.ociManifest },
+    body: Buffer.from(JSON.stringify(manifest)),
+  });
 }

@@ -3,7 +3,7 @@
 // Lists metadata-only and paginated, so a 10k-object catalog costs a few MB, not its content.
 import { createHash } from 'node:crypto';
 import { CATALOG_METADATA_PLURAL, GROUP, VERSION } from '../../src/api/v1/index.js';
-import { readCatalog, toCatalogMetadata } from '../../src/fbc/index.js';
+import { CatalogHasher, readCatalog, toCatalogMetadata } from '../../src/fbc/index.js';
 import type { ObjectMetadata } from '../../src/kube/index.js';
 import { ANNOTATION_CONTENT_HASH } from '../../src/api/v1/index.js';
 import { KubeClient, Resource } from '../../src/kube/index.js';
@@ -17,6 +17,13 @@ export async function revisionOf(dir: string, catalog: string): Promise<Revision
     rev.set(toCatalogMetadata(blob).metadata.name, blob.hash);
   }
   return rev;
+}
+
+/** The contentHash of catalog `catalog` served from a catalog directory (status.contentHash). */
+export async function catalogContentHash(dir: string, catalog: string): Promise<string> {
+  const hasher = new CatalogHasher();
+  for await (const blob of readCatalog(dir, { catalog })) hasher.add(blob.hash);
+  return hasher.digest();
 }
 
 /** The catalog's objects in the apiserver now (label-selected): name → content-hash annotation. */

@@ -1,7 +1,7 @@
 // What a catalog costs the control plane, predicted from coefficients `make bench` measured
 // (bench/control-plane.ts fits them with fitCostModel; `BENCH_UPDATE_COST_MODEL=1` writes them
-// to cost-coefficients.json beside this file). Each quantity is linear in the catalog's object
-// count and the bytes of its objects as the controller sends them (per profile: the lean
+// to render-cost-coefficients.json beside this file). Each quantity is linear in the catalog's
+// object count and the bytes of its objects as the controller sends them (per profile: the lean
 // profile's objects are smaller): the apiserver adds a shell of about the same size to every
 // object whatever its content (uid, resourceVersion, managedFields), etcd stores the result
 // once, and the apiserver's watch cache holds one decoded copy of each, with a floor per object
@@ -11,7 +11,7 @@
 // base64 string, which bytes alone cannot tell apart.
 // Used by `catalogd render --cost` (src/cmd/render-cost.ts).
 import type { ContentProfile } from '../api/v1/index.js';
-import coefficients from './cost-coefficients.json' with { type: 'json' };
+import coefficients from './render-cost-coefficients.json' with { type: 'json' };
 
 /**
  * Bytes per object plus bytes per byte of the objects as sent (and, for the heap, per JSON value
@@ -47,7 +47,7 @@ export interface ProfileCost {
   apiserverHeapBytes: number;
 }
 
-/** The coefficients `make bench` measured (cost-coefficients.json, which the bench writes). */
+/** The coefficients `make bench` measured (render-cost-coefficients.json: the bench writes it). */
 export const COST_MODEL: CostModel = costModel(coefficients);
 
 /** The data file's model, checked: every coefficient of a profile a finite number. */
@@ -64,7 +64,7 @@ export function costModel(json: unknown): CostModel {
     typeof m?.measuredBy === 'string' &&
     typeof m.profiles === 'object' &&
     Object.values(m.profiles).every((c) => keys.every((k) => Number.isFinite(c?.[k])));
-  if (!ok) throw new Error('src/sync/cost-coefficients.json: not a cost model');
+  if (!ok) throw new Error('src/cmd/render-cost-coefficients.json: not a cost model');
   return m;
 }
 

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import type { CostModel, CostSample } from './cost-model.js';
+import type { CostModel, CostSample } from './render-cost-model.js';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { ContentProfile } from '../api/v1/index.js';
@@ -10,7 +10,7 @@ import {
   fitCostModel,
   fitLinear,
   predictCost,
-} from './cost-model.js';
+} from './render-cost-model.js';
 
 const sample = (objects: number, objectBytes: number, contentValues = 0): CostSample => ({
   objects,
