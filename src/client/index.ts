@@ -36,5 +36,6 @@ export type {
   ResolvedImageSource,
 } from '../api/v1/clustercatalog.js';
 export type { Condition } from '../api/v1/conditions.js';
-export type { KubeClient, KubeClientOptions } from '../kube/client.js';
+export type { KubeClient } from '../kube/client.js';
+export type { KubeClientOptions } from '../kube/request-options.js';
 export type { ObjectMetadata } from '../kube/resource.js';
