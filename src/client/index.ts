@@ -3,6 +3,7 @@
 // heads, upgrade graphs, API providers) and the answers the plugin and the console give
 // (package rows, a package's view, which catalog holds a package). Documented in docs/client.md.
 export * from './client.js';
+export type * from './client-types.js';
 export * from './content.js';
 export { fetchTrusting, readCertificateAuthority, untrustedReason } from './trust.js';
 export * from './query.js';
