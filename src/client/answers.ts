@@ -14,7 +14,8 @@
 import type { CatalogMetadata } from '../api/v1/catalogmetadata.js';
 import type { ClusterCatalog } from '../api/v1/clustercatalog.js';
 import { labelValue } from '../api/v1/identity.js';
-import type { CatalogClient, ConsistentList } from './client.js';
+import type { CatalogClient } from './client.js';
+import type { ConsistentList } from './client-types.js';
 import { InconsistentListError, isServing } from './client.js';
 import { contentOf, resolverBlob } from './content.js';
 import type { BundleBlob, ChannelBlob, DeprecationsBlob, PackageBlob } from './fbc-types.js';

@@ -11,13 +11,20 @@ import type { Condition } from '../api/v1/conditions.js';
 import { TYPE_SERVING, findCondition } from '../api/v1/conditions.js';
 import { GROUP, VERSION } from '../api/v1/group.js';
 import { labelValue } from '../api/v1/identity.js';
-import type { KubeClientOptions } from '../kube/client.js';
 import { KubeClient } from '../kube/client.js';
 import { isNotFound } from '../kube/errors.js';
 import type { ObjectMetadata, WatchEventType } from '../kube/resource.js';
 import { Resource } from '../kube/resource.js';
 import type { ExponentialBackoffOptions } from '../util/backoff.js';
 import { ExponentialBackoff } from '../util/backoff.js';
+import type {
+  CatalogClientOptions,
+  ConsistentList,
+  ConsistentListOptions,
+  ListMetadataOptions,
+  MetadataEventType,
+  WatchCatalogsOptions,
+} from './client-types.js';
 import type { ContentFetchOptions, FullContent, PartialContent } from './content.js';
 import { mapBounded } from '../util/limits.js';
 import { contentOf, fetchWholeBlob, resolverBlob } from './content.js';
@@ -28,77 +35,6 @@ import type { Provider } from './graph.js';
 import { gvkProviders, sortProviders } from './graph.js';
 import type { MetadataQuery } from './query.js';
 import { matchesQuery, metadataSelectors } from './query.js';
-
-export interface CatalogClientOptions {
-  /** An existing client to share (not closed by close()); otherwise one is made from `kubeconfig`. */
-  kube?: KubeClient;
-  /** Path of a kubeconfig; default: $KUBECONFIG, ~/.kube/config, else in-cluster. */
-  kubeconfig?: string;
-  /** Called once per HTTP request to the apiserver (verb, resource, status). */
-  onRequest?: KubeClientOptions['onRequest'];
-  /** List page size (default 500). */
-  pageSize?: number;
-  /**
-   * Where the catalogs' content server is reached from here (e.g. a port-forward,
-   * `http://localhost:8090`): replaces the origin of contentOmitted.url. Default: the URL as is.
-   */
-  serverUrl?: string;
-  /**
-   * The HTTP client for blobs on the content server, used for every URL as is (default: global
-   * fetch, or one trusting `ca`; URLs under the apiserver's go through its service proxy).
-   */
-  fetch?: typeof fetch;
-  /**
-   * PEM CA certificate(s) the content server's certificate is verified against, instead of the
-   * system roots (an HTTPS content server with a private CA: docs/server.md, "HTTPS"); ignored
-   * with `fetch`. A content URL under the apiserver's (its service proxy) is fetched with the
-   * kubeconfig's CA and credentials instead.
-   */
-  ca?: string | Buffer;
-  /** Blobs fetched from the content server at once (default 4). */
-  fetchConcurrency?: number;
-}
-
-export interface ListMetadataOptions {
-  signal?: AbortSignal;
-}
-
-export interface ConsistentListOptions {
-  signal?: AbortSignal;
-  /** Give up after this long (default 30 s) when the catalog keeps changing. */
-  timeoutMs?: number;
-  /** First retry delay (default 200 ms), doubled up to 2 s. */
-  backoffMs?: number;
-  /** Keep only the objects this accepts (applied while paging, so the rest is not held). */
-  keep?: (obj: CatalogMetadata) => boolean;
-  /**
-   * For a query across catalogs: leave out catalogs that are syncing (listed in `skipped`)
-   * instead of waiting for them. Ignored when the query names a catalog.
-   */
-  skipSyncing?: boolean;
-}
-
-export interface ConsistentList {
-  /** The catalog's contentHash, when the query names one catalog. */
-  contentHash?: string;
-  /** contentHash of every catalog the list covers. */
-  revisions: Record<string, string>;
-  /** The matching objects, all of the revisions above. */
-  items: CatalogMetadata[];
-  /** Lists taken before one was consistent (0: the first one was). */
-  retries: number;
-  /** Catalogs left out because they were syncing (skipSyncing). */
-  skipped: string[];
-}
-
-export type MetadataEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK';
-
-export interface WatchCatalogsOptions {
-  /** The delays between watches (default 500 ms doubling to 30 s, 20% jitter). */
-  backoff?: ExponentialBackoffOptions;
-  /** Waits ms, resolving early (never rejecting) on abort; tests inject one. */
-  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
-}
 
 /** 500 ms, then doubling to 30 s: a watch that keeps failing is retried ever more slowly. */
 const WATCH_CATALOGS_BACKOFF: ExponentialBackoffOptions = {

@@ -3,6 +3,7 @@
 // heads, upgrade graphs, API providers) and the answers the plugin and the console give
 // (package rows, a package's view, which catalog holds a package). Documented in docs/client.md.
 export * from './client.js';
+export type * from './client-types.js';
 export * from './content.js';
 export { fetchTrusting, readCertificateAuthority, untrustedReason } from './trust.js';
 export * from './query.js';
@@ -36,5 +37,6 @@ export type {
   ResolvedImageSource,
 } from '../api/v1/clustercatalog.js';
 export type { Condition } from '../api/v1/conditions.js';
-export type { KubeClient, KubeClientOptions } from '../kube/client.js';
+export type { KubeClient } from '../kube/client.js';
+export type { KubeClientOptions } from '../kube/request-options.js';
 export type { ObjectMetadata } from '../kube/resource.js';

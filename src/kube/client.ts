@@ -15,59 +15,10 @@ import type { RequestRetry } from '../util/backoff.js';
 import type { Http1Pool } from './http1.js';
 import { requestRetryDelay } from '../util/backoff.js';
 import { LineSplitter } from './json-lines.js';
-import { KubeApiError, abortError, abortGroups, isNetworkError } from './errors.js';
-import type { ClientCredentials, ClusterConnection, KubeconfigEnv } from './kubeconfig.js';
+import { KubeApiError, abortError, abortGroups, apiError, isNetworkError } from './errors.js';
+import type { ClientCredentials, ClusterConnection } from './kubeconfig.js';
 import { loadConnection, machineKubeconfigEnv } from './kubeconfig.js';
-
-export interface KubeClientOptions {
-  /** Path of a kubeconfig; default: $KUBECONFIG, ~/.kube/config, else in-cluster. */
-  kubeconfig?: string;
-  /** Most connections open at once (default 32). */
-  maxSockets?: number;
-  /** Attempts for a request that fails with 429, 5xx or a network error (default 5). */
-  attempts?: number;
-  /**
-   * How to wait between attempts (the controller wires its one backoff, src/util/backoff.ts's
-   * requestRetry; tests drive time through it). Default: defaultRequestRetry.
-   */
-  retry?: RequestRetry;
-  /** Called once per HTTP request made (for metrics: verb, resource, status). */
-  onRequest?: (verb: string, resource: string, status: number) => void;
-  /** The machine the kubeconfig is read from (tests); default: this process's. */
-  env?: KubeconfigEnv;
-  /** The clock credentials are re-read by (tests); default: Date.now. */
-  now?: () => number;
-}
-
-export interface RequestOptions {
-  method?: string;
-  query?: Record<string, string | number | boolean | undefined>;
-  /** A Buffer or string is sent as is; anything else as JSON. */
-  body?: unknown;
-  contentType?: string;
-  accept?: string;
-  signal?: AbortSignal;
-  /**
-   * Drain a successful response without reading it (resolves undefined). A write's response
-   * echoes the whole object; parsing tens of thousands of them is garbage the sync never uses.
-   */
-  discardResponse?: boolean;
-  /** The verb and resource said in errors and metrics, e.g. 'create', 'catalogmetadata'. */
-  verb: string;
-  resource: string;
-  /** Called with what each attempt was answered (the sync's write pacing adapts to it). */
-  onResponse?: (r: ResponseInfo) => void;
-}
-
-/** What one attempt of a request was answered: status, latency, API Priority and Fairness. */
-export interface ResponseInfo {
-  /** The HTTP status; 0: no response (a network error). */
-  status: number;
-  /** From sending the request to its response's status line, in milliseconds. */
-  latencyMs: number;
-  /** X-Kubernetes-PF-PriorityLevel-UID: the APF priority level that admitted the request. */
-  priorityLevel?: string;
-}
+import type { KubeClientOptions, RequestOptions, ResponseInfo } from './request-options.js';
 
 /** requestRetry's waits (src/util/backoff.ts) in real time, for callers that inject none. */
 const defaultRequestRetry: RequestRetry = {
@@ -517,17 +468,4 @@ function readBody(res: http.IncomingMessage): Promise<string> {
     res.once('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
     res.once('error', reject);
   });
-}
-
-function apiError(status: number, text: string, verb: string, resource: string): KubeApiError {
-  let reason = '';
-  let message = text.slice(0, 2000);
-  try {
-    const s = JSON.parse(text) as { reason?: string; message?: string };
-    reason = s.reason ?? '';
-    message = s.message ?? message;
-  } catch {
-    // not a Status object (e.g. a proxy's error page): keep the text
-  }
-  return new KubeApiError(status, reason, message, verb, resource);
 }

@@ -38,6 +38,28 @@ export class KubeApiError extends Error {
   }
 }
 
+/**
+ * The error of an apiserver response that is not a success: the reason and message of its
+ * Status body, or the body's start when it is not one.
+ */
+export function apiError(
+  status: number,
+  text: string,
+  verb: string,
+  resource: string,
+): KubeApiError {
+  let reason = '';
+  let message = text.slice(0, 2000);
+  try {
+    const s = JSON.parse(text) as { reason?: string; message?: string };
+    reason = s.reason ?? '';
+    message = s.message ?? message;
+  } catch {
+    // not a Status object (e.g. a proxy's error page): keep the text
+  }
+  return new KubeApiError(status, reason, message, verb, resource);
+}
+
 function apiStatus(err: unknown): number | undefined {
   return err instanceof KubeApiError ? err.status : undefined;
 }

@@ -1,6 +1,7 @@
 // Typed access to one resource type over the shared KubeClient: paginated lists (full or
 // metadata-only), watches that satisfy the controller runtime's ListWatch contract, and CRUD.
-import type { KubeClient, RequestOptions } from './client.js';
+import type { KubeClient } from './client.js';
+import type { RequestOptions } from './request-options.js';
 import { KubeApiError } from './errors.js';
 
 export type { ObjectMetadata } from './object-metadata.js';
@@ -75,7 +76,7 @@ const QUIET = { discardResponse: true, accept: METADATA_ONE } as const;
 export interface WriteOptions {
   /** Server-side dry-run (`?dryRun=All`): admission and validation run, nothing is stored. */
   dryRun?: boolean;
-  /** Called with what each attempt was answered (client.ts's ResponseInfo). */
+  /** Called with what each attempt was answered (request-options.ts's ResponseInfo). */
   onResponse?: RequestOptions['onResponse'];
 }
 

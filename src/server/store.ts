@@ -4,66 +4,33 @@
 // revision key for a grace period (a client that just read the status naming it is not cut
 // off), then its files are closed and deleted when its last lease is released.
 import { randomBytes } from 'node:crypto';
-import { access, mkdir, readdir, readFile, rename, rm, rmdir } from 'node:fs/promises';
+import { rm, rmdir } from 'node:fs/promises';
 import path from 'node:path';
-import type { Writable } from 'node:stream';
 import { isRevisionKey, isRevisionOf } from '../api/v1/revision-url.js';
-import { FbcError, isDNS1123Subdomain } from '../fbc/index.js';
-import { findInChain } from '../util/errors.js';
+import { isDNS1123Subdomain } from '../fbc/index.js';
 import { realClock } from '../util/clock.js';
-import type { Clock, Timer } from '../util/clock.js';
+import type { Clock } from '../util/clock.js';
+import { GracedRevisions } from './graced-revisions.js';
 import { contentHashHex } from './http-cache.js';
-import type { MetasQuery } from './query.js';
-import { compressAll, writeRevisionFiles } from './revision-build.js';
+import { compressAll } from './revision-build.js';
 import type { ContentBlob } from './revision-build.js';
-import { INDEX_FILE, REVISION_DIR, TEMP_REVISION_DIR, revisionDir } from './revision-format.js';
-import type { RevisionIndexFile } from './revision-format.js';
+import { revisionDir } from './revision-format.js';
 import { Revision } from './revision.js';
-import type { IoCounters, Selection } from './revision.js';
+import type { IoCounters } from './revision.js';
 import { ChunkPool } from './send-file.js';
+import { lease } from './served-revision.js';
+import type { RevisionInfo, RevisionLease, Served } from './served-revision.js';
+import {
+  deleteRevisionsBut,
+  findStoredRevision,
+  listStoredRevisions,
+  writeRevision,
+} from './stored-revisions.js';
+import type { StoredRevision } from './stored-revisions.js';
 
-export interface RevisionInfo {
-  /** `sha256:<hex>`. */
-  contentHash: string;
-  lastModified: Date;
-  blobs: number;
-  /** Size of /api/v1/all in bytes. */
-  allBytes: number;
-}
-
-/** A request's hold on one revision: everything it reads comes from that revision. */
-export interface RevisionLease extends RevisionInfo {
-  /**
-   * Size of the precompressed gzip of /api/v1/all; undefined until it is written (shortly after
-   * the revision is first served): gzip requests for the whole catalog are answered in identity
-   * until then.
-   */
-  allGzipBytes: number | undefined;
-  selectAll(): Selection;
-  select(query: MetasQuery): Promise<Selection>;
-  /** Writes the selection's bytes to `out` (not ended); rejects if `out` closes first. */
-  send(selection: Selection, out: Writable): Promise<void>;
-  /** Writes the whole catalog, precompressed (only when allGzipBytes is set). */
-  sendAllGzip(out: Writable): Promise<void>;
-  /** Idempotent. */
-  release(): void;
-}
-
-export interface StoredRevision {
-  catalog: string;
-  contentHash: string;
-}
-
-interface Served {
-  catalog: string;
-  hex: string;
-  revision: Revision;
-  lastModified: Date;
-  leases: number;
-  retired: boolean;
-  /** While replaced but in its grace period: when that ends, and the timer that ends it. */
-  grace?: { until: number; timer: Timer };
-}
+// The store's types where its importers (handler.ts, index.ts) find them.
+export type { RevisionInfo, RevisionLease } from './served-revision.js';
+export type { StoredRevision } from './stored-revisions.js';
 
 /**
  * How long a replaced revision is still served by its revision URL (docs/server.md, "Grace
@@ -91,15 +58,6 @@ function checkCatalog(catalog: string): void {
     );
 }
 
-async function exists(p: string): Promise<boolean> {
-  try {
-    await access(p);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 export class ContentStore {
   /** Bytes read from revision files by requests. */
   readonly io: IoCounters = { contentBytesRead: 0, indexBytesRead: 0, gzipBytesRead: 0 };
@@ -107,7 +65,7 @@ export class ContentStore {
   readonly chunks = new ChunkPool();
   private readonly served = new Map<string, Served>();
   /** Replaced revisions in their grace period, per catalog, oldest first. */
-  private readonly graced = new Map<string, Served[]>();
+  private readonly graced: GracedRevisions;
   /** Replaced revisions that still have leases. */
   private readonly retained = new Set<Served>();
   private readonly locks = new Map<string, Promise<unknown>>();
@@ -115,7 +73,6 @@ export class ContentStore {
   private readonly compressing = new Map<Revision, Promise<void>>();
   private readonly graceMs: number;
   private readonly maxGraced: number;
-  private readonly clock: Pick<Clock, 'now' | 'setTimer'>;
   private readonly compress: (dir: string) => Promise<unknown>;
 
   constructor(
@@ -124,7 +81,7 @@ export class ContentStore {
   ) {
     this.graceMs = opts.graceMs ?? DEFAULT_REVISION_GRACE_MS;
     this.maxGraced = opts.maxGraced ?? DEFAULT_MAX_GRACED_REVISIONS;
-    this.clock = opts.clock ?? realClock;
+    this.graced = new GracedRevisions(opts.clock ?? realClock);
     this.compress = opts.compress ?? compressAll;
   }
 
@@ -142,7 +99,7 @@ export class ContentStore {
     const stored = await this.storedRevision(catalog, revision);
     if (stored) return { catalog, contentHash: stored };
     const key = isRevisionKey(revision) ? revision : contentHashHex(revision);
-    return this.writeRevision(catalog, key, revision, blobs);
+    return writeRevision(this.root, catalog, key, revision, blobs);
   }
 
   /**
@@ -156,43 +113,7 @@ export class ContentStore {
     blobs: AsyncIterable<ContentBlob>,
   ): Promise<StoredRevision> {
     checkCatalog(catalog);
-    return this.writeRevision(catalog, randomBytes(8).toString('hex'), undefined, blobs);
-  }
-
-  private async writeRevision(
-    catalog: string,
-    key: string,
-    revision: string | undefined,
-    blobs: AsyncIterable<ContentBlob>,
-  ): Promise<StoredRevision> {
-    const tmp = `${path.join(this.root, catalog, key)}.${randomBytes(6).toString('hex')}.tmp`;
-    let contentHash = revision;
-    try {
-      await mkdir(tmp, { recursive: true });
-      ({ contentHash } = await writeRevisionFiles(tmp, revision, blobs));
-      const final = revisionDir(this.root, catalog, contentHashHex(contentHash));
-      try {
-        await rename(tmp, final);
-      } catch (err) {
-        // A concurrent or earlier build of the same content finished first; its files are the
-        // same.
-        const code = (err as NodeJS.ErrnoException).code;
-        if (
-          (code !== 'ENOTEMPTY' && code !== 'EEXIST') ||
-          !(await this.hasRevision(catalog, contentHash))
-        )
-          throw err;
-        await rm(tmp, { recursive: true, force: true });
-      }
-    } catch (cause) {
-      await rm(tmp, { recursive: true, force: true });
-      if (revision === undefined && findInChain(cause, FbcError)) throw cause;
-      throw new Error(
-        `cannot store revision ${contentHash ?? '(new)'} of catalog ${JSON.stringify(catalog)}`,
-        { cause },
-      );
-    }
-    return { catalog, contentHash };
+    return writeRevision(this.root, catalog, randomBytes(8).toString('hex'), undefined, blobs);
   }
 
   /**
@@ -248,21 +169,7 @@ export class ContentStore {
   /** The contentHash of the complete revision on disk that `revision` names, if any. */
   async storedRevision(catalog: string, revision: string): Promise<string | undefined> {
     checkCatalog(catalog);
-    if (!isRevisionKey(revision)) {
-      const hex = contentHashHex(revision);
-      const found = await exists(path.join(revisionDir(this.root, catalog, hex), INDEX_FILE));
-      return found ? revision : undefined;
-    }
-    let entries: string[];
-    try {
-      entries = await readdir(path.join(this.root, catalog));
-    } catch {
-      return undefined;
-    }
-    for (const e of entries.sort())
-      if (REVISION_DIR.test(e) && e.startsWith(revision))
-        if (await exists(path.join(this.root, catalog, e, INDEX_FILE))) return `sha256:${e}`;
-    return undefined;
+    return findStoredRevision(this.root, catalog, revision);
   }
 
   /**
@@ -282,7 +189,7 @@ export class ContentStore {
         return;
       }
       // A revision in its grace period is open already (and may be leased): served again as it is.
-      let next = this.takeGraced(catalog, hex);
+      let next = this.graced.take(catalog, hex);
       if (next) next.lastModified = lastModified;
       else {
         let revision: Revision;
@@ -338,7 +245,7 @@ export class ContentStore {
 
   /** Content hashes of the catalog's replaced revisions in their grace period, oldest first. */
   gracedRevisions(catalog: string): string[] {
-    return (this.graced.get(catalog) ?? []).map((s) => s.revision.contentHash);
+    return this.graced.of(catalog).map((s) => s.revision.contentHash);
   }
 
   /**
@@ -348,35 +255,7 @@ export class ContentStore {
    */
   acquire(catalog: string, revision?: string): RevisionLease | undefined {
     const s = revision === undefined ? this.served.get(catalog) : this.held(catalog, revision);
-    return s && this.lease(s);
-  }
-
-  private lease(s: Served): RevisionLease {
-    s.leases++;
-    let released = false;
-    const { revision } = s;
-    // What this request reads is fixed when it starts: the gzip written later is for later ones.
-    const gzip = revision.allGzip;
-    return {
-      contentHash: revision.contentHash,
-      lastModified: s.lastModified,
-      blobs: revision.blobs,
-      allBytes: revision.allBytes,
-      allGzipBytes: gzip?.bytes,
-      selectAll: () => revision.selectAll(),
-      select: (q) => revision.select(q),
-      send: (sel, out) => revision.send(sel, out),
-      sendAllGzip: async (out) => {
-        if (!gzip) throw new Error('the gzip of the catalog is not written yet');
-        await revision.sendAllGzip(gzip, out);
-      },
-      release: () => {
-        if (released) return;
-        released = true;
-        s.leases--;
-        if (s.retired && s.leases === 0) void this.dispose(s, true);
-      },
-    };
+    return s && lease(s, () => void this.dispose(s, true));
   }
 
   /** Content hashes of replaced revisions of the catalog that requests still read. */
@@ -393,7 +272,7 @@ export class ContentStore {
       const old = this.served.get(catalog);
       this.served.delete(catalog);
       if (old) await this.retire(old);
-      for (const g of [...(this.graced.get(catalog) ?? [])]) await this.endGrace(g);
+      for (const g of [...this.graced.of(catalog)]) await this.endGrace(g);
       await this.pruneRevisions(catalog);
       await rmdir(path.join(this.root, catalog)).catch(() => undefined);
     });
@@ -404,42 +283,16 @@ export class ContentStore {
    * controller can activate the ones its ClusterCatalogs name (and remove the others).
    */
   async loadExisting(): Promise<StoredRevision[]> {
-    await mkdir(this.root, { recursive: true });
-    const found: StoredRevision[] = [];
-    for (const catalog of (await readdir(this.root)).sort()) {
-      if (!isDNS1123Subdomain(catalog)) continue;
-      let entries: string[];
-      try {
-        entries = (await readdir(path.join(this.root, catalog))).sort();
-      } catch {
-        continue;
-      }
-      for (const e of entries) {
-        const dir = path.join(this.root, catalog, e);
-        if (TEMP_REVISION_DIR.test(e)) await rm(dir, { recursive: true, force: true });
-        else if (REVISION_DIR.test(e)) {
-          try {
-            const index = JSON.parse(
-              await readFile(path.join(dir, INDEX_FILE), 'utf8'),
-            ) as RevisionIndexFile;
-            if (index.contentHash === `sha256:${e}`)
-              found.push({ catalog, contentHash: index.contentHash });
-          } catch {
-            // Not a complete revision: never renamed into place by this store; left alone.
-          }
-        }
-      }
-    }
-    return found;
+    return listStoredRevisions(this.root);
   }
 
   /** Closes every open revision file; the store serves nothing afterwards. Files stay on disk. */
   async close(): Promise<void> {
     await this.compressed();
-    const graced = [...this.graced.values()].flat();
-    for (const g of graced) g.grace?.timer.cancel();
+    const graced = this.graced.all();
     const all = [...this.served.values(), ...graced, ...this.retained];
     this.served.clear();
+    // Cancels the grace periods' timers too.
     this.graced.clear();
     this.retained.clear();
     await Promise.all(all.map((s) => s.revision.close().catch(() => undefined)));
@@ -449,45 +302,24 @@ export class ContentStore {
   private held(catalog: string, revision: string): Served | undefined {
     const s = this.served.get(catalog);
     if (s && isRevisionOf(s.revision.contentHash, revision)) return s;
-    const now = this.clock.now();
-    return this.graced
-      .get(catalog)
-      ?.find((g) => (g.grace?.until ?? 0) > now && isRevisionOf(g.revision.contentHash, revision));
-  }
-
-  private takeGraced(catalog: string, hex: string): Served | undefined {
-    const g = this.graced.get(catalog)?.find((x) => x.hex === hex);
-    if (g) this.ungrace(g);
-    return g;
-  }
-
-  private ungrace(s: Served): void {
-    const list = this.graced.get(s.catalog) ?? [];
-    const i = list.indexOf(s);
-    if (i >= 0) list.splice(i, 1);
-    if (list.length === 0) this.graced.delete(s.catalog);
-    s.grace?.timer.cancel();
-    delete s.grace;
+    return this.graced.find(catalog, revision);
   }
 
   /** A revision replaced by another: graced for graceMs (at most maxGraced per catalog). */
   private async replace(s: Served): Promise<void> {
     if (this.graceMs <= 0 || this.maxGraced <= 0) return this.retire(s);
-    const timer = this.clock.setTimer(this.graceMs, () => {
+    this.graced.start(s, this.graceMs, () => {
       // Files that cannot be deleted now are deleted by the next activation's prune.
       this.withLock(s.catalog, () => this.endGrace(s)).catch(() => undefined);
     });
-    s.grace = { until: this.clock.now() + this.graceMs, timer };
-    const list = this.graced.get(s.catalog) ?? [];
-    this.graced.set(s.catalog, list);
-    list.push(s);
+    const list = this.graced.of(s.catalog);
     while (list.length > this.maxGraced) await this.endGrace(list[0]!);
   }
 
   /** The end of a revision's grace period: no longer served (deleted once unleased). */
   private async endGrace(s: Served): Promise<void> {
     if (!s.grace) return;
-    this.ungrace(s);
+    this.graced.remove(s);
     await this.retire(s);
   }
 
@@ -516,20 +348,13 @@ export class ContentStore {
   /** Deletes the catalog's complete revisions other than the served, graced and leased ones. */
   private async pruneRevisions(catalog: string): Promise<void> {
     const inUse = new Set(
-      [...this.retained, ...(this.graced.get(catalog) ?? [])]
+      [...this.retained, ...this.graced.of(catalog)]
         .filter((s) => s.catalog === catalog)
         .map((s) => s.hex),
     );
-    const keep = this.served.get(catalog)?.hex;
-    let entries: string[];
-    try {
-      entries = await readdir(path.join(this.root, catalog));
-    } catch {
-      return;
-    }
-    for (const e of entries)
-      if (REVISION_DIR.test(e) && e !== keep && !inUse.has(e))
-        await rm(path.join(this.root, catalog, e), { recursive: true, force: true, maxRetries: 3 });
+    const served = this.served.get(catalog)?.hex;
+    if (served !== undefined) inUse.add(served);
+    await deleteRevisionsBut(this.root, catalog, inUse);
   }
 
   private async withLock<T>(catalog: string, fn: () => Promise<T>): Promise<T> {

@@ -1,0 +1,77 @@
+// An open revision as the content store holds it (Served), and the leases requests take on it
+// (RevisionLease): a lease fixes what its request reads, whatever the store activates meanwhile,
+// and the store deletes a replaced revision only once its last lease is released.
+import type { Writable } from 'node:stream';
+import type { Timer } from '../util/clock.js';
+import type { MetasQuery } from './query.js';
+import type { Revision, Selection } from './revision.js';
+
+export interface RevisionInfo {
+  /** `sha256:<hex>`. */
+  contentHash: string;
+  lastModified: Date;
+  blobs: number;
+  /** Size of /api/v1/all in bytes. */
+  allBytes: number;
+}
+
+/** A request's hold on one revision: everything it reads comes from that revision. */
+export interface RevisionLease extends RevisionInfo {
+  /**
+   * Size of the precompressed gzip of /api/v1/all; undefined until it is written (shortly after
+   * the revision is first served): gzip requests for the whole catalog are answered in identity
+   * until then.
+   */
+  allGzipBytes: number | undefined;
+  selectAll(): Selection;
+  select(query: MetasQuery): Promise<Selection>;
+  /** Writes the selection's bytes to `out` (not ended); rejects if `out` closes first. */
+  send(selection: Selection, out: Writable): Promise<void>;
+  /** Writes the whole catalog, precompressed (only when allGzipBytes is set). */
+  sendAllGzip(out: Writable): Promise<void>;
+  /** Idempotent. */
+  release(): void;
+}
+
+export interface Served {
+  catalog: string;
+  hex: string;
+  revision: Revision;
+  lastModified: Date;
+  leases: number;
+  retired: boolean;
+  /** While replaced but in its grace period: when that ends, and the timer that ends it. */
+  grace?: { until: number; timer: Timer };
+}
+
+/**
+ * Leases a served revision. `unleased` is called when the last lease of a retired revision is
+ * released (the store then disposes of it).
+ */
+export function lease(s: Served, unleased: () => void): RevisionLease {
+  s.leases++;
+  let released = false;
+  const { revision } = s;
+  // What this request reads is fixed when it starts: the gzip written later is for later ones.
+  const gzip = revision.allGzip;
+  return {
+    contentHash: revision.contentHash,
+    lastModified: s.lastModified,
+    blobs: revision.blobs,
+    allBytes: revision.allBytes,
+    allGzipBytes: gzip?.bytes,
+    selectAll: () => revision.selectAll(),
+    select: (q) => revision.select(q),
+    send: (sel, out) => revision.send(sel, out),
+    sendAllGzip: async (out) => {
+      if (!gzip) throw new Error('the gzip of the catalog is not written yet');
+      await revision.sendAllGzip(gzip, out);
+    },
+    release: () => {
+      if (released) return;
+      released = true;
+      s.leases--;
+      if (s.retired && s.leases === 0) unleased();
+    },
+  };
+}
