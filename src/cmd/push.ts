@@ -1,5 +1,6 @@
 // `catalogd push <dir> <ref>`: packages an FBC directory as a catalog image (one gzip layer under
 // /configs, the configs label, OCI media types) and pushes it; prints the digest reference.
+import { commandArgs } from './command-args.js';
 import { readFile } from 'node:fs/promises';
 import { stderr, stdout } from 'node:process';
 import { parseArgs } from 'node:util';
@@ -29,9 +30,8 @@ flags:
 `;
 
 export async function main(args: string[]): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({
+  const parsed = commandArgs('push', usage, () =>
+    parseArgs({
       args,
       allowPositionals: true,
       options: {
@@ -42,16 +42,10 @@ export async function main(args: string[]): Promise<number> {
         'sign-key': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
-    });
-  } catch (err) {
-    stderr.write(`catalogd push: ${(err as Error).message}\n\n${usage}`);
-    return 2;
-  }
+    }),
+  );
+  if (typeof parsed === 'number') return parsed;
   const { values, positionals } = parsed;
-  if (values.help) {
-    stdout.write(usage);
-    return 0;
-  }
   if (positionals.length !== 2) {
     stderr.write(usage);
     return 2;

@@ -4,6 +4,7 @@
 // --max-object-bytes and content URL, so an oversized blob renders with contentOmitted as the
 // controller stores it, and --content-profile lean renders the lean objects (none: no objects).
 // Two passes: the first validates the whole catalog, so bad input prints nothing but the error.
+import { commandArgs } from './command-args.js';
 import path from 'node:path';
 import process, { stderr, stdout } from 'node:process';
 import { parseArgs } from 'node:util';
@@ -150,9 +151,8 @@ export async function render(
 }
 
 export async function main(args: string[]): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({
+  const parsed = commandArgs('render', USAGE, () =>
+    parseArgs({
       args,
       allowPositionals: true,
       options: {
@@ -164,15 +164,9 @@ export async function main(args: string[]): Promise<number> {
         cost: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
-    });
-  } catch (err) {
-    stderr.write(`catalogd render: ${(err as Error).message}\n\n${USAGE}`);
-    return 2;
-  }
-  if (parsed.values.help) {
-    stdout.write(USAGE);
-    return 0;
-  }
+    }),
+  );
+  if (typeof parsed === 'number') return parsed;
   const [dir, ...extra] = parsed.positionals;
   const output = parsed.values.output;
   if (dir === undefined || extra.length > 0 || (output !== 'yaml' && output !== 'json')) {

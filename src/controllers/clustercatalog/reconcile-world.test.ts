@@ -24,6 +24,18 @@ export interface World {
   calls: string[];
 }
 
+/** The scan of a 7-blob catalog of content HASH. */
+export function scanResult(): ScanResult {
+  return {
+    desired: new Map(),
+    contentHash: HASH,
+    blobs: 7,
+    omitted: 0,
+    bytes: 100,
+    storedBytes: 4321,
+  };
+}
+
 export function world(
   opts: {
     plan?: Partial<SyncPlan>;
@@ -36,14 +48,7 @@ export function world(
 ): World {
   const calls: string[] = [];
   const statusWrites: ClusterCatalogStatus[] = [];
-  const scan: ScanResult = {
-    desired: new Map(),
-    contentHash: HASH,
-    blobs: 7,
-    omitted: 0,
-    bytes: 100,
-    storedBytes: 4321,
-  };
+  const scan = scanResult();
   const plan: SyncPlan = {
     create: [],
     update: [],

@@ -6,14 +6,7 @@ import { FbcError } from '../../fbc/index.js';
 import { retryable, terminal } from '../../source/errors.js';
 import { isTerminal } from '../../util/errors.js';
 import { reconcileCatalog } from './reconcile.js';
-import {
-  DIGEST,
-  HASH,
-  PREV_HASH,
-  catalog,
-  cond,
-  world,
-} from './reconcile-world.test.js';
+import { DIGEST, HASH, PREV_HASH, catalog, cond, world } from './reconcile-world.test.js';
 import type { World } from './reconcile-world.test.js';
 
 describe('reconcileCatalog', () => {

@@ -4,10 +4,10 @@
 import { expect } from 'chai';
 import { clusterCatalog } from '../../../test/support/cluster-catalog.js';
 import type { ClusterCatalog, ClusterCatalogStatus } from '../../api/v1/index.js';
-import type { ScanResult } from '../../sync/index.js';
 import type { ReconcileDeps, SyncedRevision, Syncer } from './reconcile.js';
 import { catalogMetadataDeleted } from './setup/predicates.js';
 import { reconcileCatalog } from './reconcile.js';
+import { scanResult } from './reconcile-world.test.js';
 import { SyncMemo } from './sync-memo.js';
 
 const DIGEST = `sha256:${'a'.repeat(64)}`;
@@ -108,14 +108,7 @@ function world() {
   let digest = DIGEST;
   let pullError: Error | undefined;
   const memo = new SyncMemo();
-  const scan: ScanResult = {
-    desired: new Map(),
-    contentHash: HASH,
-    blobs: 7,
-    omitted: 0,
-    bytes: 100,
-    storedBytes: 4321,
-  };
+  const scan = scanResult();
   const plan = { create: [], update: [], delete: [], unchanged: 7, unchangedOmitted: 0 };
   const deps: ReconcileDeps = {
     ports: {
