@@ -20,7 +20,7 @@ export type { ContentServer, ContentServerOptions } from './server.js';
 export { normalizeMetasQuery, parseMetasQuery } from './query.js';
 export type { MetasQuery } from './query.js';
 export * from './publisher.js';
-export { TlsPairError, loadServingPair, TLS_MIN_VERSION } from './tls.js';
+export { TlsPairError, loadServingPair, secureContextOptions, TLS_MIN_VERSION } from './tls.js';
 export type { ServingPair, TlsFiles } from './tls.js';
 export { ServingCertificate } from './tls-reload.js';
 export type { CertificateReloadHooks } from './tls-reload.js';
