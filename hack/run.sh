@@ -7,6 +7,8 @@
 # Arguments are passed to `catalogd controller` (`make run ARGS="--log-level debug"`).
 # The controller listens on 127.0.0.1:8080 (metrics), 8081 (health) and 8090 (content); a port
 # already in use is replaced by a free one nearby, and said so. Logs are text on a terminal.
+# Without --tls-cert-file everything is plain HTTP, /metrics too (no token needed: with a
+# certificate it would be HTTPS behind authentication, unless ARGS add --no-metrics-secure).
 # Ctrl-C stops the controller; `make cluster-down` stops the local cluster.
 # Sourcing this file defines its functions without running anything (test/e2e/run-script.test.ts).
 set -euo pipefail

@@ -96,3 +96,23 @@ describe('cmd/controller-options: --memory-reclaim-interval', () => {
     expect(() => parse('--memory-reclaim-interval=100ms')).to.throw(CommandError, /at least 1s/);
   });
 });
+
+describe('cmd/controller-options: --metrics-secure', () => {
+  const parse = (...args: string[]) => parseControllerOptions(args)!;
+  const cert = ['--tls-cert-file=/tls/tls.crt', '--tls-key-file=/tls/tls.key'];
+
+  it('is on with a serving certificate and off without one, unless said', () => {
+    expect(parse().metricsSecure).to.equal(false);
+    expect(parse(...cert).metricsSecure).to.equal(true);
+    expect(parse(...cert, '--metrics-secure').metricsSecure).to.equal(true);
+    expect(parse(...cert, '--no-metrics-secure').metricsSecure).to.equal(false);
+    expect(parse('--no-metrics-secure').metricsSecure).to.equal(false);
+  });
+
+  it('refuses --metrics-secure without a certificate, saying what to give', () => {
+    expect(() => parse('--metrics-secure')).to.throw(
+      CommandError,
+      '--metrics-secure serves the serving certificate: give --tls-cert-file and --tls-key-file, or --no-metrics-secure for plain HTTP',
+    );
+  });
+});

@@ -25,6 +25,8 @@ const controllerFlags = {
   'leader-elect-renew-deadline': { type: 'string', default: '107s' },
   'leader-elect-retry-period': { type: 'string', default: '26s' },
   'metrics-addr': { type: 'string', default: ':8080' },
+  // No default: on with a serving certificate (--tls-cert-file), else off (controller-metrics.ts).
+  'metrics-secure': { type: 'boolean' },
   'health-addr': { type: 'string', default: ':8081' },
   'server-addr': { type: 'string', default: ':8090' },
   'server-url': { type: 'string' },
@@ -86,6 +88,11 @@ Reconciles ClusterCatalogs into CatalogMetadata objects and serves catalog conte
                                      upstream catalogd's three periods; a leader that stops
                                      releases the Lease, and a standby leads at its next attempt
   --metrics-addr HOST:PORT           /metrics (default :8080)
+  --metrics-secure                   serve /metrics over HTTPS with the --tls-cert-file
+                                     certificate, only to a bearer token the apiserver accepts
+                                     (TokenReview) of a user allowed to get /metrics
+                                     (SubjectAccessReview); --no-metrics-secure: plain HTTP, no
+                                     authentication (default: on with --tls-cert-file, else off)
   --health-addr HOST:PORT            /healthz and /readyz (default :8081)
   --server-addr HOST:PORT            the HTTP content server (default :8090)
   --revision-wait DURATION           how long a request for a revision this replica is still
@@ -226,6 +233,8 @@ export interface ControllerOptions {
   /** --revision-wait: 0 answers a revision not held yet at once. */
   revisionWaitMs: number;
   metricsAddr: HostPort;
+  /** /metrics over HTTPS behind delegated authentication and authorization (--metrics-secure). */
+  metricsSecure: boolean;
   healthAddr: HostPort;
 }
 
@@ -305,6 +314,7 @@ export function parseControllerOptions(args: string[]): ControllerOptions | unde
     serverAddr,
     revisionWaitMs,
     metricsAddr: hostPort('metrics-addr', flags['metrics-addr']),
+    metricsSecure: metricsSecure(flags),
     healthAddr: hostPort('health-addr', flags['health-addr']),
   };
 }
@@ -331,6 +341,20 @@ function leaderElectionPeriods(flags: ControllerFlags): LeaderElectionPeriods {
       '--leader-elect-renew-deadline must be longer than 1.2 × --leader-elect-retry-period',
     );
   return { leaseDurationMs, renewDeadlineMs, retryPeriodMs };
+}
+
+/**
+ * --metrics-secure: what it says, else on exactly when there is a serving certificate. Secure
+ * metrics serve that certificate: without one they cannot be.
+ */
+function metricsSecure(flags: ControllerFlags): boolean {
+  const certificate = flags['tls-cert-file'] !== undefined || flags['tls-key-file'] !== undefined;
+  const secure = flags['metrics-secure'] ?? certificate;
+  if (secure && !certificate)
+    throw new CommandError(
+      '--metrics-secure serves the serving certificate: give --tls-cert-file and --tls-key-file, or --no-metrics-secure for plain HTTP',
+    );
+  return secure;
 }
 
 /** --server-url, else the content server's own address (https with a certificate). */

@@ -28,6 +28,7 @@ import {
   programMetrics,
 } from './controller-parts.js';
 import { textLogDestination } from './log-text.js';
+import { startMetricsServer } from './controller-metrics.js';
 
 export async function main(args: string[]): Promise<number> {
   const opts = parseControllerOptions(args);
@@ -131,7 +132,7 @@ async function runController(app: Built): Promise<number> {
     startProbeServer({ healthz, readyz, ...opts.healthAddr }),
   );
   const metricsServer = await listening('metrics-addr', opts.flags['metrics-addr'], () =>
-    startProbeServer({ metrics: app.registry, ...opts.metricsAddr }),
+    startMetricsServer(opts, app),
   );
   shutdown.onShutdown('probe servers', async () => {
     await probes.close();

@@ -8,3 +8,4 @@ export * from './resource.js';
 export * from './lease.js';
 export * from './events.js';
 export * from './pull-secrets.js';
+export * from './access-review.js';

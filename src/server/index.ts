@@ -22,7 +22,7 @@ export type { MetasQuery } from './query.js';
 export * from './publisher.js';
 export { DEFAULT_MAX_WAITING, DEFAULT_REVISION_WAIT_MS, RevisionWaiters } from './revision-wait.js';
 export type { RevisionWaitOptions, RevisionWaitOutcome } from './revision-wait.js';
-export { TlsPairError, loadServingPair, TLS_MIN_VERSION } from './tls.js';
+export { TlsPairError, loadServingPair, secureContextOptions, TLS_MIN_VERSION } from './tls.js';
 export type { ServingPair, TlsFiles } from './tls.js';
 export { ServingCertificate } from './tls-reload.js';
 export type { CertificateReloadHooks } from './tls-reload.js';

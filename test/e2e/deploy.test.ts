@@ -225,6 +225,34 @@ describe('deploy: config/ against the local apiserver', function () {
       expect(find(objs, 'Issuer', 'catalogd-ts-ca')).to.not.equal(undefined);
     });
 
+    it('serves metrics over HTTPS behind authn/authz on the Service port https-metrics, readable with metrics-reader', function () {
+      expect(manager.args).to.include('--metrics-secure');
+      const f = flags(manager.args ?? []);
+      const ports = new Map(manager.ports?.map((p) => [p.name, p.containerPort]));
+      const metrics = svc.spec.ports.find((p) => p.name === 'https-metrics');
+      expect(metrics?.targetPort).to.equal('https-metrics');
+      expect(ports.get('https-metrics')).to.equal(portOf(f.get('--metrics-addr') ?? ''));
+      expect(svc.spec.ports.map((p) => p.name).sort()).to.deep.equal(['https', 'https-metrics']);
+      const reader = find<KObject & { rules: unknown[] }>(
+        objs,
+        'ClusterRole',
+        'catalogd-ts-metrics-reader',
+      );
+      expect(reader.rules).to.deep.equal([{ nonResourceURLs: ['/metrics'], verbs: ['get'] }]);
+      const managerRole = find<
+        KObject & { rules: Array<{ apiGroups: string[]; resources: string[]; verbs: string[] }> }
+      >(objs, 'ClusterRole', 'catalogd-ts-manager');
+      for (const [group, resource] of [
+        ['authentication.k8s.io', 'tokenreviews'],
+        ['authorization.k8s.io', 'subjectaccessreviews'],
+      ] as const) {
+        const rule = managerRole.rules.find(
+          (r) => r.apiGroups.includes(group) && r.resources.includes(resource),
+        );
+        expect(rule?.verbs, `${resource}`).to.deep.equal(['create']);
+      }
+    });
+
     it('every flag it adds is documented and listed by `catalogd controller --help`', async function () {
       this.timeout(60_000);
       const doc = readFileSync(path.join(repoRoot, 'docs', 'deploy.md'), 'utf8');
@@ -269,6 +297,7 @@ describe('deploy: config/ against the local apiserver', function () {
           `ServiceAccount/${NS}/${SA}`,
           'ClusterRole//catalogd-ts-manager',
           'ClusterRoleBinding//catalogd-ts-manager',
+          'ClusterRole//catalogd-ts-metrics-reader',
           `Role/${NS}/catalogd-ts`,
           `RoleBinding/${NS}/catalogd-ts`,
           `Deployment/${NS}/catalogd-ts`,
@@ -504,6 +533,9 @@ describe('deploy: config/ against the local apiserver', function () {
       ['update', 'leases.coordination.k8s.io/catalogd-ts-leader', '-n', NS],
       ['get', 'secrets', '-n', NS],
       ['get', `serviceaccounts/${SA}`, '-n', NS],
+      // Secure metrics (--metrics-secure): a scrape's token and its user's access, reviewed.
+      ['create', 'tokenreviews.authentication.k8s.io'],
+      ['create', 'subjectaccessreviews.authorization.k8s.io'],
     ];
     const denied: string[][] = [
       ['get', 'secrets', '-n', 'kube-system'],
@@ -519,6 +551,8 @@ describe('deploy: config/ against the local apiserver', function () {
       ['delete', 'customresourcedefinitions.apiextensions.k8s.io'],
       ['create', 'pods', '-n', NS],
       ['update', 'roles.rbac.authorization.k8s.io', '-n', NS],
+      // It reviews scrapes of its metrics; it does not read metrics itself.
+      ['get', '/metrics'],
     ];
 
     it('is enough for the real controller: it syncs, records events and finalizes as the ServiceAccount', async function () {

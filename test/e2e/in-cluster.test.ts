@@ -9,11 +9,15 @@
 //   Service: no request fails or answers other content;
 // - last (it changes the Deployment and Service): HTTPS (issue 35) with config/tls and a Secret
 //   from hack/serving-cert.sh; a pod reads /api/v1/all through the Service's DNS name trusting
-//   the CA from a ConfigMap, and the same fetch without the CA fails.
+//   the CA from a ConfigMap, and the same fetch without the CA fails; /metrics on every pod is
+//   then HTTPS behind the apiserver's reviews: 401 without a token, 403 for a ServiceAccount
+//   without catalogd-ts-metrics-reader, the metrics once it is bound (the deployed RBAC lets the
+//   controller make the reviews).
 // At the end everything but the CRDs is deleted: later suites run their own controllers.
 import { expect } from 'chai';
 import { execFile } from 'node:child_process';
 import http from 'node:http';
+import https from 'node:https';
 import { promisify } from 'node:util';
 import type { ClusterCatalog } from '../../src/api/v1/index.js';
 import {
@@ -53,6 +57,38 @@ function getOnce(url: string): Promise<{ status: number; body: string }> {
       res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
       res.on('error', reject);
     });
+    req.on('timeout', () => req.destroy(new Error('timed out')));
+    req.on('error', reject);
+  });
+}
+
+/**
+ * One GET of a pod's secure /metrics on a new connection, trusting `ca` for the Service's name
+ * (the serving certificate names the Service, not the pod's IP).
+ */
+function scrapePod(
+  ip: string,
+  ca: string,
+  token?: string,
+): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = https.get(
+      `https://${ip}:8080/metrics`,
+      {
+        ca,
+        servername: `catalogd-ts.${NS}.svc`,
+        agent: false,
+        timeout: 10_000,
+        headers: token === undefined ? {} : { authorization: `Bearer ${token}` },
+      },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (d: string) => (body += d));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+        res.on('error', reject);
+      },
+    );
     req.on('timeout', () => req.destroy(new Error('timed out')));
     req.on('error', reject);
   });
@@ -130,6 +166,8 @@ describe('catalogd-ts deployed on the local node (make image, make deploy)', fun
   const catalog = uniqueName('incluster');
   let image = '';
   let synced: ClusterCatalog;
+  /** The CA of the serving certificate, once the HTTPS test has deployed config/tls. */
+  let httpsCa = '';
 
   before(async function () {
     if (!process.env.NODE_REGISTRY) this.skip(); // a cluster started without NODE=1
@@ -305,6 +343,7 @@ describe('catalogd-ts deployed on the local node (make image, make deploy)', fun
     // The Secret config/tls mounts (hack/serving-cert.sh), then make deploy with config/tls.
     const ca = await switchToHttps(tagA);
     expect(ca).to.contain('BEGIN CERTIFICATE');
+    httpsCa = ca;
     await kubectlOk(
       ['apply', '-f', '-'],
       JSON.stringify({
@@ -359,5 +398,49 @@ describe('catalogd-ts deployed on the local node (make image, make deploy)', fun
       String(synced.status?.objectCount),
       'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
     ]);
+  });
+
+  // After the HTTPS test: config/tls also turns /metrics to HTTPS behind the reviews.
+  it('serves /metrics over HTTPS (config/tls) only to a token bound to catalogd-ts-metrics-reader', async () => {
+    expect(httpsCa, 'the CA of the HTTPS test').to.contain('BEGIN CERTIFICATE');
+    await kubectlOk(['-n', NS, 'rollout', 'status', 'deployment/catalogd-ts', '--timeout=180s']);
+    const sa = uniqueName('scraper');
+    const binding = uniqueName('scraper');
+    await kubectlOk(['-n', 'default', 'create', 'serviceaccount', sa]);
+    try {
+      const token = (
+        await kubectlOk(['-n', 'default', 'create', 'token', sa, '--duration=1h'])
+      ).trim();
+      const ips = (await pods()).filter(isReady).map((p) => p.status.podIP ?? '');
+      expect(ips.length).to.be.greaterThan(0);
+      for (const ip of ips) {
+        expect((await scrapePod(ip, httpsCa)).status, `${ip} without a token`).to.equal(401);
+        expect((await scrapePod(ip, httpsCa, token)).status, `${ip} without the role`).to.equal(
+          403,
+        );
+      }
+      await kubectlOk([
+        'create',
+        'clusterrolebinding',
+        binding,
+        '--clusterrole=catalogd-ts-metrics-reader',
+        `--serviceaccount=default:${sa}`,
+      ]);
+      for (const ip of ips) {
+        // The binding reaches the authorizer through its informers, and a refusal is remembered
+        // for 2 s: poll.
+        const res = await pollUntil(
+          async () => {
+            const r = await scrapePod(ip, httpsCa, token);
+            return r.status === 200 ? r : undefined;
+          },
+          { timeoutMs: 60_000, intervalMs: 1000, what: `a 200 from ${ip}'s /metrics` },
+        );
+        expect(res.body).to.contain('# TYPE catalogd_apiserver_requests_total counter');
+      }
+    } finally {
+      await kubectl(['delete', 'clusterrolebinding', binding, '--ignore-not-found']);
+      await kubectl(['-n', 'default', 'delete', 'serviceaccount', sa, '--ignore-not-found']);
+    }
   });
 });

@@ -129,6 +129,9 @@ describe('server e2e: HTTPS content, certificate rotation, trust', function () {
         `--tls-cert-file=${mount.dir}/tls.crt`,
         `--tls-key-file=${mount.dir}/tls.key`,
         '--tls-reload-interval=1s',
+        // The reload counters are read from /metrics without a token: plain metrics, as
+        // --metrics-secure would serve them only to a reviewed token (metrics-auth.test.ts).
+        '--no-metrics-secure',
         // The bundle (over 2000 bytes) is on the content server only: a client reads it over HTTPS.
         '--max-object-bytes=2000',
       ],

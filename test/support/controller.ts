@@ -14,6 +14,7 @@ import { freePort } from './ports.js';
 
 export interface RunningController {
   pid: number;
+  /** http://…/metrics, or https://… when the controller serves secure metrics. */
   metricsUrl: string;
   healthUrl: string;
   serverUrl: string;
@@ -25,7 +26,10 @@ export interface RunningController {
   alive(): boolean;
   /** The process's peak resident set size so far (VmHWM of /proc/<pid>/status), in bytes. */
   peakRssBytes(): Promise<number>;
-  /** A Prometheus sample's value (sum over label sets matching `labels`), 0 when absent. */
+  /**
+   * A Prometheus sample's value (sum over label sets matching `labels`), 0 when absent; plain
+   * HTTP metrics only (no --tls-cert-file, or --no-metrics-secure).
+   */
   metric(name: string, labels?: Record<string, string>): Promise<number>;
 }
 
@@ -115,7 +119,12 @@ async function startOnFreePorts(opts: StartControllerOptions): Promise<RunningCo
   child.stdout?.pipe(out);
   child.stderr?.pipe(out);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
+  // With a serving certificate /metrics is HTTPS behind authentication (--metrics-secure, its
+  // default then): metric() cannot read it (test/e2e/metrics-auth.test.ts reads it with a token).
+  const args = opts.args ?? [];
+  const secureMetrics =
+    args.some((a) => a.startsWith('--tls-cert-file')) && !args.includes('--no-metrics-secure');
+  const metricsUrl = `${secureMetrics ? 'https' : 'http'}://127.0.0.1:${metricsPort}/metrics`;
   const healthUrl = `http://127.0.0.1:${healthPort}`;
   const running: RunningController = {
     pid: child.pid ?? -1,
@@ -166,7 +175,10 @@ export async function metricSum(
   name: string,
   labels: Record<string, string> = {},
 ): Promise<number> {
-  return metricSumIn(await (await fetch(metricsUrl)).text(), name, labels);
+  const res = await fetch(metricsUrl);
+  // A refused scrape is an error, not a metric of 0.
+  if (!res.ok) throw new Error(`GET ${metricsUrl}: ${res.status} ${await res.text()}`);
+  return metricSumIn(await res.text(), name, labels);
 }
 
 /** The sum of a metric's samples whose labels include `labels`, in a scraped metrics text. */

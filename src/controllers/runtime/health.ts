@@ -5,9 +5,13 @@
 // Responses follow the apiserver's healthz format: "ok", or one "[+]name ok" /
 // "[-]name failed: reason" line per check and 503 when any check fails; ?verbose lists
 // the checks on success too; /readyz/<name> runs one check.
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+// Plain HTTP, or HTTPS with TLS options given (the metrics server with a serving certificate);
+// a guard, when given, is asked first about every request (delegated-access.ts for /metrics).
+import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
 import { createServer } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import type { SecureContextOptions } from 'node:tls';
 import type { Registry } from 'prom-client';
 
 /** A named check: fails by returning false or throwing (the error message is reported). */
@@ -84,23 +88,44 @@ export interface ProbeServerOptions {
   host?: string;
   /** 0 picks a free port (tests). */
   port: number;
+  /** Serve HTTPS with these options (certificate, key, protocol); default plain HTTP. */
+  tls?: SecureContextOptions;
+  /** Asked before every request is answered; a refusal is sent instead of the answer. */
+  guard?: RequestGuard;
 }
 
+/** A request refused by a guard: its status, one line of text, and headers. */
+export interface GuardRefusal {
+  status: number;
+  message: string;
+  headers?: Record<string, string>;
+}
+
+/** Admits a request (undefined) or refuses it; `path` is the URL's path, without the query. */
+export type RequestGuard = (
+  req: IncomingMessage,
+  path: string,
+) => Promise<GuardRefusal | undefined>;
+
 export interface ProbeServer {
-  /** http://host:port of the listening socket. */
+  /** http(s)://host:port of the listening socket. */
   readonly url: string;
   readonly port: number;
   close(): Promise<void>;
+  /** New TLS options (a reloaded certificate) for new connections; only with `tls`. */
+  setSecureContext(options: SecureContextOptions): void;
 }
 
 /** Starts the endpoints; resolves once listening. Serve health and metrics on one or two ports. */
 export async function startProbeServer(opts: ProbeServerOptions): Promise<ProbeServer> {
-  const server = createServer((req, res) => {
+  const listener: RequestListener = (req, res) => {
     handle(opts, req, res).catch((err: unknown) => {
       if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' });
       res.end(`internal error: ${err instanceof Error ? err.message : String(err)}\n`);
     });
-  });
+  };
+  const tlsServer = opts.tls ? createHttpsServer(opts.tls, listener) : undefined;
+  const server: Server = tlsServer ?? createServer(listener);
   // Probes and scrapes are short; do not let idle keep-alive sockets delay close().
   server.keepAliveTimeout = 5_000;
   const host = opts.host ?? '0.0.0.0';
@@ -113,7 +138,15 @@ export async function startProbeServer(opts: ProbeServerOptions): Promise<ProbeS
   });
   const { port, address } = server.address() as AddressInfo;
   const shown = address.includes(':') ? `[${address}]` : address;
-  return { url: `http://${shown}:${port}`, port, close: () => closeServer(server) };
+  return {
+    url: `${tlsServer ? 'https' : 'http'}://${shown}:${port}`,
+    port,
+    close: () => closeServer(server),
+    setSecureContext(options) {
+      if (!tlsServer) throw new Error('setSecureContext: this probe server serves plain HTTP');
+      tlsServer.setSecureContext(options);
+    },
+  };
 }
 
 function closeServer(server: Server): Promise<void> {
@@ -129,6 +162,11 @@ async function handle(
   res: ServerResponse,
 ): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://probe');
+  const refusal = await opts.guard?.(req, url.pathname);
+  if (refusal) {
+    send(res, req, refusal.status, `${refusal.message}\n`, refusal.headers);
+    return;
+  }
   if (req.method !== 'GET' && req.method !== 'HEAD') {
     send(res, req, 405, 'method not allowed\n', { allow: 'GET, HEAD' });
     return;

@@ -2,6 +2,7 @@
 export * from './backoff.js';
 export * from './clock.js';
 export * from './controller.js';
+export * from './delegated-access.js';
 export * from './health.js';
 export * from './informer.js';
 export * from './interrupts.js';
