@@ -170,6 +170,8 @@ async function buildPuller(
     ...(signatures && { signatures: signatures.verifier }),
     minimumRate: { ...defaultMinimumRate, bytesPerSecond: opts.pullMinRate },
     maxCacheBytes: opts.maxCacheBytes,
+    // No redirect or token realm may send a pull to the apiserver (docs/source.md).
+    forbiddenHosts: [process.env.KUBERNETES_SERVICE_HOST ?? '', client.server.hostname],
     pullSecrets: pullSecretSource(client, {
       ...(flags['global-pull-secret'] && { globalSecret: flags['global-pull-secret'] }),
       namespace: process.env.POD_NAMESPACE ?? namespace,
