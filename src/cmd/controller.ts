@@ -403,6 +403,7 @@ async function buildContentServer(opts: ControllerOptions, log: Logger, metrics:
       serverUrl,
       listen: opts.serverAddr,
       ...(tls && { tls: tls.certificate.current() }),
+      limits: opts.serverLimits,
       beforeBuild: () => memory.beforeBurst(),
     }),
   );

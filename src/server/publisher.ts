@@ -5,6 +5,7 @@ import { readCatalog } from '../fbc/index.js';
 import type { Blob } from '../fbc/index.js';
 import { ContentStore } from './store.js';
 import { blobUrl, catalogBaseUrl, startContentServer } from './server.js';
+import type { ServerLimits } from './server.js';
 import type { ServingPair } from './tls.js';
 
 export interface PrepareOptions {
@@ -43,6 +44,8 @@ export async function contentPublisher(opts: {
   tls?: ServingPair;
   /** Called before a new revision is parsed and built (a burst of work: MemoryReclaim). */
   beforeBuild?: () => void;
+  /** The listener's connection cap and timeouts (server.ts; docs/bounds.md). */
+  limits?: Partial<ServerLimits>;
 }): Promise<ContentPublisher> {
   const store = new ContentStore(opts.dir);
   // Unfinished builds from before a restart are deleted; complete revisions are activated again
@@ -52,6 +55,7 @@ export async function contentPublisher(opts: {
     store,
     ...opts.listen,
     ...(opts.tls && { tls: opts.tls }),
+    limits: opts.limits,
   });
   const base = (catalog: string) => catalogBaseUrl(opts.serverUrl, catalog);
   return {
