@@ -116,3 +116,47 @@ describe('cmd/controller-options: --metrics-secure', () => {
     );
   });
 });
+
+describe('cmd/controller-options: the content server limits (--server-*)', () => {
+  const parse = (...args: string[]) => parseControllerOptions(args)!;
+
+  it("upstream catalogd's 5 s read timeout and 512 connections by default", () => {
+    expect(parse().serverLimits).to.deep.equal({
+      maxConnections: 512,
+      headersTimeoutMs: 5_000,
+      requestTimeoutMs: 5_000,
+      keepAliveTimeoutMs: 5_000,
+    });
+    expect(
+      parse(
+        '--server-max-connections=64',
+        '--server-headers-timeout=2s',
+        '--server-request-timeout=1m',
+        '--server-keep-alive-timeout=30s',
+      ).serverLimits,
+    ).to.deep.equal({
+      maxConnections: 64,
+      headersTimeoutMs: 2_000,
+      requestTimeoutMs: 60_000,
+      keepAliveTimeoutMs: 30_000,
+    });
+  });
+
+  it('refuses a cap that is not a positive integer, timeouts under a second, headers past the request', () => {
+    for (const bad of ['0', '-1', '1.5', 'many'])
+      expect(() => parse(`--server-max-connections=${bad}`)).to.throw(
+        CommandError,
+        /--server-max-connections must be a positive integer/,
+      );
+    for (const flag of ['headers', 'request', 'keep-alive'])
+      for (const bad of ['0', '100ms', 'soon'])
+        expect(() => parse(`--server-${flag}-timeout=${bad}`)).to.throw(
+          CommandError,
+          new RegExp(`--server-${flag}-timeout must be a duration of at least 1s`),
+        );
+    expect(() => parse('--server-headers-timeout=10s')).to.throw(
+      CommandError,
+      '--server-headers-timeout must not be longer than --server-request-timeout',
+    );
+  });
+});

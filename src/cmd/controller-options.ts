@@ -9,10 +9,16 @@ import {
   DRIFT_WATCH_MAX_PAUSE_MS,
 } from '../controllers/clustercatalog/ports.js';
 import { DEFAULT_MAX_OBJECT_BYTES } from '../fbc/index.js';
+import { DEFAULT_SERVER_LIMITS } from '../server/index.js';
+import type { ServerLimits } from '../server/index.js';
 import { DEFAULT_MAX_CACHE_BYTES, defaultMinimumRate } from '../source/index.js';
 import { parseDuration } from '../util/deadline.js';
 import { DEFAULT_LATENCY_TOLERANCE } from '../sync/index.js';
 import { CommandError } from '../util/command-error.js';
+
+function seconds(ms: number): string {
+  return `${ms / 1000}s`;
+}
 
 const controllerFlags = {
   kubeconfig: { type: 'string' },
@@ -31,6 +37,24 @@ const controllerFlags = {
   'server-addr': { type: 'string', default: ':8090' },
   'server-url': { type: 'string' },
   'revision-wait': { type: 'string', default: '5s' },
+  // The content server as a server facing a cluster's pods (docs/bounds.md): upstream catalogd's
+  // 5 s read timeout, and a cap on connections (idle ones cost memory).
+  'server-max-connections': {
+    type: 'string',
+    default: String(DEFAULT_SERVER_LIMITS.maxConnections),
+  },
+  'server-headers-timeout': {
+    type: 'string',
+    default: seconds(DEFAULT_SERVER_LIMITS.headersTimeoutMs),
+  },
+  'server-request-timeout': {
+    type: 'string',
+    default: seconds(DEFAULT_SERVER_LIMITS.requestTimeoutMs),
+  },
+  'server-keep-alive-timeout': {
+    type: 'string',
+    default: seconds(DEFAULT_SERVER_LIMITS.keepAliveTimeoutMs),
+  },
   'tls-cert-file': { type: 'string' },
   'tls-key-file': { type: 'string' },
   'tls-reload-interval': { type: 'string', default: '10s' },
@@ -101,6 +125,17 @@ Reconciles ClusterCatalogs into CatalogMetadata objects and serves catalog conte
   --server-url URL                   base URL clients reach the content server at, used in
                                      status.urls.base (default http://<server-addr>, https:// with
                                      --tls-cert-file, with 127.0.0.1 for an empty host)
+  --server-max-connections N         most open connections of the content server: at the cap a
+                                     new one closes the oldest idle one, or is closed at once when
+                                     all have a request in flight (default ${DEFAULT_SERVER_LIMITS.maxConnections})
+  --server-headers-timeout DURATION  time a client has to send a request's headers, from its first
+                                     byte or the connection's start (and to finish a TLS
+                                     handshake); then the connection is closed (default 5s)
+  --server-request-timeout DURATION  time a client has to send a whole request (default 5s; at
+                                     least --server-headers-timeout)
+  --server-keep-alive-timeout DURATION
+                                     an idle keep-alive connection is closed after this
+                                     (default 5s)
   --tls-cert-file FILE               serve content over HTTPS with this PEM certificate (chain);
                                      with --tls-key-file; reloaded when the file changes
                                      (default: plain HTTP)
@@ -232,6 +267,8 @@ export interface ControllerOptions {
   serverAddr: HostPort;
   /** --revision-wait: 0 answers a revision not held yet at once. */
   revisionWaitMs: number;
+  /** The content server's connection cap and timeouts (--server-*). */
+  serverLimits: ServerLimits;
   metricsAddr: HostPort;
   /** /metrics over HTTPS behind delegated authentication and authorization (--metrics-secure). */
   metricsSecure: boolean;
@@ -288,6 +325,7 @@ export function parseControllerOptions(args: string[]): ControllerOptions | unde
   const revisionWaitMs = revisionWaitFlag === '0' ? 0 : parseDuration(revisionWaitFlag);
   if (revisionWaitMs === undefined || revisionWaitMs > 60_000)
     throw new CommandError('--revision-wait must be 0 or a duration of at most 1m, e.g. 5s');
+  const serverLimits = contentServerLimits(flags);
   return {
     flags,
     leaderElection: leaderElectionPeriods(flags),
@@ -313,6 +351,7 @@ export function parseControllerOptions(args: string[]): ControllerOptions | unde
     cacheDir: path.resolve(flags['cache-dir']),
     serverAddr,
     revisionWaitMs,
+    serverLimits,
     metricsAddr: hostPort('metrics-addr', flags['metrics-addr']),
     metricsSecure: metricsSecure(flags),
     healthAddr: hostPort('health-addr', flags['health-addr']),
@@ -355,6 +394,28 @@ function metricsSecure(flags: ControllerFlags): boolean {
       '--metrics-secure serves the serving certificate: give --tls-cert-file and --tls-key-file, or --no-metrics-secure for plain HTTP',
     );
   return secure;
+}
+
+/** The content server's limits, from the --server-* flags. */
+function contentServerLimits(flags: ControllerFlags): ServerLimits {
+  const timeout = (name: `server-${string}-timeout` & keyof ControllerFlags): number => {
+    const ms = parseDuration(String(flags[name]));
+    if (ms === undefined || ms < 1000)
+      throw new CommandError(`--${name} must be a duration of at least 1s, e.g. 5s or 1m`);
+    return ms;
+  };
+  const limits: ServerLimits = {
+    maxConnections: positiveInt('server-max-connections', flags['server-max-connections']),
+    headersTimeoutMs: timeout('server-headers-timeout'),
+    requestTimeoutMs: timeout('server-request-timeout'),
+    keepAliveTimeoutMs: timeout('server-keep-alive-timeout'),
+  };
+  // Node refuses a header timeout longer than the request's: the request includes its headers.
+  if (limits.headersTimeoutMs > limits.requestTimeoutMs)
+    throw new CommandError(
+      '--server-headers-timeout must not be longer than --server-request-timeout',
+    );
+  return limits;
 }
 
 /** --server-url, else the content server's own address (https with a certificate). */

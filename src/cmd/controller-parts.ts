@@ -111,6 +111,8 @@ export async function buildPuller(
     ...(signatures && { signatures: signatures.verifier }),
     minimumRate: { ...defaultMinimumRate, bytesPerSecond: opts.pullMinRate },
     maxCacheBytes: opts.maxCacheBytes,
+    // No redirect or token realm may send a pull to the apiserver (docs/source.md).
+    forbiddenHosts: [process.env.KUBERNETES_SERVICE_HOST ?? '', client.server.hostname],
     pullSecrets: pullSecretSource(client, {
       ...(flags['global-pull-secret'] && { globalSecret: flags['global-pull-secret'] }),
       namespace: process.env.POD_NAMESPACE ?? namespace,
@@ -172,6 +174,7 @@ export async function buildContentServer(opts: ControllerOptions, log: Logger, m
       serverUrl,
       listen: opts.serverAddr,
       ...(tls && { tls: tls.certificate.current() }),
+      limits: opts.serverLimits,
       beforeBuild: () => memory.beforeBurst(),
       revisionWait: {
         maxWaitMs: opts.revisionWaitMs,

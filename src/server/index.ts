@@ -15,8 +15,8 @@ export type {
   ServedResponse,
 } from './handler.js';
 export type { Endpoint } from './route.js';
-export { blobUrl, catalogBaseUrl, startContentServer } from './server.js';
-export type { ContentServer, ContentServerOptions } from './server.js';
+export { blobUrl, catalogBaseUrl, DEFAULT_SERVER_LIMITS, startContentServer } from './server.js';
+export type { ContentServer, ContentServerOptions, ServerLimits } from './server.js';
 export { normalizeMetasQuery, parseMetasQuery } from './query.js';
 export type { MetasQuery } from './query.js';
 export * from './publisher.js';

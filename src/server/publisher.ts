@@ -7,6 +7,7 @@ import type { RevisionWaitOptions } from './revision-wait.js';
 import { RevisionWaiters } from './revision-wait.js';
 import { ContentStore } from './store.js';
 import { blobUrl, catalogBaseUrl, startContentServer } from './server.js';
+import type { ServerLimits } from './server.js';
 import type { ServingPair } from './tls.js';
 
 export interface PrepareOptions {
@@ -47,6 +48,8 @@ export async function contentPublisher(opts: {
   beforeBuild?: () => void;
   /** Requests for a revision not held yet wait for it (revision-wait.ts); none: never. */
   revisionWait?: RevisionWaitOptions;
+  /** The listener's connection cap and timeouts (server.ts; docs/bounds.md). */
+  limits?: Partial<ServerLimits>;
 }): Promise<ContentPublisher> {
   const store = new ContentStore(opts.dir);
   // Unfinished builds from before a restart are deleted; complete revisions are activated again
@@ -58,6 +61,7 @@ export async function contentPublisher(opts: {
     ...(waiters && { revisionWaiters: waiters }),
     ...opts.listen,
     ...(opts.tls && { tls: opts.tls }),
+    limits: opts.limits,
   });
   const base = (catalog: string) => catalogBaseUrl(opts.serverUrl, catalog);
   return {

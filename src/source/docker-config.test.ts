@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { errorChain } from '../util/errors.js';
 import { findCredentials, parseDockerConfigJSON } from './docker-config.js';
 
 const b64 = (s: string) => Buffer.from(s).toString('base64');
@@ -47,5 +48,15 @@ describe('source/docker-config', () => {
   it('rejects malformed JSON', () => {
     expect(() => parseDockerConfigJSON('{')).to.throw(/not valid JSON/);
     expect(() => parseDockerConfigJSON('{"auths": 3}')).to.throw(/auths/);
+  });
+
+  it('quotes none of a secret that is not JSON in its message, causes included', () => {
+    let err: unknown;
+    try {
+      parseDockerConfigJSON('hunter2 is not json');
+    } catch (e) {
+      err = e;
+    }
+    expect(errorChain(err)).to.equal('pull secret: .dockerconfigjson is not valid JSON');
   });
 });

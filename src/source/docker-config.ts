@@ -31,8 +31,9 @@ export function parseDockerConfigJSON(text: string): DockerConfigJSON {
   let doc: unknown;
   try {
     doc = JSON.parse(text);
-  } catch (err) {
-    throw terminal('InvalidConfig', 'pull secret: .dockerconfigjson is not valid JSON', err);
+  } catch {
+    // Not the parser's error as a cause: its message quotes the secret.
+    throw terminal('InvalidConfig', 'pull secret: .dockerconfigjson is not valid JSON');
   }
   if (typeof doc !== 'object' || doc === null)
     throw terminal('InvalidConfig', 'pull secret: .dockerconfigjson must be an object');

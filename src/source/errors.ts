@@ -101,3 +101,23 @@ export { isTerminal };
 export function networkErrorCode(err: unknown): string {
   return errorCode(err) ?? 'network error';
 }
+
+/** A network error as a cause: its code alone (NetworkError). */
+export class NetworkError extends Error {
+  override readonly name = 'NetworkError';
+  constructor(readonly code: string) {
+    super(code);
+  }
+}
+
+/**
+ * err as the cause of a SourceError, saying no more than its code: a Node network error's message
+ * names the address and port it tried (a redirect's target), a TLS error's the certificate's names
+ * (the remote's text), and messages reach ClusterCatalog status through the cause chain. Errors of
+ * ours (SourceError, an abort's reason, a deadline) are kept as they are.
+ */
+export function networkCause(err: unknown): unknown {
+  const code = errorCode(err);
+  if (code === undefined || code === 'ABORT_ERR' || findSourceError(err)) return err;
+  return new NetworkError(code);
+}

@@ -3,6 +3,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { IncomingHttpHeaders } from 'node:http';
+import type { LookupFunction } from 'node:net';
 import type { Readable } from 'node:stream';
 import { rootCertificates } from 'node:tls';
 import type { Clock, Timer } from '../util/clock.js';
@@ -15,12 +16,20 @@ export interface HttpRequest {
   body?: () => Buffer | Readable;
   /** Aborting destroys the request, and the response body once there is one. */
   signal?: AbortSignal;
+  /**
+   * Connect to this address instead of resolving the URL's host: the address a redirect's target
+   * was judged by (destinations.ts), so that DNS cannot answer otherwise in between. Such a
+   * connection is never pooled: no other request shares it, and it is closed after its response.
+   */
+  connectTo?: { address: string; family: 4 | 6 };
 }
 
 export interface HttpResponse {
   status: number;
   headers: IncomingHttpHeaders;
   body: Readable;
+  /** The address that answered, when the transport knows it (a redirect is judged against it). */
+  remoteAddress?: string | undefined;
 }
 
 /** The one thing the registry client needs from a transport. */
@@ -39,6 +48,9 @@ export interface NodeHttpClientOptions {
 export class NodeHttpClient implements HttpClient {
   private readonly httpAgent: http.Agent;
   private readonly httpsAgent: https.Agent;
+  /** For requests with connectTo: no keep-alive, no limit (so no request waits for another's socket). */
+  private readonly pinnedHttpAgent: http.Agent;
+  private readonly pinnedHttpsAgent: https.Agent;
   private readonly timeoutMs: number;
 
   constructor(opts: NodeHttpClientOptions = {}) {
@@ -47,6 +59,8 @@ export class NodeHttpClient implements HttpClient {
     this.httpAgent = new http.Agent(common);
     const ca = opts.ca ? [...tlsRootCertificates(), opts.ca.toString()] : undefined;
     this.httpsAgent = new https.Agent({ ...common, ...(ca && { ca }) });
+    this.pinnedHttpAgent = new http.Agent({ keepAlive: false });
+    this.pinnedHttpsAgent = new https.Agent({ keepAlive: false, ...(ca && { ca }) });
   }
 
   send(req: HttpRequest): Promise<HttpResponse> {
@@ -55,11 +69,19 @@ export class NodeHttpClient implements HttpClient {
     const { signal } = req;
     if (signal?.aborted) return Promise.reject(abortReason(signal));
     return new Promise((resolve, reject) => {
+      const pin = req.connectTo;
       const r = mod.request(req.url, {
         method: req.method,
         headers: req.headers,
-        agent: isHttps ? this.httpsAgent : this.httpAgent,
+        agent: pin
+          ? isHttps
+            ? this.pinnedHttpsAgent
+            : this.pinnedHttpAgent
+          : isHttps
+            ? this.httpsAgent
+            : this.httpAgent,
         timeout: this.timeoutMs,
+        ...(pin && { lookup: pinnedLookup(pin) }),
       });
       r.on('timeout', () =>
         r.destroy(Object.assign(new Error('socket timeout'), { code: 'ETIMEDOUT' })),
@@ -83,7 +105,12 @@ export class NodeHttpClient implements HttpClient {
           signal.addEventListener('abort', onAbort, { once: true });
           res.once('close', unlisten);
         }
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: res });
+        resolve({
+          status: res.statusCode ?? 0,
+          headers: res.headers,
+          body: res,
+          remoteAddress: res.socket?.remoteAddress,
+        });
       });
       const body = req.body?.();
       if (body === undefined) r.end();
@@ -98,7 +125,17 @@ export class NodeHttpClient implements HttpClient {
   close(): void {
     this.httpAgent.destroy();
     this.httpsAgent.destroy();
+    this.pinnedHttpAgent.destroy();
+    this.pinnedHttpsAgent.destroy();
   }
+}
+
+/** A lookup that answers with the one address given, whatever the name. */
+function pinnedLookup(pin: { address: string; family: 4 | 6 }): LookupFunction {
+  return (_hostname, options, callback) => {
+    if (options.all) callback(null, [pin]);
+    else callback(null, pin.address, pin.family);
+  };
 }
 
 function abortReason(signal: AbortSignal): Error {

@@ -1,6 +1,7 @@
 // The source: pulling catalog images from OCI registries into a digest-keyed cache, and pushing
 // catalog directories as images. See docs/source.md.
 export { DigestCache, type CacheEntry, type CacheMeta } from './cache.js';
+export { type AddressClass, type Resolver } from './destinations.js';
 export { newCounters, snapshot, type SourceCounters } from './counters.js';
 export {
   findCredentials,

@@ -9,8 +9,9 @@ export function catalogDirFromConfig(configBytes: Buffer, what: string): string 
   let doc: { config?: { Labels?: Record<string, unknown> | null } | null };
   try {
     doc = JSON.parse(configBytes.toString('utf8')) as typeof doc;
-  } catch (err) {
-    throw terminal('InvalidLayer', `${what}: image config is not valid JSON`, err);
+  } catch {
+    // Not the parser's error as a cause: its message quotes the config.
+    throw terminal('InvalidLayer', `${what}: image config is not valid JSON`);
   }
   const v = doc?.config?.Labels?.[CONFIGS_LABEL];
   if (v === undefined || v === null || v === '') return DEFAULT_CONFIGS_DIR;

@@ -1,5 +1,7 @@
 // Image manifests and indexes (OCI and Docker v2 schema 2): parsing, and picking the manifest of
-// one platform out of an index. Pure: no I/O.
+// one platform out of an index. Pure: no I/O. A manifest fetched by tag is whatever the registry
+// (or a redirect's target) answered: its messages quote none of it but words of a fixed
+// vocabulary (known media types, platforms).
 import { retryable, terminal } from './errors.js';
 
 export const MediaTypes = {
@@ -79,8 +81,9 @@ export function parseManifest(
   let doc: Record<string, unknown>;
   try {
     doc = JSON.parse(bytes.toString('utf8')) as Record<string, unknown>;
-  } catch (err) {
-    throw retryable('BadResponse', `${what}: manifest is not valid JSON`, err);
+  } catch {
+    // Not the parser's error as a cause: its message quotes the body.
+    throw retryable('BadResponse', `${what}: manifest is not valid JSON`);
   }
   if (typeof doc !== 'object' || doc === null)
     throw retryable('BadResponse', `${what}: manifest is not an object`);
@@ -108,7 +111,10 @@ export function parseManifest(
       layers: doc.layers.map((l) => descriptor(l, what)),
     };
   }
-  throw terminal('UnsupportedMediaType', `${what}: unsupported manifest media type "${mediaType}"`);
+  throw terminal(
+    'UnsupportedMediaType',
+    `${what}: unsupported manifest media type ${named(mediaType)}`,
+  );
 }
 
 function normalizeArch(p: Platform): Platform {
@@ -129,7 +135,7 @@ export function selectPlatform(index: Descriptor[], want: Platform, what: string
     );
   });
   if (!match) {
-    const have = index.map((d) => (d.platform ? formatPlatform(d.platform) : 'unknown')).join(', ');
+    const have = [...new Set(index.map((d) => knownPlatform(d.platform)))].join(', ');
     throw terminal(
       'NoMatchingPlatform',
       `${what}: no manifest for platform ${formatPlatform(want)} (index has: ${have})`,
@@ -153,7 +159,58 @@ export function layerCompression(mediaType: string, what: string): Compression {
     default:
       throw terminal(
         'UnsupportedMediaType',
-        `${what}: unsupported layer media type "${mediaType}"`,
+        `${what}: unsupported layer media type ${named(mediaType)}`,
       );
   }
+}
+
+/** Media types a message may name: those a registry commonly answers that we do not take. */
+const namedMediaTypes = new Set<string>([
+  ...Object.values(MediaTypes),
+  'application/vnd.docker.distribution.manifest.v1+json',
+  'application/vnd.docker.distribution.manifest.v1+prettyjws',
+  'application/vnd.oci.artifact.manifest.v1+json',
+  'application/vnd.oci.empty.v1+json',
+  'application/vnd.docker.image.rootfs.foreign.diff.tar.gzip',
+  'application/vnd.oci.image.layer.nondistributable.v1.tar',
+  'application/vnd.oci.image.layer.nondistributable.v1.tar+gzip',
+  'application/vnd.oci.image.layer.nondistributable.v1.tar+zstd',
+  'application/vnd.cncf.helm.config.v1+json',
+  'application/vnd.cncf.helm.chart.content.v1.tar+gzip',
+  'application/json',
+  'application/octet-stream',
+  'text/plain',
+  'text/html',
+]);
+
+/** A media type quoted when it is a known one; any other is text of the body, not said. */
+function named(mediaType: string): string {
+  return namedMediaTypes.has(mediaType)
+    ? `"${mediaType}"`
+    : '(not an OCI or Docker v2 schema 2 image manifest or index)';
+}
+
+// Go's GOOS and GOARCH values, and the variants of arm and amd64: the platforms a message names.
+const knownOS = new Set(
+  'aix android darwin dragonfly freebsd illumos ios js linux netbsd openbsd plan9 solaris wasip1 windows'.split(
+    ' ',
+  ),
+);
+const knownArch = new Set(
+  '386 amd64 arm arm64 loong64 mips mips64 mips64le mipsle ppc64 ppc64le riscv64 s390x wasm'.split(
+    ' ',
+  ),
+);
+const knownVariant = new Set('v1 v2 v3 v4 v5 v6 v7 v8 v9'.split(' '));
+
+/** An index entry's platform for a message: os/arch[/variant] when all are known, else "other". */
+function knownPlatform(p: Platform | undefined): string {
+  if (!p) return 'unknown';
+  const ok =
+    typeof p.os === 'string' &&
+    knownOS.has(p.os) &&
+    typeof p.architecture === 'string' &&
+    knownArch.has(p.architecture) &&
+    (p.variant === undefined || (typeof p.variant === 'string' && knownVariant.has(p.variant)));
+  return ok ? formatPlatform(p) : 'other';
 }

@@ -8,10 +8,12 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { DigestCache, type CacheMeta } from './cache.js';
+import type { Resolver } from './destinations.js';
 import { newCounters, type SourceCounters } from './counters.js';
 import { findCredentials, noPullSecrets, type PullSecretSource } from './docker-config.js';
 import {
   findSourceError,
+  networkCause,
   networkErrorCode,
   retryable,
   SourceError,
@@ -122,6 +124,13 @@ export interface ImagePullerOptions {
   timers?: Pick<Clock, 'setTimer'>;
   /** Checks each resolved digest's signatures before anything of the image is fetched. */
   signatures?: ImageSignatureCheck;
+  /**
+   * Hosts (names or addresses) no redirect or Bearer token realm may send a request to unless
+   * the registry is on one of them: the apiserver's (docs/source.md, "Redirects and token realms").
+   */
+  forbiddenHosts?: readonly string[];
+  /** Resolves redirect targets' and token realms' names before they are judged (default DNS). */
+  resolver?: Resolver;
 }
 
 /** What the puller needs from a signature verifier (src/source/signature). */
@@ -182,6 +191,10 @@ export class ImagePuller implements Puller {
       ...(opts.retry && { retry: opts.retry }),
       ...(opts.minimumRate && { minimumRate: opts.minimumRate }),
       ...(opts.timers && { timers: opts.timers }),
+      destinations: {
+        ...(opts.forbiddenHosts && { forbiddenHosts: opts.forbiddenHosts }),
+        ...(opts.resolver && { resolve: opts.resolver }),
+      },
     });
   }
 
@@ -510,7 +523,7 @@ export class ImagePuller implements Puller {
           if (signal.aborted) throw signal.reason;
           throw findSourceError(err)
             ? err
-            : retryable('Unavailable', `${lwhat}: ${networkErrorCode(err)}`, err);
+            : retryable('Unavailable', `${lwhat}: ${networkErrorCode(err)}`, networkCause(err));
         });
         activity.doing(`unpacking ${lwhat}`);
         const unreadable = (err: unknown) => {

@@ -39,6 +39,9 @@ function fakeClock(): RetryClock & { slept: number[] } {
   return { slept, now: () => t, sleep: async (ms) => void slept.push((t += ms) && ms) };
 }
 
+/** Every name of these tests (reg.example, cdn.example, auth.example) on a public address. */
+const publicNames = { resolve: async () => [{ address: '203.0.113.7', family: 4 as const }] };
+
 const ep: Endpoint = {
   scheme: 'https',
   host: 'reg.example',
@@ -71,6 +74,7 @@ describe('source/registry-client', () => {
       http,
       clock: fakeClock(),
       credentials: async () => ({ username: 'u', password: 'p' }),
+      destinations: publicNames,
     });
     const got = await readAll(
       await c.fetchBlob(ep, { mediaType: 'x', digest: blobDigest, size: blob.length }, 'blob'),
@@ -156,7 +160,7 @@ describe('source/registry-client', () => {
       return { status: 200, body: manifest };
     });
     const clock = fakeClock();
-    const c = new RegistryClient({ http, clock });
+    const c = new RegistryClient({ http, clock, destinations: publicNames });
     await c.fetchManifest(ep, 'v1', 'm');
     await c.fetchManifest(ep, 'v2', 'm');
     expect(tokenRequests).to.equal(1);

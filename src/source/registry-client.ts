@@ -1,7 +1,10 @@
 // A focused OCI distribution client: manifests and blobs of one endpoint (host + repository),
 // with Basic and Bearer auth (tokens cached per realm/service/scope), blob redirects (the registry's
-// credentials are never sent to another origin), retries on 429/5xx/network errors, and streaming
-// digest/size verification. Every request is counted.
+// credentials are never sent to another origin; a redirect or a token realm goes only where
+// destinations.ts allows), retries on 429/5xx/network errors, and streaming digest/size
+// verification. Every request is counted. No text of a response body reaches an error message:
+// a registry's, a redirect target's or a token server's answer may be anything, and messages end
+// up in ClusterCatalog status and Events.
 import { finished, type Readable } from 'node:stream';
 import {
   parseWWWAuthenticate,
@@ -11,12 +14,13 @@ import {
   type TokenResponse,
 } from './auth.js';
 import { newCounters, type RequestKind, type SourceCounters } from './counters.js';
+import { Destinations, type DestinationOptions, type Refusal } from './destinations.js';
 import { digestOf, hashAlgorithm, VerifyingStream } from './digest.js';
 import type { Credentials } from './docker-config.js';
 import { realClock, type Clock } from '../util/clock.js';
 import { formatBytes, formatDuration } from '../util/deadline.js';
 import { readLimited } from '../util/limits.js';
-import { findSourceError, networkErrorCode, retryable, terminal } from './errors.js';
+import { findSourceError, networkCause, networkErrorCode, retryable, terminal } from './errors.js';
 import {
   defaultMinimumRate,
   drain,
@@ -52,6 +56,8 @@ export interface RegistryClientOptions {
   minimumRate?: MinimumRate;
   /** The timers of the rate check (default the real clock). */
   timers?: Pick<Clock, 'setTimer'>;
+  /** Where redirects and token realms may send requests (destinations.ts). */
+  destinations?: DestinationOptions;
 }
 
 export interface FetchedManifest {
@@ -60,7 +66,15 @@ export interface FetchedManifest {
   bytes: Buffer;
 }
 
-type HostAuth = { scheme: 'basic' } | { scheme: 'bearer'; realm: string; service: string };
+type HostAuth =
+  | { scheme: 'basic' }
+  | {
+      scheme: 'bearer';
+      realm: string;
+      service: string;
+      /** The address the challenge came from (a realm is judged against it). */
+      registryAddress: string | undefined;
+    };
 
 interface Call {
   method: string;
@@ -97,6 +111,7 @@ export class RegistryClient {
   private readonly timers: Pick<Clock, 'setTimer'>;
   private readonly tokens = new TokenCache();
   private readonly hostAuth = new Map<string, HostAuth>();
+  private readonly destinations: Destinations;
 
   constructor(opts: RegistryClientOptions) {
     this.http = opts.http;
@@ -107,6 +122,7 @@ export class RegistryClient {
     this.maxManifestBytes = opts.maxManifestBytes ?? 4 * 1024 * 1024;
     this.minimumRate = opts.minimumRate ?? defaultMinimumRate;
     this.timers = opts.timers ?? realClock;
+    this.destinations = new Destinations(opts.destinations);
   }
 
   /** GETs a manifest by tag or digest; verifies it against the digest when there is one. */
@@ -176,7 +192,7 @@ export class RegistryClient {
     ).catch((err: unknown) => {
       throw findSourceError(err)
         ? err
-        : retryable('Unavailable', `${what}: ${networkErrorCode(err)}`, err);
+        : retryable('Unavailable', `${what}: ${networkErrorCode(err)}`, networkCause(err));
     });
     this.counters.bytes.manifest += bytes.length;
     return bytes;
@@ -217,7 +233,7 @@ export class RegistryClient {
       verifier.destroy(
         findSourceError(err)
           ? err
-          : retryable('Unavailable', `${what}: ${networkErrorCode(err)}`, err),
+          : retryable('Unavailable', `${what}: ${networkErrorCode(err)}`, networkCause(err)),
       );
     });
     res.body.pipe(verifier);
@@ -318,6 +334,10 @@ export class RegistryClient {
     const scope = repositoryScope(ep.repository, call.push ?? false);
     let auth = await this.authorization(ep, scope, call.what, call.signal);
     let authRounds = 0;
+    /** Where a judged redirect target's connection goes (undefined: the registry's own origin). */
+    let connectTo: { address: string; family: 4 | 6 } | undefined;
+    /** The address the registry answered from: redirects are judged against it. */
+    let registryAddress: string | undefined;
     for (let redirects = 0; ;) {
       const headers = {
         ...call.headers,
@@ -330,10 +350,12 @@ export class RegistryClient {
           headers,
           body: call.body,
           ...(call.signal && { signal: call.signal }),
+          ...(connectTo && { connectTo }),
         },
         call.kind,
         call.what,
       );
+      if (url.origin === origin) registryAddress = res.remoteAddress ?? registryAddress;
       if (res.status === 401 && url.origin === origin && authRounds < 2) {
         drain(res);
         authRounds++;
@@ -342,6 +364,7 @@ export class RegistryClient {
           scope,
           res.headers['www-authenticate'],
           auth,
+          registryAddress,
           call.what,
           call.signal,
         );
@@ -357,11 +380,43 @@ export class RegistryClient {
       ) {
         drain(res);
         redirects++;
-        url = new URL(location, url);
+        let next: URL;
+        try {
+          next = new URL(location, url);
+        } catch {
+          throw retryable('BadResponse', `${call.what}: the registry redirected to no valid URL`);
+        }
+        connectTo =
+          next.origin === origin
+            ? undefined
+            : await this.admit(
+                { registry: new URL(origin), registryAddress, from: url, to: next },
+                'redirect',
+                call.what,
+              );
+        url = next;
         continue;
       }
       return res;
     }
+  }
+
+  /**
+   * Where the registry sends us (a redirect, a token realm), if it may (destinations.ts): the
+   * address to connect to for a name. A refusal names neither the target nor anything it said.
+   */
+  private async admit(
+    move: Parameters<Destinations['judge']>[0],
+    kind: 'redirect' | 'token realm',
+    what: string,
+  ): Promise<{ address: string; family: 4 | 6 } | undefined> {
+    const verdict = await this.destinations.judge(move);
+    if (!verdict.allowed)
+      throw retryable(
+        'BadResponse',
+        `${what}: refused the registry's ${kind}: ${refusal[verdict.why]}`,
+      );
+    return verdict.pin;
   }
 
   /** One request with retries on network errors, 429 and 5xx. */
@@ -389,7 +444,7 @@ export class RegistryClient {
       throw retryable(
         'Unavailable',
         `${what}: registry unreachable (${networkErrorCode(err)})`,
-        err,
+        networkCause(err),
       );
     }
   }
@@ -407,7 +462,7 @@ export class RegistryClient {
     const key = TokenCache.key(ha.realm, ha.service, scope);
     const cached = this.tokens.get(key, this.clock.now());
     if (cached) return `Bearer ${cached}`;
-    return `Bearer ${await this.fetchToken(ha.realm, ha.service, scope, creds, key, what, signal)}`;
+    return `Bearer ${await this.fetchToken(ep, ha, scope, creds, key, what, signal)}`;
   }
 
   private async answerChallenge(
@@ -415,6 +470,7 @@ export class RegistryClient {
     scope: string,
     header: string | string[] | undefined,
     previous: string | undefined,
+    registryAddress: string | undefined,
     what: string,
     signal?: AbortSignal,
   ): Promise<string> {
@@ -425,12 +481,13 @@ export class RegistryClient {
     if (bearer?.params.realm) {
       const { realm } = bearer.params;
       const service = bearer.params.service ?? '';
-      this.hostAuth.set(origin, { scheme: 'bearer', realm, service });
+      const ha = { scheme: 'bearer', realm, service, registryAddress } as const;
+      this.hostAuth.set(origin, ha);
       const key = TokenCache.key(realm, service, scope);
       const cached = this.tokens.get(key, this.clock.now());
       if (cached && `Bearer ${cached}` !== previous) return `Bearer ${cached}`;
       if (previous?.startsWith('Bearer ')) this.tokens.delete(key);
-      return `Bearer ${await this.fetchToken(realm, service, bearer.params.scope ?? scope, creds, key, what, signal)}`;
+      return `Bearer ${await this.fetchToken(ep, ha, bearer.params.scope ?? scope, creds, key, what, signal)}`;
     }
     if (challenges.some((c) => c.scheme === 'basic')) {
       this.hostAuth.set(origin, { scheme: 'basic' });
@@ -450,8 +507,8 @@ export class RegistryClient {
   }
 
   private async fetchToken(
-    realm: string,
-    service: string,
+    ep: Endpoint,
+    { realm, service, registryAddress }: Extract<HostAuth, { scheme: 'bearer' }>,
     scope: string,
     creds: Credentials | undefined,
     key: string,
@@ -461,9 +518,16 @@ export class RegistryClient {
     let url: URL;
     try {
       url = new URL(realm);
-    } catch (err) {
-      throw retryable('Unauthorized', `${what}: the registry's token realm is not a URL`, err);
+    } catch {
+      throw retryable('Unauthorized', `${what}: the registry's token realm is not a URL`);
     }
+    // Judged at every token request: the realm's name may resolve elsewhere by then.
+    const registry = new URL(`${ep.scheme}://${ep.host}`);
+    const connectTo = await this.admit(
+      { registry, registryAddress, from: registry, to: url },
+      'token realm',
+      what,
+    );
     if (service) url.searchParams.set('service', service);
     url.searchParams.set('scope', scope);
     const res = await this.attempt(
@@ -472,6 +536,7 @@ export class RegistryClient {
         url,
         headers: creds ? { authorization: basic(creds) } : {},
         ...(signal && { signal }),
+        ...(connectTo && { connectTo }),
       },
       'token',
       `${what}: token server`,
@@ -491,9 +556,12 @@ export class RegistryClient {
     let parsed: TokenResponse;
     try {
       parsed = JSON.parse(body.toString('utf8')) as TokenResponse;
-    } catch (err) {
-      throw retryable('BadResponse', `${what}: token response is not JSON`, err);
+    } catch {
+      // Not the parser's error as a cause: its message quotes the body.
+      throw retryable('BadResponse', `${what}: token response is not valid JSON`);
     }
+    if (typeof parsed !== 'object' || parsed === null)
+      throw retryable('BadResponse', `${what}: token response has no token`);
     const tok = tokenFromResponse(parsed, this.clock.now());
     if (!tok) throw retryable('BadResponse', `${what}: token response has no token`);
     this.tokens.set(key, tok.token, tok.expiresAt);
@@ -501,11 +569,46 @@ export class RegistryClient {
   }
 }
 
+/** Why a redirect or token realm was refused, in words that say nothing of the target. */
+const refusal: Record<Refusal, string> = {
+  scheme: 'not to an http or https URL',
+  downgrade: 'from https to plain http',
+  class:
+    "to an address more private than the registry's (loopback, link-local, private network or " +
+    'the apiserver) or one that does not resolve (docs/source.md, "Redirects and token realms")',
+};
+
+/**
+ * The error codes of the distribution spec (and Docker Hub's TOOMANYREQUESTS): the only text of
+ * an error body a message may carry, as our own strings.
+ */
+const registryErrorCodes = new Set([
+  'BLOB_UNKNOWN',
+  'BLOB_UPLOAD_INVALID',
+  'BLOB_UPLOAD_UNKNOWN',
+  'DIGEST_INVALID',
+  'MANIFEST_BLOB_UNKNOWN',
+  'MANIFEST_INVALID',
+  'MANIFEST_UNKNOWN',
+  'MANIFEST_UNVERIFIED',
+  'NAME_INVALID',
+  'NAME_UNKNOWN',
+  'SIZE_INVALID',
+  'TAG_INVALID',
+  'UNAUTHORIZED',
+  'DENIED',
+  'UNSUPPORTED',
+  'TOOMANYREQUESTS',
+]);
+
 function basic(c: Credentials): string {
   return `Basic ${Buffer.from(`${c.username}:${c.password}`).toString('base64')}`;
 }
 
-/** The error for an unexpected status, with the registry's error code when it sent one. */
+/**
+ * The error for an unexpected status, with the registry's error code when it sent one of the
+ * spec's (registryErrorCodes): the status and that code, never other text of the body.
+ */
 async function statusError(
   res: HttpResponse,
   what: string,
@@ -514,9 +617,10 @@ async function statusError(
   let code = '';
   try {
     const body = await readLimited(res.body, 64 * 1024, () => new Error('large'));
-    const errs = (JSON.parse(body.toString('utf8')) as { errors?: { code?: unknown }[] }).errors;
-    if (typeof errs?.[0]?.code === 'string' && /^[A-Z_]{1,64}$/.test(errs[0].code))
-      code = ` ${errs[0].code}`;
+    const errs = (JSON.parse(body.toString('utf8')) as { errors?: { code?: unknown }[] } | null)
+      ?.errors;
+    const first = Array.isArray(errs) ? (errs[0] as { code?: unknown } | null)?.code : undefined;
+    if (typeof first === 'string' && registryErrorCodes.has(first)) code = ` ${first}`;
   } catch {
     // no JSON error body
   }
