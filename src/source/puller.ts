@@ -1,44 +1,21 @@
 // Puller: resolves catalog image references to digests and pulls them into the digest-keyed
 // cache. A tag costs one manifest request to resolve; a digest costs none; a cached digest costs
-// no request at all. Mirrors from the registries config are tried before the registry itself.
-import { createReadStream, createWriteStream } from 'node:fs';
-import { rm, stat } from 'node:fs/promises';
-import { removeTree } from '../util/remove-tree.js';
+// no request at all. Mirrors from the registries config are tried before the registry itself
+// (first-endpoint.ts); attempts that want the same image share one pull (shared-pulls.ts), which
+// fetches and unpacks it (image-unpacker.ts).
 import path from 'node:path';
-import type { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import { DigestCache, type CacheMeta } from './cache.js';
 import type { Resolver } from './destinations.js';
 import { newCounters, type SourceCounters } from './counters.js';
 import { findCredentials, noPullSecrets, type PullSecretSource } from './docker-config.js';
-import {
-  findSourceError,
-  networkCause,
-  networkErrorCode,
-  retryable,
-  SourceError,
-  terminal,
-  unlessNotFound,
-} from './errors.js';
+import { findSourceError, SourceError, unlessNotFound } from './errors.js';
 import type { Clock } from '../util/clock.js';
 import { findInChain, isTerminal, TerminalError, withContentFinality } from '../util/errors.js';
-import {
-  DeadlineExceeded,
-  formatBytes,
-  noActivity,
-  type Activity as PullActivity,
-} from '../util/deadline.js';
+import { DeadlineExceeded, noActivity, type Activity as PullActivity } from '../util/deadline.js';
+import { firstEndpoint } from './first-endpoint.js';
 import { NodeHttpClient, type HttpClient, type MinimumRate } from './http.js';
-import { catalogDirFromConfig } from './labels.js';
-import {
-  defaultPlatform,
-  formatPlatform,
-  layerCompression,
-  parseManifest,
-  selectPlatform,
-  type Manifest,
-  type Platform,
-} from './manifest.js';
+import { ImageUnpacker } from './image-unpacker.js';
+import { defaultPlatform, formatPlatform, type Platform } from './manifest.js';
 import { formatReference, parseReference, withDigest, type ImageReference } from './reference.js';
 import {
   emptyRegistriesConfig,
@@ -49,12 +26,8 @@ import {
 import { RegistryClient, type FetchedManifest } from './registry-client.js';
 import type { SignatureSource } from './signature/verifier.js';
 import type { RetryClock, RetryPolicy } from './retry.js';
-import {
-  catalogDirComponents,
-  defaultUnpackLimits,
-  LayerApplier,
-  type UnpackLimits,
-} from './unpack.js';
+import { SharedPulls } from './shared-pulls.js';
+import { catalogDirComponents, defaultUnpackLimits, type UnpackLimits } from './unpack.js';
 
 /** What the controller needs from the source. */
 export interface Puller {
@@ -139,33 +112,18 @@ export interface ImageSignatureCheck {
   verify(image: ImageReference, digest: string, sources: SignatureSource[]): Promise<void>;
 }
 
-/**
- * A pull of one image shared by every attempt that wants it: it is aborted only when every
- * attempt waiting for it has aborted, and tells each of them what it is doing.
- */
-interface SharedPull {
-  promise: Promise<PullResult>;
-  controller: AbortController;
-  waiters: number;
-  activities: Set<PullActivity>;
-}
-
 export class ImagePuller implements Puller {
   readonly counters: SourceCounters;
   readonly cache: DigestCache;
   private readonly client: RegistryClient;
   private readonly registries: RegistriesConfig;
   private readonly platform: Platform;
-  private readonly limits: UnpackLimits;
-  private readonly maxConfigBytes: number;
-  private readonly maxLayers: number;
-  private readonly inflight = new Map<string, SharedPull>();
+  /** The pulls that run, shared by the attempts that want the same image. */
+  private readonly inflight = new SharedPulls<PullResult>();
   private readonly signatures: ImageSignatureCheck | undefined;
-  private readonly maxCacheBytes: number;
+  private readonly unpacker: ImageUnpacker;
   /** Cache keys held by attempts (PullOptions.hold), with how many hold each. */
   private readonly holds = new Map<string, number>();
-  /** Appliers unpacking now, whose bytes count against the cache's bound. */
-  private readonly unpacking = new Set<LayerApplier>();
   /**
    * Digests refused for a size bound, with the error: a digest's content never changes, so the
    * same refusal is given again at once, without a byte fetched (a tag's retry, a poll).
@@ -177,10 +135,6 @@ export class ImagePuller implements Puller {
     this.cache = new DigestCache(opts.cacheDir);
     this.registries = opts.registries ?? emptyRegistriesConfig;
     this.platform = opts.platform ?? defaultPlatform;
-    this.limits = opts.limits ?? defaultUnpackLimits;
-    this.maxConfigBytes = opts.maxConfigBytes ?? 8 * 1024 * 1024;
-    this.maxLayers = opts.maxLayers ?? 256;
-    this.maxCacheBytes = opts.maxCacheBytes ?? DEFAULT_MAX_CACHE_BYTES;
     this.signatures = opts.signatures;
     const secrets = opts.pullSecrets ?? noPullSecrets;
     this.client = new RegistryClient({
@@ -195,6 +149,16 @@ export class ImagePuller implements Puller {
         ...(opts.forbiddenHosts && { forbiddenHosts: opts.forbiddenHosts }),
         ...(opts.resolver && { resolve: opts.resolver }),
       },
+    });
+    this.unpacker = new ImageUnpacker({
+      client: this.client,
+      cache: this.cache,
+      registries: this.registries,
+      platform: this.platform,
+      limits: opts.limits ?? defaultUnpackLimits,
+      maxConfigBytes: opts.maxConfigBytes ?? 8 * 1024 * 1024,
+      maxLayers: opts.maxLayers ?? 256,
+      maxCacheBytes: opts.maxCacheBytes ?? DEFAULT_MAX_CACHE_BYTES,
     });
   }
 
@@ -272,11 +236,14 @@ export class ImagePuller implements Puller {
         }
         const refused = this.refusals.get(key);
         if (refused) throw refused;
-        const pulled = await this.join(key, activity, signal, (shared) =>
-          this.unpack(ref, input, digest, key, top, shared).catch((err: unknown) => {
-            this.rememberRefusal(key, err);
-            throw err;
-          }),
+        const pulled = await this.inflight.join(key, activity, signal, (shared) =>
+          this.unpacker
+            .unpack(ref, input, digest, key, top, shared)
+            .then((entry) => this.result(ref, entry.dir, entry.meta, false))
+            .catch((err: unknown) => {
+              this.rememberRefusal(key, err);
+              throw err;
+            }),
         );
         return { ...pulled, ...(release && { release }) };
       } catch (err) {
@@ -300,68 +267,6 @@ export class ImagePuller implements Puller {
     this.refusals.set(key, err as Error);
     if (this.refusals.size > REFUSALS_REMEMBERED)
       this.refusals.delete(this.refusals.keys().next().value!);
-  }
-
-  /** Waits for the shared pull of key (starting it if none runs) until it settles or signal aborts. */
-  private async join(
-    key: string,
-    activity: PullActivity,
-    signal: AbortSignal | undefined,
-    start: (shared: { signal: AbortSignal; activity: PullActivity }) => Promise<PullResult>,
-  ): Promise<PullResult> {
-    signal?.throwIfAborted();
-    let shared = this.inflight.get(key);
-    if (!shared) {
-      const controller = new AbortController();
-      const activities = new Set<PullActivity>();
-      const fanOut: PullActivity = {
-        doing: (what, detail) => {
-          for (const a of activities) a.doing(what, detail);
-        },
-      };
-      const s: SharedPull = {
-        controller,
-        activities,
-        waiters: 0,
-        promise: start({ signal: controller.signal, activity: fanOut }).finally(() => {
-          if (this.inflight.get(key) === s) this.inflight.delete(key);
-        }),
-      };
-      shared = s;
-      this.inflight.set(key, s);
-    }
-    const s = shared;
-    s.waiters++;
-    s.activities.add(activity);
-    let onAbort: (() => void) | undefined;
-    const aborted = new Promise<never>((_, reject) => {
-      onAbort = () => {
-        s.activities.delete(activity);
-        const reason = signal!.reason as Error;
-        if (--s.waiters > 0) {
-          // The others still want the image: the transfer goes on for them.
-          reject(reason);
-          return;
-        }
-        // The last one out stops the transfer, and returns once its temp dir is removed.
-        s.controller.abort(reason);
-        if (this.inflight.get(key) === s) this.inflight.delete(key);
-        s.promise.then(
-          () => reject(reason),
-          () => reject(reason),
-        );
-      };
-      signal?.addEventListener('abort', onAbort, { once: true });
-    });
-    try {
-      return await Promise.race([s.promise, aborted]);
-    } finally {
-      if (!signal?.aborted) {
-        s.waiters--;
-        s.activities.delete(activity);
-      }
-      if (onAbort) signal?.removeEventListener('abort', onAbort);
-    }
   }
 
   private result(ref: ImageReference, dir: string, meta: CacheMeta, cached: boolean): PullResult {
@@ -396,185 +301,9 @@ export class ImagePuller implements Puller {
     signal: AbortSignal | undefined,
   ): Promise<{ manifest: FetchedManifest; ep: Endpoint }> {
     const reference = ref.digest ?? ref.tag ?? 'latest';
-    return this.firstEndpoint(ref, input, signal, (ep, what) =>
+    return firstEndpoint(this.registries, ref, input, signal, (ep, what) =>
       this.client.fetchManifest(ep, reference, `manifest of ${what}`, signal),
     ).then(({ value, ep }) => ({ manifest: value, ep }));
-  }
-
-  /** Runs op against each endpoint in order until one succeeds; mirrors' failures fall through. */
-  private async firstEndpoint<T>(
-    ref: ImageReference,
-    input: string,
-    signal: AbortSignal | undefined,
-    op: (ep: Endpoint, what: string) => Promise<T>,
-  ): Promise<{ value: T; ep: Endpoint }> {
-    const eps = endpointsFor(this.registries, ref);
-    const failures: { err: unknown; source: SourceError }[] = [];
-    let mirrorNo = 0;
-    for (const ep of eps) {
-      const what = ep.mirror ? `${input} (mirror ${++mirrorNo})` : input;
-      try {
-        return { value: await op(ep, what), ep };
-      } catch (err) {
-        // Aborted: no other endpoint is tried.
-        if (signal?.aborted) throw signal.reason;
-        const source = findSourceError(err);
-        if (!source) throw err;
-        failures.push({ err, source });
-      }
-    }
-    const last = failures.at(-1)!;
-    if (failures.length === 1) throw last.err;
-    // Terminal only if every endpoint said so: a mirror that is merely down may come back.
-    const joined = new SourceError(
-      last.source.code,
-      failures.map((f) => f.source.message).join('; '),
-      { cause: last.source },
-    );
-    throw failures.every((f) => isTerminal(f.err)) ? TerminalError.wrap(joined) : joined;
-  }
-
-  private async unpack(
-    ref: ImageReference,
-    input: string,
-    digest: string,
-    key: string,
-    top: { manifest: FetchedManifest; ep: Endpoint } | undefined,
-    { signal, activity }: { signal: AbortSignal; activity: PullActivity },
-  ): Promise<PullResult> {
-    activity.doing(`fetching the manifest of ${input}`);
-    const { value: fetched, ep } = top
-      ? { value: top.manifest, ep: top.ep }
-      : await this.firstEndpoint(ref, input, signal, (e, what) =>
-          this.client.fetchManifest(e, digest, `manifest of ${what}`, signal),
-        );
-    const what = ep.mirror ? `${input} (mirror)` : input;
-    let manifestDigest = fetched.digest;
-    let manifest: Manifest = parseManifest(
-      fetched.bytes,
-      fetched.contentType,
-      `manifest of ${what}`,
-    );
-    if (manifest.kind === 'index') {
-      const d = selectPlatform(manifest.manifests, this.platform, `image index of ${what}`);
-      activity.doing(`fetching the platform manifest of ${what}`);
-      const m = await this.client.fetchManifest(
-        ep,
-        d.digest,
-        `platform manifest of ${what}`,
-        signal,
-      );
-      manifestDigest = m.digest;
-      manifest = parseManifest(m.bytes, m.contentType, `platform manifest of ${what}`);
-      if (manifest.kind !== 'manifest')
-        throw terminal('UnsupportedMediaType', `${what}: nested image index`);
-    }
-    if (manifest.layers.length > this.maxLayers)
-      throw terminal(
-        'LimitExceeded',
-        `${what}: ${manifest.layers.length} layers, over the limit of ${this.maxLayers}`,
-      );
-    // Declared sizes, before any byte is fetched: a compressed layer is not smaller than the
-    // uncompressed content it holds at these sizes, so layers declaring more than the bound on
-    // uncompressed bytes can only be refused after their download.
-    const declared = manifest.layers.reduce((sum, l) => sum + l.size, 0);
-    if (declared > this.limits.maxBytes)
-      throw terminal(
-        'LimitExceeded',
-        `${what}: its layers declare ${declared} bytes, over the limit of ${this.limits.maxBytes} bytes of uncompressed content`,
-      );
-    const compressions = manifest.layers.map((l, i) =>
-      layerCompression(l.mediaType, `layer ${i + 1} of ${what}`),
-    );
-    activity.doing(`fetching the config of ${what}`);
-    const config = await this.client.fetchBlobBytes(
-      ep,
-      manifest.config,
-      `config of ${what}`,
-      this.maxConfigBytes,
-      signal,
-    );
-    const catalogDir = catalogDirFromConfig(config, `config of ${what}`);
-    const tmp = await this.cache.tempDir();
-    const fsDir = DigestCache.fsDir(tmp);
-    const applier = new LayerApplier(fsDir, catalogDirComponents(catalogDir), this.limits);
-    this.unpacking.add(applier);
-    try {
-      const blobFile = path.join(tmp, 'layer.blob');
-      const cacheFull = () =>
-        retryable(
-          'CacheFull',
-          `${what}: unpacking it would pass the image cache's limit of ${this.maxCacheBytes} bytes (--max-image-cache-bytes); the images catalogs serve are kept`,
-        );
-      for (const [i, layer] of manifest.layers.entries()) {
-        const lwhat = `layer ${i + 1} of ${what}`;
-        // The downloaded layer and the files unpacked so far must fit beside the other images.
-        const room = (await this.roomBeside(applier)) - applier.stats.diskBytes;
-        if (layer.size > room) throw cacheFull();
-        applier.limitDisk(applier.stats.diskBytes + room - layer.size, cacheFull);
-        // Download (verifying digest and size as it streams) before a byte reaches the tar reader.
-        activity.doing(`fetching ${lwhat}`);
-        const blob = await this.client.fetchBlob(ep, layer, lwhat, signal);
-        activity.doing(
-          `fetching ${lwhat}`,
-          () => `${formatBytes(blob.bytes)} of ${formatBytes(layer.size)}`,
-        );
-        await pipeline(blob, createWriteStream(blobFile), { signal }).catch((err: unknown) => {
-          if (signal.aborted) throw signal.reason;
-          throw findSourceError(err)
-            ? err
-            : retryable('Unavailable', `${lwhat}: ${networkErrorCode(err)}`, networkCause(err));
-        });
-        activity.doing(`unpacking ${lwhat}`);
-        const unreadable = (err: unknown) => {
-          // An abort destroys the layer's read stream: its reason, not the tar reader's error.
-          if (signal.aborted) throw signal.reason;
-          throw findSourceError(err)
-            ? err
-            : terminal(
-                'InvalidLayer',
-                `${lwhat}: unreadable layer (${networkErrorCode(err)})`,
-                err,
-              );
-        };
-        // Check names and caps first, so that a hostile layer fails before any of it is written.
-        await applier
-          .check(abortable(createReadStream(blobFile), signal), compressions[i]!, lwhat)
-          .catch(unreadable);
-        await applier
-          .apply(abortable(createReadStream(blobFile), signal), compressions[i]!, lwhat)
-          .catch(unreadable);
-        await rm(blobFile, { force: true });
-      }
-      const st = await stat(applier.catalogPath).catch(() => undefined);
-      if (!st?.isDirectory())
-        throw terminal(
-          'CatalogDirMissing',
-          `${what}: the image has no catalog directory ${catalogDir}`,
-        );
-      const meta: CacheMeta = {
-        digest,
-        manifestDigest,
-        catalogDir,
-        files: applier.stats.files,
-        bytes: applier.stats.bytes,
-        diskBytes: applier.stats.diskBytes,
-      };
-      const entry = await this.cache.commit(tmp, key, meta);
-      return this.result(ref, entry.dir, entry.meta, false);
-    } catch (err) {
-      await removeTree(tmp);
-      throw err;
-    } finally {
-      this.unpacking.delete(applier);
-    }
-  }
-
-  /** Bytes the cache's bound leaves for `applier`: the complete images and other unpacks count. */
-  private async roomBeside(applier: LayerApplier): Promise<number> {
-    let used = await this.cache.usedBytes();
-    for (const other of this.unpacking) if (other !== applier) used += other.stats.diskBytes;
-    return this.maxCacheBytes - used;
   }
 }
 
@@ -582,15 +311,6 @@ export class ImagePuller implements Puller {
 function timeout(err: unknown): SourceError | undefined {
   const d = findInChain(err, DeadlineExceeded);
   return d && new SourceError('Timeout', d.message, { cause: d });
-}
-
-/** Destroys stream when signal aborts: the unpacker reading it stops at its next chunk. */
-function abortable<S extends Readable>(stream: S, signal: AbortSignal): S {
-  if (signal.aborted) stream.destroy(signal.reason as Error);
-  const onAbort = () => stream.destroy(signal.reason as Error);
-  signal.addEventListener('abort', onAbort, { once: true });
-  stream.once('close', () => signal.removeEventListener('abort', onAbort));
-  return stream;
 }
 
 /**
