@@ -49,7 +49,9 @@ async function timeOne(label: string, ref: string, sourceRoot: string | undefine
           return cond?.observedGeneration === c.metadata.generation ? cond : undefined;
         };
         if (!servingMs && current('Serving')?.status === 'True') servingMs = Date.now() - start;
-        return current('Progressing')?.reason === 'Succeeded' && !c.status?.syncingTo
+        return current('Progressing')?.reason === 'Succeeded' &&
+          current('ObjectsSynced')?.status === 'True' &&
+          !c.status?.syncingTo
           ? c
           : undefined;
       },

@@ -40,6 +40,7 @@ export interface CatalogState {
   generation?: number;
   conditions: Array<{
     type: string;
+    status?: string;
     reason?: string;
     observedGeneration?: number;
     message?: string;
@@ -70,9 +71,13 @@ export function stateOf(o: { metadata: { generation?: number }; status?: unknown
 
 export function succeeded(s: CatalogState, wantRef?: string): boolean {
   const p = s.conditions.find((c) => c.type === 'Progressing');
+  // The objects' view (ours): the revision is served (Progressing) and its objects written.
+  const objects = s.conditions.find((c) => c.type === 'ObjectsSynced');
   return (
     p?.reason === 'Succeeded' &&
     p.observedGeneration === s.generation &&
+    objects?.status === 'True' &&
+    objects.observedGeneration === s.generation &&
     s.contentHash !== undefined &&
     !s.syncingTo &&
     (wantRef === undefined || s.resolvedRef === wantRef)

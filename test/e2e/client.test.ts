@@ -16,7 +16,7 @@ import {
 } from '../../src/client/index.js';
 import { readCatalog } from '../../src/fbc/index.js';
 import { pushCatalog } from '../../src/source/index.js';
-import { applyCatalog } from '../support/catalogs.js';
+import { applyCatalog, objectsSynced } from '../support/catalogs.js';
 import { repoRoot } from '../support/cluster.js';
 import type { RunningController } from '../support/controller.js';
 import { startController } from '../support/controller.js';
@@ -49,11 +49,8 @@ async function waitHash(client: CatalogClient, name: string, notHash?: string): 
   return pollUntil(
     async () => {
       const c: ClusterCatalog | undefined = await client.getCatalog(name);
-      const p = c?.status?.conditions?.find((x) => x.type === 'Progressing');
       const h = c?.status?.contentHash;
-      return p?.reason === 'Succeeded' && h && h !== notHash && !c.status?.syncingTo
-        ? h
-        : undefined;
+      return c && objectsSynced(c) && h && h !== notHash ? h : undefined;
     },
     { timeoutMs: 180_000, what: `ClusterCatalog ${name} to sync` },
   );

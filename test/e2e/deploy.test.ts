@@ -17,7 +17,7 @@ import path from 'node:path';
 import { loadAll } from 'js-yaml';
 import type { ClusterCatalog } from '../../src/api/v1/index.js';
 import { pushCatalog } from '../../src/source/index.js';
-import { applyCatalog } from '../support/catalogs.js';
+import { applyCatalog, objectsSynced } from '../support/catalogs.js';
 import { repoRoot } from '../support/cluster.js';
 import { startController } from '../support/controller.js';
 import { kubectl, kubectlOk } from '../support/kubectl.js';
@@ -601,8 +601,7 @@ describe('deploy: config/ against the local apiserver', function () {
             const c = JSON.parse(
               await kubectlOk(['get', 'clustercatalog', name, '-o', 'json']),
             ) as ClusterCatalog;
-            const p = c.status?.conditions?.find((x) => x.type === 'Progressing');
-            return p?.reason === 'Succeeded' && !c.status?.syncingTo ? c : undefined;
+            return objectsSynced(c) ? c : undefined;
           },
           {
             timeoutMs: 120_000,

@@ -17,6 +17,7 @@ import {
   sampleDir,
   waitSynced,
   writeSampleV2,
+  objectsSynced,
 } from '../support/catalogs.js';
 import { repoRoot } from '../support/cluster.js';
 import type { RunningController } from '../support/controller.js';
@@ -85,9 +86,7 @@ describe('resilience e2e: kube-apiserver stopped and restarted during a sync', f
     const synced = await pollUntil(
       async () => {
         const c = await getCatalog(name);
-        return condition(c, 'Progressing')?.reason === 'Succeeded' && !c.status?.syncingTo
-          ? c
-          : undefined;
+        return objectsSynced(c) ? c : undefined;
       },
       { timeoutMs: 240_000, what: `ClusterCatalog ${name} to sync after the restart` },
     );

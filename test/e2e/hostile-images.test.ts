@@ -15,7 +15,14 @@ import { gzipSync } from 'node:zlib';
 import { MediaTypes } from '../../src/source/manifest.js';
 import { blobFromBuffer, type BlobSource } from '../../src/source/pusher.js';
 import { LayerApplier } from '../../src/source/unpack.js';
-import { applyCatalog, condition, getCatalog, sampleDir, waitSynced } from '../support/catalogs.js';
+import {
+  applyCatalog,
+  condition,
+  getCatalog,
+  sampleDir,
+  waitSynced,
+  objectsSynced,
+} from '../support/catalogs.js';
 import type { RunningController } from '../support/controller.js';
 import { DEPLOYMENT_HEAP_OPTIONS, startController } from '../support/controller.js';
 import { setUpE2e, tearDownE2e } from '../support/e2e-setup.js';
@@ -260,12 +267,7 @@ describe('hostile images e2e: the controller under the Deployment heap options',
     await pollUntil(
       async () => {
         const cc = await getCatalog(name);
-        const p = condition(cc, 'Progressing');
-        return (
-          p?.reason === 'Succeeded' &&
-          p.observedGeneration === cc.metadata.generation &&
-          cc.status?.resolvedSource?.image?.ref === ref
-        );
+        return objectsSynced(cc) && cc.status?.resolvedSource?.image?.ref === ref;
       },
       { timeoutMs: 60_000, intervalMs: 100, what: 'the escape image to sync' },
     );
@@ -328,7 +330,7 @@ describe('hostile images: 100,000 entries unpack in process', function () {
       await pollUntil(
         async () => {
           const c = await getCatalog(name);
-          return condition(c, 'Progressing')?.reason === 'Succeeded' && !c.status?.syncingTo;
+          return objectsSynced(c);
         },
         { timeoutMs: 120_000, intervalMs: 200, what: 'the 100k-entry catalog to sync' },
       );

@@ -9,7 +9,7 @@ import type { ClusterCatalog } from '../../src/api/v1/index.js';
 import { CatalogClient } from '../../src/client/index.js';
 import { run } from '../../src/plugin/main.js';
 import { pushCatalog } from '../../src/source/index.js';
-import { applyCatalog, sampleDir } from '../support/catalogs.js';
+import { applyCatalog, sampleDir, objectsSynced } from '../support/catalogs.js';
 import { repoRoot } from '../support/cluster.js';
 import type { RunningController } from '../support/controller.js';
 import { startController } from '../support/controller.js';
@@ -50,10 +50,7 @@ async function waitServing(name: string): Promise<ClusterCatalog> {
       const c = JSON.parse(
         await kubectlOk(['get', 'clustercatalog', name, '-o', 'json']),
       ) as ClusterCatalog;
-      const p = c.status?.conditions?.find((x) => x.type === 'Progressing');
-      return p?.reason === 'Succeeded' && c.status?.contentHash && !c.status.syncingTo
-        ? c
-        : undefined;
+      return objectsSynced(c) && c.status?.contentHash ? c : undefined;
     },
     { timeoutMs: 120_000, what: `ClusterCatalog ${name} to be served` },
   );

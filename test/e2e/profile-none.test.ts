@@ -10,6 +10,7 @@ import {
   condition,
   getCatalog,
   waitSynced,
+  objectsSynced,
 } from '../support/catalogs.js';
 import { generatedFixture } from '../support/generated-fixture.js';
 import { pollUntil } from '../support/poll.js';
@@ -52,9 +53,7 @@ describe('content profile none e2e', function () {
         const c = await getCatalog(name);
         const p = condition(c, 'Progressing');
         const none = p?.message.includes(NONE_NOTE) === true;
-        return p?.reason === 'Succeeded' && !c.status?.syncingTo && none === (profile === 'none')
-          ? c
-          : undefined;
+        return objectsSynced(c) && none === (profile === 'none') ? c : undefined;
       },
       { timeoutMs: 120_000, what: `${name} to sync with the ${profile} profile` },
     );

@@ -11,7 +11,7 @@ import type { ClusterCatalog } from '../../src/api/v1/index.js';
 import { pushCatalog } from '../../src/source/index.js';
 import type { RunningController } from '../support/controller.js';
 import { procStatus, startController } from '../support/controller.js';
-import { applyCatalog } from '../support/catalogs.js';
+import { applyCatalog, objectsSynced } from '../support/catalogs.js';
 import { setUpE2e } from '../support/e2e-setup.js';
 import { generateCatalog } from '../support/fbcgen.js';
 import { kubectl, kubectlOk } from '../support/kubectl.js';
@@ -57,13 +57,7 @@ describe('scale e2e: a catalog of >= 10k blobs', function () {
           const c = JSON.parse(
             await kubectlOk(['get', 'clustercatalog', name, '-o', 'json']),
           ) as ClusterCatalog;
-          const p = c.status?.conditions?.find((x) => x.type === 'Progressing');
-          return p?.reason === 'Succeeded' &&
-            p.observedGeneration === c.metadata.generation &&
-            c.status?.contentHash !== undefined &&
-            !c.status.syncingTo
-            ? c
-            : undefined;
+          return objectsSynced(c) && c.status?.contentHash !== undefined ? c : undefined;
         },
         { timeoutMs: 400_000, what: `ClusterCatalog ${name} to sync`, intervalMs: 500 },
       );

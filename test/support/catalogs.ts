@@ -138,6 +138,23 @@ export async function waitProgressing(
   );
 }
 
+/**
+ * Whether the catalog's objects are the served revision of its current spec: Progressing
+ * Succeeded (upstream's meaning: the revision is served) and our ObjectsSynced True, both of the
+ * current generation, and no sync journal.
+ */
+export function objectsSynced(c: ClusterCatalog): boolean {
+  const current = (type: string) => {
+    const x = condition(c, type);
+    return x?.observedGeneration === c.metadata.generation ? x : undefined;
+  };
+  return (
+    current('Progressing')?.reason === 'Succeeded' &&
+    current('ObjectsSynced')?.status === 'True' &&
+    !c.status?.syncingTo
+  );
+}
+
 /** Waits until the catalog has synced content (optionally a different one than `notHash`). */
 export async function waitSynced(
   name: string,
@@ -147,13 +164,8 @@ export async function waitSynced(
   return pollUntil(
     async () => {
       const c = await getCatalog(name);
-      const p = condition(c, 'Progressing');
       const ok =
-        p?.reason === 'Succeeded' &&
-        p.observedGeneration === c.metadata.generation &&
-        c.status?.contentHash !== undefined &&
-        c.status.contentHash !== notHash &&
-        !c.status.syncingTo;
+        objectsSynced(c) && c.status?.contentHash !== undefined && c.status.contentHash !== notHash;
       return ok ? c : undefined;
     },
     { timeoutMs, what: `ClusterCatalog ${name} to sync` },
