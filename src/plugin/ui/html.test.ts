@@ -3,10 +3,9 @@ import type { ChannelBlob, PackageBlob } from '../../client/index.js';
 import type { PackageView } from '../../client/index.js';
 import type { PackageCard } from './data.js';
 import { escapeHtml, html, safeUrl } from './html.js';
-import { plainText, renderMarkdown } from './markdown.js';
+import { excerpt, plainText, renderMarkdown } from './markdown.js';
 import { decodeIcon } from './icon.js';
 import { layout, packagePage, packagesPage, providesPage } from './pages.js';
-import { excerpt } from '../table.js';
 import { packageFacts } from '../../client/index.js';
 
 const HOSTILE = `<script>alert(1)</script>"'><img src=x onerror=alert(2)>&`;
@@ -155,6 +154,7 @@ describe('ui html escaping', () => {
     );
     expect(plainText('Cats &#x1F640; &#60;b&#62; caf&eacute; \\*')).to.equal('Cats 🙀 <b> café *');
     expect(excerpt(plainText('a'.repeat(200)), 160)).to.have.length(160);
+    expect(excerpt(plainText('a'.repeat(200)), 160)).to.match(/^a{157}\.\.\.$/);
   });
 
   it("shows a description's HTML entities as characters on the cards and the package page", () => {

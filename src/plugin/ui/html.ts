@@ -45,12 +45,15 @@ export function trusted(s: string): SafeHtml {
   return new SafeHtml(s);
 }
 
+/** The longest URL from catalog data that becomes a link (longer: shown as text). */
+export const MAX_URL = 4096;
+
 /**
  * A URL from catalog data that may become an href: http, https and mailto only (no javascript:,
  * data:, vbscript: and the like, however they are spelled); otherwise undefined.
  */
 export function safeUrl(url: unknown): string | undefined {
-  if (typeof url !== 'string') return undefined;
+  if (typeof url !== 'string' || url.length > MAX_URL) return undefined;
   // Browsers drop tabs, newlines and leading controls/spaces before reading the scheme.
   // eslint-disable-next-line no-control-regex
   const cleaned = url.replace(/[\u0000-\u0020\u007f]+/g, '');

@@ -27,8 +27,7 @@ import type { PackageCard } from './data.js';
 import type { SafeHtml } from './html.js';
 import { html, packageHref, safeUrl, seg, tableHead, trusted } from './html.js';
 import { graphSvg } from './graph-svg.js';
-import { plainText, renderMarkdown } from './markdown.js';
-import { excerpt } from '../table.js';
+import { cardExcerpt, renderMarkdown } from './markdown.js';
 
 export function layout(title: string, body: SafeHtml, revision: string): string {
   return html`<!doctype html>
@@ -141,8 +140,6 @@ export function packagesPage(
       ${shown.map((r) => {
         const f = r.facts;
         const href = packageHref(r.catalog, r.pkg.name);
-        const description =
-          f.csvDescription ?? (typeof r.pkg.description === 'string' ? r.pkg.description : '');
         return html`<li
           class="package${r.deprecated !== undefined ? ' deprecated' : ''}"
           data-name="${r.pkg.name}"
@@ -154,7 +151,7 @@ export function packagesPage(
               <span class="name">${r.pkg.name}</span> ·
               ${r.catalog}${f.provider !== undefined ? html` · ${f.provider}` : ''}${f.headVersion !== undefined ? html` · <span class="version">${f.headVersion}</span> (${f.defaultChannel ?? ''})` : ''}${r.deprecated !== undefined ? html` · <strong class="dep" title="${r.deprecated}">deprecated</strong>` : ''}
             </p>
-            <p class="desc">${excerpt(plainText(description), 160)}</p>
+            <p class="desc">${cardExcerpt(f.csvDescription ?? r.pkg.description)}</p>
           </div>
         </li> `;
       })}
