@@ -6,7 +6,7 @@
 import { expect } from 'chai';
 import type { Call, OffThreadCalls } from '../../../test/support/off-thread.js';
 import { callOffThread } from '../../../test/support/off-thread.js';
-import { escapeHtml, safeUrl } from './html.js';
+import { escapeHtml, safeUrl, seg } from './html.js';
 import {
   CARD_EXCERPT,
   EXCERPT_SCAN,
@@ -142,5 +142,7 @@ describe('ui text helpers', () => {
   it('bounds URLs and escapes 1 MB of markup characters', () => {
     expect(safeUrl(`https://example.com/${'a'.repeat(MB)}`)).to.equal(undefined);
     expect(escapeHtml('<'.repeat(MB))).to.equal('&lt;'.repeat(MB));
+    expect(seg('a\ud800b')).to.equal('a%EF%BF%BDb');
+    expect(seg({ toString: 1 })).to.equal('');
   });
 });

@@ -5,8 +5,8 @@
 //
 // A description is hostile input of any size (SPEC §5.2): a card reads only its first
 // EXCERPT_SCAN characters, in linear time (no pattern here backtracks); the package page renders
-// at most MAX_MARKDOWN characters (markdown-it is linear, but takes milliseconds a kilobyte on
-// the worst input).
+// at most MAX_MARKDOWN characters, in the page worker (render-thread.ts: markdown-it is linear,
+// but takes milliseconds a kilobyte on the worst input).
 import MarkdownIt from 'markdown-it';
 import { safeUrl } from './html.js';
 

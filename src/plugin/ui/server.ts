@@ -68,6 +68,7 @@ export async function startUiServer(opts: UiServerOptions): Promise<UiServer> {
       await live;
       server.closeAllConnections();
       await new Promise<void>((r) => server.close(() => r()));
+      await data.close();
     },
   };
 }

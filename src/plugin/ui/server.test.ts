@@ -1,0 +1,160 @@
+// The console over HTTP, on loopback, with catalogs held in memory (test/support/ui-catalogs.ts):
+// hostile catalogs (values of the wrong JSON type) never take the other catalogs' pages down.
+import { expect } from 'chai';
+import http from 'node:http';
+import type { Blobs, FakeCatalogs } from '../../../test/support/ui-catalogs.js';
+import { fakeCatalogs, packageBlobs } from '../../../test/support/ui-catalogs.js';
+import { UiData } from './data.js';
+import { startUiServer } from './server.js';
+
+interface Answer {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
+
+/** GET (or `method`) `path` as written, from the server at `base`, with these headers. */
+function request(
+  base: string,
+  path: string,
+  headers: Record<string, string> = {},
+  method = 'GET',
+): Promise<Answer> {
+  const u = new URL(base);
+  return new Promise((resolve, reject) => {
+    http
+      .request(
+        { host: '127.0.0.1', port: u.port, path, method, headers: { host: u.host, ...headers } },
+        (res) => {
+          let body = '';
+          res.setEncoding('utf8');
+          res.on('data', (c: string) => (body += c));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+        },
+      )
+      .on('error', reject)
+      .end();
+  });
+}
+
+const PNG = Buffer.from([137, 80, 78, 71, 13, 10, 26, 10, 0, 0]).toString('base64');
+/** An object whose String() throws (`Cannot convert object to primitive value`). */
+const NO_STRING = { toString: 1 };
+const STACK = /\n\s+at /;
+
+/** The catalogs: `good`; `odd`, whose values of the wrong type the console reads itself; `bad`,
+ * whose deprecation message and feature annotation are objects (its rows cannot be built). */
+function hostileCatalogs(): Record<string, Blobs> {
+  const oddA = packageBlobs('odd-a', {
+    pkg: { description: 42 },
+    csv: {
+      displayName: ['an', 'array'],
+      description: { text: 'not a string' },
+      provider: { name: NO_STRING, url: 7 },
+      keywords: [NO_STRING, 'kept'],
+      maintainers: [{ name: NO_STRING, email: ['x'] }],
+      links: [{ name: 5, url: NO_STRING }],
+      annotations: { categories: 7, capabilities: NO_STRING },
+    },
+  });
+  oddA[2]!.image = NO_STRING;
+  return {
+    good: [
+      ...packageBlobs('good-a', { pkg: { icon: { base64data: PNG, mediatype: 'image/png' } } }),
+      ...packageBlobs('good-b'),
+    ],
+    odd: [
+      ...oddA,
+      ...packageBlobs('odd-b', {
+        pkg: { defaultChannel: NO_STRING, icon: { base64data: 5, mediatype: [] } },
+      }),
+      { schema: 'olm.package', name: ['an', 'array'], defaultChannel: 'stable' },
+    ],
+    bad: [
+      ...packageBlobs('bad-a', {
+        csv: { annotations: { 'features.operators.openshift.io/disconnected': NO_STRING } },
+      }),
+      {
+        schema: 'olm.deprecations',
+        package: 'bad-a',
+        entries: [{ reference: { schema: 'olm.package' }, message: NO_STRING }],
+      },
+    ],
+  };
+}
+
+const names = (body: string) =>
+  [...body.matchAll(/<li\s+class="package[^"]*"\s+data-name="([^"]*)"/g)].map((m) => m[1]).sort();
+
+describe('ui server with hostile catalogs', () => {
+  let fake: FakeCatalogs;
+  let server: Awaited<ReturnType<typeof startUiServer>>;
+  before(async () => {
+    fake = fakeCatalogs(hostileCatalogs());
+    server = await startUiServer({ data: new UiData(fake.client), host: '127.0.0.1', port: 0 });
+  });
+  after(() => server?.close());
+
+  it('lists every catalog but the one whose rows fail, and names that one on the page', async () => {
+    const res = await request(server.url, '/packages');
+    expect(res.status).to.equal(200);
+    expect(names(res.body)).to.deep.equal(['good-a', 'good-b', 'odd-a', 'odd-b']);
+    expect(res.body).to.match(/data-catalog="bad"[^>]*>\s*Catalog bad is left out/);
+    expect(res.body).to.contain('Cannot convert object to primitive value');
+    expect(res.body).not.to.match(STACK);
+    expect(res.body).not.to.contain('[object Object]');
+    // odd-a's values of the wrong type are absent: its name for the display name, no excerpt.
+    const card = /<li[^>]*data-name="odd-a"[\s\S]*?<\/li>/.exec(res.body)![0];
+    expect(card).to.match(/<h2><a href="\/package\/odd\/odd-a">odd-a<\/a><\/h2>/);
+    expect(card).to.match(/<p class="desc"><\/p>/);
+    expect(res.body).to.contain('<span id="count">4</span> of 4 packages');
+  });
+
+  it('answers ?catalog= from that catalog alone, never reading the others', async () => {
+    const fresh = fakeCatalogs(hostileCatalogs());
+    const alone = await startUiServer({
+      data: new UiData(fresh.client),
+      host: '127.0.0.1',
+      port: 0,
+    });
+    try {
+      const good = await request(alone.url, '/packages?catalog=good');
+      expect(good.status).to.equal(200);
+      expect(names(good.body)).to.deep.equal(['good-a', 'good-b']);
+      expect(good.body).not.to.contain('left out');
+      // The catalog's packages, channels and deprecations, then its heads: nothing of the others.
+      expect(fresh.queries.map((q) => q.catalog)).to.deep.equal(['good', 'good']);
+    } finally {
+      await alone.close();
+    }
+    const bad = await request(server.url, '/packages?catalog=bad');
+    expect(bad.status).to.equal(200);
+    expect(names(bad.body)).to.deep.equal([]);
+    expect(bad.body).to.contain('Catalog bad is left out');
+    expect(bad.body).not.to.match(STACK);
+  });
+
+  it('shows package pages with values of the wrong type absent; a failing one says why, and only it', async () => {
+    const good = await request(server.url, '/package/good/good-a');
+    expect(good.status).to.equal(200);
+    expect(good.body).to.contain('The good-a');
+    const odd = await request(server.url, '/package/odd/odd-a');
+    expect(odd.status).to.equal(200);
+    expect(odd.body).to.match(/<h1>\s*odd-a\s*<\/h1>/);
+    expect(odd.body).to.contain('kept');
+    expect(odd.body).to.match(/<td class="image"><\/td>/);
+    expect(odd.body).not.to.contain('[object Object]');
+    expect((await request(server.url, '/package/odd/odd-b')).status).to.equal(200);
+    const bad = await request(server.url, '/package/bad/bad-a');
+    expect(bad.status).to.equal(500);
+    expect(bad.body).to.contain('Cannot convert object to primitive value');
+    expect(bad.body).not.to.match(STACK);
+    expect((await request(server.url, '/package/good/good-b')).status).to.equal(200);
+  });
+
+  it('serves icons of good packages and none of a wrong-typed one', async () => {
+    expect((await request(server.url, '/icon/good/good-a')).status).to.equal(200);
+    expect((await request(server.url, '/icon/odd/odd-b')).status).to.equal(404);
+    expect((await request(server.url, '/icon/bad/bad-a')).status).to.equal(404);
+  });
+});
