@@ -1,7 +1,7 @@
 // The console's routes: / (catalogs), /packages, /package/C/P, /provides, /icon/C/P,
 // /api/revision (ETag, for live updates), /static/ui.css and ui.js. Every response carries the
-// CSP and the headers of send(); every page is laid out with the catalogs' revision. An error
-// answers a page with its message, never a stack.
+// CSP and the headers of send(); every page is laid out with the catalogs' revision. A URL that
+// cannot be decoded answers 400; an error answers a page with its message, never a stack.
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { PackageFilter } from '../../client/index.js';
@@ -43,6 +43,8 @@ export function send(
     'Content-Security-Policy': CSP,
     'X-Content-Type-Options': 'nosniff',
     'Referrer-Policy': 'no-referrer',
+    // Only this origin may load a response (another site's page cannot probe for icons).
+    'Cross-Origin-Resource-Policy': 'same-origin',
     'Cache-Control': 'no-cache',
     ...headers,
   });
@@ -116,13 +118,25 @@ async function packageRoute(r: Request, catalog: string, pkg: string): Promise<v
   page(r, pkg, trusted(body));
 }
 
+/** The request's URL, its path's segments decoded; undefined when it cannot be decoded. */
+function parseTarget(target: string): { url: URL; parts: string[] } | undefined {
+  try {
+    const url = new URL(target, 'http://ui.invalid');
+    return { url, parts: url.pathname.split('/').slice(1).map(decodeURIComponent) };
+  } catch {
+    return undefined; // a malformed percent-escape (URIError) or an unparsable target
+  }
+}
+
 /** Answers a GET or HEAD addressed to this server (the caller checked its Host). */
 export async function route(data: UiData, req: IncomingMessage, res: ServerResponse) {
-  const r: Request = { data, req, res, url: new URL(req.url ?? '/', 'http://ui.invalid') };
-  const path = r.url.pathname;
-  const parts = path.split('/').slice(1).map(decodeURIComponent);
   if (req.method !== 'GET' && req.method !== 'HEAD')
     return send(res, 405, 'text/plain', 'method not allowed', { Allow: 'GET, HEAD' });
+  const target = parseTarget(req.url ?? '/');
+  if (!target) return send(res, 400, 'text/plain', 'bad request: the URL cannot be decoded\n');
+  const { url, parts } = target;
+  const r: Request = { data, req, res, url };
+  const path = url.pathname;
   const cached = { 'Cache-Control': 'max-age=300' };
   if (path === '/static/ui.css') return send(res, 200, 'text/css; charset=utf-8', CSS, cached);
   if (path === '/static/ui.js')

@@ -1,5 +1,7 @@
 // The console over HTTP, on loopback, with catalogs held in memory (test/support/ui-catalogs.ts):
-// hostile catalogs (values of the wrong JSON type) never take the other catalogs' pages down.
+// hostile catalogs (values of the wrong JSON type) never take the other catalogs' pages down,
+// malformed URLs answer 400, every response keeps to its origin and cross-site requests are
+// refused.
 import { expect } from 'chai';
 import http from 'node:http';
 import type { Blobs, FakeCatalogs } from '../../../test/support/ui-catalogs.js';
@@ -156,5 +158,64 @@ describe('ui server with hostile catalogs', () => {
     expect((await request(server.url, '/icon/good/good-a')).status).to.equal(200);
     expect((await request(server.url, '/icon/odd/odd-b')).status).to.equal(404);
     expect((await request(server.url, '/icon/bad/bad-a')).status).to.equal(404);
+  });
+});
+
+describe('ui server requests', () => {
+  let server: Awaited<ReturnType<typeof startUiServer>>;
+  before(async () => {
+    const { client } = fakeCatalogs({
+      good: packageBlobs('good-a', { pkg: { icon: { base64data: PNG, mediatype: 'image/png' } } }),
+    });
+    server = await startUiServer({ data: new UiData(client), host: '127.0.0.1', port: 0 });
+  });
+  after(() => server?.close());
+
+  it('answers a malformed percent-escape in the URL with 400 and a plain message', async () => {
+    for (const path of ['/packages/%E0%A4%A', '/package/%E0%A4%A/x', '/icon/good/%ZZ', '/%']) {
+      const res = await request(server.url, path);
+      expect(res.status, path).to.equal(400);
+      expect(res.headers['content-type'], path).to.equal('text/plain');
+      expect(res.body, path).to.equal('bad request: the URL cannot be decoded\n');
+    }
+    expect((await request(server.url, '/packages')).status).to.equal(200);
+  });
+
+  it('sends Cross-Origin-Resource-Policy: same-origin and the CSP on every response', async () => {
+    const answers = await Promise.all([
+      request(server.url, '/'),
+      request(server.url, '/packages'),
+      request(server.url, '/package/good/good-a'),
+      request(server.url, '/icon/good/good-a'),
+      request(server.url, '/icon/good/none'),
+      request(server.url, '/static/ui.js'),
+      request(server.url, '/api/revision'),
+      request(server.url, '/nothing-here'),
+      request(server.url, '/packages/%E0%A4%A'),
+      request(server.url, '/', {}, 'POST'),
+      request(server.url, '/', { host: 'evil.example' }),
+      request(server.url, '/', { 'sec-fetch-site': 'cross-site' }),
+    ]);
+    expect(answers.map((a) => a.status)).to.deep.equal([
+      200, 200, 200, 200, 404, 200, 200, 404, 400, 405, 421, 403,
+    ]);
+    for (const a of answers) {
+      expect(a.headers['cross-origin-resource-policy']).to.equal('same-origin');
+      expect(a.headers['content-security-policy']).to.contain("default-src 'none'");
+    }
+  });
+
+  it('refuses cross-site requests of browsers, and answers its own pages and the user', async () => {
+    for (const site of ['cross-site', 'same-site']) {
+      const res = await request(server.url, '/packages', { 'sec-fetch-site': site });
+      expect(res.status, site).to.equal(403);
+      expect(res.body, site).to.equal('forbidden: a request from another site\n');
+    }
+    for (const site of ['same-origin', 'none'])
+      expect(
+        (await request(server.url, '/packages', { 'sec-fetch-site': site })).status,
+        site,
+      ).to.equal(200);
+    expect((await request(server.url, '/packages')).status).to.equal(200);
   });
 });

@@ -1,6 +1,7 @@
 // The HTTP server of `kubectl catalog ui`: loopback by default, every read through the client
 // library with the caller's kubeconfig (routes.ts), the catalogs kept current (live.ts), and
-// only requests addressed to this server by name answered.
+// only requests addressed to this server by name answered. A browser's cross-site requests are
+// refused (Sec-Fetch-Site).
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -24,12 +25,20 @@ interface UiServer {
 /**
  * The request handler. A page of another site could reach this loopback server by DNS
  * rebinding and read the catalogs with the user's credentials: only requests whose Host is one
- * of `hosts()` (known once listening) are answered.
+ * of `hosts()` (known once listening) are answered. A browser says where a request comes from
+ * (Sec-Fetch-Site): only requests of the console's own pages (`same-origin`) and of the user
+ * (`none`: the address bar, a bookmark) are answered, and requests without the header (not a
+ * browser, or one that does not send it).
  */
 function handler(data: UiData, hosts: () => ReadonlySet<string>) {
   return (req: IncomingMessage, res: ServerResponse): void => {
     if (!hosts().has((req.headers.host ?? '').toLowerCase())) {
       send(res, 421, 'text/plain', 'misdirected request: unknown Host');
+      return;
+    }
+    const site = req.headers['sec-fetch-site'];
+    if (site !== undefined && site !== 'same-origin' && site !== 'none') {
+      send(res, 403, 'text/plain', 'forbidden: a request from another site\n');
       return;
     }
     route(data, req, res).catch((err: unknown) => failed(data, res, err));
