@@ -1,13 +1,14 @@
 // The console over HTTP, on loopback, with catalogs held in memory (test/support/ui-catalogs.ts):
 // hostile catalogs (values of the wrong JSON type) never take the other catalogs' pages down,
 // malformed URLs answer 400, every response keeps to its origin and cross-site requests are
-// refused.
+// refused; bound to an address other than loopback, the console warns and asks for its token.
 import { expect } from 'chai';
 import http from 'node:http';
 import type { Blobs, FakeCatalogs } from '../../../test/support/ui-catalogs.js';
 import { fakeCatalogs, packageBlobs } from '../../../test/support/ui-catalogs.js';
+import { runUi } from './command.js';
 import { UiData } from './data.js';
-import { startUiServer } from './server.js';
+import { isLoopback, startUiServer } from './server.js';
 
 interface Answer {
   status: number;
@@ -217,5 +218,89 @@ describe('ui server requests', () => {
         site,
       ).to.equal(200);
     expect((await request(server.url, '/packages')).status).to.equal(200);
+  });
+});
+
+describe('kubectl catalog ui on an address other than loopback', function () {
+  this.timeout(20_000);
+
+  /** Runs `ui` with these flags until `stop()`: its output and URL. */
+  async function run(args: string[]) {
+    const out: string[] = [];
+    const err: string[] = [];
+    let stop = () => {};
+    const { client } = fakeCatalogs({ good: packageBlobs('good-a') });
+    const code = runUi(['--no-open', ...args], {
+      stdout: (s) => out.push(s),
+      stderr: (s) => err.push(s),
+      client: () => client,
+      stopped: new Promise((r) => (stop = () => r(undefined))),
+    });
+    while (!out.join('').includes('Serving') && err.length === 0)
+      await new Promise((r) => setImmediate(r));
+    const url = /(http:\/\/\S+) /.exec(out.join(''))?.[1];
+    return { url: url!, out, err, stop: () => (stop(), code) };
+  }
+
+  it('tells the loopback addresses', () => {
+    for (const a of ['127.0.0.1', '127.1.2.3', '::1', '::ffff:127.0.0.1'])
+      expect(isLoopback(a), a).to.equal(true);
+    for (const a of ['0.0.0.0', '::', '10.0.0.1', '192.168.1.5', '::ffff:10.0.0.1', 'fe80::1'])
+      expect(isLoopback(a), a).to.equal(false);
+  });
+
+  it('warns, and asks every request for the token of the URL it prints', async () => {
+    const ui = await run(['--address', '0.0.0.0:0']);
+    try {
+      expect(ui.err.join('')).to.match(
+        /^warning: the console listens on 0\.0\.0\.0, not on loopback/,
+      );
+      const url = new URL(ui.url);
+      const token = url.searchParams.get('token')!;
+      expect(token).to.match(/^[A-Za-z0-9_-]{43}$/);
+      const base = `http://${url.host}/`;
+
+      const none = await request(base, '/packages');
+      expect(none.status).to.equal(401);
+      expect(none.body).to.contain('open the URL with ?token=');
+      expect(none.headers['cross-origin-resource-policy']).to.equal('same-origin');
+      expect((await request(base, '/packages?token=wrong')).status).to.equal(403);
+      expect((await request(base, '/static/ui.css')).status).to.equal(401);
+
+      const signIn = await request(base, `/packages?catalog=good&token=${token}`);
+      expect(signIn.status).to.equal(303);
+      expect(signIn.headers.location).to.equal('/packages?catalog=good');
+      const cookie = signIn.headers['set-cookie']![0]!;
+      expect(cookie)
+        .to.match(/HttpOnly/)
+        .and.to.match(/SameSite=Strict/)
+        .and.to.match(/Path=\//);
+      const pair = cookie.split(';')[0]!;
+      expect(pair).to.equal(`catalog-ui-${url.port}=${token}`);
+      const page = await request(base, '/packages?catalog=good', { cookie: pair });
+      expect(page.status).to.equal(200);
+      expect(names(page.body)).to.deep.equal(['good-a']);
+      const stale = await request(base, '/packages', { cookie: `catalog-ui-${url.port}=old` });
+      expect(stale.status).to.equal(403);
+      // Never a redirect to another site, whatever the path.
+      const odd = await request(base, `/.//evil.example/?token=${token}`);
+      expect(odd.headers.location).to.equal('/evil.example/');
+      // The token does not open the door to another site's requests.
+      const cross = await request(base, `/?token=${token}`, { 'sec-fetch-site': 'cross-site' });
+      expect(cross.status).to.equal(403);
+    } finally {
+      expect(await ui.stop()).to.equal(0);
+    }
+  });
+
+  it('on loopback, prints no warning and asks for no token', async () => {
+    const ui = await run([]);
+    try {
+      expect(ui.err).to.deep.equal([]);
+      expect(ui.url).to.match(/^http:\/\/127\.0\.0\.1:\d+\/$/);
+      expect((await request(ui.url, '/packages')).status).to.equal(200);
+    } finally {
+      expect(await ui.stop()).to.equal(0);
+    }
   });
 });
