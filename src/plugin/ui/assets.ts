@@ -32,6 +32,8 @@ svg.graph .edge.skips{stroke:#a06a00;stroke-dasharray:6 3}
 svg.graph .edge.skipRange{stroke:#6a3fa0;stroke-dasharray:2 3}
 svg.graph .arrowhead{fill:#5b7a99}
 .legend{font-size:.8rem;color:#4b5560}
+.catalog-failed{color:#a4262c;border-left:4px solid #a4262c;padding-left:.6rem}
+.markdown .cut{color:#4b5560;font-style:italic}
 `;
 
 export const SCRIPT = `'use strict';

@@ -1,5 +1,6 @@
 // `kubectl catalog ui`: starts the console's server on loopback, prints its URL, opens the
-// browser unless --no-open, and stops on Ctrl-C (SIGINT) or SIGTERM.
+// browser unless --no-open, and stops on Ctrl-C (SIGINT) or SIGTERM. On another address it warns
+// on stderr, and the URL carries the session's token (server.ts).
 import { spawn } from 'node:child_process';
 import { parseArgs } from 'node:util';
 import { CatalogClient, readCertificateAuthority } from '../../client/index.js';
@@ -16,7 +17,8 @@ Serves the console on a local address (default 127.0.0.1 and a free port), readi
 apiserver with your kubeconfig (nothing is deployed in the cluster). Stop it with Ctrl-C.
 
 Options:
-      --address HOST:PORT  where to listen (default 127.0.0.1:0, a free port)
+      --address HOST:PORT  where to listen (default 127.0.0.1:0, a free port); on an address
+                           other than loopback, every request needs the token of the URL printed
       --no-open            print the URL only (default: also open the browser)
       --catalog NAME       show this ClusterCatalog only
       --kubeconfig PATH    the kubeconfig (default: $KUBECONFIG, ~/.kube/config)
@@ -35,6 +37,8 @@ interface UiIo {
   stopped?: Promise<unknown>;
   /** Opens a URL in the browser (default: xdg-open, open or start). */
   open?: (url: string) => void;
+  /** Makes the client, as the plugin's other commands take it (tests inject one). */
+  client?: (kubeconfig: string | undefined) => CatalogClient;
 }
 
 /** host:port, [v6]:port or :port; the port may be 0 (any free port). */
@@ -97,17 +101,23 @@ export async function runUi(argv: string[], io: UiIo): Promise<number> {
     io.stderr(`error: ${(err as Error).message}\n`);
     return 2;
   }
-  const client = new CatalogClient({
-    ...(values.kubeconfig !== undefined && { kubeconfig: values.kubeconfig }),
-    ...(serverUrl !== undefined && { serverUrl }),
-    ...(ca !== undefined && { ca }),
-  });
+  const client = io.client
+    ? io.client(values.kubeconfig)
+    : new CatalogClient({
+        ...(values.kubeconfig !== undefined && { kubeconfig: values.kubeconfig }),
+        ...(serverUrl !== undefined && { serverUrl }),
+        ...(ca !== undefined && { ca }),
+      });
   try {
     const server = await startUiServer({
       data: new UiData(client, values.catalog),
       host: addr.host,
       port: addr.port,
     });
+    if (server.exposed)
+      io.stderr(
+        `warning: the console listens on ${addr.host}, not on loopback: anyone who can reach that address and has the URL below (its token) reads the catalogs with your credentials; --address 127.0.0.1:${addr.port} keeps it on this machine\n`,
+      );
     io.stdout(`Serving the catalog console at ${server.url} (Ctrl-C to stop)\n`);
     if (!values['no-open']) (io.open ?? openBrowser)(server.url);
     await (io.stopped ??

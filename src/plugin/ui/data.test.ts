@@ -9,7 +9,24 @@ import {
   fixtureClient,
 } from '../../../test/support/kubectl-catalog-fixture.js';
 import type { Shape } from '../../../test/support/lean-objects.js';
-import { UiData } from './data.js';
+import { fakeCatalogs, packageBlobs } from '../../../test/support/ui-catalogs.js';
+import { CARD_SLICE, UiData } from './data.js';
+import { PAGE_SLICE, packagesPage } from './pages.js';
+
+/** How many turns the event loop took while `work` ran (each a macrotask: setImmediate). */
+async function turnsDuring<T>(work: () => Promise<T>): Promise<{ turns: number; result: T }> {
+  let turns = 0;
+  let done = false;
+  const tick = () => {
+    if (done) return;
+    turns++;
+    setImmediate(tick);
+  };
+  setImmediate(tick);
+  const result = await work();
+  done = true;
+  return { turns, result };
+}
 
 /** A client over in-memory blobs that records every consistent list's query. */
 function fakeClient(state: { hash: string; blobs: Array<Record<string, unknown>> }) {
@@ -62,8 +79,8 @@ describe('ui data (reads and cache)', () => {
     const { client, queries } = fakeClient(state);
     const data = new UiData(client);
     await data.refreshCatalogs();
-    const rows = await data.packages();
-    expect(rows.map((r) => r.pkg.name)).to.deep.equal(['d-0', 'd-1', 'd-2', 'd-3', 'd-4', 'd-5']);
+    const rows = (await data.packages()).cards;
+    expect(rows.map((r) => r.name)).to.deep.equal(['d-0', 'd-1', 'd-2', 'd-3', 'd-4', 'd-5']);
     expect(queries[0]).to.include({ catalog: 'c' });
     expect(queries[0]?.schema).to.have.members(['olm.package', 'olm.channel', 'olm.deprecations']);
     expect(
@@ -78,7 +95,7 @@ describe('ui data (reads and cache)', () => {
     state.hash = 'h2';
     state.blobs = answersCatalog(7, 3, 'd');
     await data.refreshCatalogs();
-    expect((await data.packages()).map((r) => r.pkg.name)).to.include('d-6');
+    expect((await data.packages()).cards.map((r) => r.name)).to.include('d-6');
     expect(queries.length, 'new contentHash: read again').to.be.greaterThan(before);
   });
 
@@ -100,7 +117,36 @@ describe('ui data (reads and cache)', () => {
     const { client } = fakeClient({ hash: 'h1', blobs: answersCatalog(2, 3, 'd') });
     const data = new UiData(client, 'other');
     expect(await data.refreshCatalogs()).to.deep.equal([]);
-    expect(await data.packages()).to.deep.equal([]);
+    expect(await data.packages()).to.deep.equal({ cards: [], failed: [] });
+  });
+});
+
+describe('ui data of a large hostile catalog', () => {
+  // 64 packages, each with a 64 KiB icon and a 64 KiB description: cards made and a page
+  // searched through in one go would hold every other request for all of it.
+  const PNG = Buffer.concat([
+    Buffer.from([137, 80, 78, 71, 13, 10, 26, 10]),
+    Buffer.alloc(48 * 1024),
+  ]).toString('base64');
+  const blobs = Array.from({ length: 64 }, (_, i) =>
+    packageBlobs(`p-${i}`, {
+      pkg: { icon: { base64data: PNG, mediatype: 'image/png' } },
+      csv: { description: `${'['.repeat(64 * 1024)} needle` },
+    }),
+  ).flat();
+
+  it('gives the event loop a turn every slice of work, making the cards and the page', async () => {
+    const data = new UiData(fakeCatalogs({ big: blobs }).client);
+    await data.refreshCatalogs();
+    const cards = await turnsDuring(() => data.packages());
+    expect(cards.result.cards).to.have.length(64);
+    expect(cards.result.cards[0]!.excerpt).to.equal(`${'['.repeat(157)}...`);
+    const work = 64 * PNG.length;
+    expect(cards.turns).to.be.at.least(Math.floor(work / CARD_SLICE) - 1);
+
+    const page = await turnsDuring(() => packagesPage(cards.result, { search: 'needle' }, 'big'));
+    expect(page.result.value).to.contain('<span id="count">64</span> of 64 packages');
+    expect(page.turns).to.be.at.least(Math.floor((64 * 64 * 1024) / PAGE_SLICE) - 1);
   });
 });
 
@@ -159,7 +205,7 @@ describe('ui data on a lean catalog', () => {
     );
     const data = new UiData(f.client);
     await data.refreshCatalogs();
-    expect((await data.packages()).find((r) => r.pkg.name === 'demo-operator')?.hasIcon).to.equal(
+    expect((await data.packages()).cards.find((r) => r.name === 'demo-operator')?.hasIcon).to.equal(
       true,
     );
     expect(await data.icon(FIXTURE_CATALOG, 'demo-operator')).to.equal(undefined);

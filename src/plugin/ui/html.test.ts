@@ -1,12 +1,11 @@
 import { expect } from 'chai';
 import type { ChannelBlob, PackageBlob } from '../../client/index.js';
 import type { PackageView } from '../../client/index.js';
-import type { PackageCard } from './data.js';
+import { cardOf } from './data.js';
 import { escapeHtml, html, safeUrl } from './html.js';
-import { plainText, renderMarkdown } from './markdown.js';
+import { excerpt, plainText, renderMarkdown } from './markdown.js';
 import { decodeIcon } from './icon.js';
-import { layout, packagePage, packagesPage, providesPage } from './pages.js';
-import { excerpt } from '../table.js';
+import { MAX_GRAPH_ENTRIES, layout, packagePage, packagesPage, providesPage } from './pages.js';
 import { packageFacts } from '../../client/index.js';
 
 const HOSTILE = `<script>alert(1)</script>"'><img src=x onerror=alert(2)>&`;
@@ -57,7 +56,7 @@ describe('ui html escaping', () => {
     );
   });
 
-  it('escapes hostile package names, descriptions and providers on the packages page', () => {
+  it('escapes hostile package names, descriptions and providers on the packages page', async () => {
     const pkg: PackageBlob = {
       schema: 'olm.package',
       name: HOSTILE,
@@ -70,16 +69,19 @@ describe('ui html escaping', () => {
       name: HOSTILE,
       entries: [{ name: `${HOSTILE}.v1` }],
     };
-    const row: PackageCard = {
-      catalog: HOSTILE,
-      contentHash: 'abc',
-      pkg,
-      channels: 1,
-      deprecated: HOSTILE,
-      facts: packageFacts(pkg, [channel], []),
+    const row = {
+      ...cardOf({
+        catalog: HOSTILE,
+        contentHash: 'abc',
+        pkg,
+        channels: 1,
+        deprecated: HOSTILE,
+        facts: packageFacts(pkg, [channel], []),
+      })!,
       hasIcon: true,
     };
-    const out = layout(HOSTILE, packagesPage([row], { search: HOSTILE }, undefined), HOSTILE);
+    const list = { cards: [row], failed: [{ catalog: HOSTILE, message: HOSTILE }] };
+    const out = layout(HOSTILE, await packagesPage(list, { search: HOSTILE }, undefined), HOSTILE);
     expectInert(out);
     const seg = escapeHtml(encodeURIComponent(HOSTILE));
     expect(out).to.contain(`/package/${seg}/${seg}`);
@@ -129,6 +131,46 @@ describe('ui html escaping', () => {
     expect(out).to.match(/<svg\s+class="graph"/);
   });
 
+  it('draws no upgrade graph whose work grows past its bounds (hostile channels)', () => {
+    const channel = (name: string, n: number, skipRange?: (i: number) => string) => ({
+      schema: 'olm.channel' as const,
+      package: 'p',
+      name,
+      entries: Array.from({ length: n }, (_, i) => ({
+        name: `p.v${i}`,
+        ...(i > 0 && { replaces: `p.v${i - 1}` }),
+        ...(skipRange && { skipRange: skipRange(i) }),
+      })),
+    });
+    const bundles = Array.from({ length: MAX_GRAPH_ENTRIES + 1 }, (_, i) => ({
+      schema: 'olm.bundle' as const,
+      package: 'p',
+      name: `p.v${i}`,
+      image: `example.com/p:${i}`,
+      properties: [{ type: 'olm.package', value: { packageName: 'p', version: `${i}.0.0` } }],
+    }));
+    const view: PackageView = {
+      catalog: 'c',
+      contentHash: 'abc',
+      pkg: { schema: 'olm.package', name: 'p', defaultChannel: 'small' },
+      channels: [
+        channel('small', 3, () => '>=0.0.0'),
+        channel('long', MAX_GRAPH_ENTRIES + 1),
+        channel('ranges', 600, () => '>=0.0.0'),
+        channel('edges', 300, (i) => `<${i}.0.0`),
+      ],
+      bundles,
+    };
+    const out = packagePage(view).value;
+    expect(out.match(/<svg\s+class="graph"/g)).to.have.length(1);
+    expect(out).to.contain('Graph not drawn: the channel has 1,001 entries');
+    expect(out).to.contain('Graph not drawn: its skipRanges need 360,000 version checks');
+    // 44,850 skipRange edges (each entry from every older one) and 299 replaces.
+    expect(out).to.contain('Graph not drawn: it has 45,149 upgrade edges');
+    // The channels table still has every channel's head.
+    expect(out).to.contain('<td class="head">p.v1000</td>');
+  });
+
   it('escapes hostile input and bundle names on the provides page', () => {
     const out = layout(
       'p',
@@ -155,9 +197,10 @@ describe('ui html escaping', () => {
     );
     expect(plainText('Cats &#x1F640; &#60;b&#62; caf&eacute; \\*')).to.equal('Cats 🙀 <b> café *');
     expect(excerpt(plainText('a'.repeat(200)), 160)).to.have.length(160);
+    expect(excerpt(plainText('a'.repeat(200)), 160)).to.match(/^a{157}\.\.\.$/);
   });
 
-  it("shows a description's HTML entities as characters on the cards and the package page", () => {
+  it("shows a description's HTML entities as characters on the cards and the package page", async () => {
     // The start of a real description (cat-facts-operator, community-operators v4.20), and
     // named entities besides the numeric one.
     const description =
@@ -168,15 +211,14 @@ describe('ui html escaping', () => {
       defaultChannel: 'alpha',
       description,
     };
-    const card: PackageCard = {
+    const card = cardOf({
       catalog: 'community',
       contentHash: 'abc',
       pkg,
       channels: 0,
       facts: packageFacts(pkg, [], []),
-      hasIcon: false,
-    };
-    const cards = packagesPage([card], {}, undefined).value;
+    })!;
+    const cards = (await packagesPage({ cards: [card], failed: [] }, {}, undefined)).value;
     const view = { catalog: 'community', contentHash: 'abc', pkg, channels: [], bundles: [] };
     const page = packagePage(view).value;
     for (const [where, out] of [

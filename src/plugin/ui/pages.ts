@@ -1,11 +1,21 @@
 // The pages, rendered on the server as plain HTML (they work without JavaScript); /static/ui.js
 // adds live updates and the copy button. Every catalog string goes through `html` (escaped).
+// The packages page gives the event loop a turn every PAGE_SLICE characters of work; a package
+// page is rendered in a worker (render-thread.ts), its upgrade graphs drawn within bounds.
 import { dump } from 'js-yaml';
 import type { ClusterCatalog } from '../../api/v1/index.js';
 import { TYPE_PROGRESSING, TYPE_SERVING, findCondition } from '../../api/v1/index.js';
-import type { PackageFilter, Provider } from '../../client/index.js';
+import type {
+  ChannelBlob,
+  DeprecationsBlob,
+  PackageFacts,
+  PackageFilter,
+  Provider,
+  UpgradeGraph,
+} from '../../client/index.js';
 import {
   INSTALL_MODES,
+  UnknownBundleError,
   SCHEMA_BUNDLE,
   SCHEMA_CHANNEL,
   bundleGvks,
@@ -17,18 +27,29 @@ import {
   formatGvk,
   matchesPackageFilter,
   packageDetails,
+  resolveInstalled,
   sortBundlesByVersion,
   sortProviders,
   upgradeGraph,
+  upgradesFrom,
   versionMap,
 } from '../../client/index.js';
 import type { PackageDetails, PackageView } from '../../client/index.js';
-import type { PackageCard } from './data.js';
+import { Yielder } from '../../util/yielder.js';
+import type { PackageCard, PackageList } from './data.js';
 import type { SafeHtml } from './html.js';
 import { html, packageHref, safeUrl, seg, tableHead, trusted } from './html.js';
 import { graphSvg } from './graph-svg.js';
-import { plainText, renderMarkdown } from './markdown.js';
-import { excerpt } from '../table.js';
+import { renderMarkdown } from './markdown.js';
+
+/** Characters of work (text searched, markup made) on the packages page between two turns. */
+export const PAGE_SLICE = 256 * 1024;
+/** Entries of a channel whose upgrade graph is drawn. */
+export const MAX_GRAPH_ENTRIES = 1000;
+/** skipRange checks (entries with a skipRange × entries) of a channel whose graph is drawn. */
+export const MAX_GRAPH_RANGE_CHECKS = 250_000;
+/** Upgrade edges of a graph that is drawn. */
+export const MAX_GRAPH_EDGES = 20_000;
 
 export function layout(title: string, body: SafeHtml, revision: string): string {
   return html`<!doctype html>
@@ -100,15 +121,34 @@ export const FILTER_FIELDS: Array<[keyof PackageFilter, string]> = [
   ['provider', 'Provider'],
 ];
 
-export function packagesPage(
-  rows: PackageCard[],
+/** The characters a search reads of a package's facts. */
+function searched(f: PackageFacts): number {
+  const len = (v: unknown) => (typeof v === 'string' ? v.length : 0);
+  let n = len(f.name) + len(f.displayName) + len(f.description) + len(f.csvDescription);
+  for (const k of f.keywords ?? []) n += len(k);
+  return n;
+}
+
+/**
+ * The packages page: the cards of `list` that pass the filter, and a note for each catalog left
+ * out. Gives the event loop a turn every PAGE_SLICE characters searched or written.
+ */
+export async function packagesPage(
+  list: PackageList,
   filter: PackageFilter,
   catalog: string | undefined,
-): SafeHtml {
-  const shown = rows.filter(
-    (r) =>
-      (catalog === undefined || r.catalog === catalog) && matchesPackageFilter(r.facts, filter),
-  );
+): Promise<SafeHtml> {
+  const turns = new Yielder(PAGE_SLICE);
+  const cards: SafeHtml[] = [];
+  for (const r of list.cards) {
+    let work = 64 + (filter.search !== undefined ? searched(r.facts) : 0);
+    if (matchesPackageFilter(r.facts, filter)) {
+      const card = packageCard(r);
+      cards.push(card);
+      work += card.value.length;
+    }
+    await turns.charge(work);
+  }
   const field = ([key, label]: [keyof PackageFilter, string]) => {
     const id = `f-${key}`;
     const v = filter[key] ?? '';
@@ -127,38 +167,41 @@ export function packagesPage(
     return html`<label for="${id}">${label}</label>${input}`;
   };
   return html`<h1>Packages${catalog !== undefined ? html` in ${catalog}` : ''}</h1>
+    ${list.failed.map(
+      (f) =>
+        html`<p class="error catalog-failed" role="note" data-catalog="${f.catalog}">
+          Catalog ${f.catalog} is left out: its packages could not be listed (${f.message}).
+        </p>`,
+    )}
     <form class="filters" method="get" action="/packages" role="search">
       ${catalog !== undefined ? html`<input type="hidden" name="catalog" value="${catalog}" />` : ''}
       ${FILTER_FIELDS.map(field)}
       <button type="submit">Filter</button>
       <a href="/packages${catalog !== undefined ? `?catalog=${seg(catalog)}` : ''}">Clear</a>
     </form>
-    <p class="count">
-      <span id="count">${shown.length}</span> of
-      ${rows.filter((r) => catalog === undefined || r.catalog === catalog).length} packages
-    </p>
+    <p class="count"><span id="count">${cards.length}</span> of ${list.cards.length} packages</p>
     <ul class="packages">
-      ${shown.map((r) => {
-        const f = r.facts;
-        const href = packageHref(r.catalog, r.pkg.name);
-        const description =
-          f.csvDescription ?? (typeof r.pkg.description === 'string' ? r.pkg.description : '');
-        return html`<li
-          class="package${r.deprecated !== undefined ? ' deprecated' : ''}"
-          data-name="${r.pkg.name}"
-        >
-          ${r.hasIcon ? html`<img src="/icon/${seg(r.catalog)}/${seg(r.pkg.name)}?rev=${r.contentHash.slice(0, 16)}" alt="" width="48" height="48" loading="lazy" />` : html`<span class="noicon" aria-hidden="true"></span>`}
-          <div>
-            <h2><a href="${href}">${f.displayName ?? r.pkg.name}</a></h2>
-            <p class="meta">
-              <span class="name">${r.pkg.name}</span> ·
-              ${r.catalog}${f.provider !== undefined ? html` · ${f.provider}` : ''}${f.headVersion !== undefined ? html` · <span class="version">${f.headVersion}</span> (${f.defaultChannel ?? ''})` : ''}${r.deprecated !== undefined ? html` · <strong class="dep" title="${r.deprecated}">deprecated</strong>` : ''}
-            </p>
-            <p class="desc">${excerpt(plainText(description), 160)}</p>
-          </div>
-        </li> `;
-      })}
+      ${cards}
     </ul>`;
+}
+
+/** A package's card: every value from the catalog escaped, the card's texts already bounded. */
+export function packageCard(r: PackageCard): SafeHtml {
+  const href = packageHref(r.catalog, r.name);
+  return html`<li
+    class="package${r.deprecated !== undefined ? ' deprecated' : ''}"
+    data-name="${r.name}"
+  >
+    ${r.hasIcon ? html`<img src="/icon/${seg(r.catalog)}/${seg(r.name)}?rev=${r.contentHash.slice(0, 16)}" alt="" width="48" height="48" loading="lazy" />` : html`<span class="noicon" aria-hidden="true"></span>`}
+    <div>
+      <h2><a href="${href}">${r.displayName ?? r.name}</a></h2>
+      <p class="meta">
+        <span class="name">${r.name}</span> ·
+        ${r.catalog}${r.provider !== undefined ? html` · ${r.provider}` : ''}${r.headVersion !== undefined ? html` · <span class="version">${r.headVersion}</span> (${r.defaultChannel ?? ''})` : ''}${r.deprecated !== undefined ? html` · <strong class="dep" title="${r.deprecated}">deprecated</strong>` : ''}
+      </p>
+      <p class="desc">${r.excerpt}</p>
+    </div>
+  </li> `;
 }
 
 /** The OLM v1 ClusterExtension that installs the package from this catalog and channel. */
@@ -244,7 +287,7 @@ function channelsSection(
   v: PackageView,
   d: PackageDetails,
   versions: Map<string, string>,
-  upgradesFrom: SafeHtml | undefined,
+  upgrades: UpgradesQuery | undefined,
 ): SafeHtml {
   return html`<section aria-labelledby="h-channels">
     <h2 id="h-channels">Channels</h2>
@@ -275,10 +318,14 @@ function channelsSection(
       </select>
       <button type="submit">Show upgrades</button>
     </form>
-    ${upgradesFrom ?? ''}
+    ${upgrades !== undefined ? upgradesSection(v, upgrades) : ''}
     ${v.channels.map((c) => {
-      const g = upgradeGraph(c, versions, v.deprecations);
-      return html`<h3 id="ch-${seg(c.name)}">Channel ${c.name}</h3>
+      const heading = html`<h3 id="ch-${seg(c.name)}">Channel ${c.name}</h3>`;
+      const g = boundedGraph(c, versions, v.deprecations);
+      if (typeof g === 'string')
+        return html`${heading}
+          <p class="legend graph-not-drawn">Graph not drawn: ${g}.</p> `;
+      return html`${heading}
         <p class="legend">
           Solid: replaces · dashed: skips · dotted: skipRange · ★ head · ⚠ deprecated
         </p>
@@ -287,6 +334,80 @@ function channelsSection(
         </div> `;
     })}
   </section>`;
+}
+
+/**
+ * The channel's upgrade graph, or why it is not drawn: its edges grow as the square of its entries
+ * (each skipRange is checked against every entry), so a hostile channel could hold the page
+ * for minutes; the channels table still shows its head and entries.
+ */
+function boundedGraph(
+  c: ChannelBlob,
+  versions: Map<string, string>,
+  deprecations: DeprecationsBlob | undefined,
+): UpgradeGraph | string {
+  const n = c.entries.length;
+  const fmt = (x: number) => x.toLocaleString('en-US');
+  if (n > MAX_GRAPH_ENTRIES)
+    return `the channel has ${fmt(n)} entries (graphs of up to ${fmt(MAX_GRAPH_ENTRIES)} are drawn)`;
+  const checks = c.entries.filter((e) => e.skipRange).length * n;
+  if (checks > MAX_GRAPH_RANGE_CHECKS)
+    return `its skipRanges need ${fmt(checks)} version checks (graphs of up to ${fmt(MAX_GRAPH_RANGE_CHECKS)} are drawn)`;
+  const g = upgradeGraph(c, versions, deprecations);
+  if (g.edges.length > MAX_GRAPH_EDGES)
+    return `it has ${fmt(g.edges.length)} upgrade edges (graphs of up to ${fmt(MAX_GRAPH_EDGES)} are drawn)`;
+  return g;
+}
+
+/** The upgrades form's query: a version or bundle, and a channel (default: the default one). */
+export interface UpgradesQuery {
+  from: string;
+  channel?: string;
+}
+
+/** The upgrades form's answer: the one-step upgrades from a version or bundle, and the path. */
+function upgradesSection(view: PackageView, q: UpgradesQuery): SafeHtml {
+  const channelName = q.channel ?? view.pkg.defaultChannel;
+  const ch = view.channels.find((c) => c.name === channelName);
+  if (!ch) return html`<p class="error" id="upgrades">No channel ${q.channel ?? ''}.</p>`;
+  try {
+    const installed = resolveInstalled(view.bundles, q.from, ch);
+    const u = upgradesFrom(ch, installed.name, versionMap(view.bundles), view.deprecations);
+    return html`<section id="upgrades" aria-labelledby="h-upgrades">
+      <h3 id="h-upgrades">
+        Upgrades from ${u.from.name}${u.from.version !== undefined ? ` (${u.from.version})` : ''} in
+        ${ch.name}
+      </h3>
+      ${
+        u.items.length === 0
+          ? html`<p>No upgrade: this is the newest reachable bundle.</p>`
+          : html`<table>
+              ${tableHead('Bundle', 'Version', 'Via', 'Head')}
+              <tbody>
+                ${u.items.map(
+                  (i) =>
+                    html`<tr>
+                      <td>${i.name}${i.deprecated !== undefined ? ' (deprecated)' : ''}</td>
+                      <td>${i.version ?? ''}</td>
+                      <td>
+                        ${i.via.join(', ')}${i.skipRange !== undefined ? ` ${i.skipRange}` : ''}
+                      </td>
+                      <td>${i.head ? 'yes' : ''}</td>
+                    </tr>`,
+                )}
+              </tbody>
+            </table>`
+      }
+      <p>
+        Path to the head:
+        ${u.path.length > 0 ? u.path.map((s) => s.version ?? s.name).join(' → ') : 'none'}
+      </p>
+    </section>`;
+  } catch (err) {
+    if (err instanceof UnknownBundleError)
+      return html`<p class="error" id="upgrades">${err.message}</p>`;
+    throw err;
+  }
 }
 
 /** The bundles table, newest first. */
@@ -305,10 +426,15 @@ function bundlesSection(v: PackageView): SafeHtml {
   </section>`;
 }
 
-export function packagePage(v: PackageView, upgradesFrom?: SafeHtml): SafeHtml {
+/**
+ * A package page's body, with the upgrades form's answer when asked. The console renders it in a
+ * worker (render-thread.ts): it may take long on a large package.
+ */
+export function packagePage(v: PackageView, upgrades?: UpgradesQuery): SafeHtml {
   const d = packageDetails(v.catalog, v.pkg, v.channels, v.bundles, v.deprecations);
   const versions = versionMap(v.bundles);
   const dep = d.deprecated;
+  const channel = typeof d.defaultChannel === 'string' ? d.defaultChannel : undefined;
   return html`<h1>
       ${d.displayName ?? d.name}${d.displayName !== undefined ? html` <small>${d.name}</small>` : ''}
     </h1>
@@ -316,14 +442,14 @@ export function packagePage(v: PackageView, upgradesFrom?: SafeHtml): SafeHtml {
     ${factsList(d)}
     <section aria-labelledby="h-install">
       <h2 id="h-install">Install</h2>
-      <pre id="snippet" tabindex="0">${installSnippet(d.name, d.defaultChannel, d.catalog)}</pre>
+      <pre id="snippet" tabindex="0">${installSnippet(d.name, channel, d.catalog)}</pre>
       <button type="button" class="copy" data-copy="snippet">Copy</button>
     </section>
     <section aria-labelledby="h-desc">
       <h2 id="h-desc">Description</h2>
       <div class="markdown">${trusted(renderMarkdown(d.description ?? ''))}</div>
     </section>
-    ${channelsSection(v, d, versions, upgradesFrom)} ${bundlesSection(v)}`;
+    ${channelsSection(v, d, versions, upgrades)} ${bundlesSection(v)}`;
 }
 
 function requiredGvks(b: Parameters<typeof bundleGvks>[0]): string[] {

@@ -1,29 +1,26 @@
 // The console's routes: / (catalogs), /packages, /package/C/P, /provides, /icon/C/P,
 // /api/revision (ETag, for live updates), /static/ui.css and ui.js. Every response carries the
-// CSP and the headers of send(); every page is laid out with the catalogs' revision.
+// CSP and the headers of send(); every page is laid out with the catalogs' revision. A URL that
+// cannot be decoded answers 400; an error answers a page with its message, never a stack.
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { PackageFilter, PackageView } from '../../client/index.js';
+import type { PackageFilter } from '../../client/index.js';
 import {
   InconsistentListError,
   PackageNotFoundError,
-  UnknownBundleError,
   looseVersion,
   parseGvk,
-  resolveInstalled,
-  upgradesFrom,
-  versionMap,
 } from '../../client/index.js';
 import { CSS, SCRIPT } from './assets.js';
 import type { UiData } from './data.js';
+import { failureMessage } from './data.js';
 import type { SafeHtml } from './html.js';
-import { html, tableHead } from './html.js';
+import { trusted } from './html.js';
 import {
   FILTER_FIELDS,
   catalogsPage,
   errorPage,
   layout,
-  packagePage,
   packagesPage,
   providesPage,
 } from './pages.js';
@@ -46,6 +43,8 @@ export function send(
     'Content-Security-Policy': CSP,
     'X-Content-Type-Options': 'nosniff',
     'Referrer-Policy': 'no-referrer',
+    // Only this origin may load a response (another site's page cannot probe for icons).
+    'Cross-Origin-Resource-Policy': 'same-origin',
     'Cache-Control': 'no-cache',
     ...headers,
   });
@@ -86,7 +85,7 @@ async function packagesRoute(r: Request): Promise<void> {
     if (filter[k] !== undefined && !looseVersion(filter[k]))
       return page(r, 'Packages', errorPage(400, `${filter[k]}: not a version (e.g. 1.30)`), 400);
   const catalog = r.url.searchParams.get('catalog') || undefined;
-  page(r, 'Packages', packagesPage(await r.data.packages(), filter, catalog));
+  page(r, 'Packages', await packagesPage(await r.data.packages(catalog), filter, catalog));
 }
 
 async function providesRoute(r: Request): Promise<void> {
@@ -110,21 +109,34 @@ async function iconRoute(r: Request, catalog: string, pkg: string): Promise<void
 }
 
 async function packageRoute(r: Request, catalog: string, pkg: string): Promise<void> {
-  const view = await r.data.packageView(catalog, pkg);
-  if (!view)
-    return page(r, pkg, errorPage(404, `catalog ${catalog} is not Serving (or not shown)`), 404);
   const from = r.url.searchParams.get('from')?.trim();
   const channel = r.url.searchParams.get('channel') ?? undefined;
-  page(r, pkg, packagePage(view, from ? upgradesSection(view, from, channel) : undefined));
+  const upgrades = from ? { from, ...(channel !== undefined && { channel }) } : undefined;
+  const body = await r.data.packagePage(catalog, pkg, upgrades);
+  if (body === undefined)
+    return page(r, pkg, errorPage(404, `catalog ${catalog} is not Serving (or not shown)`), 404);
+  page(r, pkg, trusted(body));
+}
+
+/** The request's URL, its path's segments decoded; undefined when it cannot be decoded. */
+function parseTarget(target: string): { url: URL; parts: string[] } | undefined {
+  try {
+    const url = new URL(target, 'http://ui.invalid');
+    return { url, parts: url.pathname.split('/').slice(1).map(decodeURIComponent) };
+  } catch {
+    return undefined; // a malformed percent-escape (URIError) or an unparsable target
+  }
 }
 
 /** Answers a GET or HEAD addressed to this server (the caller checked its Host). */
 export async function route(data: UiData, req: IncomingMessage, res: ServerResponse) {
-  const r: Request = { data, req, res, url: new URL(req.url ?? '/', 'http://ui.invalid') };
-  const path = r.url.pathname;
-  const parts = path.split('/').slice(1).map(decodeURIComponent);
   if (req.method !== 'GET' && req.method !== 'HEAD')
     return send(res, 405, 'text/plain', 'method not allowed', { Allow: 'GET, HEAD' });
+  const target = parseTarget(req.url ?? '/');
+  if (!target) return send(res, 400, 'text/plain', 'bad request: the URL cannot be decoded\n');
+  const { url, parts } = target;
+  const r: Request = { data, req, res, url };
+  const path = url.pathname;
   const cached = { 'Cache-Control': 'max-age=300' };
   if (path === '/static/ui.css') return send(res, 200, 'text/css; charset=utf-8', CSS, cached);
   if (path === '/static/ui.js')
@@ -138,67 +150,27 @@ export async function route(data: UiData, req: IncomingMessage, res: ServerRespo
   return page(r, 'Not found', errorPage(404, `no page ${path}`), 404);
 }
 
-/** A route's failure as an error page (404 for an unknown package), unless already answering. */
+/**
+ * A route's failure as an error page (404 for an unknown package) with the error's message only,
+ * unless already answering.
+ */
 export function failed(data: UiData, res: ServerResponse, err: unknown): void {
   if (res.headersSent) {
     res.destroy();
     return;
   }
   const notFound = err instanceof PackageNotFoundError;
-  const known = notFound || err instanceof InconsistentListError;
   const status = notFound ? 404 : 500;
-  const message = known ? err.message : String((err as Error)?.message ?? err);
-  send(
-    res,
-    status,
-    'text/html; charset=utf-8',
-    layout('Error', errorPage(status, message), data.revision),
-  );
-}
-
-function upgradesSection(
-  view: PackageView,
-  from: string,
-  channelName: string | undefined,
-): SafeHtml {
-  const ch = view.channels.find((c) => c.name === (channelName ?? view.pkg.defaultChannel));
-  if (!ch) return html`<p class="error" id="upgrades">No channel ${channelName ?? ''}.</p>`;
+  const message =
+    notFound || err instanceof InconsistentListError ? err.message : failureMessage(err);
   try {
-    const installed = resolveInstalled(view.bundles, from, ch);
-    const u = upgradesFrom(ch, installed.name, versionMap(view.bundles), view.deprecations);
-    return html`<section id="upgrades" aria-labelledby="h-upgrades">
-      <h3 id="h-upgrades">
-        Upgrades from ${u.from.name}${u.from.version !== undefined ? ` (${u.from.version})` : ''} in
-        ${ch.name}
-      </h3>
-      ${
-        u.items.length === 0
-          ? html`<p>No upgrade: this is the newest reachable bundle.</p>`
-          : html`<table>
-              ${tableHead('Bundle', 'Version', 'Via', 'Head')}
-              <tbody>
-                ${u.items.map(
-                  (i) =>
-                    html`<tr>
-                      <td>${i.name}${i.deprecated !== undefined ? ' (deprecated)' : ''}</td>
-                      <td>${i.version ?? ''}</td>
-                      <td>
-                        ${i.via.join(', ')}${i.skipRange !== undefined ? ` ${i.skipRange}` : ''}
-                      </td>
-                      <td>${i.head ? 'yes' : ''}</td>
-                    </tr>`,
-                )}
-              </tbody>
-            </table>`
-      }
-      <p>
-        Path to the head:
-        ${u.path.length > 0 ? u.path.map((s) => s.version ?? s.name).join(' → ') : 'none'}
-      </p>
-    </section>`;
-  } catch (err) {
-    if (err instanceof UnknownBundleError)
-      return html`<p class="error" id="upgrades">${err.message}</p>`;
-    throw err;
+    send(
+      res,
+      status,
+      'text/html; charset=utf-8',
+      layout('Error', errorPage(status, message), data.revision),
+    );
+  } catch {
+    res.destroy();
   }
 }
