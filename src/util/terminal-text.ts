@@ -64,7 +64,12 @@ export function quoteText(s: string): string {
  * means the same character.
  */
 export function jsonText(value: unknown, indent = 2): string {
-  return (JSON.stringify(value, null, indent) ?? 'null').replace(UNSAFE_JSON, jsonEscape);
+  return escapeJson(JSON.stringify(value, null, indent) ?? 'null');
+}
+
+/** A JSON text (e.g. JSON.stringify's) with DEL, C1 and the bidi controls escaped, as jsonText. */
+export function escapeJson(json: string): string {
+  return json.replace(UNSAFE_JSON, jsonEscape);
 }
 
 /** A character a name may hold and still be printed bare in a message (see displayName). */
