@@ -18,9 +18,14 @@ import type { ObjectMetadata, WatchEventType } from '../kube/resource.js';
 import { Resource } from '../kube/resource.js';
 import type { ExponentialBackoffOptions } from '../util/backoff.js';
 import { ExponentialBackoff } from '../util/backoff.js';
-import type { ContentFetchOptions, FullContent, PartialContent } from './content.js';
+import type {
+  CatalogFailure,
+  ContentFetchOptions,
+  FullContent,
+  PartialContent,
+} from './content.js';
 import { mapBounded } from '../util/limits.js';
-import { contentOf, fetchWholeBlob, resolverBlob } from './content.js';
+import { contentOf, fetchWholeBlob, perCatalog, resolverBlob } from './content.js';
 import { fetchTrusting, viaApiserverProxy } from './trust.js';
 import type { AnyBlob, BundleBlob, GVK } from './fbc-types.js';
 import { SCHEMA_BUNDLE, isBundleBlob } from './fbc-types.js';
@@ -456,7 +461,7 @@ export class CatalogClient {
   async providersOf(
     gvk: GVK,
     opts: { catalog?: string; signal?: AbortSignal } = {},
-  ): Promise<{ providers: Provider[]; skipped: string[] }> {
+  ): Promise<{ providers: Provider[]; skipped: string[]; failed: CatalogFailure[] }> {
     const { catalog, signal } = opts;
     const list = await this.consistentList(
       { schema: SCHEMA_BUNDLE, ...(catalog !== undefined && { catalog }) },
@@ -469,13 +474,15 @@ export class CatalogClient {
       },
     );
     const found: Provider[] = [];
-    const contents = await this.resolverContents(list.items, signal);
-    for (const [i, o] of list.items.entries()) {
-      const b = resolverBlob(contents[i]!);
+    // A catalog whose content cannot be read is left out (failed), the others answered.
+    const read = (objs: CatalogMetadata[]) => this.resolverContents(objs, signal);
+    const { results, failed } = await perCatalog(list.items, read, signal);
+    for (const [o, c] of results) {
+      const b = resolverBlob(c);
       if (isBundleBlob(b) && gvkProviders([b], gvk).length > 0)
         found.push({ catalog: o.spec.catalog.name, bundle: b });
     }
-    return { providers: sortProviders(found), skipped: list.skipped };
+    return { providers: sortProviders(found), skipped: list.skipped, failed };
   }
 
   /**

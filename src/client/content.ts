@@ -7,6 +7,7 @@ import type { CatalogMetadata, ContentPart } from '../api/v1/catalogmetadata.js'
 import { ANNOTATION_CONTENT_HASH } from '../api/v1/catalogmetadata.js';
 import { blobHash, canonicalize } from '../api/v1/canonical.js';
 import type { AnyBlob } from './fbc-types.js';
+import { typedBlob } from './fbc-types.js';
 import { readLimited } from '../util/limits.js';
 import { untrustedReason } from './trust.js';
 
@@ -40,19 +41,65 @@ export interface AbsentContent {
 
 export type ObjectContent = FullContent | PartialContent | AbsentContent;
 
-/** What an object holds of its blob (no I/O). */
+/**
+ * What an object holds of its blob (no I/O). The blob is read as typedBlob reads it: a field of
+ * the wrong JSON type is absent (fbc-types.ts).
+ */
 export function contentOf(obj: CatalogMetadata): ObjectContent {
   const { content, contentOmitted } = obj.spec;
-  if (!contentOmitted) return { state: 'full', blob: (content ?? {}) as AnyBlob };
+  if (!contentOmitted) return { state: 'full', blob: typedBlob((content ?? {}) as AnyBlob) };
   const { url, bytes, parts } = contentOmitted;
-  if (content !== undefined && parts !== undefined)
-    return { state: 'partial', partial: content as AnyBlob, parts, url, bytes };
+  if (content !== undefined && Array.isArray(parts))
+    return { state: 'partial', partial: typedBlob(content as AnyBlob), parts, url, bytes };
   return { state: 'absent', url, bytes };
 }
 
 /** The blob with everything resolvers read: the whole blob, or its lean part. */
 export function resolverBlob(c: FullContent | PartialContent): AnyBlob {
   return c.state === 'full' ? c.blob : c.partial;
+}
+
+/** A catalog left out of an answer across catalogs, and why (one line). */
+export interface CatalogFailure {
+  catalog: string;
+  reason: string;
+}
+
+/** An error's message, as a CatalogFailure's reason. */
+export function failureReason(err: unknown): string {
+  return err instanceof Error ? err.message : typeof err === 'string' ? err : 'unknown error';
+}
+
+/**
+ * `read` over each catalog's objects in turn (in their order): a catalog whose read fails is left
+ * out and named in `failed`, so that one catalog's content (a blob that cannot be fetched, a URL
+ * that is not its own) never takes the other catalogs' answers down (SPEC §5.2). An abort is
+ * thrown as it is. `read` returns one result per object, in order.
+ */
+export async function perCatalog<T>(
+  objs: readonly CatalogMetadata[],
+  read: (objs: CatalogMetadata[]) => Promise<T[]>,
+  signal?: AbortSignal,
+): Promise<{ results: Array<[CatalogMetadata, T]>; failed: CatalogFailure[] }> {
+  const byCatalog = new Map<string, CatalogMetadata[]>();
+  for (const o of objs) {
+    const c = o.spec.catalog.name;
+    const some = byCatalog.get(c);
+    if (some) some.push(o);
+    else byCatalog.set(c, [o]);
+  }
+  const results: Array<[CatalogMetadata, T]> = [];
+  const failed: CatalogFailure[] = [];
+  for (const [catalog, some] of byCatalog) {
+    try {
+      const got = await read(some);
+      some.forEach((o, i) => results.push([o, got[i]!]));
+    } catch (err) {
+      if (signal?.aborted) throw err;
+      failed.push({ catalog, reason: failureReason(err) });
+    }
+  }
+  return { results, failed };
 }
 
 /** Whether the lean part left out the part at `path` (e.g. "icon"). */
@@ -140,7 +187,7 @@ export async function fetchWholeBlob(
     throw new ContentHashMismatchError(
       `the blob of ${what} read from ${url} has ${got}, but the object's ${ANNOTATION_CONTENT_HASH} is ${want ?? '<none>'}: the server serves another revision than the objects (the catalog changed, or --server-url points to another server); try again`,
     );
-  return blob;
+  return typedBlob(blob);
 }
 
 /** The line of a metas response with the object's identity (schema, package, name). */
@@ -154,6 +201,8 @@ function pickBlob(text: string, obj: CatalogMetadata): AnyBlob | undefined {
       return undefined;
     }
     if (
+      typeof b === 'object' &&
+      b !== null &&
       b.schema === obj.spec.schema &&
       (b.package ?? '') === (obj.spec.package ?? '') &&
       (b.name ?? '') === (obj.spec.name ?? '')

@@ -13,7 +13,7 @@ import type {
   PackageView,
   PackageViewOptions,
 } from '../client/index.js';
-import { PackageNotFoundError, packageView, resolveCatalog } from '../client/index.js';
+import { PackageNotFoundError, packageView, resolveCatalog, str } from '../client/index.js';
 import { CommandError } from '../util/command-error.js';
 import { jsonText, terminalLine } from '../util/terminal-text.js';
 import { formatTable } from './table.js';
@@ -149,7 +149,7 @@ export async function viewPackage(
 
 /** The channel --channel names, else the package's default channel. */
 export function chosenChannel(ctx: Ctx, view: PackageView): ChannelBlob {
-  const name = ctx.opts.channel ?? view.pkg.defaultChannel;
+  const name = ctx.opts.channel ?? str(view.pkg.defaultChannel);
   if (name === undefined)
     throw new CommandError(
       `package ${JSON.stringify(view.pkg.name)} has no default channel; choose one with --channel (${view.channels.map((c) => c.name).join(', ')})`,

@@ -16,7 +16,8 @@ import { blobHash, canonicalize } from '../../src/api/v1/index.js';
 import { leanContent } from '../../src/fbc/lean.js';
 import { blobUrl, catalogBaseUrl } from '../../src/server/index.js';
 
-const CONTENT_SERVER = 'http://catalogd.test';
+/** The content server's URL the objects' contentOmitted.url and the catalogs' urls.base name. */
+export const CONTENT_SERVER = 'http://catalogd.test';
 
 export type Shape = 'full' | 'lean' | 'absent';
 
