@@ -25,7 +25,7 @@ import type {
   PartialContent,
 } from './content.js';
 import { mapBounded } from '../util/limits.js';
-import { contentOf, fetchWholeBlob, perCatalog, resolverBlob } from './content.js';
+import { CatalogBases, contentOf, fetchWholeBlob, perCatalog, resolverBlob } from './content.js';
 import { fetchTrusting, viaApiserverProxy } from './trust.js';
 import type { AnyBlob, BundleBlob, GVK } from './fbc-types.js';
 import { SCHEMA_BUNDLE, isBundleBlob } from './fbc-types.js';
@@ -163,6 +163,8 @@ export class CatalogClient {
   private readonly catalogs: Resource<ClusterCatalog>;
   private readonly fetchOptions: ContentFetchOptions;
   private readonly fetchConcurrency: number;
+  /** Each catalog's status.urls.base: contentOmitted.url is followed only under it. */
+  private readonly bases = new CatalogBases((name, signal) => this.getCatalog(name, signal));
 
   constructor(opts: CatalogClientOptions = {}) {
     this.ownsKube = opts.kube === undefined;
@@ -176,6 +178,7 @@ export class CatalogClient {
     this.pageSize = opts.pageSize ?? 500;
     this.fetchOptions = {
       ...(opts.serverUrl !== undefined && { serverUrl: opts.serverUrl }),
+      catalogBase: (catalog, fresh, signal) => this.bases.of(catalog, fresh, signal),
       // An injected fetch gets every URL (tests, callers with their own transport).
       fetch:
         opts.fetch ??
@@ -420,6 +423,7 @@ export class CatalogClient {
     const revisions: Record<string, string> = {};
     const syncing: string[] = [];
     for (const c of catalogs) {
+      this.bases.saw(c);
       if (c.status?.syncingTo) syncing.push(c.metadata.name);
       else if (c.status?.contentHash) revisions[c.metadata.name] = c.status.contentHash;
     }

@@ -182,6 +182,34 @@ describe('kubectl catalog: a value of the wrong JSON type is absent, never a cra
     expect(p.stderr).to.match(/^warning: catalog gone: its bundles are not shown: /m);
   });
 
+  it("an object whose contentOmitted.url is not its catalog's: not requested, the catalog named and left out", async () => {
+    const o = metadataObject(
+      'foreign',
+      { schema: 'olm.package', name: 'foreign-operator' },
+      'absent',
+    );
+    const url =
+      'http://evil.test/catalogs/foreign/api/v1/metas?schema=olm.package&name=foreign-operator';
+    o.spec.contentOmitted!.url = url;
+    const { client, content } = catalogsClient([
+      { name: 'demo', blobs: FIXTURE_BLOBS },
+      { name: 'foreign', blobs: [], objects: [o] },
+    ]);
+    const out: string[] = [];
+    const err: string[] = [];
+    const code = await run(['packages'], {
+      stdout: (x) => out.push(x),
+      stderr: (x) => err.push(x),
+      client: () => client,
+    });
+    expect(code).to.equal(0);
+    expect(out.join('')).to.match(/^demo-operator\s+demo\s/m);
+    expect(err.join('')).to.equal(
+      `warning: catalog foreign: its packages are not shown: the whole blob of olm.package "foreign-operator" of catalog foreign is unavailable: its contentOmitted.url "${url}" is not a content URL of ClusterCatalog "foreign" (status.urls.base: "http://catalogd.test/catalogs/foreign/revisions/aaaaaaaaaaaaaaaa"), the only place its content is read from; nothing was requested\n`,
+    );
+    expect(content.requests).to.deep.equal([]);
+  });
+
   it('typedBlob: the same object when well-typed, a copy without the ill-typed fields otherwise', () => {
     for (const b of FIXTURE_BLOBS) expect(typedBlob(b)).to.equal(b);
     const pkg = CHAOS_BLOBS[0]!;

@@ -2,7 +2,7 @@
 // KubeClient (one Serving ClusterCatalog; lists answered with every object, as the client
 // re-checks each against the query's exact spec fields).
 import type { CatalogMetadata, ClusterCatalog } from '../../src/api/v1/index.js';
-import { LABEL_METADATA_NAME } from '../../src/api/v1/index.js';
+import { LABEL_METADATA_NAME, revisionBaseUrl } from '../../src/api/v1/index.js';
 import type { AnyBlob } from '../../src/client/index.js';
 import { CatalogClient } from '../../src/client/index.js';
 import type { KubeClient, RequestOptions } from '../../src/kube/index.js';
@@ -138,7 +138,8 @@ export function servingCatalog(name: string): ClusterCatalog {
     spec: { source: { type: 'Image', image: { ref: `quay.io/demo/${name}:1` } } },
     status: {
       contentHash: HASH,
-      urls: { base: catalogBaseUrl(CONTENT_SERVER, name) },
+      // As the controller writes it: the revision's URL under the catalog's.
+      urls: { base: revisionBaseUrl(catalogBaseUrl(CONTENT_SERVER, name), HASH) },
       conditions: [
         {
           type: 'Serving',
