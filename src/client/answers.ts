@@ -17,7 +17,8 @@ import { labelValue } from '../api/v1/identity.js';
 import type { CatalogClient } from './client.js';
 import type { ConsistentList } from './client-types.js';
 import { InconsistentListError, isServing } from './client.js';
-import { contentOf, resolverBlob } from './content.js';
+import type { CatalogFailure } from './content.js';
+import { contentOf, failureReason, perCatalog, resolverBlob } from './content.js';
 import type { BundleBlob, ChannelBlob, DeprecationsBlob, PackageBlob } from './fbc-types.js';
 import {
   SCHEMA_BUNDLE,
@@ -195,6 +196,11 @@ export interface PackageRows {
   rows: PackageRow[];
   /** Catalogs left out because they were syncing. */
   skipped: string[];
+  /**
+   * Catalogs left out because their blobs could not be read (a blob not fetched, its URL not
+   * the catalog's own): the other catalogs' rows are answered all the same.
+   */
+  failed: CatalogFailure[];
 }
 
 /** By package name, then catalog: the order every list of packages shows. */
@@ -216,6 +222,22 @@ interface Listed {
   pkgs: Array<{ catalog: string; pkg: PackageBlob; object: CatalogMetadata }>;
   channels: Map<string, ChannelBlob[]>;
   deprecations: Map<string, DeprecationsBlob>;
+  /** Catalogs left out, with why: their rows are not answered. */
+  failed: Map<string, string>;
+}
+
+/** The rows of the packages `row` words; a catalog whose row fails is left out (Listed.failed). */
+function rowsOf(listed: Listed, row: (p: Listed['pkgs'][number]) => PackageRow): PackageRow[] {
+  const rows: PackageRow[] = [];
+  for (const p of listed.pkgs) {
+    if (listed.failed.has(p.catalog)) continue;
+    try {
+      rows.push(row(p));
+    } catch (err) {
+      listed.failed.set(p.catalog, failureReason(err));
+    }
+  }
+  return rows.filter((r) => !listed.failed.has(r.catalog));
 }
 
 /** The packages of the catalogs (one with `catalog`), Serving ones only, sorted. */
@@ -237,7 +259,10 @@ export async function packageRows(
     let rows: PackageRow[] | undefined;
     if (!withHeads) rows = await rowsWithCounts(client, list, listed, inCatalog, signal);
     else rows = await rowsWithHeads(client, list, listed, inCatalog, signal);
-    if (rows) return { rows: rows.sort(comparePackageRows), skipped: list.skipped };
+    if (rows) {
+      const failed = [...listed.failed].map(([c, reason]) => ({ catalog: c, reason }));
+      return { rows: rows.sort(comparePackageRows), skipped: list.skipped, failed };
+    }
     if (attempt === ATTEMPTS)
       throw new InconsistentListError(
         `the catalogs changed between the list of packages and the list of their head bundles ${ATTEMPTS} times; try again later`,
@@ -250,10 +275,19 @@ async function groupBlobs(
   items: CatalogMetadata[],
   signal: AbortSignal | undefined,
 ): Promise<Listed> {
-  const listed: Listed = { pkgs: [], channels: new Map(), deprecations: new Map() };
-  const contents = await client.resolverContents(items, signal);
-  for (const [i, object] of items.entries()) {
-    const b = resolverBlob(contents[i]!);
+  const { results, failed } = await perCatalog(
+    items,
+    (objs) => client.resolverContents(objs, signal),
+    signal,
+  );
+  const listed: Listed = {
+    pkgs: [],
+    channels: new Map(),
+    deprecations: new Map(),
+    failed: new Map(failed.map((f) => [f.catalog, f.reason])),
+  };
+  for (const [object, content] of results) {
+    const b = resolverBlob(content);
     const cat = object.spec.catalog.name;
     if (isPackageBlob(b)) listed.pkgs.push({ catalog: cat, pkg: b, object });
     else if (isDeprecationsBlob(b)) listed.deprecations.set(byCatalogAndName(cat, b.package), b);
@@ -300,7 +334,7 @@ async function rowsWithCounts(
       counts.set(key, (counts.get(key) ?? 0) + 1);
     }
   }
-  return listed.pkgs.map((p) => {
+  return rowsOf(listed, (p) => {
     const key = byCatalogAndName(labelValue(p.catalog), labelValue(p.pkg.name));
     return rowOf(list, listed, p, counts.get(key) ?? 0);
   });
@@ -319,6 +353,7 @@ async function rowsWithHeads(
 ): Promise<PackageRow[] | undefined> {
   const heads = new Set<string>();
   for (const p of listed.pkgs) {
+    if (listed.failed.has(p.catalog)) continue;
     const chs = listed.channels.get(byCatalogAndName(p.catalog, p.pkg.name)) ?? [];
     const ch = chs.find((c) => c.name === p.pkg.defaultChannel);
     const head = ch ? channelHead(ch).head : undefined;
@@ -340,14 +375,14 @@ async function rowsWithHeads(
     bundleItems.push(...part.items);
   }
   const bundles = new Map<string, BundleBlob[]>();
-  const whole = await client.blobsOf(bundleItems, signal);
-  for (const [i, o] of bundleItems.entries()) {
-    const b = whole[i]!;
+  const whole = await perCatalog(bundleItems, (objs) => client.blobsOf(objs, signal), signal);
+  for (const f of whole.failed) listed.failed.set(f.catalog, f.reason);
+  for (const [o, b] of whole.results) {
     if (!isBundleBlob(b)) continue;
     const k = byCatalogAndName(o.spec.catalog.name, b.package);
     bundles.set(k, [...(bundles.get(k) ?? []), b]);
   }
-  return listed.pkgs.map((p) => {
+  return rowsOf(listed, (p) => {
     const k = byCatalogAndName(p.catalog, p.pkg.name);
     const chs = listed.channels.get(k) ?? [];
     const facts = packageFacts(p.pkg, chs, bundles.get(k) ?? []);

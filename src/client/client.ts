@@ -25,9 +25,14 @@ import type {
   MetadataEventType,
   WatchCatalogsOptions,
 } from './client-types.js';
-import type { ContentFetchOptions, FullContent, PartialContent } from './content.js';
+import type {
+  CatalogFailure,
+  ContentFetchOptions,
+  FullContent,
+  PartialContent,
+} from './content.js';
 import { mapBounded } from '../util/limits.js';
-import { contentOf, fetchWholeBlob, resolverBlob } from './content.js';
+import { CatalogBases, contentOf, fetchWholeBlob, perCatalog, resolverBlob } from './content.js';
 import { fetchTrusting, viaApiserverProxy } from './trust.js';
 import type { AnyBlob, BundleBlob, GVK } from './fbc-types.js';
 import { SCHEMA_BUNDLE, isBundleBlob } from './fbc-types.js';
@@ -94,6 +99,8 @@ export class CatalogClient {
   private readonly catalogs: Resource<ClusterCatalog>;
   private readonly fetchOptions: ContentFetchOptions;
   private readonly fetchConcurrency: number;
+  /** Each catalog's status.urls.base: contentOmitted.url is followed only under it. */
+  private readonly bases = new CatalogBases((name, signal) => this.getCatalog(name, signal));
 
   constructor(opts: CatalogClientOptions = {}) {
     this.ownsKube = opts.kube === undefined;
@@ -107,6 +114,7 @@ export class CatalogClient {
     this.pageSize = opts.pageSize ?? 500;
     this.fetchOptions = {
       ...(opts.serverUrl !== undefined && { serverUrl: opts.serverUrl }),
+      catalogBase: (catalog, fresh, signal) => this.bases.of(catalog, fresh, signal),
       // An injected fetch gets every URL (tests, callers with their own transport).
       fetch:
         opts.fetch ??
@@ -351,6 +359,7 @@ export class CatalogClient {
     const revisions: Record<string, string> = {};
     const syncing: string[] = [];
     for (const c of catalogs) {
+      this.bases.saw(c);
       if (c.status?.syncingTo) syncing.push(c.metadata.name);
       else if (c.status?.contentHash) revisions[c.metadata.name] = c.status.contentHash;
     }
@@ -392,7 +401,7 @@ export class CatalogClient {
   async providersOf(
     gvk: GVK,
     opts: { catalog?: string; signal?: AbortSignal } = {},
-  ): Promise<{ providers: Provider[]; skipped: string[] }> {
+  ): Promise<{ providers: Provider[]; skipped: string[]; failed: CatalogFailure[] }> {
     const { catalog, signal } = opts;
     const list = await this.consistentList(
       { schema: SCHEMA_BUNDLE, ...(catalog !== undefined && { catalog }) },
@@ -405,13 +414,15 @@ export class CatalogClient {
       },
     );
     const found: Provider[] = [];
-    const contents = await this.resolverContents(list.items, signal);
-    for (const [i, o] of list.items.entries()) {
-      const b = resolverBlob(contents[i]!);
+    // A catalog whose content cannot be read is left out (failed), the others answered.
+    const read = (objs: CatalogMetadata[]) => this.resolverContents(objs, signal);
+    const { results, failed } = await perCatalog(list.items, read, signal);
+    for (const [o, c] of results) {
+      const b = resolverBlob(c);
       if (isBundleBlob(b) && gvkProviders([b], gvk).length > 0)
         found.push({ catalog: o.spec.catalog.name, bundle: b });
     }
-    return { providers: sortProviders(found), skipped: list.skipped };
+    return { providers: sortProviders(found), skipped: list.skipped, failed };
   }
 
   /**

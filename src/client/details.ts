@@ -6,10 +6,13 @@ import {
   SCHEMA_BUNDLE,
   SCHEMA_CHANNEL,
   SCHEMA_PACKAGE,
+  arr,
   bundleCsvMetadata,
   bundleGvks,
   deprecationMessage,
   formatGvk,
+  obj,
+  str,
 } from './fbc-types.js';
 import { channelHead } from './graph.js';
 import { packageFacts } from './packages.js';
@@ -52,17 +55,21 @@ export interface PackageDetails {
   deprecated?: { package?: string; channel?: string; bundle?: string };
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
-const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
+/** A non-empty string, else undefined. */
+const text = (v: unknown): string | undefined => (str(v) === '' ? undefined : str(v));
 const objects = (v: unknown): Array<Record<string, unknown>> =>
-  Array.isArray(v) ? v.filter(isObject) : [];
+  arr(v).flatMap((x) => {
+    const o = obj(x);
+    return o ? [o] : [];
+  });
 
 function infrastructureFeatures(annotations: Record<string, unknown>): string[] {
   const out = new Set<string>();
   const prefix = 'features.operators.openshift.io/';
+  // The annotation's value is "true" (a string, as annotations are); a JSON true is taken too.
   for (const [k, v] of Object.entries(annotations))
-    if (k.startsWith(prefix) && String(v).toLowerCase() === 'true') out.add(k.slice(prefix.length));
+    if (k.startsWith(prefix) && (v === true || str(v)?.toLowerCase() === 'true'))
+      out.add(k.slice(prefix.length));
   const legacy = annotations['operators.openshift.io/infrastructure-features'];
   if (typeof legacy === 'string') {
     try {
@@ -86,13 +93,14 @@ export function packageDetails(
   const facts = packageFacts(pkg, channels, bundles);
   const headBundle = bundles.find((b) => b.name === facts.head);
   const csv = headBundle ? bundleCsvMetadata(headBundle) : undefined;
-  const annotations = csv && isObject(csv.annotations) ? csv.annotations : {};
-  const provider = csv && isObject(csv.provider) ? csv.provider : undefined;
+  const annotations = obj(csv?.annotations) ?? {};
+  const provider = obj(csv?.provider);
+  const defaultChannel = str(pkg.defaultChannel);
   const dep = {
     package: deprecationMessage(deprecations, SCHEMA_PACKAGE),
     channel:
-      pkg.defaultChannel !== undefined
-        ? deprecationMessage(deprecations, SCHEMA_CHANNEL, pkg.defaultChannel)
+      defaultChannel !== undefined
+        ? deprecationMessage(deprecations, SCHEMA_CHANNEL, defaultChannel)
         : undefined,
     bundle:
       facts.head !== undefined
@@ -107,24 +115,24 @@ export function packageDetails(
     ...(facts.displayName !== undefined && { displayName: facts.displayName }),
     ...(provider && {
       provider: {
-        ...(str(provider.name) && { name: str(provider.name) }),
-        ...(str(provider.url) && { url: str(provider.url) }),
+        ...(text(provider.name) && { name: text(provider.name) }),
+        ...(text(provider.url) && { url: text(provider.url) }),
       },
     }),
     ...(description !== undefined && { description }),
     categories: facts.categories ?? [],
     keywords: facts.keywords ?? [],
     ...(facts.capabilities !== undefined && { capabilities: facts.capabilities }),
-    ...(csv && str(csv.maturity) && { maturity: str(csv.maturity) }),
+    ...(text(csv?.maturity) && { maturity: text(csv?.maturity) }),
     links: objects(csv?.links).map((l) => ({
-      ...(str(l.name) && { name: str(l.name) }),
-      ...(str(l.url) && { url: str(l.url) }),
+      ...(text(l.name) && { name: text(l.name) }),
+      ...(text(l.url) && { url: text(l.url) }),
     })),
     maintainers: objects(csv?.maintainers).map((m) => ({
-      ...(str(m.name) && { name: str(m.name) }),
-      ...(str(m.email) && { email: str(m.email) }),
+      ...(text(m.name) && { name: text(m.name) }),
+      ...(text(m.email) && { email: text(m.email) }),
     })),
-    ...(pkg.defaultChannel !== undefined && { defaultChannel: pkg.defaultChannel }),
+    ...(defaultChannel !== undefined && { defaultChannel }),
     ...(facts.head !== undefined && {
       head: {
         name: facts.head,

@@ -1,6 +1,12 @@
 // Typed FBC blobs (operator-registry's declcfg schemas) and small accessors. Blobs are read as
 // they are: fields this module does not name are kept (index signatures), and the accessors
 // tolerate missing or ill-typed fields rather than throwing, as a catalog client should.
+//
+// A catalog's author controls every value in it (SPEC §5.2): a field of the wrong JSON type is
+// absent, never a throw. The readers below (str, strs, arr, obj) are how catalog values are read;
+// typedBlob gives the four schemas' blobs the field types declared here, and the client reads
+// every object's content through it (content.ts), so that a `{"toString": 1}` where a string
+// belongs never reaches a template string, a `.map` or a `String()`.
 
 export const SCHEMA_PACKAGE = 'olm.package';
 export const SCHEMA_CHANNEL = 'olm.channel';
@@ -56,7 +62,8 @@ export interface BundleBlob {
   schema: typeof SCHEMA_BUNDLE;
   package: string;
   name: string;
-  image: string;
+  /** Absent when the blob's image is not a string. */
+  image?: string;
   properties?: Property[];
   relatedImages?: RelatedImage[];
   [key: string]: unknown;
@@ -88,6 +95,120 @@ export interface GVK {
 
 const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
+
+// ---- readers: a catalog value of the wrong JSON type is absent ------------------------------
+
+/** The value if it is a string, else undefined. */
+export const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+
+/** The value if it is an array, else []. */
+export const arr = (v: unknown): readonly unknown[] => (Array.isArray(v) ? v : []);
+
+/** The value if it is an object (not null, not an array), else undefined. */
+export const obj = (v: unknown): Record<string, unknown> | undefined =>
+  isObject(v) ? v : undefined;
+
+/** The strings of an array (other elements left out); [] when it is not an array. */
+export const strs = (v: unknown): string[] =>
+  arr(v).filter((x): x is string => typeof x === 'string');
+
+// ---- typed blobs ------------------------------------------------------------------------------
+
+/** `b` with `fields` set (a field undefined: left out), copied only when something changes. */
+function withFields(
+  b: Record<string, unknown>,
+  fields: Record<string, unknown>,
+): Record<string, unknown> {
+  let out = b;
+  for (const [k, v] of Object.entries(fields)) {
+    if (b[k] === v) continue;
+    if (out === b) out = { ...b };
+    if (v === undefined) delete out[k];
+    else out[k] = v;
+  }
+  return out;
+}
+
+/** `a` mapped by `f` (undefined: left out): `a` itself when every element maps to itself. */
+function keptArray(a: readonly unknown[], f: (x: unknown) => unknown): unknown[] {
+  const out: unknown[] = [];
+  let same = true;
+  for (const x of a) {
+    const y = f(x);
+    if (y !== x) same = false;
+    if (y !== undefined) out.push(y);
+  }
+  return same ? (a as unknown[]) : out;
+}
+
+/** An array field: its strings (the array itself when all are), undefined when not an array. */
+const strsField = (v: unknown) =>
+  Array.isArray(v) ? keptArray(v, (x) => (typeof x === 'string' ? x : undefined)) : undefined;
+
+const typedEntry = (e: unknown) =>
+  isObject(e) && typeof e.name === 'string'
+    ? withFields(e, {
+        replaces: str(e.replaces),
+        skips: strsField(e.skips),
+        skipRange: str(e.skipRange),
+      })
+    : undefined;
+
+function typedDeprecation(e: unknown) {
+  if (!isObject(e) || !isObject(e.reference) || typeof e.reference.schema !== 'string')
+    return undefined;
+  return withFields(e, {
+    reference: withFields(e.reference, { name: str(e.reference.name) }),
+    message: str(e.message) ?? '',
+  });
+}
+
+const typedIcon = (v: unknown) =>
+  isObject(v) && typeof v.base64data === 'string' && typeof v.mediatype === 'string'
+    ? v
+    : undefined;
+
+const typedProperty = (p: unknown) => (isObject(p) && typeof p.type === 'string' ? p : undefined);
+
+const typedRelatedImage = (r: unknown) =>
+  isObject(r) && typeof r.image === 'string' ? withFields(r, { name: str(r.name) }) : undefined;
+
+/**
+ * The blob with the fields this module declares of the types it declares (a field of another
+ * type left out; an array's elements of another type left out): olm.package's defaultChannel,
+ * description and icon; olm.channel's entries (each with a string name; replaces, skips,
+ * skipRange); olm.bundle's image, properties (each with a string type) and relatedImages;
+ * olm.deprecations' entries (each with a reference with a string schema; a message that is not
+ * a string is ''). Other schemas, and blobs whose identity fields are not strings (which the
+ * isXBlob guards refuse), are returned as they are. The same object when nothing is ill-typed.
+ */
+export function typedBlob(b: AnyBlob): AnyBlob {
+  if (!isObject(b)) return b;
+  switch (b.schema) {
+    case SCHEMA_PACKAGE:
+      return withFields(b, {
+        defaultChannel: str(b.defaultChannel),
+        description: str(b.description),
+        icon: typedIcon(b.icon),
+      }) as AnyBlob;
+    case SCHEMA_CHANNEL:
+      return withFields(b, { entries: keptArray(arr(b.entries), typedEntry) }) as AnyBlob;
+    case SCHEMA_BUNDLE:
+      return withFields(b, {
+        image: str(b.image),
+        properties: Array.isArray(b.properties)
+          ? keptArray(b.properties, typedProperty)
+          : undefined,
+        relatedImages: Array.isArray(b.relatedImages)
+          ? keptArray(b.relatedImages, typedRelatedImage)
+          : undefined,
+      }) as AnyBlob;
+    case SCHEMA_DEPRECATIONS:
+      return withFields(b, { entries: keptArray(arr(b.entries), typedDeprecation) }) as AnyBlob;
+    default:
+      return b;
+  }
+}
 
 export function isPackageBlob(b: AnyBlob): b is PackageBlob {
   return b.schema === SCHEMA_PACKAGE && typeof b.name === 'string';
@@ -212,9 +333,9 @@ export function deprecationMessage(
   name?: string,
 ): string | undefined {
   if (!deprecations) return undefined;
-  for (const e of deprecations.entries) {
+  for (const e of arr(deprecations.entries)) {
     if (!isObject(e) || !isObject(e.reference) || e.reference.schema !== schema) continue;
-    if (schema === SCHEMA_PACKAGE || e.reference.name === name) return String(e.message ?? '');
+    if (schema === SCHEMA_PACKAGE || e.reference.name === name) return str(e.message) ?? '';
   }
   return undefined;
 }

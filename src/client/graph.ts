@@ -11,6 +11,8 @@ import {
   bundleVersion,
   deprecationMessage,
   sameGvk,
+  str,
+  strs,
 } from './fbc-types.js';
 import type { SemVer, SemVerRange } from './semver.js';
 import { compareVersions, parseRange, satisfies, tryParseVersion } from './semver.js';
@@ -28,8 +30,9 @@ export interface ChannelHeadResult {
 export function channelHead(channel: Pick<ChannelBlob, 'entries'>): ChannelHeadResult {
   const incoming = new Set<string>();
   for (const e of channel.entries) {
-    if (e.replaces) incoming.add(e.replaces);
-    for (const s of Array.isArray(e.skips) ? e.skips : []) incoming.add(s);
+    const replaces = str(e.replaces);
+    if (replaces) incoming.add(replaces);
+    for (const s of strs(e.skips)) incoming.add(s);
   }
   const candidates = [...new Set(channel.entries.map((e) => e.name))]
     .filter((n) => !incoming.has(n))
@@ -90,12 +93,12 @@ export function upgradeGraph(
   };
   const names = [...new Set(channel.entries.map((e) => e.name))];
   for (const e of channel.entries) {
-    for (const s of Array.isArray(e.skips) ? e.skips : [])
-      add({ from: s, to: e.name, via: 'skips' });
-    if (e.skipRange) {
+    for (const s of strs(e.skips)) add({ from: s, to: e.name, via: 'skips' });
+    const skipRange = str(e.skipRange);
+    if (skipRange) {
       let range: SemVerRange | undefined;
       try {
-        range = parseRange(e.skipRange);
+        range = parseRange(skipRange);
       } catch (err) {
         warnings.push(`${e.name}: ignoring skipRange: ${(err as Error).message}`);
       }
@@ -103,11 +106,12 @@ export function upgradeGraph(
         for (const n of names) {
           const v = version(n);
           if (v && satisfies(v, range))
-            add({ from: n, to: e.name, via: 'skipRange', range: e.skipRange });
+            add({ from: n, to: e.name, via: 'skipRange', range: skipRange });
         }
       }
     }
-    if (e.replaces) add({ from: e.replaces, to: e.name, via: 'replaces' });
+    const replaces = str(e.replaces);
+    if (replaces) add({ from: replaces, to: e.name, via: 'replaces' });
   }
   const h = channelHead(channel);
   if (h.error) warnings.push(h.error);

@@ -3,7 +3,7 @@
 // categories and capabilities annotations, operatorframework.io/arch.* and os.* labels) and its
 // olm.maxOpenShiftVersion property. Pure: the caller reads the blobs.
 import type { BundleBlob, ChannelBlob, PackageBlob } from './fbc-types.js';
-import { bundleCsvMetadata, bundleProperties, bundleVersion } from './fbc-types.js';
+import { bundleCsvMetadata, bundleProperties, bundleVersion, obj, str, strs } from './fbc-types.js';
 import { channelHead } from './graph.js';
 import { compareVersions, tryParseVersion } from './semver.js';
 
@@ -69,23 +69,22 @@ export interface PackageFacts {
   hasCsvMetadata: boolean;
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
-const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
-
 /** The facts of a package from its blobs (channels and bundles of that package). */
 export function packageFacts(
   pkg: PackageBlob,
   channels: readonly ChannelBlob[],
   bundles: readonly BundleBlob[],
 ): PackageFacts {
+  const defaultChannel = str(pkg.defaultChannel);
+  const description = str(pkg.description);
   const facts: PackageFacts = {
     name: pkg.name,
     hasCsvMetadata: false,
-    ...(pkg.defaultChannel !== undefined && { defaultChannel: pkg.defaultChannel }),
-    ...(typeof pkg.description === 'string' && { description: pkg.description }),
+    ...(defaultChannel !== undefined && { defaultChannel }),
+    ...(description !== undefined && { description }),
   };
-  const ch = channels.find((c) => c.name === pkg.defaultChannel);
+  const ch =
+    defaultChannel !== undefined ? channels.find((c) => c.name === defaultChannel) : undefined;
   const head = ch ? channelHead(ch).head : undefined;
   if (head === undefined) return facts;
   facts.head = head;
@@ -100,16 +99,15 @@ export function packageFacts(
   const csv = bundleCsvMetadata(b);
   if (!csv) return facts;
   facts.hasCsvMetadata = true;
-  const annotations = isObject(csv.annotations) ? csv.annotations : {};
-  const labels = isObject(csv.labels) ? csv.labels : {};
+  const annotations = obj(csv.annotations) ?? {};
+  const labels = obj(csv.labels) ?? {};
   const displayName = str(csv.displayName);
   if (displayName) facts.displayName = displayName;
-  const description = str(csv.description);
-  if (description) facts.csvDescription = description;
-  const provider = isObject(csv.provider) ? str(csv.provider.name) : undefined;
+  const csvDescription = str(csv.description);
+  if (csvDescription) facts.csvDescription = csvDescription;
+  const provider = str(obj(csv.provider)?.name);
   if (provider) facts.provider = provider;
-  if (Array.isArray(csv.keywords))
-    facts.keywords = csv.keywords.filter((k): k is string => typeof k === 'string');
+  if (Array.isArray(csv.keywords)) facts.keywords = strs(csv.keywords);
   const categories = str(annotations.categories);
   if (categories)
     facts.categories = categories
@@ -122,9 +120,7 @@ export function packageFacts(
   if (minKube) facts.minKubeVersion = minKube;
   if (Array.isArray(csv.installModes))
     facts.installModes = INSTALL_MODES.filter((m) =>
-      (csv.installModes as unknown[]).some(
-        (x) => isObject(x) && x.type === m && x.supported === true,
-      ),
+      (csv.installModes as unknown[]).some((x) => obj(x)?.type === m && obj(x)?.supported === true),
     );
   const supported = (prefix: string) =>
     Object.entries(labels)

@@ -25,6 +25,8 @@ export class SemVerError extends Error {
 
 /** Parses a strict semantic version (blang's Parse); throws SemVerError. */
 export function parseVersion(s: string): SemVer {
+  // A catalog value: a number or an object where a version belongs is no version.
+  if (typeof s !== 'string') throw new SemVerError(`invalid version: not a string`);
   const m = /^([0-9]+)\.([0-9]+)\.([0-9]+)(?:-([^+]*))?(?:\+(.*))?$/.exec(s);
   if (!m) throw new SemVerError(`invalid version ${JSON.stringify(s)}: want MAJOR.MINOR.PATCH`);
   const nums = [m[1]!, m[2]!, m[3]!].map((p) => {
@@ -213,6 +215,7 @@ function expandWildcard(part: string): string[] {
 
 /** Parses a range like `>=1.0.0 <1.2.0` or `<1.0.0 || >=2.x`; throws SemVerError. */
 export function parseRange(source: string): SemVerRange {
+  if (typeof source !== 'string') throw new SemVerError(`invalid range: not a string`);
   const parts = splitParts(source);
   const groups: string[][] = [[]];
   parts.forEach((p, i) => {

@@ -6,7 +6,7 @@
 // (ranges as github.com/blang/semver/v4 reads them: see semver.ts; an unparsable range or
 // version never matches). B itself is never its own upgrade.
 import type { BundleBlob, ChannelBlob, ChannelEntry, DeprecationsBlob } from './fbc-types.js';
-import { SCHEMA_BUNDLE, bundleVersion, deprecationMessage } from './fbc-types.js';
+import { SCHEMA_BUNDLE, bundleVersion, deprecationMessage, str, strs } from './fbc-types.js';
 import type { EdgeKind } from './graph.js';
 import { channelHead } from './graph.js';
 import type { SemVer } from './semver.js';
@@ -59,9 +59,10 @@ export function upgradeVia(
   if (e.name === from) return [];
   const via: EdgeKind[] = [];
   if (e.replaces === from) via.push('replaces');
-  if (Array.isArray(e.skips) && e.skips.includes(from)) via.push('skips');
-  if (typeof e.skipRange === 'string' && e.skipRange !== '' && version) {
-    const range = tryParseRange(e.skipRange);
+  if (strs(e.skips).includes(from)) via.push('skips');
+  const skipRange = str(e.skipRange);
+  if (skipRange && version) {
+    const range = tryParseRange(skipRange);
     if (range && satisfies(version, range)) via.push('skipRange');
   }
   return via;
@@ -120,7 +121,7 @@ export function upgradesFrom(
       byName.set(e.name, {
         ...step(e.name),
         via: all,
-        ...(all.includes('skipRange') && { skipRange: e.skipRange ?? prev?.skipRange }),
+        ...(all.includes('skipRange') && { skipRange: str(e.skipRange) ?? prev?.skipRange }),
         head: e.name === h.head,
       });
     }

@@ -34,6 +34,21 @@ describe('cmd/log-text: formatLogLine', () => {
     );
   });
 
+  it('writes no control character of a logged value raw: an error naming a hostile file', () => {
+    const file = 'evil\n\x1b[1A\x1b[2K\u009b2J.json';
+    const line = JSON.stringify({
+      level: 40,
+      time: TIME,
+      msg: 'reconcile failed \x1b]0;title\x07',
+      catalog: 'x\x1b[2J',
+      err: { type: 'FbcError', message: `${file}: missing schema`, stack: 'FbcError' },
+      detail: { note: '\u009b2J' },
+    });
+    expect(formatLogLine(line, true)).to.equal(
+      '18:05:09.007 WARN  reconcile failed ^[]0;title^G catalog="x\\u001b[2J" err="evil\\n\\u001b[1A\\u001b[2K\\u009b2J.json: missing schema" detail={"note":"\\u009b2J"}\n',
+    );
+  });
+
   it('names every pino level and passes a line that is not JSON through', () => {
     const levels = [10, 20, 30, 40, 50, 60].map(
       (level) => formatLogLine(JSON.stringify({ level, time: TIME, msg: 'm' }), true).split(' ')[1],

@@ -2,6 +2,7 @@
 // developer's terminal (`make run`). A pino destination (anything with `write(line)`), so pino
 // stays the one logger and JSON stays the default; pino-pretty would have added a dependency
 // tree for what fits in this file (docs/controller.md).
+import { escapeJson, quoteText, terminalLine } from '../util/terminal-text.js';
 
 const LEVEL_NAMES: Record<number, string> = {
   10: 'TRACE',
@@ -26,13 +27,19 @@ export function clockTime(epochMs: number, utc = false): string {
   return `${two(h)}:${two(m)}:${two(s)}.${String(ms).padStart(3, '0')}`;
 }
 
-/** A value as it follows `key=`: bare when that is unambiguous, else JSON. */
+/**
+ * A value as it follows `key=`: bare when that is unambiguous, else JSON. Values quote catalog
+ * content (an error's message names a file of the image): no control character is written raw
+ * (quoteText, escapeJson: util/terminal-text.ts).
+ */
 function fieldValue(value: unknown): string {
-  if (typeof value === 'string') return /^[^\s"=]+$/.test(value) ? value : JSON.stringify(value);
+  if (typeof value === 'string')
+    return /^[^\s"=]+$/.test(value) && terminalLine(value) === value ? value : quoteText(value);
   // An error (pino's err serializer: type, message, stack): its message; the stack is noise
   // on a terminal, and the JSON format keeps it.
-  if (isSerializedError(value)) return JSON.stringify(value.message);
-  return JSON.stringify(value) ?? String(value);
+  if (isSerializedError(value)) return quoteText(value.message);
+  const json = JSON.stringify(value);
+  return json === undefined ? terminalLine(String(value)) : escapeJson(json);
 }
 
 function isSerializedError(value: unknown): value is { message: string } {
@@ -63,7 +70,7 @@ export function formatLogLine(line: string, utc = false): string {
   if (typeof fields.time === 'number') parts.push(clockTime(fields.time, utc));
   const level = typeof fields.level === 'number' ? fields.level : undefined;
   parts.push((level !== undefined ? (LEVEL_NAMES[level] ?? `L${level}`) : '-').padEnd(5));
-  if (typeof fields.msg === 'string' && fields.msg !== '') parts.push(fields.msg);
+  if (typeof fields.msg === 'string' && fields.msg !== '') parts.push(terminalLine(fields.msg));
   for (const [key, value] of Object.entries(fields)) {
     if (SHOWN_APART.has(key) || value === undefined) continue;
     parts.push(`${key}=${fieldValue(value)}`);

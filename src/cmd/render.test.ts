@@ -101,6 +101,43 @@ describe('catalogd render', () => {
     );
   });
 
+  it('a hostile file name is quoted in the error, and nothing in it reaches the terminal raw', async () => {
+    // A name that would erase the line above and forge one of its own, and a C1 CSI.
+    const names = ['evil\n\x1b[1A\x1b[2Kcatalogd render: all good.json', 'c1\u009b2J\u202e.json'];
+    for (const name of names) {
+      const dir = await mkdtemp(path.join(tmpdir(), 'render-hostile-'));
+      try {
+        await writeFile(path.join(dir, name), '{"schema": "olm.package", "name": }\n');
+        const r = cli(dir, '--catalog', 'c');
+        expect(r.status).to.equal(1);
+        expect(r.stdout).to.equal('');
+        expect(r.stderr).to.equal(
+          `catalogd render: ${JSON.stringify(name).replace(/[\u0080-\u009f\u202e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)}:1:35: invalid JSON: unexpected "}", expected a value\n`,
+        );
+        // eslint-disable-next-line no-control-regex
+        expect(r.stderr.slice(0, -1)).to.not.match(/[\u0000-\u001f\u007f-\u009f\u202e]/);
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
+    }
+  });
+
+  it('-o json escapes C1 and bidi controls in values (the same JSON when parsed)', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'render-c1-'));
+    try {
+      const blob = { schema: 'olm.package', name: 'p', description: 'x\u009b2J\u202ey\x1b[2J' };
+      await writeFile(path.join(dir, 'catalog.json'), JSON.stringify(blob));
+      const out = await renderToString(dir, 'c', 'json');
+      expect(out).to.include('x\\u009b2J\\u202ey\\u001b[2J');
+      // eslint-disable-next-line no-control-regex
+      expect(out).to.not.match(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202e]/);
+      const parsed = JSON.parse(out) as { items: CatalogMetadata[] };
+      expect(parsed.items[0]!.spec.content).to.deep.equal(blob);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it('the CLI exits 1 for a directory that does not exist, or a file, naming it', () => {
     const missing = path.join(FIXTURES, 'no-such-dir');
     const r = cli(missing, '--catalog', 'c');

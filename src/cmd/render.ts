@@ -20,6 +20,7 @@ import {
 } from '../fbc/index.js';
 import type { Blob } from '../fbc/index.js';
 import { scanCatalog } from '../sync/index.js';
+import { escapeJson, terminalLine } from '../util/terminal-text.js';
 import { catalogDirProblem } from './catalog-dir.js';
 import { catalogCost, formatCostJson, formatCostText } from './render-cost.js';
 import type { Output, RenderOptions } from './render-target.js';
@@ -115,7 +116,10 @@ function renderObject(obj: CatalogMetadata, blob: Blob, output: Output): string 
   if (output === 'yaml') {
     if (!deep) return dump(obj, { ...DUMP_OPTIONS, sortKeys: true });
     const text = dump(shell, DUMP_OPTIONS);
-    return text.replace(/content: '%content%'/, () => `content: ${yamlSafeJson(canonical)}`);
+    return text.replace(
+      /content: '%content%'/,
+      () => `content: ${yamlSafeJson(escapeJson(canonical))}`,
+    );
   }
   const content = deep
     ? canonical
@@ -143,7 +147,8 @@ export async function render(
     delete obj.metadata.ownerReferences;
     const text = renderObject(obj, blob, output);
     if (output === 'yaml') await emit(`${i === 0 ? '' : '---\n'}${text}`);
-    else await emit(`${i === 0 ? '' : ','}\n    ${text.replace(/\n/g, '\n    ')}`);
+    // DEL, C1 and bidi controls as JSON escapes (JSON.stringify leaves them raw): the same JSON.
+    else await emit(`${i === 0 ? '' : ','}\n    ${escapeJson(text).replace(/\n/g, '\n    ')}`);
     i++;
   });
   if (output === 'json') await emit(i === 0 ? ']\n}\n' : '\n  ]\n}\n');
@@ -237,7 +242,8 @@ export async function main(args: string[]): Promise<number> {
     return 0;
   } catch (err) {
     const msg = err instanceof FbcError ? err.message : `${(err as Error).message}`;
-    stderr.write(`catalogd render: ${msg}\n`);
+    // The message quotes catalog content (a file name, a value): one line, controls made visible.
+    stderr.write(`catalogd render: ${terminalLine(msg)}\n`);
     return 1;
   }
 }

@@ -13,6 +13,7 @@ import type { BlobIdentity } from './identity.js';
 import { DEFAULT_PARSE_LIMITS, parseDocuments } from './parse.js';
 import type { ParseLimits, ParsedDocument } from './parse.js';
 import { LargeGarbage } from '../util/large-garbage.js';
+import { quoteText } from '../util/terminal-text.js';
 import { Yielder } from '../util/yielder.js';
 import { fsDirReader, listCatalogFiles } from './walk.js';
 import type { DirReader } from './walk.js';
@@ -67,9 +68,9 @@ export const PARSE_BYTES_PER_TURN = 256 * 1024;
 const FILE_COST = 1024;
 
 function describe(id: BlobIdentity): string {
-  const parts = [`schema=${JSON.stringify(id.schema)}`];
-  if (id.package !== undefined) parts.push(`package=${JSON.stringify(id.package)}`);
-  if (id.name !== undefined) parts.push(`name=${JSON.stringify(id.name)}`);
+  const parts = [`schema=${quoteText(id.schema)}`];
+  if (id.package !== undefined) parts.push(`package=${quoteText(id.package)}`);
+  if (id.name !== undefined) parts.push(`name=${quoteText(id.name)}`);
   return parts.join(' ');
 }
 

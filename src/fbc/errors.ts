@@ -1,5 +1,9 @@
 // Errors of FBC parsing. Every error says which file and where, so that a catalog author can
 // fix it from the message alone; messages are deterministic (relative paths, no temp dirs).
+// File names come from the catalog image, so from whoever built it: a name that is not plain
+// (a newline, an escape, a quote, a space, a colon) is quoted as a JSON string (displayName),
+// so that no name forges a line or a position.
+import { displayName } from '../util/terminal-text.js';
 
 /**
  * How a caller should react: `content` errors are properties of the catalog's bytes and repeat
@@ -16,8 +20,9 @@ export interface SourcePosition {
   offset: number;
 }
 
+/** `file:line:column`, the file as displayName shows it. */
 export function formatPosition(p: SourcePosition): string {
-  return `${p.file}:${p.line}:${p.column}`;
+  return `${displayName(p.file)}:${p.line}:${p.column}`;
 }
 
 export class FbcError extends Error {
@@ -36,7 +41,11 @@ export class FbcError extends Error {
       cause?: unknown;
     } = {},
   ) {
-    const where = opts.position ? formatPosition(opts.position) : opts.file;
+    const where = opts.position
+      ? formatPosition(opts.position)
+      : opts.file !== undefined
+        ? displayName(opts.file)
+        : undefined;
     super(
       where ? `${where}: ${reason}` : reason,
       opts.cause === undefined ? undefined : { cause: opts.cause },

@@ -3,6 +3,7 @@
 // files and everything they ignore. Only regular files are listed (no symlinks, devices).
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { displayName } from '../util/terminal-text.js';
 import { Yielder } from '../util/yielder.js';
 import { FbcError } from './errors.js';
 import { IgnoreRules, type StepBudget } from './gitignore.js';
@@ -85,7 +86,7 @@ export async function listCatalogFiles(
     try {
       entries = await reader.list(dir);
     } catch (cause) {
-      throw new FbcError(`cannot read directory ${dir || '.'}${errnoSuffix(cause)}`, {
+      throw new FbcError(`cannot read directory ${displayName(dir || '.')}${errnoSuffix(cause)}`, {
         retryClass: 'io',
         cause,
       });
@@ -100,7 +101,7 @@ export async function listCatalogFiles(
           try {
             text = await reader.readText(rel);
           } catch (cause) {
-            throw new FbcError(`cannot read ${rel}${errnoSuffix(cause)}`, {
+            throw new FbcError(`cannot read ${displayName(rel)}${errnoSuffix(cause)}`, {
               retryClass: 'io',
               cause,
             });

@@ -1,6 +1,8 @@
 // What every `kubectl catalog` command runs with (the client, the output streams, the parsed
 // options) and the output helpers they share: tables, documents (-o json|yaml) and warnings.
-// The answers come from the client library; this file words them for a terminal.
+// The answers come from the client library; this file words them for a terminal. Catalog text
+// is hostile input (SPEC §5.2): text for a person goes through util/terminal-text.ts's rule,
+// documents escape what JSON and YAML would leave raw.
 import { dump } from 'js-yaml';
 import type { ClusterCatalog } from '../api/v1/index.js';
 import { TYPE_SERVING, findCondition } from '../api/v1/index.js';
@@ -11,8 +13,9 @@ import type {
   PackageView,
   PackageViewOptions,
 } from '../client/index.js';
-import { PackageNotFoundError, packageView, resolveCatalog } from '../client/index.js';
+import { PackageNotFoundError, packageView, resolveCatalog, str } from '../client/index.js';
 import { CommandError } from '../util/command-error.js';
+import { jsonText, terminalLine } from '../util/terminal-text.js';
 import { formatTable } from './table.js';
 
 export interface Io {
@@ -40,13 +43,25 @@ export interface Ctx {
   now: Date;
 }
 
+/** The bidi controls, which js-yaml writes raw (it escapes C0, DEL and C1). */
+const BIDI = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/u;
+
+/**
+ * A document as -o json|yaml prints it. JSON: JSON.stringify's, with DEL, C1 and the bidi
+ * controls as `\u0080`-style escapes too (jsonText). YAML: js-yaml's, which writes a string
+ * with a control character double-quoted with escapes (`"\e]52;..."`, `"\x9B"`); a document
+ * holding a bidi control, which YAML can escape only in a double-quoted string js-yaml does not
+ * choose for it, is written in YAML's JSON form (jsonText: JSON is YAML) instead.
+ */
+export function documentText(output: 'json' | 'yaml', doc: unknown): string {
+  if (output === 'json') return `${jsonText(doc)}\n`;
+  const yaml = dump(doc, { noRefs: true, lineWidth: -1 });
+  return BIDI.test(yaml) ? `${jsonText(doc)}\n` : yaml;
+}
+
 /** Prints a document as JSON or YAML (-o json|yaml). */
 export function printDocument(ctx: Ctx, doc: unknown): void {
-  ctx.io.stdout(
-    ctx.opts.output === 'json'
-      ? `${JSON.stringify(doc, null, 2)}\n`
-      : dump(doc, { noRefs: true, lineWidth: -1 }),
-  );
+  ctx.io.stdout(documentText(ctx.opts.output === 'json' ? 'json' : 'yaml', doc));
 }
 
 /** Prints rows as a table, or `{items}` as JSON or YAML; `empty` on stderr when no rows. */
@@ -69,8 +84,13 @@ export function isDocument(ctx: Ctx): boolean {
   return ctx.opts.output === 'json' || ctx.opts.output === 'yaml';
 }
 
+/**
+ * `warning: MSG` on stderr, one line: a catalog's message (a deprecation, a channel's problem)
+ * cannot end it early, hide it (cursor up, erase) or act on the terminal. A message's trailing
+ * newline (a YAML block scalar's) is dropped; others show as `^J`.
+ */
 export function warn(ctx: Ctx, msg: string): void {
-  ctx.io.stderr(`warning: ${msg}\n`);
+  ctx.io.stderr(`warning: ${terminalLine(msg.trim())}\n`);
 }
 
 export function conditionText(c: ClusterCatalog, type: string): string {
@@ -129,7 +149,7 @@ export async function viewPackage(
 
 /** The channel --channel names, else the package's default channel. */
 export function chosenChannel(ctx: Ctx, view: PackageView): ChannelBlob {
-  const name = ctx.opts.channel ?? view.pkg.defaultChannel;
+  const name = ctx.opts.channel ?? str(view.pkg.defaultChannel);
   if (name === undefined)
     throw new CommandError(
       `package ${JSON.stringify(view.pkg.name)} has no default channel; choose one with --channel (${view.channels.map((c) => c.name).join(', ')})`,

@@ -1,7 +1,12 @@
 // Renders an upgrade graph as text (one row per bundle with its upgrade targets), Mermaid or
 // Graphviz dot. Edges point in the upgrade direction: from the installed bundle to the one
 // that can replace it.
+//
+// Names are catalog text, which its author controls: in Mermaid and dot, each name is one
+// label or one quoted id whatever it holds (quotes, newlines, brackets, arrows, comments), and
+// its control characters are made visible first (util/terminal-text.ts).
 import type { UpgradeEdge, UpgradeGraph } from '../client/index.js';
+import { terminalLine } from '../util/terminal-text.js';
 import { formatTable } from './table.js';
 
 function via(e: UpgradeEdge): string {
@@ -36,14 +41,49 @@ export function graphText(g: UpgradeGraph, noHeaders = false): string {
   return formatTable(['BUNDLE', 'VERSION', 'UPGRADES TO', 'NOTE'], rows, { noHeaders });
 }
 
-const q = (s: string) => JSON.stringify(s);
+/**
+ * Characters a Mermaid label keeps as they are; `<` too unless it could open an HTML tag
+ * (Mermaid renders labels as HTML). Any other character is written as Mermaid's entity code
+ * (`#34;` for `"`, decimal), which Mermaid shows as that character: so a quote cannot end the
+ * label, and a newline (already `^J`), `]`, `-->`, `%%` or `;` stays text inside it.
+ */
+const MERMAID_UNSAFE = /[^A-Za-z0-9 ._+\-/:,=()<>^]|<(?=[A-Za-z/!?])/gu;
+
+/**
+ * Text for Mermaid: one line, entity-coded but for MERMAID_UNSAFE's characters. Also what the
+ * title comment says: Mermaid finds `%%{init: ...}%%` directives anywhere, comments included.
+ */
+function mermaidText(text: string): string {
+  return terminalLine(text).replace(MERMAID_UNSAFE, (c) => `#${c.codePointAt(0)};`);
+}
+
+/** A Mermaid label: double-quoted, one label whatever the text holds. */
+export function mermaidLabel(text: string): string {
+  return `"${mermaidText(text)}"`;
+}
+
+/**
+ * A dot quoted string (an id or a label) that ends where it should: graphviz takes `\"` as a
+ * quote inside the string and keeps other backslashes, so a backslash is written as the entity
+ * `&#92;` (and `&` as `&amp;`, since graphviz decodes entities in labels), never before the
+ * closing quote. Newlines are made visible (`^J`); `\n` in a label is dot's own line break.
+ */
+function dotString(text: string, lineBreaks: readonly string[] = []): string {
+  const part = (t: string) =>
+    terminalLine(t).replace(/[&"\\]/g, (c) => (c === '&' ? '&amp;' : c === '"' ? '\\"' : '&#92;'));
+  return `"${[text, ...lineBreaks].map(part).join('\\n')}"`;
+}
 
 export function graphMermaid(g: UpgradeGraph, title: string): string {
+  // Ids are n0, n1...: never a name.
   const id = new Map(g.nodes.map((n, i) => [n.name, `n${i}`]));
-  const lines = ['graph LR', `  %% ${title}`];
+  const lines = ['graph LR', `  %% ${mermaidText(title)}`];
   for (const n of g.nodes)
-    lines.push(`  ${id.get(n.name)}[${q(n.version ? `${n.name} (${n.version})` : n.name)}]`);
-  for (const e of g.edges) lines.push(`  ${id.get(e.from)} -- ${q(via(e))} --> ${id.get(e.to)}`);
+    lines.push(
+      `  ${id.get(n.name)}[${mermaidLabel(n.version ? `${n.name} (${n.version})` : n.name)}]`,
+    );
+  for (const e of g.edges)
+    lines.push(`  ${id.get(e.from)} -- ${mermaidLabel(via(e))} --> ${id.get(e.to)}`);
   lines.push('  classDef head stroke-width:3px;');
   lines.push('  classDef outside stroke-dasharray: 5 5;');
   if (g.head !== undefined) lines.push(`  class ${id.get(g.head)} head;`);
@@ -56,17 +96,19 @@ export function graphMermaid(g: UpgradeGraph, title: string): string {
 }
 
 export function graphDot(g: UpgradeGraph, title: string): string {
-  const lines = [`digraph ${q(title)} {`, '  rankdir=LR;', '  node [shape=box];'];
+  const lines = [`digraph ${dotString(title)} {`, '  rankdir=LR;', '  node [shape=box];'];
   for (const n of g.nodes) {
-    const attrs = [`label=${q(n.version ? `${n.name}\n${n.version}` : n.name)}`];
+    const attrs = [`label=${dotString(n.name, n.version ? [n.version] : [])}`];
     if (n.name === g.head) attrs.push('penwidth=3');
     if (!n.inChannel) attrs.push('style=dashed');
     if (n.deprecated !== undefined) attrs.push('color=red', 'xlabel="deprecated"');
-    lines.push(`  ${q(n.name)} [${attrs.join(', ')}];`);
+    lines.push(`  ${dotString(n.name)} [${attrs.join(', ')}];`);
   }
   for (const e of g.edges) {
     const style = e.via === 'replaces' ? '' : ', style=dashed';
-    lines.push(`  ${q(e.from)} -> ${q(e.to)} [label=${q(via(e))}${style}];`);
+    lines.push(
+      `  ${dotString(e.from)} -> ${dotString(e.to)} [label=${dotString(via(e))}${style}];`,
+    );
   }
   lines.push('}');
   return `${lines.join('\n')}\n`;

@@ -15,6 +15,7 @@ import {
   readCertificateAuthority,
 } from '../client/index.js';
 import { CommandError, usageError } from '../util/command-error.js';
+import { terminalLine, terminalText } from '../util/terminal-text.js';
 import { bundles } from './commands/bundles.js';
 import { channels } from './commands/channels.js';
 import { graph } from './commands/graph.js';
@@ -138,7 +139,7 @@ export async function run(argv: string[], io: Io): Promise<number> {
     const command = commandOf(name!, args, values);
     const opts = optsOf(values);
     const client = clientOf(io, values);
-    const ctx: Ctx = { client, io, opts, now: io.now?.() ?? new Date() };
+    const ctx: Ctx = { client, io: guarded(io, opts), opts, now: io.now?.() ?? new Date() };
     try {
       return await command.run(ctx, args[0] ?? '');
     } finally {
@@ -215,6 +216,21 @@ function certificateAuthority(file: string | undefined): Buffer | undefined {
   }
 }
 
+/**
+ * The streams with the escaping rule applied to whatever text reaches them (newlines and tabs
+ * kept): a guard behind the commands, which escape each catalog string where they word it (one
+ * line where one line is meant, columns measured after). The rule is idempotent, so text escaped
+ * already passes unchanged. Documents (-o json|yaml) are escaped as JSON and YAML escape.
+ */
+function guarded(io: Io, opts: Opts): Io {
+  const document = opts.output === 'json' || opts.output === 'yaml';
+  return {
+    ...io,
+    stdout: document ? io.stdout : (s) => io.stdout(terminalText(s)),
+    stderr: (s) => io.stderr(terminalText(s)),
+  };
+}
+
 /** Errors the user can act on print their message; anything else its message too, exit 1. */
 function reportError(io: Io, err: unknown): number {
   const known =
@@ -224,6 +240,8 @@ function reportError(io: Io, err: unknown): number {
     err instanceof InconsistentListError ||
     err instanceof ContentOmittedError ||
     err instanceof UnknownBundleError;
-  io.stderr(`error: ${known ? err.message : String((err as Error)?.message ?? err)}\n`);
+  const message = known ? err.message : String((err as Error)?.message ?? err);
+  // Messages quote catalog text (names, versions, a catalog's condition): one line, escaped.
+  io.stderr(`error: ${terminalLine(message)}\n`);
   return err instanceof CommandError ? err.exitCode : 1;
 }

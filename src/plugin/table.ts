@@ -1,6 +1,8 @@
 // kubectl's table style: upper-case headers, columns padded like kubectl's tabwriter (min
 // width 6, padding 3, the last column unpadded), `<none>` for empty cells, ages like
-// `kubectl get` (HumanDuration).
+// `kubectl get` (HumanDuration). Cells are catalog text: one line each, their control
+// characters made visible (util/terminal-text.ts) before the columns are measured.
+import { terminalLine } from '../util/terminal-text.js';
 
 interface TableOptions {
   noHeaders?: boolean;
@@ -31,9 +33,9 @@ export function formatTable(
     .join('');
 }
 
-/** One line, no tabs; empty → `<none>`. */
+/** One line, no tabs, no raw control character; empty (or not a string) → `<none>`. */
 function clean(s: string | undefined): string {
-  const t = (s ?? '').replace(/[\t\r\n]+/g, ' ').trim();
+  const t = typeof s === 'string' ? terminalLine(s.replace(/[\t\r\n]+/g, ' ').trim()) : '';
   return t === '' ? '<none>' : t;
 }
 
@@ -78,7 +80,7 @@ export function age(timestamp: string | undefined, now: Date): string {
 
 /** The first line of a text, cut to `max` characters with an ellipsis. */
 export function excerpt(text: string | undefined, max = 60): string {
-  const line = (text ?? '').trim().split('\n')[0]!.trim();
+  const line = (typeof text === 'string' ? text : '').trim().split('\n')[0]!.trim();
   const chars = [...line];
   return chars.length <= max ? line : `${chars.slice(0, max - 3).join('')}...`;
 }

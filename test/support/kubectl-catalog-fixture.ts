@@ -1,13 +1,15 @@
 // A catalog for the plugin's golden tests: FBC blobs served as CatalogMetadata objects by a fake
 // KubeClient (one Serving ClusterCatalog; lists answered with every object, as the client
 // re-checks each against the query's exact spec fields).
-import type { ClusterCatalog } from '../../src/api/v1/index.js';
+import type { CatalogMetadata, ClusterCatalog } from '../../src/api/v1/index.js';
+import { LABEL_METADATA_NAME, revisionBaseUrl } from '../../src/api/v1/index.js';
 import type { AnyBlob } from '../../src/client/index.js';
 import { CatalogClient } from '../../src/client/index.js';
 import type { KubeClient, RequestOptions } from '../../src/kube/index.js';
 import { KubeApiError } from '../../src/kube/index.js';
+import { catalogBaseUrl } from '../../src/server/index.js';
 import type { ContentServer, Shape } from './lean-objects.js';
-import { contentServer, metadataObject } from './lean-objects.js';
+import { CONTENT_SERVER, contentServer, metadataObject } from './lean-objects.js';
 
 export const FIXTURE_CATALOG = 'demo';
 const HASH = `sha256:${'a'.repeat(64)}`;
@@ -127,24 +129,29 @@ export const FIXTURE_BLOBS: AnyBlob[] = [
   },
 ];
 
-const CATALOG: ClusterCatalog = {
-  apiVersion: 'olm.operatorframework.io/v1',
-  kind: 'ClusterCatalog',
-  metadata: { name: FIXTURE_CATALOG },
-  spec: { source: { type: 'Image', image: { ref: 'quay.io/demo/catalog:1' } } },
-  status: {
-    contentHash: HASH,
-    conditions: [
-      {
-        type: 'Serving',
-        status: 'True',
-        reason: 'Available',
-        message: '',
-        lastTransitionTime: '2026-01-01T00:00:00Z',
-      },
-    ],
-  },
-};
+/** A Serving ClusterCatalog as the controller writes its status (urls.base: the content server's). */
+export function servingCatalog(name: string): ClusterCatalog {
+  return {
+    apiVersion: 'olm.operatorframework.io/v1',
+    kind: 'ClusterCatalog',
+    metadata: { name },
+    spec: { source: { type: 'Image', image: { ref: `quay.io/demo/${name}:1` } } },
+    status: {
+      contentHash: HASH,
+      // As the controller writes it: the revision's URL under the catalog's.
+      urls: { base: revisionBaseUrl(catalogBaseUrl(CONTENT_SERVER, name), HASH) },
+      conditions: [
+        {
+          type: 'Serving',
+          status: 'True',
+          reason: 'Available',
+          message: '',
+          lastTransitionTime: '2026-01-01T00:00:00Z',
+        },
+      ],
+    },
+  };
+}
 
 /** The equality and `in` terms of a label selector, as the apiserver applies them. */
 function matchesLabels(labels: Record<string, string>, selector: string): boolean {
@@ -172,8 +179,48 @@ export function fixtureClient(
   requests: string[];
   content: ContentServer;
 } {
-  const objects = blobs.map((b) => metadataObject(FIXTURE_CATALOG, b, shape));
-  const content = contentServer(FIXTURE_CATALOG, blobs, serve);
+  return catalogsClient([{ name: FIXTURE_CATALOG, blobs, shape }], serve);
+}
+
+/** A catalog of catalogsClient: its blobs, their objects' shape, or the objects as they are. */
+export interface FixtureCatalog {
+  name: string;
+  blobs: readonly AnyBlob[];
+  shape?: Shape;
+  /** The objects (default: the blobs' in `shape`). */
+  objects?: CatalogMetadata[];
+}
+
+/** fixtureClient over several Serving catalogs; `content` serves every catalog's blobs. */
+export function catalogsClient(
+  catalogs: readonly FixtureCatalog[],
+  serve?: (url: string, line: string) => string,
+): {
+  client: CatalogClient;
+  requests: string[];
+  content: ContentServer;
+} {
+  const objects = catalogs.flatMap(
+    (c) => c.objects ?? c.blobs.map((b) => metadataObject(c.name, b, c.shape ?? 'full')),
+  );
+  const servers = new Map(catalogs.map((c) => [c.name, contentServer(c.name, c.blobs, serve)]));
+  const content: ContentServer = {
+    requests: [],
+    maxInFlight: 0,
+    fetch: async (input, init) => {
+      const url = input instanceof Request ? input.url : input.toString();
+      content.requests.push(url);
+      const name = /\/catalogs\/([^/]+)\//.exec(new URL(url).pathname)?.[1] ?? '';
+      const server = servers.get(name);
+      if (!server) return new Response('not found', { status: 404 });
+      try {
+        return await server.fetch(input, init);
+      } finally {
+        content.maxInFlight = Math.max(content.maxInFlight, server.maxInFlight);
+      }
+    },
+  };
+  const clusterCatalogs = catalogs.map((c) => servingCatalog(c.name));
   const requests: string[] = [];
   const kube = {
     request(path: string, opts: RequestOptions): Promise<unknown> {
@@ -184,8 +231,17 @@ export function fixtureClient(
           .join(' '),
       );
       if (opts.resource === 'clustercatalogs') {
-        if (opts.verb === 'list') return Promise.resolve({ items: [CATALOG], metadata: {} });
-        if (path.endsWith(`/${FIXTURE_CATALOG}`)) return Promise.resolve(CATALOG);
+        if (opts.verb === 'list') {
+          const items = clusterCatalogs.filter((c) =>
+            matchesLabels(
+              { [LABEL_METADATA_NAME]: c.metadata.name },
+              String(q.labelSelector ?? ''),
+            ),
+          );
+          return Promise.resolve({ items, metadata: {} });
+        }
+        const found = clusterCatalogs.find((c) => path.endsWith(`/${c.metadata.name}`));
+        if (found) return Promise.resolve(found);
         return Promise.reject(new KubeApiError(404, 'NotFound', 'not found', 'get', 'x'));
       }
       const selected = objects.filter((o) =>

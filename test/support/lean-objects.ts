@@ -2,7 +2,7 @@
 // plugin's unit tests: whole content, the lean profile's partial content (the controller's
 // projection, src/fbc/lean.ts), and content omitted whole; and a fetch that serves the whole blobs as
 // the content server's metas endpoint does (one canonical JSON line), counting requests.
-import type { CatalogMetadata, ContentPart } from '../../src/api/v1/index.js';
+import type { CatalogMetadata, ClusterCatalog, ContentPart } from '../../src/api/v1/index.js';
 import {
   ANNOTATION_CONTENT_HASH,
   ANNOTATION_CONTENT_OMITTED,
@@ -10,13 +10,17 @@ import {
   OMITTED_MAX_OBJECT_BYTES,
   labelValue,
   objectName,
+  revisionBaseUrl,
 } from '../../src/api/v1/index.js';
 import type { AnyBlob } from '../../src/client/index.js';
 import { blobHash, canonicalize } from '../../src/api/v1/index.js';
 import { leanContent } from '../../src/fbc/lean.js';
+import type { KubeClient, RequestOptions } from '../../src/kube/index.js';
+import { KubeApiError } from '../../src/kube/index.js';
 import { blobUrl, catalogBaseUrl } from '../../src/server/index.js';
 
-const CONTENT_SERVER = 'http://catalogd.test';
+/** The content server's URL the objects' contentOmitted.url and the catalogs' urls.base name. */
+export const CONTENT_SERVER = 'http://catalogd.test';
 
 export type Shape = 'full' | 'lean' | 'absent';
 
@@ -123,4 +127,37 @@ export function contentServer(
     },
   };
   return server;
+}
+
+/**
+ * A KubeClient fake for a CatalogClient that fetches blobs: GET of a ClusterCatalog answers its
+ * status.urls.base (`base`, default CONTENT_SERVER's), the only place the client reads content
+ * from; anything else is a 404. `gets` counts the GETs.
+ */
+export function catalogKube(
+  base: (catalog: string) => string | undefined = (c) =>
+    revisionBaseUrl(catalogBaseUrl(CONTENT_SERVER, c), `sha256:${'a'.repeat(64)}`),
+): KubeClient & { gets: string[] } {
+  const gets: string[] = [];
+  const kube = {
+    gets,
+    request(path: string, opts: RequestOptions): Promise<unknown> {
+      const name = path.split('/').pop() ?? '';
+      if (opts.verb === 'get' && opts.resource === 'clustercatalogs') {
+        gets.push(name);
+        const url = base(name);
+        const catalog: ClusterCatalog = {
+          apiVersion: 'olm.operatorframework.io/v1',
+          kind: 'ClusterCatalog',
+          metadata: { name },
+          spec: { source: { type: 'Image', image: { ref: 'quay.io/demo/catalog:1' } } },
+          status: { ...(url !== undefined && { urls: { base: url } }) },
+        };
+        return Promise.resolve(catalog);
+      }
+      return Promise.reject(new KubeApiError(404, 'NotFound', 'not found', opts.verb, path));
+    },
+    close() {},
+  };
+  return kube as unknown as KubeClient & { gets: string[] };
 }

@@ -25,8 +25,14 @@ function matches(b: Record<string, unknown>, q: MetadataQuery): boolean {
   );
 }
 
-/** A client over `catalogs` (name → blobs), every one Serving. */
-export function fakeCatalogs(catalogs: Record<string, Blobs>): FakeCatalogs {
+/**
+ * A client over `catalogs` (name → blobs), every one Serving; a list that reads a catalog of
+ * `failing` fails with its message (a catalog the client cannot read).
+ */
+export function fakeCatalogs(
+  catalogs: Record<string, Blobs>,
+  failing: Record<string, string> = {},
+): FakeCatalogs {
   const queries: MetadataQuery[] = [];
   const catalog = (name: string): ClusterCatalog =>
     ({
@@ -55,6 +61,8 @@ export function fakeCatalogs(catalogs: Record<string, Blobs>): FakeCatalogs {
     consistentList: (q: MetadataQuery, opts: { keep?: (o: CatalogMetadata) => boolean } = {}) => {
       queries.push(q);
       const names = q.catalog !== undefined ? [q.catalog] : Object.keys(catalogs);
+      const failed = names.find((c) => failing[c] !== undefined);
+      if (failed !== undefined) return Promise.reject(new Error(failing[failed]));
       const items = names
         .flatMap((c) => (catalogs[c] ?? []).filter((b) => matches(b, q)).map((b) => object(c, b)))
         .filter((o) => opts.keep?.(o) ?? true);

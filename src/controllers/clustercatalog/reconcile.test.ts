@@ -288,6 +288,21 @@ describe('reconcileCatalog', () => {
     expect(cond(digest.status, 'Progressing')?.message).to.contain('missing schema');
   });
 
+  it('writes catalog text into the Progressing message and the Event as one line, controls made visible', async () => {
+    // The image's author names a file to erase the line above and forge one, and puts a C1 CSI
+    // and an OSC 52 clipboard write in a value the parser quotes.
+    const file = 'evil\n\x1b[1A\x1b[2KProgressing: True.json';
+    const position = { file, line: 3, column: 7, offset: 40 };
+    const bad = new FbcError('cannot decode !!str `\u009b2J\x1b]52;c;cHduZWQ=\x07` as a !!int', {
+      position,
+    });
+    const out = await reconcileCatalog(catalog(), world({ scanError: bad }).deps);
+    const want =
+      '"evil\\n\\u001b[1A\\u001b[2KProgressing: True.json":3:7: cannot decode !!str `<U+009B>2J^[]52;c;cHduZWQ=^G` as a !!int';
+    expect(cond(out.status, 'Progressing')?.message).to.equal(want);
+    expect(out.events.map((e) => e.message)).to.deep.equal([want]);
+  });
+
   it('retries a transient read error (EMFILE, EIO) of a digest-pinned catalog', async () => {
     const ref = `registry.example/ops/catalog@${DIGEST}`;
     const spec = { source: { type: 'Image' as const, image: { ref } } };

@@ -4,6 +4,7 @@ import {
   SCHEMA_DEPRECATIONS,
   channelHead,
   deprecationMessage,
+  str,
 } from '../../client/index.js';
 import type { Command } from '../context.js';
 import { print, viewPackage, warn } from '../context.js';
@@ -26,7 +27,7 @@ export const channels: Command = {
         head: h.head,
         ...(h.error && { headError: h.error, headCandidates: h.candidates }),
         entries: c.entries.length,
-        default: c.name === view.pkg.defaultChannel,
+        default: c.name === str(view.pkg.defaultChannel),
         ...(deprecated !== undefined && { deprecated }),
         ...(view.deprecated !== undefined && { packageDeprecated: view.deprecated }),
       };

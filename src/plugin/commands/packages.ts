@@ -7,6 +7,7 @@ import {
   matchesPackageFilter,
   needsHead,
   packageRows,
+  str,
 } from '../../client/index.js';
 import { usageError } from '../../util/command-error.js';
 import type { Command } from '../context.js';
@@ -53,9 +54,9 @@ function rowDocument(r: PackageRow): Record<string, unknown> {
   return {
     name: r.pkg.name,
     catalog: r.catalog,
-    defaultChannel: r.pkg.defaultChannel,
+    defaultChannel: str(r.pkg.defaultChannel),
     channels: r.channels,
-    description: r.pkg.description,
+    description: str(r.pkg.description),
     ...(r.deprecated !== undefined && { deprecated: r.deprecated }),
     ...(r.facts && { ...facts, csvMetadata: hasCsvMetadata }),
   };
@@ -74,6 +75,8 @@ export const packages: Command = {
       withHeads: needsHead(filter),
     });
     for (const s of found.skipped) warn(ctx, `catalog ${s} is syncing: its packages are not shown`);
+    for (const f of found.failed)
+      warn(ctx, `catalog ${f.catalog}: its packages are not shown: ${f.reason}`);
     const rows = found.rows.filter((r) => !r.facts || matchesPackageFilter(r.facts, filter));
     const filters = Object.entries(filter)
       .filter(([, v]) => v !== undefined)
@@ -84,10 +87,10 @@ export const packages: Command = {
       rows.map((r) => [
         r.pkg.name,
         r.catalog,
-        r.pkg.defaultChannel ?? '',
+        str(r.pkg.defaultChannel) ?? '',
         String(r.channels),
         String(r.deprecated !== undefined),
-        excerpt(typeof r.pkg.description === 'string' ? r.pkg.description : ''),
+        excerpt(str(r.pkg.description)),
       ]),
       rows.map(rowDocument),
       filters.length > 0

@@ -16,10 +16,12 @@ export const provides: Command = {
         `${JSON.stringify(arg)} is not GROUP/VERSION/KIND (e.g. example.com/v1alpha1/ExampleBackup; VERSION/KIND for the core group)`,
       );
     const { catalog } = ctx.opts;
-    const { providers, skipped } = await ctx.client.providersOf(gvk, {
+    const { providers, skipped, failed } = await ctx.client.providersOf(gvk, {
       ...(catalog !== undefined && { catalog }),
     });
     for (const s of skipped) warn(ctx, `catalog ${s} is syncing: its bundles are not shown`);
+    for (const f of failed)
+      warn(ctx, `catalog ${f.catalog}: its bundles are not shown: ${f.reason}`);
     // By package and catalog, newest first within each.
     const items = providers.map((f) => ({
       package: f.bundle.package,

@@ -7,6 +7,7 @@ import {
   SCHEMA_DEPRECATIONS,
   packageDetails,
 } from '../../client/index.js';
+import { terminalLine, terminalText } from '../../util/terminal-text.js';
 import type { Command } from '../context.js';
 import { isDocument, printDocument, viewPackage } from '../context.js';
 
@@ -14,11 +15,16 @@ import { isDocument, printDocument, viewPackage } from '../context.js';
 function shortDescription(d: string): string {
   const first = d
     .trim()
-    .split(/\n\s*\n/)[0]!
+    .split(/\r?\n\s*\r?\n/)[0]!
     .replace(/\s+/g, ' ');
   return first.length > 300 ? `${first.slice(0, 297)}...` : first;
 }
 
+/**
+ * The view of a package's details: every value is catalog text, so each is one line with its
+ * control characters made visible (a message's trailing newline dropped), and the description
+ * is indented lines with theirs made visible (tabs kept, CRLF a line break).
+ */
 function detailsText(d: PackageDetails, long: boolean): string {
   const list = (xs: readonly string[]) => (xs.length > 0 ? xs.join(', ') : '<none>');
   const dep = d.deprecated;
@@ -61,12 +67,13 @@ function detailsText(d: PackageDetails, long: boolean): string {
     ],
   ];
   const width = Math.max(...rows.map(([k]) => k.length)) + 2;
-  let out = rows.map(([k, v]) => `${`${k}:`.padEnd(width)}${v}\n`).join('');
-  if (dep?.package !== undefined) out += `${'Package deprecation:'.padEnd(width)}${dep.package}\n`;
+  const line = (k: string, v: string) => `${k.padEnd(width)}${terminalLine(v.trim())}\n`;
+  let out = rows.map(([k, v]) => line(`${k}:`, v)).join('');
+  if (dep?.package !== undefined) out += line('Package deprecation:', dep.package);
   if (dep?.channel !== undefined)
-    out += `${'Channel deprecation:'.padEnd(width)}${d.defaultChannel}: ${dep.channel}\n`;
+    out += line('Channel deprecation:', `${d.defaultChannel}: ${dep.channel}`);
   if (dep?.bundle !== undefined)
-    out += `${'Bundle deprecation:'.padEnd(width)}${d.head?.name}: ${dep.bundle}\n`;
+    out += line('Bundle deprecation:', `${d.head?.name}: ${dep.bundle}`);
   if (!d.csvMetadata)
     out += `${'Note:'.padEnd(width)}the head bundle has no CSV metadata (no olm.csv.metadata, no CSV in olm.bundle.object): provider, install modes and the like are unknown\n`;
   const description = d.description ?? '';
@@ -74,8 +81,8 @@ function detailsText(d: PackageDetails, long: boolean): string {
     description === ''
       ? '  <none>'
       : (long ? description.trim() : shortDescription(description))
-          .split('\n')
-          .map((l) => (l === '' ? '' : `  ${l}`))
+          .split(/\r?\n/)
+          .map((l) => (l === '' ? '' : `  ${terminalText(l)}`))
           .join('\n')
   }\n`;
   return out;

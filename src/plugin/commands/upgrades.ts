@@ -13,6 +13,7 @@ import {
 } from '../../client/index.js';
 import type { Command, Ctx } from '../context.js';
 import { chosenChannel, isDocument, printDocument, viewPackage, warn } from '../context.js';
+import { terminalLine } from '../../util/terminal-text.js';
 import { formatTable } from '../table.js';
 
 function viaText(c: UpgradeCandidate): string {
@@ -31,7 +32,7 @@ function noUpgradeText(u: Upgrades, installed: string, ch: ChannelBlob): string 
       : u.head !== undefined
         ? `nothing in the channel replaces, skips or skipRanges it; the head is ${u.head}`
         : 'nothing in the channel replaces, skips or skipRanges it';
-  return `No upgrades from ${stepText(u.from)} in channel ${ch.name}: ${why}.\n`;
+  return `${terminalLine(`No upgrades from ${stepText(u.from)} in channel ${ch.name}: ${why}.`)}\n`;
 }
 
 /** The table of candidates and, with headers, the path to the head. */
@@ -55,7 +56,7 @@ function upgradesText(u: Upgrades, noHeaders: boolean): string {
         : u.head !== undefined
           ? `Path to head: none (the head ${u.head} cannot be reached from ${u.from.name})`
           : 'Path to head: none (the channel has no single head)';
-    out += `\n${path}\n`;
+    out += `\n${terminalLine(path)}\n`;
   }
   return out;
 }

@@ -3,7 +3,7 @@
 // message, never as a stack.
 import { parentPort } from 'node:worker_threads';
 import type { PageAnswer, PageJob } from './render-thread.js';
-import { packagePage } from './pages.js';
+import { packagePage } from './package-page.js';
 
 parentPort?.on('message', (m: PageJob & { id: number }) => {
   let answer: PageAnswer;

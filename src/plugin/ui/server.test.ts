@@ -45,8 +45,11 @@ const PNG = Buffer.from([137, 80, 78, 71, 13, 10, 26, 10, 0, 0]).toString('base6
 const NO_STRING = { toString: 1 };
 const STACK = /\n\s+at /;
 
-/** The catalogs: `good`; `odd`, whose values of the wrong type the console reads itself; `bad`,
- * whose deprecation message and feature annotation are objects (its rows cannot be built). */
+/**
+ * The catalogs: `good`; `odd`, whose values of the wrong type the console reads itself; `bad`,
+ * whose deprecation message and feature annotation are objects (the client library reads them
+ * as absent); `broken`, which the client cannot read at all (its rows cannot be built).
+ */
 function hostileCatalogs(): Record<string, Blobs> {
   const oddA = packageBlobs('odd-a', {
     pkg: { description: 42 },
@@ -83,8 +86,11 @@ function hostileCatalogs(): Record<string, Blobs> {
         entries: [{ reference: { schema: 'olm.package' }, message: NO_STRING }],
       },
     ],
+    broken: packageBlobs('broken-a'),
   };
 }
+
+const BROKEN = { broken: 'cannot list catalog broken: the apiserver answered 500' };
 
 const names = (body: string) =>
   [...body.matchAll(/<li\s+class="package[^"]*"\s+data-name="([^"]*)"/g)].map((m) => m[1]).sort();
@@ -93,7 +99,7 @@ describe('ui server with hostile catalogs', () => {
   let fake: FakeCatalogs;
   let server: Awaited<ReturnType<typeof startUiServer>>;
   before(async () => {
-    fake = fakeCatalogs(hostileCatalogs());
+    fake = fakeCatalogs(hostileCatalogs(), BROKEN);
     server = await startUiServer({ data: new UiData(fake.client), host: '127.0.0.1', port: 0 });
   });
   after(() => server?.close());
@@ -101,20 +107,20 @@ describe('ui server with hostile catalogs', () => {
   it('lists every catalog but the one whose rows fail, and names that one on the page', async () => {
     const res = await request(server.url, '/packages');
     expect(res.status).to.equal(200);
-    expect(names(res.body)).to.deep.equal(['good-a', 'good-b', 'odd-a', 'odd-b']);
-    expect(res.body).to.match(/data-catalog="bad"[^>]*>\s*Catalog bad is left out/);
-    expect(res.body).to.contain('Cannot convert object to primitive value');
+    expect(names(res.body)).to.deep.equal(['bad-a', 'good-a', 'good-b', 'odd-a', 'odd-b']);
+    expect(res.body).to.match(/data-catalog="broken"[^>]*>\s*Catalog broken is left out/);
+    expect(res.body).to.contain('the apiserver answered 500');
     expect(res.body).not.to.match(STACK);
     expect(res.body).not.to.contain('[object Object]');
     // odd-a's values of the wrong type are absent: its name for the display name, no excerpt.
     const card = /<li[^>]*data-name="odd-a"[\s\S]*?<\/li>/.exec(res.body)![0];
     expect(card).to.match(/<h2><a href="\/package\/odd\/odd-a">odd-a<\/a><\/h2>/);
     expect(card).to.match(/<p class="desc"><\/p>/);
-    expect(res.body).to.contain('<span id="count">4</span> of 4 packages');
+    expect(res.body).to.contain('<span id="count">5</span> of 5 packages');
   });
 
   it('answers ?catalog= from that catalog alone, never reading the others', async () => {
-    const fresh = fakeCatalogs(hostileCatalogs());
+    const fresh = fakeCatalogs(hostileCatalogs(), BROKEN);
     const alone = await startUiServer({
       data: new UiData(fresh.client),
       host: '127.0.0.1',
@@ -130,11 +136,11 @@ describe('ui server with hostile catalogs', () => {
     } finally {
       await alone.close();
     }
-    const bad = await request(server.url, '/packages?catalog=bad');
-    expect(bad.status).to.equal(200);
-    expect(names(bad.body)).to.deep.equal([]);
-    expect(bad.body).to.contain('Catalog bad is left out');
-    expect(bad.body).not.to.match(STACK);
+    const broken = await request(server.url, '/packages?catalog=broken');
+    expect(broken.status).to.equal(200);
+    expect(names(broken.body)).to.deep.equal([]);
+    expect(broken.body).to.contain('Catalog broken is left out');
+    expect(broken.body).not.to.match(STACK);
   });
 
   it('shows package pages with values of the wrong type absent; a failing one says why, and only it', async () => {
@@ -148,17 +154,21 @@ describe('ui server with hostile catalogs', () => {
     expect(odd.body).to.match(/<td class="image"><\/td>/);
     expect(odd.body).not.to.contain('[object Object]');
     expect((await request(server.url, '/package/odd/odd-b')).status).to.equal(200);
+    // Objects where strings belong: absent (the client library reads defensively).
     const bad = await request(server.url, '/package/bad/bad-a');
-    expect(bad.status).to.equal(500);
-    expect(bad.body).to.contain('Cannot convert object to primitive value');
-    expect(bad.body).not.to.match(STACK);
+    expect(bad.status).to.equal(200);
+    expect(bad.body).not.to.contain('[object Object]');
+    const broken = await request(server.url, '/package/broken/broken-a');
+    expect(broken.status).to.equal(500);
+    expect(broken.body).to.contain('the apiserver answered 500');
+    expect(broken.body).not.to.match(STACK);
     expect((await request(server.url, '/package/good/good-b')).status).to.equal(200);
   });
 
   it('serves icons of good packages and none of a wrong-typed one', async () => {
     expect((await request(server.url, '/icon/good/good-a')).status).to.equal(200);
     expect((await request(server.url, '/icon/odd/odd-b')).status).to.equal(404);
-    expect((await request(server.url, '/icon/bad/bad-a')).status).to.equal(404);
+    expect((await request(server.url, '/icon/broken/broken-a')).status).to.equal(404);
   });
 });
 
