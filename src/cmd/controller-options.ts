@@ -29,6 +29,7 @@ const controllerFlags = {
   'server-addr': { type: 'string', default: ':8090' },
   'server-url': { type: 'string' },
   'revision-wait': { type: 'string', default: '5s' },
+  graphql: { type: 'boolean', default: true },
   'tls-cert-file': { type: 'string' },
   'tls-key-file': { type: 'string' },
   'tls-reload-interval': { type: 'string', default: '10s' },
@@ -91,6 +92,8 @@ Reconciles ClusterCatalogs into CatalogMetadata objects and serves catalog conte
   --revision-wait DURATION           how long a request for a revision this replica is still
                                      building waits for it before a retryable 503, e.g. 5s
                                      (default 5s; 0: answer at once)
+  --graphql                          answer <base>/api/v1/graphql: upstream catalogd's GraphQL
+                                     queries (default true; --no-graphql or --graphql=false: 404)
   --server-url URL                   base URL clients reach the content server at, used in
                                      status.urls.base (default http://<server-addr>, https:// with
                                      --tls-cert-file, with 127.0.0.1 for an empty host)
@@ -173,10 +176,23 @@ function positiveInt(name: string, value: string): number {
   return n;
 }
 
+/**
+ * `--flag=true` and `--flag=false` of a boolean flag, as Go's flag packages take them (upstream
+ * catalogd's flags), are `--flag` and `--no-flag`.
+ */
+function booleanValues(args: string[]): string[] {
+  return args.map((a) => {
+    const m = /^--([a-z-]+)=(true|false)$/.exec(a);
+    const flag = m && (controllerFlags as Record<string, { type: string } | undefined>)[m[1]!];
+    if (flag?.type !== 'boolean') return a;
+    return m![2] === 'true' ? `--${m![1]}` : `--no-${m![1]}`;
+  });
+}
+
 /** The flags, with a mistake in them (an unknown flag, a missing value) as a CommandError. */
 function parseFlags(args: string[]) {
   try {
-    return parseArgs({ args, options: controllerFlags, allowNegative: true });
+    return parseArgs({ args: booleanValues(args), options: controllerFlags, allowNegative: true });
   } catch (err) {
     const code = (err as { code?: unknown }).code;
     if (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS_')) {
@@ -225,6 +241,8 @@ export interface ControllerOptions {
   serverAddr: HostPort;
   /** --revision-wait: 0 answers a revision not held yet at once. */
   revisionWaitMs: number;
+  /** --graphql: <base>/api/v1/graphql is answered (docs/graphql.md). */
+  graphql: boolean;
   metricsAddr: HostPort;
   healthAddr: HostPort;
 }
@@ -304,6 +322,7 @@ export function parseControllerOptions(args: string[]): ControllerOptions | unde
     cacheDir: path.resolve(flags['cache-dir']),
     serverAddr,
     revisionWaitMs,
+    graphql: flags.graphql,
     metricsAddr: hostPort('metrics-addr', flags['metrics-addr']),
     healthAddr: hostPort('health-addr', flags['health-addr']),
   };
