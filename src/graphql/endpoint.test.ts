@@ -344,6 +344,14 @@ describe('graphql/endpoint: upstream’s queries over HTTP', function () {
       body: Buffer.alloc((1 << 20) + 1, 32),
     });
     expect([big.status, big.text]).to.deep.equal([400, requestError('Invalid request body')]);
+    const spreads = `{ olmbundles { ${'...F '.repeat(2500)}} } fragment F on OlmBundle { name }`;
+    const t = await postQuery(s.server, 'cat', spreads);
+    expect([t.status, t.text]).to.deep.equal([
+      400,
+      requestError(
+        'query parse error: Syntax Error: Document contains more than 5000 tokens. Parsing aborted.',
+      ),
+    ]);
     const u = await postQuery(
       s.server,
       'cat',

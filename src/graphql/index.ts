@@ -7,6 +7,7 @@ export {
   DEFAULT_WAITING_QUERIES,
   MAX_BODY_BYTES,
   MAX_QUERY_BYTES,
+  MAX_QUERY_TOKENS,
 } from './endpoint.js';
 export type { GraphqlEndpointOptions } from './endpoint.js';
 export { CatalogSchemas } from './catalog-schemas.js';

@@ -31,7 +31,7 @@ export interface LeaseSource {
 /** One finished response, for metrics and logs (no timing inside: the caller measures). */
 export interface ServedResponse {
   method: string;
-  /** `all`, `metas`, or undefined when the path matched no endpoint. */
+  /** `all`, `metas`, `graphql`, or undefined when the path matched no endpoint. */
   endpoint: Endpoint | undefined;
   status: number;
   /** False when the response was cut short (client gone, read error). */
