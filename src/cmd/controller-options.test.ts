@@ -160,3 +160,22 @@ describe('cmd/controller-options: the content server limits (--server-*)', () =>
     );
   });
 });
+
+describe('cmd/controller-options: --graphql, and Go-style values of boolean flags', () => {
+  const parse = (...args: string[]) => parseControllerOptions(args)!;
+
+  it('answers GraphQL by default; --no-graphql and --graphql=false turn it off', () => {
+    expect(parse().graphql).to.equal(true);
+    expect(parse('--graphql').graphql).to.equal(true);
+    expect(parse('--graphql=true').graphql).to.equal(true);
+    expect(parse('--no-graphql').graphql).to.equal(false);
+    expect(parse('--graphql=false').graphql).to.equal(false);
+  });
+
+  it('takes =true and =false for every boolean flag, and nothing else after =', () => {
+    expect(parse('--leader-elect=false').flags['leader-elect']).to.equal(false);
+    expect(parse('--write-pacing=true').writePacing).not.to.equal(undefined);
+    expect(() => parse('--graphql=no')).to.throw(CommandError);
+    expect(() => parse('--workers=false')).to.throw(CommandError, /positive integer/);
+  });
+});

@@ -55,6 +55,7 @@ const controllerFlags = {
     type: 'string',
     default: seconds(DEFAULT_SERVER_LIMITS.keepAliveTimeoutMs),
   },
+  graphql: { type: 'boolean', default: true },
   'tls-cert-file': { type: 'string' },
   'tls-key-file': { type: 'string' },
   'tls-reload-interval': { type: 'string', default: '10s' },
@@ -122,6 +123,8 @@ Reconciles ClusterCatalogs into CatalogMetadata objects and serves catalog conte
   --revision-wait DURATION           how long a request for a revision this replica is still
                                      building waits for it before a retryable 503, e.g. 5s
                                      (default 5s; 0: answer at once)
+  --graphql                          answer <base>/api/v1/graphql: upstream catalogd's GraphQL
+                                     queries (default true; --no-graphql or --graphql=false: 404)
   --server-url URL                   base URL clients reach the content server at, used in
                                      status.urls.base (default http://<server-addr>, https:// with
                                      --tls-cert-file, with 127.0.0.1 for an empty host)
@@ -215,10 +218,23 @@ function positiveInt(name: string, value: string): number {
   return n;
 }
 
+/**
+ * `--flag=true` and `--flag=false` of a boolean flag, as Go's flag packages take them (upstream
+ * catalogd's flags), are `--flag` and `--no-flag`.
+ */
+function booleanValues(args: string[]): string[] {
+  return args.map((a) => {
+    const m = /^--([a-z-]+)=(true|false)$/.exec(a);
+    const flag = m && (controllerFlags as Record<string, { type: string } | undefined>)[m[1]!];
+    if (flag?.type !== 'boolean') return a;
+    return m![2] === 'true' ? `--${m![1]}` : `--no-${m![1]}`;
+  });
+}
+
 /** The flags, with a mistake in them (an unknown flag, a missing value) as a CommandError. */
 function parseFlags(args: string[]) {
   try {
-    return parseArgs({ args, options: controllerFlags, allowNegative: true });
+    return parseArgs({ args: booleanValues(args), options: controllerFlags, allowNegative: true });
   } catch (err) {
     const code = (err as { code?: unknown }).code;
     if (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS_')) {
@@ -269,6 +285,8 @@ export interface ControllerOptions {
   revisionWaitMs: number;
   /** The content server's connection cap and timeouts (--server-*). */
   serverLimits: ServerLimits;
+  /** --graphql: <base>/api/v1/graphql is answered (docs/graphql.md). */
+  graphql: boolean;
   metricsAddr: HostPort;
   /** /metrics over HTTPS behind delegated authentication and authorization (--metrics-secure). */
   metricsSecure: boolean;
@@ -352,6 +370,7 @@ export function parseControllerOptions(args: string[]): ControllerOptions | unde
     serverAddr,
     revisionWaitMs,
     serverLimits,
+    graphql: flags.graphql,
     metricsAddr: hostPort('metrics-addr', flags['metrics-addr']),
     metricsSecure: metricsSecure(flags),
     healthAddr: hostPort('health-addr', flags['health-addr']),

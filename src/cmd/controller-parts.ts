@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import { Counter, Gauge, Histogram } from 'prom-client';
 import type { Registry } from 'prom-client';
 import { realClock } from '../controllers/runtime/index.js';
+import { createGraphqlEndpoint } from '../graphql/index.js';
 import type { KubeClient } from '../kube/index.js';
 import { DEFAULT_MAX_WAITING, contentPublisher } from '../server/index.js';
 import {
@@ -176,6 +177,7 @@ export async function buildContentServer(opts: ControllerOptions, log: Logger, m
       ...(tls && { tls: tls.certificate.current() }),
       limits: opts.serverLimits,
       beforeBuild: () => memory.beforeBurst(),
+      ...(opts.graphql && { graphql: createGraphqlEndpoint() }),
       revisionWait: {
         maxWaitMs: opts.revisionWaitMs,
         maxWaiting: DEFAULT_MAX_WAITING,

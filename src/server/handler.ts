@@ -1,5 +1,7 @@
 // The HTTP content handler (SPEC §4): GET|HEAD <prefix>/<catalog>/api/v1/{all,metas} from the
 // store's served revision, with validators, conditional requests and gzip. node:http only.
+// <prefix>/<catalog>/api/v1/graphql is leased here and answered through a port (LeasedEndpoint)
+// by the GraphQL layer (src/graphql): the server knows nothing of GraphQL.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -16,7 +18,7 @@ import {
 import { normalizeMetasQuery, parseMetasQuery } from './query.js';
 import type { MetasQuery } from './query.js';
 import { routeRequest } from './route.js';
-import type { Endpoint } from './route.js';
+import type { Endpoint, Route } from './route.js';
 import type { RevisionWaiters } from './revision-wait.js';
 import type { RevisionLease } from './store.js';
 
@@ -29,7 +31,7 @@ export interface LeaseSource {
 /** One finished response, for metrics and logs (no timing inside: the caller measures). */
 export interface ServedResponse {
   method: string;
-  /** `all`, `metas`, or undefined when the path matched no endpoint. */
+  /** `all`, `metas`, `graphql`, or undefined when the path matched no endpoint. */
   endpoint: Endpoint | undefined;
   status: number;
   /** False when the response was cut short (client gone, read error). */
@@ -47,7 +49,21 @@ export interface ContentHandlerOptions {
    * answered at once (503, or 404 for a catalog of which no revision is held).
    */
   revisionWaiters?: RevisionWaiters;
+  /** Answers `<base>/api/v1/graphql` (GET, HEAD, POST); none: 404. */
+  graphql?: LeasedEndpoint;
 }
+
+/**
+ * An endpoint another layer answers (GraphQL: src/graphql), with the revision the request
+ * names leased for it as for /all and /metas (revision URLs, waits, 404 and 503 alike). It
+ * answers everything else; the lease is released when its promise settles.
+ */
+export type LeasedEndpoint = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  lease: RevisionLease,
+  rawQuery: string,
+) => Promise<void>;
 
 export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -178,10 +194,12 @@ export function createContentHandler(opts: ContentHandlerOptions): RequestHandle
         });
       res.once('close', report);
     }
-    serve(opts.store, prefix, req, res, opts.revisionWaiters).catch((err: unknown) => {
-      if (!res.headersSent) sendError(res, 500, 'internal error while reading the catalog');
-      else res.destroy(err instanceof Error ? err : new Error('response failed', { cause: err }));
-    });
+    serve(opts.store, prefix, req, res, opts.revisionWaiters, opts.graphql).catch(
+      (err: unknown) => {
+        if (!res.headersSent) sendError(res, 500, 'internal error while reading the catalog');
+        else res.destroy(err instanceof Error ? err : new Error('response failed', { cause: err }));
+      },
+    );
   };
 }
 
@@ -191,10 +209,12 @@ async function serve(
   req: IncomingMessage,
   res: ServerResponse,
   waiters: RevisionWaiters | undefined,
+  graphql?: LeasedEndpoint,
 ): Promise<void> {
   const route = routeRequest(req.url ?? '', prefix);
   if (route.kind === 'not-found') return sendError(res, 404, 'not found');
   if (route.kind === 'bad-request') return sendError(res, 400, route.error);
+  if (route.endpoint === 'graphql') return serveLeased(graphql, store, route, req, res, waiters);
   if (req.method !== 'GET' && req.method !== 'HEAD')
     return sendError(res, 405, 'method not allowed: use GET or HEAD', { Allow: 'GET, HEAD' });
   let normalized = '';
@@ -277,6 +297,31 @@ async function serve(
     else if (gzip) await sendGzipped((out) => lease.send(selection, out), res);
     else await lease.send(selection, res);
     res.end();
+  } finally {
+    lease.release();
+  }
+}
+
+/** An endpoint answered through the LeasedEndpoint port, with the revision leased for it. */
+async function serveLeased(
+  endpoint: LeasedEndpoint | undefined,
+  store: LeaseSource,
+  route: Extract<Route, { kind: 'content' }>,
+  req: IncomingMessage,
+  res: ServerResponse,
+  waiters: RevisionWaiters | undefined,
+): Promise<void> {
+  if (!endpoint) return sendError(res, 404, 'not found');
+  if (req.method !== 'GET' && req.method !== 'HEAD' && req.method !== 'POST')
+    return sendError(res, 405, 'method not allowed: use POST, or GET for a query', {
+      Allow: 'GET, HEAD, POST',
+    });
+  const lease =
+    store.acquire(route.catalog, route.revision) ??
+    (await awaitRevision(store, route.catalog, route.revision, waiters, res));
+  if (!lease) return sendNotHeld(store, route.catalog, route.revision, res);
+  try {
+    await endpoint(req, res, lease, route.rawQuery);
   } finally {
     lease.release();
   }

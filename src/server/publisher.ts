@@ -3,6 +3,7 @@
 import { revisionBaseUrl } from '../api/v1/index.js';
 import { readCatalog } from '../fbc/index.js';
 import type { Blob } from '../fbc/index.js';
+import type { LeasedEndpoint } from './handler.js';
 import type { RevisionWaitOptions } from './revision-wait.js';
 import { RevisionWaiters } from './revision-wait.js';
 import { ContentStore } from './store.js';
@@ -50,6 +51,8 @@ export async function contentPublisher(opts: {
   revisionWait?: RevisionWaitOptions;
   /** The listener's connection cap and timeouts (server.ts; docs/bounds.md). */
   limits?: Partial<ServerLimits>;
+  /** Answers `<base>/api/v1/graphql` (src/graphql); none: 404. */
+  graphql?: LeasedEndpoint;
 }): Promise<ContentPublisher> {
   const store = new ContentStore(opts.dir);
   // Unfinished builds from before a restart are deleted; complete revisions are activated again
@@ -59,6 +62,7 @@ export async function contentPublisher(opts: {
   const server = await startContentServer({
     store,
     ...(waiters && { revisionWaiters: waiters }),
+    ...(opts.graphql && { graphql: opts.graphql }),
     ...opts.listen,
     ...(opts.tls && { tls: opts.tls }),
     limits: opts.limits,

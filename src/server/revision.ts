@@ -41,6 +41,8 @@ export interface Selection {
 }
 
 const NAMES_READ_CHUNK = 16 * 1024;
+/** schemaBlobs reads about this many bytes at once (a longer blob alone). */
+const BLOB_READ_BATCH = 256 * 1024;
 
 interface RevisionParts {
   dir: string;
@@ -210,6 +212,36 @@ export class Revision {
     if (query.name !== undefined && ranges.length > 0)
       ranges = seqsWithin(await this.seqsNamed(query.name), ranges);
     return this.toSelection(ranges);
+  }
+
+  /** The catalog's schemas in blob order, each with its number of blobs. */
+  schemaCounts(): Array<{ schema: string; blobs: number }> {
+    return [...this.p.schemas].map(([schema, runs]) => ({ schema, blobs: rangeCount(runs) }));
+  }
+
+  /**
+   * The blobs of one schema (canonical JSON, no newline) in blob order, from its `skip`-th, at
+   * most `take` of them: read in batches of about BLOB_READ_BATCH bytes, so that a reader that
+   * stops early has read little and holds one batch at a time.
+   */
+  async *schemaBlobs(schema: string, skip: number, take: number): AsyncGenerator<string> {
+    const run = this.p.schemas.get(schema)?.[0];
+    if (!run || !(take > 0)) return;
+    const offsets = this.p.offsets;
+    let seq = Math.min(run[0] + Math.max(0, skip), run[1]);
+    const end = Math.min(seq + take, run[1]);
+    while (seq < end) {
+      const start = offsets[seq]!;
+      let last = seq + 1;
+      while (last < end && offsets[last + 1]! - start <= BLOB_READ_BATCH) last++;
+      const bytes = offsets[last]! - start;
+      const buf = await readExactly(this.p.all, start, bytes);
+      this.p.io.contentBytesRead += bytes;
+      // Each line without its newline.
+      for (let s = seq; s < last; s++)
+        yield buf.toString('utf8', offsets[s]! - start, offsets[s + 1]! - start - 1);
+      seq = last;
+    }
   }
 
   private toSelection(ranges: SeqRanges): Selection {

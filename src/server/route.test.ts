@@ -21,6 +21,24 @@ describe('server/route', () => {
     });
   });
 
+  it('routes graphql, under a revision URL too, with the raw query (GET ?query=)', () => {
+    expect(routeRequest('/catalogs/ops/api/v1/graphql?query=%7Bsummary%7D', P)).to.deep.equal({
+      kind: 'content',
+      catalog: 'ops',
+      revision: undefined,
+      endpoint: 'graphql',
+      rawQuery: 'query=%7Bsummary%7D',
+    });
+    const key = '0123456789abcdef';
+    expect(routeRequest(`/catalogs/ops/revisions/${key}/api/v1/graphql`, P)).to.deep.equal({
+      kind: 'content',
+      catalog: 'ops',
+      revision: key,
+      endpoint: 'graphql',
+      rawQuery: '',
+    });
+  });
+
   it('routes a revision URL (status.urls.base) with its key', () => {
     const key = '0123456789abcdef';
     expect(routeRequest(`/catalogs/ops/revisions/${key}/api/v1/metas?name=x`, P)).to.deep.equal({
@@ -73,7 +91,8 @@ describe('server/route', () => {
       '/catalogs/a/api/v1/../v1/all',
       '/catalogs/a/api/v1/%2e%2e/all',
       '/catalogs/a/api/v2/all',
-      '/catalogs/a/api/v1/graphql',
+      '/catalogs/a/api/v1/graphiql',
+      '/catalogs/a/api/v1/graphql/',
       '/catalogs/a/api/v1/all/extra',
     ])
       expect(routeRequest(t, P).kind, t).to.equal('not-found');

@@ -3,12 +3,12 @@
 // segment must be a DNS-1123 subdomain as written, and the catalog is then looked up in the
 // store's in-memory table (no request-derived path ever touches the file system).
 //
-//   <prefix>/<catalog>/api/v1/{all,metas}                    the revision the replica serves now
-//   <prefix>/<catalog>/revisions/<key>/api/v1/{all,metas}    the revision status.urls.base names
+//   <prefix>/<catalog>/api/v1/{all,metas,graphql}                    the revision served now
+//   <prefix>/<catalog>/revisions/<key>/api/v1/{all,metas,graphql}    the one status.urls.base names
 import { REVISION_SEGMENT, isRevisionKey } from '../api/v1/revision-url.js';
 import { isDNS1123Subdomain } from '../fbc/index.js';
 
-export type Endpoint = 'all' | 'metas';
+export type Endpoint = 'all' | 'metas' | 'graphql';
 
 export type Route =
   | {
@@ -45,6 +45,7 @@ export function routeRequest(target: string, pathPrefix: string): Route {
   }
   if (rest.length !== 3 || rest[0] !== 'api' || rest[1] !== 'v1') return { kind: 'not-found' };
   const endpoint = rest[2];
-  if (endpoint !== 'all' && endpoint !== 'metas') return { kind: 'not-found' };
+  if (endpoint !== 'all' && endpoint !== 'metas' && endpoint !== 'graphql')
+    return { kind: 'not-found' };
   return { kind: 'content', catalog, revision, endpoint, rawQuery };
 }

@@ -29,6 +29,13 @@ export interface RevisionLease extends RevisionInfo {
   send(selection: Selection, out: Writable): Promise<void>;
   /** Writes the whole catalog, precompressed (only when allGzipBytes is set). */
   sendAllGzip(out: Writable): Promise<void>;
+  /** The catalog's schemas in blob order, each with its number of blobs (for GraphQL). */
+  schemas(): Array<{ schema: string; blobs: number }>;
+  /**
+   * The blobs of one schema in blob order (canonical JSON lines without their newline), from
+   * the `skip`-th, at most `take` (for GraphQL: its pages, and the shape of the catalog).
+   */
+  schemaBlobs(schema: string, skip: number, take: number): AsyncIterable<string>;
   /** Idempotent. */
   release(): void;
 }
@@ -67,6 +74,8 @@ export function lease(s: Served, unleased: () => void): RevisionLease {
       if (!gzip) throw new Error('the gzip of the catalog is not written yet');
       await revision.sendAllGzip(gzip, out);
     },
+    schemas: () => revision.schemaCounts(),
+    schemaBlobs: (schema, skip, take) => revision.schemaBlobs(schema, skip, take),
     release: () => {
       if (released) return;
       released = true;

@@ -1,0 +1,396 @@
+// `<base>/api/v1/graphql` (docs/graphql.md): the content server's handler leases the revision
+// the URL names and calls this through its LeasedEndpoint port. POST answers any query as
+// upstream catalogd does; GET (and HEAD) answers a query given as ?query= with an ETag from
+// the revision and the request, and 304 to a client that has it. The answer is JSON as
+// upstream's encoding/json writes it; request errors (a bad body, a parse error, a limit, a
+// validation error, a budget) are 400 with upstream's error shape; gzip when asked.
+import { createHash } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { promisify } from 'node:util';
+import { gzip as gzipCallback } from 'node:zlib';
+import { execute, getOperationAST, parse, specifiedRules, validate } from 'graphql';
+import type { DocumentNode, ExecutionResult, GraphQLError } from 'graphql';
+import { acceptsGzip, etagHeader, httpDate, isNotModified } from '../server/index.js';
+import type { LeasedEndpoint, RevisionLease } from '../server/index.js';
+import { realClock } from '../util/clock.js';
+import type { Clock } from '../util/clock.js';
+import { CatalogSchemas } from './catalog-schemas.js';
+import { QueryGate } from './gate.js';
+import { goJson, goJsonString } from './go-values.js';
+import {
+  DEFAULT_QUERY_LIMITS,
+  QueryLimitError,
+  checkComplexity,
+  checkListCost,
+  listCost,
+} from './limits.js';
+import type { QueryLimits } from './limits.js';
+import { DEFAULT_QUERY_BUDGETS, QueryRun } from './query-run.js';
+import type { QueryBudgets } from './query-run.js';
+import { SchemaBuildError } from './schema.js';
+
+const gzip = promisify(gzipCallback);
+
+/** Upstream's bounds of a request: its body (http.MaxBytesReader) and its query. */
+export const MAX_BODY_BYTES = 1 << 20;
+export const MAX_QUERY_BYTES = 100_000;
+/**
+ * Ours: tokens of a query (graphql-js's parser stops past it). A fragment spread repeated is
+ * not counted by upstream's field limit, and 20,000 of them cost graphql-js half a second of
+ * validation; 5,000 tokens are ten times what a 500-field query needs.
+ */
+export const MAX_QUERY_TOKENS = 5000;
+/** Upstream's deadline of a query (context.WithTimeout in its GraphQL service). */
+export const DEFAULT_DEADLINE_MS = 5000;
+/** Queries executing at once, and waiting for a turn, per process. */
+export const DEFAULT_RUNNING_QUERIES = 2;
+export const DEFAULT_WAITING_QUERIES = 32;
+export const GRAPHQL_RETRY_AFTER_SECONDS = 1;
+
+export interface GraphqlEndpointOptions {
+  limits?: Partial<QueryLimits>;
+  budgets?: Partial<QueryBudgets>;
+  /** Per query, from when it starts executing; default DEFAULT_DEADLINE_MS. */
+  deadlineMs?: number;
+  running?: number;
+  waiting?: number;
+  /** The revisions' schemas (tests share one); default a new cache. */
+  schemas?: CatalogSchemas;
+  clock?: Pick<Clock, 'setTimer'>;
+}
+
+/** One error as upstream writes it (gqlerrors.FormattedError: message, locations, path). */
+interface ErrorOut {
+  message: string;
+  locations?: ReadonlyArray<{ line: number; column: number }> | undefined;
+  path?: ReadonlyArray<string | number> | undefined;
+  extensions?: Readonly<Record<string, unknown>> | undefined;
+}
+
+function errorJson(e: ErrorOut): string {
+  const locations = (e.locations ?? []).map((l) => `{"line":${l.line},"column":${l.column}}`);
+  let out = `{"message":${goJsonString(e.message)},"locations":[${locations.join(',')}]`;
+  if (e.path && e.path.length > 0) out += `,"path":${goJson(e.path)}`;
+  if (e.extensions && Object.keys(e.extensions).length > 0)
+    out += `,"extensions":${goJson(e.extensions)}`;
+  return `${out}}`;
+}
+
+/** graphql-go's Result as encoding/json writes it: data, then errors and extensions if any. */
+export function resultJson(
+  data: unknown,
+  errors: readonly ErrorOut[] = [],
+  extensions?: Readonly<Record<string, unknown>>,
+): string {
+  let out = `{"data":${goJson(data ?? null)}`;
+  if (errors.length > 0) out += `,"errors":[${errors.map(errorJson).join(',')}]`;
+  if (extensions && Object.keys(extensions).length > 0)
+    out += `,"extensions":${goJson(extensions)}`;
+  return `${out}}\n`;
+}
+
+function errorOut(e: GraphQLError): ErrorOut {
+  return { message: e.message, locations: e.locations, path: e.path, extensions: e.extensions };
+}
+
+const JSON_TYPE = 'application/json';
+
+function send(
+  req: IncomingMessage,
+  res: ServerResponse,
+  status: number,
+  body: Buffer | string,
+  headers: Record<string, string | number> = {},
+): void {
+  if (res.destroyed) return;
+  const bytes = typeof body === 'string' ? Buffer.from(body) : body;
+  res.writeHead(status, {
+    ...headers,
+    'Content-Type': JSON_TYPE,
+    'Content-Length': bytes.length,
+    'X-Content-Type-Options': 'nosniff',
+  });
+  res.end(req.method === 'HEAD' ? undefined : bytes);
+}
+
+function sendErrors(
+  req: IncomingMessage,
+  res: ServerResponse,
+  status: number,
+  errors: readonly ErrorOut[],
+  headers: Record<string, string> = {},
+): void {
+  send(req, res, status, resultJson(null, errors), headers);
+}
+
+interface Params {
+  query: string;
+  variables: Record<string, unknown> | undefined;
+  operationName: string | undefined;
+}
+
+type ParamsOrError =
+  | { ok: true; params: Params; raw: string }
+  | { ok: false; message: string; close?: boolean }
+  | { ok: false; gone: true };
+
+const INVALID_BODY = 'Invalid request body';
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+function checkQuery(
+  query: unknown,
+  variables: unknown,
+  operationName: unknown,
+  raw: string,
+): ParamsOrError {
+  if (query !== undefined && query !== null && typeof query !== 'string')
+    return { ok: false, message: INVALID_BODY };
+  if (variables !== undefined && variables !== null && !isPlainObject(variables))
+    return { ok: false, message: 'variables must be a JSON object' };
+  if (operationName !== undefined && operationName !== null && typeof operationName !== 'string')
+    return { ok: false, message: INVALID_BODY };
+  if (typeof query !== 'string' || query === '')
+    return { ok: false, message: 'Query cannot be empty' };
+  if (Buffer.byteLength(query) > MAX_QUERY_BYTES) return { ok: false, message: 'Query too large' };
+  return {
+    ok: true,
+    raw,
+    params: {
+      query,
+      variables: isPlainObject(variables) ? variables : undefined,
+      operationName:
+        typeof operationName === 'string' && operationName !== '' ? operationName : undefined,
+    },
+  };
+}
+
+/** GET's parameters (GraphQL over HTTP): query, variables (JSON), operationName. */
+function paramsFromQueryString(rawQuery: string): ParamsOrError {
+  const q = new URLSearchParams(rawQuery);
+  const vars = q.get('variables');
+  let variables: unknown;
+  if (vars !== null && vars !== '') {
+    try {
+      variables = JSON.parse(vars);
+    } catch {
+      return { ok: false, message: 'variables must be a JSON object' };
+    }
+  }
+  const raw = JSON.stringify([q.get('query'), vars ?? '', q.get('operationName') ?? '']);
+  return checkQuery(q.get('query'), variables, q.get('operationName'), raw);
+}
+
+/** The body, at most `max` bytes: 'too-large' past it, 'gone' if the client leaves. */
+function readBody(req: IncomingMessage, max: number): Promise<Buffer | 'too-large' | 'gone'> {
+  return new Promise((resolve) => {
+    const declared = Number(req.headers['content-length']);
+    if (declared > max) {
+      resolve('too-large');
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let bytes = 0;
+    const done = (v: Buffer | 'too-large' | 'gone'): void => {
+      req.off('data', onData).off('end', onEnd).off('error', onGone).off('close', onClose);
+      resolve(v);
+    };
+    const onData = (chunk: Buffer): void => {
+      bytes += chunk.length;
+      if (bytes <= max) chunks.push(chunk);
+      else {
+        req.pause();
+        done('too-large');
+      }
+    };
+    const onEnd = (): void => done(Buffer.concat(chunks));
+    const onGone = (): void => done('gone');
+    const onClose = (): void => {
+      if (!req.complete) done('gone');
+    };
+    req.on('data', onData).on('end', onEnd).on('error', onGone).on('close', onClose);
+  });
+}
+
+async function paramsFromBody(req: IncomingMessage): Promise<ParamsOrError> {
+  const body = await readBody(req, MAX_BODY_BYTES);
+  if (body === 'gone') return { ok: false, gone: true };
+  // The rest of a body too large is not read: the connection closes after the answer.
+  if (body === 'too-large') return { ok: false, message: INVALID_BODY, close: true };
+  let json: unknown;
+  try {
+    json = JSON.parse(body.toString('utf8'));
+  } catch {
+    return { ok: false, message: INVALID_BODY };
+  }
+  if (!isPlainObject(json)) return { ok: false, message: INVALID_BODY };
+  return checkQuery(json.query, json.variables, json.operationName, '');
+}
+
+/** The opaque tag of a GET answer: the revision and the request's three parameters. */
+export function graphqlEntityTag(contentHash: string, rawParams: string): string {
+  return createHash('sha256').update(`${contentHash}\ngraphql\n${rawParams}`).digest('hex');
+}
+
+export function createGraphqlEndpoint(opts: GraphqlEndpointOptions = {}): LeasedEndpoint {
+  const limits: QueryLimits = { ...DEFAULT_QUERY_LIMITS, ...opts.limits };
+  const budgets: QueryBudgets = { ...DEFAULT_QUERY_BUDGETS, ...opts.budgets };
+  const deadlineMs = opts.deadlineMs ?? DEFAULT_DEADLINE_MS;
+  const schemas = opts.schemas ?? new CatalogSchemas();
+  const gate = new QueryGate(
+    opts.running ?? DEFAULT_RUNNING_QUERIES,
+    opts.waiting ?? DEFAULT_WAITING_QUERIES,
+  );
+  const clock = opts.clock ?? realClock;
+
+  return async (req, res, lease, rawQuery) => {
+    const isGet = req.method !== 'POST';
+    const parsed = isGet ? paramsFromQueryString(rawQuery) : await paramsFromBody(req);
+    if (!parsed.ok) {
+      if ('gone' in parsed) return;
+      return sendErrors(
+        req,
+        res,
+        400,
+        [{ message: parsed.message }],
+        parsed.close ? { Connection: 'close' } : {},
+      );
+    }
+    const { query, variables, operationName } = parsed.params;
+    let document: DocumentNode;
+    try {
+      document = parse(query, { maxTokens: MAX_QUERY_TOKENS });
+      checkComplexity(document, limits);
+    } catch (err) {
+      const message =
+        err instanceof QueryLimitError
+          ? err.message
+          : `query parse error: ${(err as Error).message}`;
+      return sendErrors(req, res, 400, [{ message }]);
+    }
+    let catalog;
+    try {
+      catalog = await schemas.get(lease);
+    } catch (err) {
+      if (!(err instanceof SchemaBuildError)) throw err;
+      return sendErrors(req, res, 500, [
+        { message: `failed to get GraphQL schema: error building GraphQL schema: ${err.message}` },
+      ]);
+    }
+    const invalid = validate(catalog.schema, document, specifiedRules, { maxErrors: 100 });
+    if (invalid.length > 0) return sendErrors(req, res, 400, invalid.map(errorOut));
+    const operation = getOperationAST(document, operationName);
+    if (isGet && operation && operation.operation !== 'query')
+      return sendErrors(req, res, 405, [{ message: 'GET answers queries only: use POST' }], {
+        Allow: 'POST',
+      });
+    if (operation)
+      try {
+        checkListCost(
+          listCost(document, operation, variables ?? {}, (f) => catalog.rootFields.has(f)),
+          limits,
+        );
+      } catch (err) {
+        return sendErrors(req, res, 400, [{ message: (err as Error).message }]);
+      }
+    const gzipped = acceptsGzip(req.headers['accept-encoding']);
+    const headers: Record<string, string> = { Vary: 'Accept-Encoding' };
+    if (isGet) {
+      const tag = graphqlEntityTag(lease.contentHash, parsed.raw);
+      headers.ETag = etagHeader(tag, gzipped);
+      headers['Last-Modified'] = httpDate(lease.lastModified);
+      const conditional = {
+        ifNoneMatch: req.headers['if-none-match'],
+        ifModifiedSince: req.headers['if-modified-since'],
+      };
+      if (isNotModified(conditional, tag, lease.lastModified)) {
+        res.writeHead(304, headers);
+        res.end();
+        return;
+      }
+    }
+    const outcome = await run(lease, document, variables, operationName, catalog.schema, res);
+    if (outcome.kind === 'gone') return;
+    if (outcome.kind === 'busy')
+      return sendErrors(req, res, 503, [{ message: 'too many GraphQL queries at once: retry' }], {
+        'Retry-After': String(GRAPHQL_RETRY_AFTER_SECONDS),
+      });
+    if (outcome.kind === 'failed') return sendErrors(req, res, 400, [{ message: outcome.message }]);
+    if (outcome.kind === 'deadline')
+      return sendErrors(
+        req,
+        res,
+        503,
+        [{ message: `query exceeds its deadline of ${deadlineMs / 1000}s` }],
+        { 'Retry-After': String(GRAPHQL_RETRY_AFTER_SECONDS) },
+      );
+    const result = outcome.result;
+    // No data: a request error (variables, the operation to run), before anything ran.
+    if (result.data === undefined)
+      return sendErrors(req, res, 400, (result.errors ?? []).map(errorOut));
+    let body: Buffer | string = resultJson(
+      result.data,
+      (result.errors ?? []).map(errorOut),
+      result.extensions,
+    );
+    if (gzipped) {
+      body = await gzip(body);
+      headers['Content-Encoding'] = 'gzip';
+    }
+    send(req, res, 200, body, headers);
+  };
+
+  type Outcome =
+    | { kind: 'done'; result: ExecutionResult }
+    | { kind: 'gone' }
+    | { kind: 'busy' }
+    | { kind: 'failed'; message: string }
+    | { kind: 'deadline' };
+
+  async function run(
+    lease: RevisionLease,
+    document: DocumentNode,
+    variables: Record<string, unknown> | undefined,
+    operationName: string | undefined,
+    schema: Parameters<typeof execute>[0]['schema'],
+    res: ServerResponse,
+  ): Promise<Outcome> {
+    const stop = new AbortController();
+    const onClose = (): void => stop.abort(new Error('the client left'));
+    res.once('close', onClose);
+    try {
+      const leave = await gate.enter(stop.signal);
+      if (!leave) return stop.signal.aborted ? { kind: 'gone' } : { kind: 'busy' };
+      let late = false;
+      const timer = clock.setTimer(deadlineMs, () => {
+        late = true;
+        stop.abort(new Error('deadline'));
+      });
+      const query = new QueryRun(lease, budgets, stop.signal, (err) => stop.abort(err));
+      let result: ExecutionResult | undefined;
+      try {
+        result = await execute({
+          schema,
+          document,
+          variableValues: variables ?? null,
+          operationName: operationName ?? null,
+          contextValue: query,
+          abortSignal: stop.signal,
+        });
+      } catch (err) {
+        if (!stop.signal.aborted) throw err;
+      } finally {
+        timer.cancel();
+        leave();
+      }
+      if (query.failure) return { kind: 'failed', message: query.failure.message };
+      if (late) return { kind: 'deadline' };
+      if (stop.signal.aborted || !result) return { kind: 'gone' };
+      return { kind: 'done', result };
+    } finally {
+      res.off('close', onClose);
+    }
+  }
+}

@@ -1,0 +1,112 @@
+// One query's reads: the pages its list fields ask for, read from the leased revision blob by
+// blob, each blob cut down to the fields the query selects, within the query's budgets (bytes
+// of blobs read, bytes of values kept for the answer). The first budget passed fails the
+// query (400), and it stops reading at once.
+import { QueryLimitError } from './limits.js';
+import { remapFieldNameCached } from './names.js';
+import type { BlobFields, BlobLoader } from './schema.js';
+import { isObject } from './shape.js';
+
+export interface QueryBudgets {
+  /** Bytes of blobs one query may read (and parse). */
+  readBytes: number;
+  /** Bytes (as JSON, about) of the blob values one query may keep for its answer. */
+  answerBytes: number;
+}
+
+export const DEFAULT_QUERY_BUDGETS: QueryBudgets = {
+  readBytes: 64 * 1024 * 1024,
+  answerBytes: 8 * 1024 * 1024,
+};
+
+const MIB = 1024 * 1024;
+
+function mib(bytes: number): string {
+  return bytes % MIB === 0 ? `${bytes / MIB} MiB` : `${bytes} bytes`;
+}
+
+/** About how many bytes `value` takes as JSON; counting stops past `limit`. */
+export function jsonSizeUpTo(value: unknown, limit: number): number {
+  let size = 0;
+  const stack: unknown[] = [value];
+  while (stack.length > 0 && size <= limit) {
+    const v = stack.pop();
+    if (typeof v === 'string') size += v.length + 2;
+    else if (typeof v === 'number') size += 8;
+    else if (typeof v === 'boolean') size += 5;
+    else if (v === null || v === undefined) size += 4;
+    else if (Array.isArray(v)) {
+      size += 2 + v.length;
+      for (const x of v) stack.push(x);
+    } else {
+      const o = v as Record<string, unknown>;
+      size += 2;
+      for (const k of Object.keys(o)) {
+        size += k.length + 4;
+        stack.push(o[k]);
+      }
+    }
+  }
+  return size;
+}
+
+/** What the run reads from: the leased revision (src/server's RevisionLease). */
+export interface PagedBlobs {
+  schemaBlobs(schema: string, skip: number, take: number): AsyncIterable<string>;
+}
+
+export class QueryRun implements BlobLoader {
+  readBytes = 0;
+  answerBytes = 0;
+  /** The budget the query passed, if any: it is answered 400 with this. */
+  failure: QueryLimitError | undefined;
+
+  constructor(
+    private readonly revision: PagedBlobs,
+    private readonly budgets: QueryBudgets,
+    private readonly signal: AbortSignal,
+    /** Called when a budget is passed (the caller aborts the execution). */
+    private readonly onFailure: (err: QueryLimitError) => void = () => undefined,
+  ) {}
+
+  async load(
+    schema: string,
+    offset: number,
+    limit: number,
+    fields: ReadonlySet<string>,
+  ): Promise<BlobFields[]> {
+    const page: BlobFields[] = [];
+    for await (const line of this.revision.schemaBlobs(schema, offset, limit)) {
+      this.signal.throwIfAborted();
+      this.readBytes += Buffer.byteLength(line);
+      if (this.readBytes > this.budgets.readBytes)
+        throw this.fail(
+          `query reads more than ${mib(this.budgets.readBytes)} of blobs: ask for fewer objects (limit)`,
+        );
+      const blob: unknown = JSON.parse(line);
+      const kept: BlobFields = Object.create(null) as BlobFields;
+      if (isObject(blob))
+        for (const key of Object.keys(blob)) {
+          const name = remapFieldNameCached(key);
+          if (!fields.has(name) || Object.hasOwn(kept, name)) continue;
+          kept[name] = blob[key];
+          this.answerBytes += jsonSizeUpTo(blob[key], this.budgets.answerBytes);
+          if (this.answerBytes > this.budgets.answerBytes)
+            throw this.fail(
+              `query answer exceeds ${mib(this.budgets.answerBytes)}: ask for fewer objects (limit) or fewer fields`,
+            );
+        }
+      page.push(kept);
+    }
+    return page;
+  }
+
+  private fail(message: string): QueryLimitError {
+    const err = new QueryLimitError(message);
+    if (!this.failure) {
+      this.failure = err;
+      this.onFailure(err);
+    }
+    return err;
+  }
+}

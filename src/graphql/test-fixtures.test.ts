@@ -1,0 +1,146 @@
+// Named *.test.ts so that the build leaves it out; it holds no tests. A small catalog for the
+// GraphQL tests, a content server with the endpoint mounted, and requests to it.
+import { request } from 'node:http';
+import type { IncomingHttpHeaders } from 'node:http';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { ContentStore, startContentServer } from '../server/index.js';
+import type { ContentServer, LeasedEndpoint } from '../server/index.js';
+import { blobOf, catalogOf, streamOf } from '../server/test-catalogs.test.js';
+import type { TestCatalog } from '../server/test-catalogs.test.js';
+
+export const T0 = new Date('2026-03-04T05:06:07Z');
+
+/** Blobs of every kind the type rules tell apart. */
+export function smallCatalog(extra: Array<Record<string, unknown>> = []): TestCatalog {
+  return catalogOf(
+    [
+      {
+        schema: 'olm.package',
+        name: 'foo',
+        defaultChannel: 'stable',
+        icon: { mediatype: 'image/svg+xml', base64data: 'PHN2Zz4=' },
+        description: 'a <b> & c',
+      },
+      { schema: 'olm.package', name: 'bar', defaultChannel: 'fast' },
+      {
+        schema: 'olm.channel',
+        package: 'foo',
+        name: 'stable',
+        entries: [{ name: 'foo.v1' }, { name: 'foo.v2', replaces: 'foo.v1', skips: ['foo.v0'] }],
+      },
+      ...['foo.v1', 'foo.v2', 'bar.v1'].map((name) => ({
+        schema: 'olm.bundle',
+        package: name.split('.')[0],
+        name,
+        image: `quay.io/x/${name}`,
+        properties: [
+          { type: 'olm.package', value: { packageName: name.split('.')[0], version: '1.0.0' } },
+          { type: 'olm.gvk', value: { group: 'x.io', kind: 'X', version: 'v1' } },
+        ],
+      })),
+      {
+        schema: 'my.thing',
+        name: 'one',
+        count: 3,
+        ratio: 0.5,
+        big: 3000000000,
+        flag: true,
+        tags: ['a', 'b'],
+        mixed: [1, 'a'],
+        nums: [1, 2.5],
+        empty: [],
+        obj: { z: 1, a: '<' },
+        'weird-key': 'x',
+        nothing: null,
+      },
+      ...extra,
+    ].map(blobOf),
+  );
+}
+
+export interface Served {
+  root: string;
+  store: ContentStore;
+  server: ContentServer;
+  close(): Promise<void>;
+}
+
+/** A store serving `catalogs` (name → catalog) and a server with `graphql` mounted. */
+export async function serve(
+  catalogs: Record<string, TestCatalog>,
+  graphql: LeasedEndpoint | undefined,
+  opts: { graceMs?: number } = {},
+): Promise<Served> {
+  const root = await mkdtemp(path.join(tmpdir(), 'graphql-'));
+  const store = new ContentStore(path.join(root, 'store'), { graceMs: opts.graceMs ?? 0 });
+  for (const [name, c] of Object.entries(catalogs))
+    await store.ensureServed(name, c.contentHash, T0, () => streamOf(c.blobs));
+  const server = await startContentServer({ store, ...(graphql && { graphql }) });
+  return {
+    root,
+    store,
+    server,
+    async close() {
+      await server.close();
+      await store.close();
+      await rm(root, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface Reply {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: Buffer;
+  text: string;
+  /** The body parsed as JSON (undefined when it is not). */
+  json: unknown;
+}
+
+export function call(
+  server: { url: string },
+  target: string,
+  opts: { method?: string; headers?: Record<string, string>; body?: string | Buffer } = {},
+): Promise<Reply> {
+  const { hostname, port } = new URL(server.url);
+  return new Promise((resolve, reject) => {
+    const req = request(
+      { hostname, port, path: target, method: opts.method ?? 'GET', headers: opts.headers ?? {} },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const body = Buffer.concat(chunks);
+          const text = body.toString('utf8');
+          let json: unknown;
+          try {
+            json = JSON.parse(text);
+          } catch {
+            json = undefined;
+          }
+          resolve({ status: res.statusCode!, headers: res.headers, body, text, json });
+        });
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(opts.body);
+  });
+}
+
+/** POSTs `{"query": query, ...}` to a catalog's GraphQL endpoint. */
+export function postQuery(
+  server: { url: string },
+  catalog: string,
+  query: string,
+  extra: Record<string, unknown> = {},
+  headers: Record<string, string> = {},
+): Promise<Reply> {
+  return call(server, `/catalogs/${catalog}/api/v1/graphql`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...headers },
+    body: JSON.stringify({ query, ...extra }),
+  });
+}
