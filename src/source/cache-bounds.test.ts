@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
+import { caught } from '../../test/support/caught.js';
 import { oneLayerImage, type OneLayerImage } from '../../test/support/oci-image.js';
 import { tarOf } from '../../test/support/registry-layers.js';
 import { digestOf } from './digest.js';
@@ -59,12 +60,6 @@ function registry(images: OneLayerImage[]) {
   };
   return { http, blobRequests };
 }
-
-const caught = (p: Promise<unknown>) =>
-  p.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
 
 describe('source/puller: the image cache is bounded', () => {
   let cacheDir: string;

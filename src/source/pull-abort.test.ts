@@ -7,6 +7,7 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
+import { caught } from '../../test/support/caught.js';
 import { oneLayerImage } from '../../test/support/oci-image.js';
 import { ManualClock } from '../util/clock.js';
 import { AttemptDeadline } from '../util/deadline.js';
@@ -42,12 +43,6 @@ function registry() {
   };
   return { http, layerBodies, requests };
 }
-
-const caught = (p: Promise<unknown>) =>
-  p.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
 
 /** Polls check to a 10 s deadline (the pull does real file I/O before its layer request). */
 async function until(check: () => boolean): Promise<void> {
