@@ -2,9 +2,9 @@ import { expect } from 'chai';
 import { CommandError } from '../util/command-error.js';
 import { parseControllerOptions } from './controller-options.js';
 
-describe('cmd/controller-options: write pacing flags', () => {
-  const parse = (...args: string[]) => parseControllerOptions(args)!;
+const parse = (...args: string[]) => parseControllerOptions(args)!;
 
+describe('cmd/controller-options: write pacing flags', () => {
   it('--write-pacing: between 4 and 32 writes in flight, at 2.5 × the latency baseline', () => {
     const o = parse('--write-pacing');
     expect(o.writeConcurrency).to.equal(32);
@@ -51,8 +51,6 @@ describe('cmd/controller-options: write pacing flags', () => {
 });
 
 describe('cmd/controller-options: leader election periods', () => {
-  const parse = (...args: string[]) => parseControllerOptions(args)!;
-
   it("upstream catalogd's periods by default: 137 s lease, 107 s renew deadline, 26 s retry", () => {
     expect(parse().leaderElection).to.deep.equal({
       leaseDurationMs: 137_000,
@@ -83,8 +81,6 @@ describe('cmd/controller-options: leader election periods', () => {
 });
 
 describe('cmd/controller-options: --memory-reclaim-interval', () => {
-  const parse = (...args: string[]) => parseControllerOptions(args)!;
-
   it('judges the working process every 2 s by default; 0 turns reclaiming off', () => {
     expect(parse().memoryReclaimIntervalMs).to.equal(2_000);
     expect(parse('--memory-reclaim-interval=1m').memoryReclaimIntervalMs).to.equal(60_000);
@@ -98,7 +94,6 @@ describe('cmd/controller-options: --memory-reclaim-interval', () => {
 });
 
 describe('cmd/controller-options: --metrics-secure', () => {
-  const parse = (...args: string[]) => parseControllerOptions(args)!;
   const cert = ['--tls-cert-file=/tls/tls.crt', '--tls-key-file=/tls/tls.key'];
 
   it('is on with a serving certificate and off without one, unless said', () => {
@@ -118,8 +113,6 @@ describe('cmd/controller-options: --metrics-secure', () => {
 });
 
 describe('cmd/controller-options: the content server limits (--server-*)', () => {
-  const parse = (...args: string[]) => parseControllerOptions(args)!;
-
   it("upstream catalogd's 5 s read timeout and 512 connections by default", () => {
     expect(parse().serverLimits).to.deep.equal({
       maxConnections: 512,

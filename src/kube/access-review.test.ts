@@ -42,6 +42,14 @@ async function apiserver(reply: (url: string, body: unknown) => [number, unknown
   };
 }
 
+/** The user the stand-in's TokenReview authenticates, and the review reads back. */
+const READER = {
+  username: 'system:serviceaccount:ns:reader',
+  uid: 'u-1',
+  groups: ['system:serviceaccounts', 'system:authenticated'],
+  extra: { 'authentication.kubernetes.io/pod-name': ['p'] },
+};
+
 describe('kube/access-review: accessReviews', () => {
   it('POSTs a TokenReview of the token and reads who it is', async () => {
     const api = await apiserver((_, body) => {
@@ -54,12 +62,7 @@ describe('kube/access-review: accessReviews', () => {
             token === 'good'
               ? {
                   authenticated: true,
-                  user: {
-                    username: 'system:serviceaccount:ns:reader',
-                    uid: 'u-1',
-                    groups: ['system:serviceaccounts', 'system:authenticated'],
-                    extra: { 'authentication.kubernetes.io/pod-name': ['p'] },
-                  },
+                  user: READER,
                   audiences: ['https://kubernetes.default.svc'],
                 }
               : { user: {}, error: 'invalid bearer token' },
@@ -70,12 +73,7 @@ describe('kube/access-review: accessReviews', () => {
       const reviews = accessReviews(api.client);
       expect(await reviews.reviewToken('good')).to.deep.equal({
         authenticated: true,
-        user: {
-          username: 'system:serviceaccount:ns:reader',
-          uid: 'u-1',
-          groups: ['system:serviceaccounts', 'system:authenticated'],
-          extra: { 'authentication.kubernetes.io/pod-name': ['p'] },
-        },
+        user: READER,
       });
       expect(await reviews.reviewToken('bad')).to.deep.equal({
         authenticated: false,

@@ -235,7 +235,7 @@ export class Resource<T extends { metadata?: { name?: string } }> {
   }
 
   create(obj: T, signal?: AbortSignal): Promise<T> {
-    return this.client.request<T>(this.path(), this.createOptions(obj, signal));
+    return this.client.request<T>(this.path(), this.writeOptions('POST', obj, signal));
   }
 
   /**
@@ -247,31 +247,14 @@ export class Resource<T extends { metadata?: { name?: string } }> {
     signal?: AbortSignal,
     opts?: WriteOptions,
   ): Promise<void> {
-    const options = this.createOptions(obj, signal);
-    await this.client.request(this.path(), {
-      ...options,
-      query: { ...options.query, ...dryRunQuery(opts) },
-      ...QUIET,
-      ...observed(opts),
-    });
-  }
-
-  private createOptions(obj: T | Buffer | string, signal?: AbortSignal): RequestOptions {
-    return {
-      method: 'POST',
-      query: { fieldManager: FIELD_MANAGER },
-      verb: 'create',
-      resource: this.type.plural,
-      body: obj,
-      ...(signal && { signal }),
-    };
+    await this.writeQuietly(this.path(), this.writeOptions('POST', obj, signal), opts);
   }
 
   /** PUT; the object's metadata.resourceVersion, when set, makes it conditional. */
   update(obj: T, signal?: AbortSignal): Promise<T> {
     return this.client.request<T>(
       this.path(obj.metadata?.name ?? ''),
-      this.updateOptions(obj, signal),
+      this.writeOptions('PUT', obj, signal),
     );
   }
 
@@ -285,35 +268,45 @@ export class Resource<T extends { metadata?: { name?: string } }> {
     signal?: AbortSignal,
     opts?: WriteOptions,
   ): Promise<void> {
-    const options = this.updateOptions(obj, signal);
-    await this.client.request(this.path(name), {
-      ...options,
-      query: { ...options.query, ...dryRunQuery(opts) },
-      ...QUIET,
-      ...observed(opts),
-    });
+    await this.writeQuietly(this.path(name), this.writeOptions('PUT', obj, signal), opts);
   }
 
-  private updateOptions(obj: T | Buffer | string, signal?: AbortSignal): RequestOptions {
+  /** PUT of the status subresource. */
+  updateStatus(obj: T, signal?: AbortSignal): Promise<T> {
+    return this.client.request<T>(
+      this.path(obj.metadata?.name ?? '', 'status'),
+      this.writeOptions('PUT', obj, signal, 'status'),
+    );
+  }
+
+  /** The options of a create (POST) or an update (PUT) of the object or one of its subresources. */
+  private writeOptions(
+    method: 'POST' | 'PUT',
+    obj: T | Buffer | string,
+    signal?: AbortSignal,
+    sub?: string,
+  ): RequestOptions {
     return {
-      method: 'PUT',
+      method,
       query: { fieldManager: FIELD_MANAGER },
-      verb: 'update',
-      resource: this.type.plural,
+      verb: method === 'POST' ? 'create' : 'update',
+      resource: sub ? `${this.type.plural}/${sub}` : this.type.plural,
       body: obj,
       ...(signal && { signal }),
     };
   }
 
-  /** PUT of the status subresource. */
-  updateStatus(obj: T, signal?: AbortSignal): Promise<T> {
-    return this.client.request<T>(this.path(obj.metadata?.name ?? '', 'status'), {
-      method: 'PUT',
-      query: { fieldManager: FIELD_MANAGER },
-      verb: 'update',
-      resource: `${this.type.plural}/status`,
-      body: obj,
-      ...(signal && { signal }),
+  /** A write's request without reading the response (QUIET), with the dry-run and observer of opts. */
+  private async writeQuietly(
+    path: string,
+    options: RequestOptions,
+    opts?: WriteOptions,
+  ): Promise<void> {
+    await this.client.request(path, {
+      ...options,
+      query: { ...options.query, ...dryRunQuery(opts) },
+      ...QUIET,
+      ...observed(opts),
     });
   }
 

@@ -7,7 +7,11 @@ import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { expect } from 'chai';
 import { run } from './main.js';
-import { FIXTURE_BLOBS, fixtureClient } from '../../test/support/kubectl-catalog-fixture.js';
+import {
+  FIXTURE_BLOBS,
+  fixtureClient,
+  runPlugin,
+} from '../../test/support/kubectl-catalog-fixture.js';
 import type { Shape } from '../../test/support/lean-objects.js';
 
 const goldenDir = path.resolve(
@@ -21,16 +25,11 @@ const goldenDir = path.resolve(
 
 /** Runs the plugin on the fixture; the transcript shows the command, exit code, stdout, stderr. */
 async function transcript(args: string[], shape: Shape = 'full'): Promise<string> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const { client } = fixtureClient(FIXTURE_BLOBS, shape);
-  const code = await run(args, {
-    stdout: (s) => out.push(s),
-    stderr: (s) => err.push(s),
-    client: () => client,
-    now: () => new Date('2026-01-02T00:00:00Z'),
-  });
-  return `$ kubectl catalog ${args.join(' ')}\n# exit ${code}\n${out.join('')}${err.length ? `# stderr\n${err.join('')}` : ''}`;
+  const { code, stdout, stderr } = await runPlugin(
+    args,
+    fixtureClient(FIXTURE_BLOBS, shape).client,
+  );
+  return `$ kubectl catalog ${args.join(' ')}\n# exit ${code}\n${stdout}${stderr ? `# stderr\n${stderr}` : ''}`;
 }
 
 async function golden(file: string, commands: string[][]): Promise<void> {

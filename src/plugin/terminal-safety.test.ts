@@ -3,8 +3,12 @@
 // no output of any command writes one raw (SPEC §5.2), and documents stay exact when parsed.
 import { expect } from 'chai';
 import { load } from 'js-yaml';
-import { run } from './main.js';
-import { fixtureClient } from '../../test/support/kubectl-catalog-fixture.js';
+import type { PluginRun } from '../../test/support/kubectl-catalog-fixture.js';
+import {
+  fixtureClient,
+  packageCommands,
+  runPlugin,
+} from '../../test/support/kubectl-catalog-fixture.js';
 import type { Shape } from '../../test/support/lean-objects.js';
 import {
   HOSTILE_BLOBS,
@@ -16,20 +20,8 @@ import {
   rawControls,
 } from '../../test/support/hostile-catalog.js';
 
-async function kubectlCatalog(
-  args: string[],
-  shape: Shape = 'full',
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const { client } = fixtureClient(HOSTILE_BLOBS, shape);
-  const code = await run(args, {
-    stdout: (s) => out.push(s),
-    stderr: (s) => err.push(s),
-    client: () => client,
-    now: () => new Date('2026-01-02T00:00:00Z'),
-  });
-  return { code, stdout: out.join(''), stderr: err.join('') };
+function kubectlCatalog(args: string[], shape: Shape = 'full'): Promise<PluginRun> {
+  return runPlugin(args, fixtureClient(HOSTILE_BLOBS, shape).client);
 }
 
 const P = HOSTILE_PACKAGE;
@@ -37,14 +29,7 @@ const TEXT_COMMANDS: string[][] = [
   ['packages'],
   ['packages', '--install-mode', 'AllNamespaces'],
   ['packages', '--search', 'evil', '--no-headers'],
-  ['show', P],
-  ['show', P, '--long'],
-  ['channels', P],
-  ['bundles', P],
-  ['bundles', P, '--channel', HOSTILE_CHANNEL],
-  ['graph', P],
-  ['graph', P, '-o', 'mermaid'],
-  ['graph', P, '-o', 'dot'],
+  ...packageCommands(P, HOSTILE_CHANNEL),
   ['upgrades', P, '--from', '1.0.0'],
   ['upgrades', P, '--from', '2.0.0'],
   ['provides', HOSTILE_GVK],

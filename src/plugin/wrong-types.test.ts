@@ -6,8 +6,13 @@ import { load } from 'js-yaml';
 import type { AnyBlob } from '../client/index.js';
 import { typedBlob } from '../client/index.js';
 import { run } from './main.js';
-import type { FixtureCatalog } from '../../test/support/kubectl-catalog-fixture.js';
-import { FIXTURE_BLOBS, catalogsClient } from '../../test/support/kubectl-catalog-fixture.js';
+import type { FixtureCatalog, PluginRun } from '../../test/support/kubectl-catalog-fixture.js';
+import {
+  FIXTURE_BLOBS,
+  catalogsClient,
+  packageCommands,
+  runPlugin,
+} from '../../test/support/kubectl-catalog-fixture.js';
 import type { Shape } from '../../test/support/lean-objects.js';
 import { metadataObject } from '../../test/support/lean-objects.js';
 import {
@@ -40,25 +45,17 @@ const GONE: FixtureCatalog = {
   ],
 };
 
-async function kubectlCatalog(
+function kubectlCatalog(
   args: string[],
   shape: Shape = 'full',
   withGone = false,
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
+): Promise<PluginRun> {
   const { client } = catalogsClient([
     { name: 'chaos', blobs: CHAOS_BLOBS, shape },
     { name: 'demo', blobs: FIXTURE_BLOBS, shape },
     ...(withGone ? [GONE] : []),
   ]);
-  const code = await run(args, {
-    stdout: (s) => out.push(s),
-    stderr: (s) => err.push(s),
-    client: () => client,
-    now: () => new Date('2026-01-02T00:00:00Z'),
-  });
-  return { code, stdout: out.join(''), stderr: err.join('') };
+  return runPlugin(args, client);
 }
 
 const P = CHAOS_PACKAGE;
@@ -70,15 +67,8 @@ const COMMANDS: string[][] = [
   ['packages', '--openshift-version', '4.16'],
   ['packages', '--category', 'x', '--capability', 'x', '--provider', 'x', '--keyword', 'chaos'],
   ['packages', '--search', 'chaos'],
-  ['show', P],
-  ['show', P, '--long'],
-  ['channels', P],
-  ['bundles', P],
-  ['bundles', P, '--channel', CHAOS_CHANNEL],
-  ['graph', P],
+  ...packageCommands(P, CHAOS_CHANNEL),
   ['graph', P, '--channel', 'broken'],
-  ['graph', P, '-o', 'mermaid'],
-  ['graph', P, '-o', 'dot'],
   ['upgrades', P, '--from', CHAOS_BUNDLES[0]],
   ['upgrades', P, '--from', '1.2.0'],
   ['provides', CHAOS_GVK],

@@ -2,54 +2,49 @@
 // with that revision or a retryable 503, never another revision; a replaced revision is still
 // served by its URL for the grace period.
 import { expect } from 'chai';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { revisionBaseUrl, revisionKey } from '../api/v1/index.js';
 import { ManualClock } from '../util/clock.js';
 import { pollUntil } from '../../test/support/poll.js';
-import { ContentStore } from './store.js';
-import { catalogBaseUrl, startContentServer } from './server.js';
+import type { ContentStore } from './store.js';
+import { catalogBaseUrl } from './server.js';
 import type { ContentServer } from './server.js';
-import { blobOf, catalogOf, expectedLines, getText, streamOf } from './test-catalogs.test.js';
+import {
+  closeServedStore,
+  expectedLines,
+  getText as get,
+  openServedStore,
+  streamOf,
+  taggedRevision,
+} from './test-catalogs.test.js';
 import type { TestCatalog } from './test-catalogs.test.js';
 
 const T0 = new Date('2026-03-04T05:06:07Z');
 const T1 = new Date('2026-03-04T06:00:00Z');
 const GRACE_MS = 60_000;
 
-const get = getText;
-
-function revisionOf(tag: string, n = 3): TestCatalog {
-  return catalogOf(
-    Array.from({ length: n }, (_, i) => blobOf({ schema: 's', package: 'p', name: `b${i}`, tag })),
-  );
-}
-
 describe('server: revision URLs and the grace period', function () {
-  let root: string;
   let clock: ManualClock;
   let store: ContentStore;
   let server: ContentServer;
-  const a = revisionOf('a');
-  const b = revisionOf('b');
-  const c = revisionOf('c');
+  const a = taggedRevision('a');
+  const b = taggedRevision('b');
+  const c = taggedRevision('c');
   const path_ = (rev: TestCatalog, rest = 'api/v1/all') =>
     `/catalogs/cat/revisions/${revisionKey(rev.contentHash)}/${rest}`;
 
   beforeEach(async () => {
-    root = await mkdtemp(path.join(tmpdir(), 'server-grace-'));
     clock = new ManualClock();
-    store = new ContentStore(root, { graceMs: GRACE_MS, maxGraced: 2, clock });
-    server = await startContentServer({ store });
+    ({ store, server } = await openServedStore('server-grace-', {
+      graceMs: GRACE_MS,
+      maxGraced: 2,
+      clock,
+    }));
     await store.ensureServed('cat', a.contentHash, T0, () => streamOf(a.blobs));
   });
 
-  afterEach(async () => {
-    await server.close();
-    await store.close();
-    await rm(root, { recursive: true, force: true });
-  });
+  afterEach(() => closeServedStore({ store, server }));
 
   it('status.urls.base names the revision; <base>/api/v1/all and /metas reach it', async () => {
     const base = revisionBaseUrl(catalogBaseUrl(server.url, 'cat'), a.contentHash);
@@ -94,7 +89,7 @@ describe('server: revision URLs and the grace period', function () {
     expect((await get(server, path_(a))).status).to.equal(200);
     await clock.advance(1);
     expect((await get(server, path_(a))).status).to.equal(503);
-    await pollUntil(async () => (await readdir(path.join(root, 'cat'))).length === 1, {
+    await pollUntil(async () => (await readdir(path.join(store.root, 'cat'))).length === 1, {
       timeoutMs: 5000,
       intervalMs: 10,
       what: 'the replaced revision to be deleted after its grace period',
@@ -128,11 +123,11 @@ describe('server: revision URLs and the grace period', function () {
     await store.ensureServed('cat', revisionKey(a.contentHash), T1, untouchable);
     expect(store.current('cat')!.contentHash).to.equal(a.contentHash);
     expect(store.gracedRevisions('cat')).to.deep.equal([b.contentHash, c.contentHash]);
-    const d = revisionOf('d');
+    const d = taggedRevision('d');
     await store.ensureServed('cat', d.contentHash, T1, () => streamOf(d.blobs));
     expect(store.gracedRevisions('cat')).to.deep.equal([c.contentHash, a.contentHash]);
     expect((await get(server, path_(b))).status).to.equal(503);
-    await pollUntil(async () => (await readdir(path.join(root, 'cat'))).length === 3, {
+    await pollUntil(async () => (await readdir(path.join(store.root, 'cat'))).length === 3, {
       timeoutMs: 5000,
       intervalMs: 10,
       what: 'the revision past maxGraced to be deleted',

@@ -2,25 +2,24 @@
 // and through the real handler on 127.0.0.1: held until the revision is published, then 200;
 // 503 past the bound; never another revision.
 import { expect } from 'chai';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { revisionKey } from '../api/v1/index.js';
 import { ManualClock } from '../util/clock.js';
 import { pollUntil } from '../../test/support/poll.js';
 import type { RevisionWaitOutcome } from './revision-wait.js';
 import { RevisionWaiters } from './revision-wait.js';
-import { startContentServer } from './server.js';
 import type { ContentServer } from './server.js';
-import { ContentStore } from './store.js';
-import { blobOf, catalogOf, expectedLines, getText, streamOf } from './test-catalogs.test.js';
+import type { ContentStore } from './store.js';
+import {
+  closeServedStore,
+  expectedLines,
+  getText,
+  openServedStore,
+  streamOf,
+  taggedRevision,
+} from './test-catalogs.test.js';
 import type { TestCatalog } from './test-catalogs.test.js';
 
 const T0 = new Date('2026-03-04T05:06:07Z');
-
-function revisionOf(tag: string): TestCatalog {
-  return catalogOf([0, 1, 2].map((i) => blobOf({ schema: 's', package: 'p', name: `b${i}`, tag })));
-}
 
 describe('server/revision-wait: the waiter', () => {
   const waiters = (maxWaitMs: number, maxWaiting = 10) => {
@@ -65,30 +64,27 @@ describe('server/revision-wait: the waiter', () => {
 });
 
 describe('server/revision-wait: through the handler', function () {
-  let root: string;
   let clock: ManualClock;
   let store: ContentStore;
   let server: ContentServer;
   let waiters: RevisionWaiters;
-  const a = revisionOf('a');
-  const b = revisionOf('b');
+  const a = taggedRevision('a');
+  const b = taggedRevision('b');
   const url = (rev: TestCatalog) =>
     `/catalogs/cat/revisions/${revisionKey(rev.contentHash)}/api/v1/all`;
 
   beforeEach(async () => {
-    root = await mkdtemp(path.join(tmpdir(), 'server-wait-'));
     clock = new ManualClock();
-    store = new ContentStore(root, { graceMs: 0 });
     waiters = new RevisionWaiters({ maxWaitMs: 5000, maxWaiting: 10, clock });
-    server = await startContentServer({ store, revisionWaiters: waiters });
+    ({ store, server } = await openServedStore(
+      'server-wait-',
+      { graceMs: 0 },
+      { revisionWaiters: waiters },
+    ));
     await store.ensureServed('cat', a.contentHash, T0, () => streamOf(a.blobs));
   });
 
-  afterEach(async () => {
-    await server.close();
-    await store.close();
-    await rm(root, { recursive: true, force: true });
-  });
+  afterEach(() => closeServedStore({ store, server }));
 
   it('a revision being built: the request is held, then answered 200 with that revision', async () => {
     const answer = getText(server, url(b));
@@ -104,7 +100,7 @@ describe('server/revision-wait: through the handler', function () {
   });
 
   it('a catalog of which no revision is held yet waits too (a new catalog)', async () => {
-    const c = revisionOf('c');
+    const c = taggedRevision('c');
     const answer = getText(
       server,
       `/catalogs/new/revisions/${revisionKey(c.contentHash)}/api/v1/all`,

@@ -1,6 +1,7 @@
 // Named *.test.ts so that the build (tsconfig.build.json) leaves it out; it holds no tests.
-// Test support for the server tests: catalogs as blob arrays, and the store's answers computed
-// the slow, obvious way (sort everything, filter everything) to compare against.
+// Test support for the server tests: catalogs as blob arrays, the store's answers computed the
+// slow, obvious way (sort everything, filter everything) to compare against, and a store with a
+// content server over it.
 import { request } from 'node:http';
 import type { IncomingHttpHeaders } from 'node:http';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -12,6 +13,10 @@ import { generateCatalog } from '../../test/support/fbcgen.js';
 import type { MetasQuery } from './query.js';
 import type { ContentBlob } from './revision-build.js';
 import { compareStrings } from './revision-format.js';
+import { startContentServer } from './server.js';
+import type { ContentServer, ContentServerOptions } from './server.js';
+import { ContentStore } from './store.js';
+import type { ContentStoreOptions } from './store.js';
 
 export interface TestCatalog {
   blobs: ContentBlob[];
@@ -66,6 +71,13 @@ export async function generatedCatalog(seed: number, sizeMB: number): Promise<Te
 
 export async function* streamOf<T>(xs: Iterable<T>): AsyncGenerator<T> {
   for (const x of xs) yield x;
+}
+
+/** A revision of three (or n) blobs b0, b1, … of package p, which `tag` makes its own. */
+export function taggedRevision(tag: string, n = 3): TestCatalog {
+  return catalogOf(
+    Array.from({ length: n }, (_, i) => blobOf({ schema: 's', package: 'p', name: `b${i}`, tag })),
+  );
 }
 
 /** The documented blob order: schema, package, name (absent first), then hash. */
@@ -131,4 +143,28 @@ export function getText(
     req.on('error', reject);
     req.end();
   });
+}
+
+/** A content store in a new temporary directory (store.root), and a content server over it. */
+export interface ServedStore {
+  store: ContentStore;
+  server: ContentServer;
+}
+
+/** A ServedStore: the store's directory named from `prefix`; closeServedStore undoes it all. */
+export async function openServedStore(
+  prefix: string,
+  storeOptions: ContentStoreOptions = {},
+  serverOptions: Omit<ContentServerOptions, 'store'> = {},
+): Promise<ServedStore> {
+  const store = new ContentStore(await mkdtemp(path.join(tmpdir(), prefix)), storeOptions);
+  const server = await startContentServer({ store, ...serverOptions });
+  return { store, server };
+}
+
+/** Stops the server, closes the store and removes its directory. */
+export async function closeServedStore({ store, server }: ServedStore): Promise<void> {
+  await server.close();
+  await store.close();
+  await rm(store.root, { recursive: true, force: true });
 }

@@ -4,14 +4,11 @@
 // keeps working.
 import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
 import https from 'node:https';
-import os from 'node:os';
-import path from 'node:path';
 import tls from 'node:tls';
-import { ContentStore } from './store.js';
-import { startContentServer } from './server.js';
 import type { ContentServer } from './server.js';
+import type { ContentStore } from './store.js';
+import { closeServedStore, openServedStore } from './test-catalogs.test.js';
 import { checkPair } from './tls.js';
 
 const fixture = (f: string) =>
@@ -32,23 +29,16 @@ function get(url: string, agent: https.Agent): Promise<{ status: number; serial:
 }
 
 describe('content server over TLS', () => {
-  let dir = '';
   let store: ContentStore;
   let server: ContentServer;
   const a = checkPair(files, fixture('a.crt'), fixture('a.key'), at);
   const b = checkPair(files, fixture('b.crt'), fixture('b.key'), at);
 
   before(async () => {
-    dir = await mkdtemp(path.join(os.tmpdir(), 'tls-server-'));
-    store = new ContentStore(dir);
-    server = await startContentServer({ store, tls: a });
+    ({ store, server } = await openServedStore('tls-server-', {}, { tls: a }));
   });
 
-  after(async () => {
-    await server.close();
-    await store.close();
-    await rm(dir, { recursive: true, force: true });
-  });
+  after(() => closeServedStore({ store, server }));
 
   /** A TLS 1.2 handshake offering only `ciphers`: the cipher agreed, or the error. */
   function handshake12(ciphers: string): Promise<string | Error> {

@@ -2,18 +2,19 @@
 // before a byte is fetched, a size refusal remembered for its digest, the cache's total bound,
 // and prune keeping what catalogs serve and what attempts hold.
 import { expect } from 'chai';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
+import { readdir } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
+import { caught } from '../../test/support/caught.js';
 import { oneLayerImage, type OneLayerImage } from '../../test/support/oci-image.js';
 import { tarOf } from '../../test/support/registry-layers.js';
+import { tempDirEach } from '../../test/support/temp-dir.js';
 import { digestOf } from './digest.js';
 import { findSourceError } from './errors.js';
 import type { HttpClient } from './http.js';
 import { MediaTypes } from './manifest.js';
 import { ImagePuller } from './puller.js';
+import type { ImagePullerOptions } from './puller.js';
 
 /**
  * A one-layer image whose catalog file (configs/c.json) holds `bytes` bytes; its layer gzipped
@@ -60,27 +61,17 @@ function registry(images: OneLayerImage[]) {
   return { http, blobRequests };
 }
 
-const caught = (p: Promise<unknown>) =>
-  p.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-
 describe('source/puller: the image cache is bounded', () => {
-  let cacheDir: string;
-  beforeEach(async () => {
-    cacheDir = await mkdtemp(path.join(tmpdir(), 'catalogd-cache-bounds-'));
-  });
-  afterEach(() => rm(cacheDir, { recursive: true, force: true }));
+  const cacheDir = tempDirEach('catalogd-cache-bounds-');
+  /** A puller into the test's cache from a registry that serves `images`. */
+  const pullerOf = (images: OneLayerImage[], opts: Partial<ImagePullerOptions> = {}) => {
+    const reg = registry(images);
+    return { reg, puller: new ImagePuller({ cacheDir: cacheDir(), http: reg.http, ...opts }) };
+  };
 
   it('refuses layers that declare more than the uncompressed bound with no blob fetched, and again at once', async () => {
     const img = await catalogImage(10, { declaredLayerSize: 2 * 1024 * 1024 });
-    const reg = registry([img]);
-    const puller = new ImagePuller({
-      cacheDir,
-      http: reg.http,
-      limits: { maxBytes: 1024 * 1024, maxEntries: 100 },
-    });
+    const { reg, puller } = pullerOf([img], { limits: { maxBytes: 1024 * 1024, maxEntries: 100 } });
     const ref = `reg.example/x@${img.digest}`;
     for (let attempt = 0; attempt < 2; attempt++) {
       const err = await caught(puller.pull(ref));
@@ -94,12 +85,7 @@ describe('source/puller: the image cache is bounded', () => {
 
   it('remembers a refusal counted while unpacking: the same digest is not downloaded again', async () => {
     const img = await catalogImage(64 * 1024, { gzip: true });
-    const reg = registry([img]);
-    const puller = new ImagePuller({
-      cacheDir,
-      http: reg.http,
-      limits: { maxBytes: 32 * 1024, maxEntries: 100 },
-    });
+    const { reg, puller } = pullerOf([img], { limits: { maxBytes: 32 * 1024, maxEntries: 100 } });
     const ref = `reg.example/x@${img.digest}`;
     const first = await caught(puller.pull(ref));
     const second = await caught(puller.pull(ref));
@@ -111,8 +97,7 @@ describe('source/puller: the image cache is bounded', () => {
     // a's file and its downloaded layer fit (the layer is on the cache's disk while unpacked);
     // b's do not beside a.
     const [a, b] = [await catalogImage(20_000), await catalogImage(30_000)];
-    const reg = registry([a, b]);
-    const puller = new ImagePuller({ cacheDir, http: reg.http, maxCacheBytes: 64_000 });
+    const { puller } = pullerOf([a, b], { maxCacheBytes: 64_000 });
     await puller.pull(`reg.example/x@${a.digest}`);
     const err = await caught(puller.pull(`reg.example/x@${b.digest}`));
     expect(findSourceError(err)?.code).to.equal('CacheFull');
@@ -127,14 +112,13 @@ describe('source/puller: the image cache is bounded', () => {
 
   it('prune keeps served digests and held ones until released', async () => {
     const [a, b, c] = [await catalogImage(10), await catalogImage(11), await catalogImage(12)];
-    const reg = registry([a, b, c]);
-    const puller = new ImagePuller({ cacheDir, http: reg.http });
+    const { puller } = pullerOf([a, b, c]);
     await puller.pull(`reg.example/x@${a.digest}`);
     const held = await puller.pull(`reg.example/x@${b.digest}`, { hold: true });
     await puller.pull(`reg.example/x@${c.digest}`);
     expect(await puller.prune([a.digest])).to.deep.equal([c.digest]);
     held.release?.();
     expect(await puller.prune([a.digest])).to.deep.equal([b.digest]);
-    expect((await readdir(cacheDir)).length).to.equal(1);
+    expect((await readdir(cacheDir())).length).to.equal(1);
   });
 });

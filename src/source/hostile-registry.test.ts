@@ -10,6 +10,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { caught } from '../../test/support/caught.js';
 import { oneLayerImage } from '../../test/support/oci-image.js';
 import { errorChain } from '../util/errors.js';
 import { digestOf } from './digest.js';
@@ -76,12 +77,6 @@ function answeringFrom(registry: Listener, address: string): HttpClient {
 }
 
 const noRetries = { attempts: 1, baseDelayMs: 1, maxDelayMs: 1 };
-
-const caught = (p: Promise<unknown>) =>
-  p.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
 
 describe('source: a hostile registry (redirects, token realms, bodies)', () => {
   let registry: Listener;

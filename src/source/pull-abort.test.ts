@@ -3,11 +3,11 @@
 // a pull shared by two attempts goes on while one of them still wants it; a transfer that gets
 // too few bytes per window fails with what it got.
 import { expect } from 'chai';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
+import { readdir } from 'node:fs/promises';
 import { PassThrough, Readable } from 'node:stream';
+import { caught } from '../../test/support/caught.js';
 import { oneLayerImage } from '../../test/support/oci-image.js';
+import { tempDirEach } from '../../test/support/temp-dir.js';
 import { ManualClock } from '../util/clock.js';
 import { AttemptDeadline } from '../util/deadline.js';
 import { isTerminal } from '../util/errors.js';
@@ -43,12 +43,6 @@ function registry() {
   return { http, layerBodies, requests };
 }
 
-const caught = (p: Promise<unknown>) =>
-  p.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-
 /** Polls check to a 10 s deadline (the pull does real file I/O before its layer request). */
 async function until(check: () => boolean): Promise<void> {
   const deadline = Date.now() + 10_000;
@@ -57,15 +51,11 @@ async function until(check: () => boolean): Promise<void> {
 }
 
 describe('source/puller: abort and minimum rate', () => {
-  let cacheDir: string;
-  beforeEach(async () => {
-    cacheDir = await mkdtemp(path.join(tmpdir(), 'catalogd-pull-abort-'));
-  });
-  afterEach(() => rm(cacheDir, { recursive: true, force: true }));
+  const cacheDir = tempDirEach('catalogd-pull-abort-');
 
   it('an abort during the layer download rejects with its reason and leaves nothing in the cache', async () => {
     const reg = registry();
-    const puller = new ImagePuller({ cacheDir, http: reg.http });
+    const puller = new ImagePuller({ cacheDir: cacheDir(), http: reg.http });
     const ac = new AbortController();
     const pull = caught(puller.pull(REF, { signal: ac.signal }));
     await until(() => reg.layerBodies.length === 1);
@@ -77,12 +67,12 @@ describe('source/puller: abort and minimum rate', () => {
     // The signal reached the transport: every request saw the abort, the body was destroyed.
     expect(reg.requests.map((r) => r.signal?.aborted)).to.deep.equal([true, true, true]);
     expect(reg.layerBodies[0]!.destroyed).to.equal(true);
-    expect(await readdir(cacheDir)).to.deep.equal([]);
+    expect(await readdir(cacheDir())).to.deep.equal([]);
   });
 
   it('an abort when the unpack starts ends the pull with the reason of the abort, not a tar error, and caches nothing', async () => {
     const reg = registry();
-    const puller = new ImagePuller({ cacheDir, http: reg.http });
+    const puller = new ImagePuller({ cacheDir: cacheDir(), http: reg.http });
     const ac = new AbortController();
     const why = new Error('the catalog changed');
     const activity = {
@@ -95,13 +85,13 @@ describe('source/puller: abort and minimum rate', () => {
     reg.layerBodies[0]!.end(layer); // the whole layer: the download completes
     const err = (await pull) as Error;
     expect(err.cause).to.equal(why);
-    expect(await readdir(cacheDir)).to.deep.equal([]);
+    expect(await readdir(cacheDir())).to.deep.equal([]);
   });
 
   it("the attempt's deadline ends the pull as the source's retryable Timeout, saying what was slow", async () => {
     const reg = registry();
     const clock = new ManualClock();
-    const puller = new ImagePuller({ cacheDir, http: reg.http });
+    const puller = new ImagePuller({ cacheDir: cacheDir(), http: reg.http });
     const attempt = new AttemptDeadline(60_000, clock);
     const pull = caught(puller.pull(REF, { signal: attempt.signal, activity: attempt }));
     await until(() => reg.layerBodies.length === 1);
@@ -117,7 +107,7 @@ describe('source/puller: abort and minimum rate', () => {
 
   it('a pull shared by two attempts goes on when one of them aborts', async () => {
     const reg = registry();
-    const puller = new ImagePuller({ cacheDir, http: reg.http });
+    const puller = new ImagePuller({ cacheDir: cacheDir(), http: reg.http });
     const first = new AbortController();
     const a = caught(puller.pull(REF, { signal: first.signal }));
     const b = caught(puller.pull(REF, { signal: new AbortController().signal }));
@@ -134,7 +124,7 @@ describe('source/puller: abort and minimum rate', () => {
     const reg = registry();
     const clock = new ManualClock();
     const puller = new ImagePuller({
-      cacheDir,
+      cacheDir: cacheDir(),
       http: reg.http,
       minimumRate: { bytesPerSecond: 1024, windowMs: 30_000 },
       timers: clock,
@@ -148,6 +138,6 @@ describe('source/puller: abort and minimum rate', () => {
     expect(se?.message).to.equal(
       `layer 1 of ${REF}: transfer slower than 1.0 kB/s over 30s: 900 B of 4.1 kB`,
     );
-    expect(await readdir(cacheDir)).to.deep.equal([]);
+    expect(await readdir(cacheDir())).to.deep.equal([]);
   });
 });

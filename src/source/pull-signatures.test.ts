@@ -3,12 +3,10 @@
 // costs no config or layer request, and its error is an image content error (final for the
 // digest pulled).
 import { expect } from 'chai';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { Readable } from 'node:stream';
 import { oneLayerImage } from '../../test/support/oci-image.js';
 import { cosignSign, payloadFor, sha256, testKey } from '../../test/support/signatures.js';
+import { tempDirEach } from '../../test/support/temp-dir.js';
 import { findSourceError, isTerminal } from './errors.js';
 import type { HttpClient } from './http.js';
 import { MediaTypes } from './manifest.js';
@@ -71,9 +69,7 @@ function registry(signed: boolean) {
 }
 
 describe('puller with a signature policy', () => {
-  let dir: string;
-  beforeEach(async () => (dir = await mkdtemp(path.join(tmpdir(), 'pull-sig-'))));
-  afterEach(() => rm(dir, { recursive: true, force: true }));
+  const dir = tempDirEach('pull-sig-');
 
   async function puller(http: HttpClient) {
     const policy = await parseSignaturePolicy(
@@ -85,7 +81,7 @@ describe('puller with a signature policy', () => {
       () => Promise.reject(new Error('no files')),
     );
     return new ImagePuller({
-      cacheDir: dir,
+      cacheDir: dir(),
       http,
       signatures: new SignatureVerifier(() => policy),
     });

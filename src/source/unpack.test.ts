@@ -6,6 +6,7 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { gzipSync, zstdCompressSync } from 'node:zlib';
 import tar from 'tar-stream';
+import { caught } from '../../test/support/caught.js';
 import { findSourceError } from './errors.js';
 import { LayerApplier } from './unpack.js';
 
@@ -56,11 +57,6 @@ describe('source/unpack', () => {
     const t = await tarOf(entries);
     return a.apply(Readable.from([gzip ? gzipSync(t) : t]), gzip ? 'gzip' : 'none', 'layer');
   };
-  const fail = (p: Promise<unknown>) =>
-    p.then(
-      () => undefined,
-      (e: unknown) => e,
-    );
 
   it('writes only the catalog subtree, regular files with fixed modes', async () => {
     const a = new LayerApplier(root, ['configs']);
@@ -90,7 +86,7 @@ describe('source/unpack', () => {
 
   it('fails on ".." and writes nothing outside', async () => {
     const a = new LayerApplier(root, ['configs']);
-    const e = await fail(apply(a, [{ name: 'configs/../../outside/evil', body: 'x' }]));
+    const e = await caught(apply(a, [{ name: 'configs/../../outside/evil', body: 'x' }]));
     expect(findSourceError(e)?.code).to.equal('UnsafeLayer');
     expect(isTerminal(e)).to.equal(true);
     expect(await tree(outside)).to.deep.equal(['keep']);
@@ -145,7 +141,7 @@ describe('source/unpack', () => {
     // The bomb: one file and many links to it stops at the cap, having written one copy.
     const bombRoot = path.join(base, 'bomb');
     const b = new LayerApplier(bombRoot, ['configs'], { maxBytes: 1_000_000, maxEntries: 1000 });
-    const e = await fail(
+    const e = await caught(
       apply(b, [
         { name: 'configs/big.json', body },
         ...Array.from({ length: 100 }, (_, i) => ({
@@ -197,8 +193,8 @@ describe('source/unpack', () => {
       await apply(a, [{ name: 'configs/a.json', body: 'a' }]);
       const layer = [{ name: `configs/${name}`, body: '' }];
       for (const e of [
-        await fail(a.check(Readable.from([await tarOf(layer)]), 'none', 'layer')),
-        await fail(apply(a, layer)),
+        await caught(a.check(Readable.from([await tarOf(layer)]), 'none', 'layer')),
+        await caught(apply(a, layer)),
       ]) {
         expect(findSourceError(e)?.code).to.equal('InvalidLayer');
         expect(isTerminal(e)).to.equal(true);
@@ -219,8 +215,8 @@ describe('source/unpack', () => {
     const messages: string[] = [];
     const run = async (bytes: Buffer, c: 'none' | 'gzip' = 'none') => {
       for (const e of [
-        await fail(a.check(Readable.from([bytes]), c, 'layer 1')),
-        await fail(a.apply(Readable.from([bytes]), c, 'layer 1')),
+        await caught(a.check(Readable.from([bytes]), c, 'layer 1')),
+        await caught(a.apply(Readable.from([bytes]), c, 'layer 1')),
       ]) {
         expect(findSourceError(e)?.code, String(e)).to.equal('InvalidLayer');
         expect(isTerminal(e)).to.equal(true);
@@ -248,13 +244,13 @@ describe('source/unpack', () => {
   it('refuses too long and too deep names with the entry name, never a local path', async () => {
     const a = new LayerApplier(root, ['configs'], { maxBytes: 1e9, maxEntries: 100, maxDepth: 8 });
     const long = `configs/${'n'.repeat(300)}.json`;
-    const e1 = await fail(apply(a, [{ name: long, body: 'x' }]));
+    const e1 = await caught(apply(a, [{ name: long, body: 'x' }]));
     expect(findSourceError(e1)?.code).to.equal('InvalidLayer');
     expect((e1 as Error).message).to.equal(
       `layer: entry "configs/${'n'.repeat(92)}...": name too long`,
     );
     const deep = `configs/${Array.from({ length: 9 }, () => 'd').join('/')}/x.json`;
-    const e2 = await fail(apply(a, [{ name: deep, body: 'x' }]));
+    const e2 = await caught(apply(a, [{ name: deep, body: 'x' }]));
     expect(findSourceError(e2)?.code).to.equal('LimitExceeded');
     expect((e2 as Error).message).to.equal(
       `layer: entry "${deep}" is more than 8 directories deep`,
@@ -266,7 +262,7 @@ describe('source/unpack', () => {
   it('reports a write error by entry name and errno code, never the local path', async () => {
     await writeFile(root + '-file', 'x'); // a file where the root directory should be
     const a = new LayerApplier(root + '-file', ['configs']);
-    const e = await fail(apply(a, [{ name: 'configs/a.json', body: 'a' }]));
+    const e = await caught(apply(a, [{ name: 'configs/a.json', body: 'a' }]));
     expect(findSourceError(e)?.code).to.equal('InvalidLayer');
     expect(isTerminal(e)).to.equal(true);
     expect((e as Error).message).to.equal('layer: entry "configs/a.json": cannot write (ENOTDIR)');
@@ -284,7 +280,7 @@ describe('source/unpack', () => {
         this.destroy(err);
       },
     });
-    const e = await fail(a.check(source, 'gzip', 'layer'));
+    const e = await caught(a.check(source, 'gzip', 'layer'));
     expect(findSourceError(e)?.code).to.equal('Unavailable');
     expect(isTerminal(e)).to.equal(false);
     expect(errorChain(e)).to.equal('layer: cannot read the downloaded layer (EIO)');
@@ -318,25 +314,25 @@ describe('source/unpack', () => {
       { name: 'configs/hl', type: 'link', linkname: '../../x' },
     ]);
     expect(
-      findSourceError(await fail(a.check(Readable.from([t]), 'none', 'layer')))?.code,
+      findSourceError(await caught(a.check(Readable.from([t]), 'none', 'layer')))?.code,
     ).to.equal('UnsafeLayer');
     const many = await tarOf(
       Array.from({ length: 5 }, (_, i) => ({ name: `configs/f${i}`, body: '' })),
     );
     expect(
-      findSourceError(await fail(a.check(Readable.from([many]), 'none', 'layer')))?.code,
+      findSourceError(await caught(a.check(Readable.from([many]), 'none', 'layer')))?.code,
     ).to.equal('LimitExceeded');
     expect(await tree(root)).to.deep.equal([]);
   });
 
   it('caps entries and uncompressed bytes (gzip bomb)', async () => {
     const many = Array.from({ length: 50 }, (_, i) => ({ name: `configs/f${i}`, body: '' }));
-    const e1 = await fail(
+    const e1 = await caught(
       apply(new LayerApplier(root, ['configs'], { maxBytes: 1e9, maxEntries: 10 }), many),
     );
     expect(findSourceError(e1)?.code).to.equal('LimitExceeded');
     const bomb = gzipSync(Buffer.alloc(16 * 1024 * 1024));
-    const e2 = await fail(
+    const e2 = await caught(
       new LayerApplier(root, ['configs'], { maxBytes: 1024 * 1024, maxEntries: 10 }).apply(
         Readable.from([bomb]),
         'gzip',

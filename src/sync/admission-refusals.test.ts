@@ -1,7 +1,6 @@
 import { expect } from 'chai';
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
+import { tempDirEach } from '../../test/support/temp-dir.js';
 import { AdmissionRefusals } from './admission-refusals.js';
 import type { CatalogMetadataWriter, ObjectWrite, SyncTarget } from './index.js';
 import { applyPlan, planCatalogSync, SyncWriteError } from './index.js';
@@ -54,15 +53,11 @@ function admissionWriter(refuse: Set<string>) {
 }
 
 describe('sync/admission-refusals: a revision admission keeps refusing', () => {
-  let spoolDir: string;
-  beforeEach(async () => {
-    spoolDir = await mkdtemp(path.join(os.tmpdir(), 'catalogd-refusals-test-'));
-  });
-  afterEach(async () => rm(spoolDir, { recursive: true, force: true }));
+  const spoolDir = tempDirEach('catalogd-refusals-test-');
 
   /** One attempt: plan, apply with the refusal memory, dispose; the error if it failed. */
   async function attempt(writer: CatalogMetadataWriter, refusals: AdmissionRefusals) {
-    const planned = await planCatalogSync(target, writer, spoolDir);
+    const planned = await planCatalogSync(target, writer, spoolDir());
     try {
       await applyPlan(planned, writer, { concurrency: 4, refusals });
       return { hash: planned.scan.contentHash, err: undefined };
@@ -74,7 +69,7 @@ describe('sync/admission-refusals: a revision admission keeps refusing', () => {
   }
 
   it('after a refusal, retries check with dry-run and write nothing while it persists', async () => {
-    const planned = await planCatalogSync(target, admissionWriter(new Set()).writer, spoolDir);
+    const planned = await planCatalogSync(target, admissionWriter(new Set()).writer, spoolDir());
     const names = planned.plan.create;
     await planned.dispose();
     const refused = names[Math.floor(names.length / 2)] as string;
@@ -121,7 +116,7 @@ describe('sync/admission-refusals: a revision admission keeps refusing', () => {
   });
 
   it('a refusal of another object found by the dry-run is remembered in its place', async () => {
-    const planned = await planCatalogSync(target, admissionWriter(new Set()).writer, spoolDir);
+    const planned = await planCatalogSync(target, admissionWriter(new Set()).writer, spoolDir());
     const [a, b] = planned.plan.create as [string, string];
     await planned.dispose();
     const refuse = new Set([a]);

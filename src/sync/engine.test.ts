@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
-import os from 'node:os';
+import { readdir } from 'node:fs/promises';
 import path from 'node:path';
+import { tempDirEach } from '../../test/support/temp-dir.js';
 import type { CatalogMetadata } from '../api/v1/index.js';
 import type { CatalogMetadataWriter, ObjectWrite, SyncTarget } from './index.js';
 import {
@@ -53,18 +53,12 @@ function recordingWriter(
 }
 
 describe('sync engine', () => {
-  let spoolDir: string;
-  beforeEach(async () => {
-    spoolDir = await mkdtemp(path.join(os.tmpdir(), 'catalogd-sync-test-'));
-  });
-  afterEach(async () => {
-    await rm(spoolDir, { recursive: true, force: true });
-  });
+  const spoolDir = tempDirEach('catalogd-sync-test-');
 
   describe('planCatalogSync', () => {
     it('spools every object of a cold sync, in catalog order, as the scan built it', async () => {
       const { writer } = recordingWriter();
-      const planned = await planCatalogSync(target, writer, spoolDir);
+      const planned = await planCatalogSync(target, writer, spoolDir());
       const scan = await scanCatalog(target);
       expect(planned.plan).to.deep.equal(planSync(scan.desired, [], 'uid-ops'));
       const spooled = [];
@@ -74,7 +68,7 @@ describe('sync engine', () => {
       for (const w of spooled)
         expect(parse(w).metadata.ownerReferences?.[0]?.uid).to.equal('uid-ops');
       await planned.dispose();
-      expect(await readdir(spoolDir)).to.deep.equal([]);
+      expect(await readdir(spoolDir())).to.deep.equal([]);
     });
 
     it('spools only what differs; an update carries the listed resourceVersion', async () => {
@@ -100,7 +94,7 @@ describe('sync engine', () => {
         { name: 'gone', uid: 'u3', resourceVersion: '9', fingerprint: 'x', deleting: false },
       ];
       const { writer, written } = recordingWriter(undefined, existing);
-      const planned = await planCatalogSync(target, writer, spoolDir);
+      const planned = await planCatalogSync(target, writer, spoolDir());
       expect(planned.plan.update).to.deep.equal([{ name: changed, resourceVersion: '8' }]);
       expect(planned.plan.delete).to.deep.equal([{ name: 'gone', uid: 'u3' }]);
       expect(planned.writes!.count).to.equal(scan.blobs - 1);
@@ -143,7 +137,7 @@ describe('sync engine', () => {
         if (have.name === edited) spec.content = { ...(spec.content as object), edited: true };
         return specDigest(spec);
       };
-      const planned = await planCatalogSync(target, writer, spoolDir);
+      const planned = await planCatalogSync(target, writer, spoolDir());
       expect(reads).to.not.include(ours); // only the controller owns its spec: nothing to read
       expect(reads).to.include(same);
       expect(planned.plan.update).to.deep.equal([{ name: edited, resourceVersion: '3' }]);
@@ -157,13 +151,13 @@ describe('sync engine', () => {
 
     it('writes nothing to disk that outlives a failed scan', async () => {
       const { writer } = recordingWriter();
-      const bad = { ...target, dir: path.join(spoolDir, 'missing') };
-      const err = await planCatalogSync(bad, writer, spoolDir).then(
+      const bad = { ...target, dir: path.join(spoolDir(), 'missing') };
+      const err = await planCatalogSync(bad, writer, spoolDir()).then(
         () => undefined,
         (e: unknown) => e,
       );
       expect(err).to.be.instanceOf(Error);
-      expect(await readdir(spoolDir)).to.deep.equal([]);
+      expect(await readdir(spoolDir())).to.deep.equal([]);
     });
   });
 
@@ -182,7 +176,7 @@ describe('sync engine', () => {
         async update() {},
         async delete() {},
       };
-      const planned = await planCatalogSync(target, writer, spoolDir);
+      const planned = await planCatalogSync(target, writer, spoolDir());
       const spool = planned.writes!;
       const read = spool.read.bind(spool);
       // Each record's release noted by name.
@@ -202,7 +196,7 @@ describe('sync engine', () => {
       const refused = (o: CatalogMetadata) =>
         o.spec.name === 'utility-operator.v0.1.0' && o.spec.content !== undefined;
       const { writer, written } = recordingWriter(refused);
-      const planned = await planCatalogSync(target, writer, spoolDir);
+      const planned = await planCatalogSync(target, writer, spoolDir());
       const result = await applyPlan(planned, writer, { concurrency: 2 });
       await planned.dispose();
       expect(written).to.have.length(planned.scan.blobs);
@@ -235,7 +229,7 @@ describe('sync engine', () => {
       };
       const sum = () => [...sizes.values()].reduce((a, b) => a + b, 0);
       // A cold sync: one object the apiserver refuses whole is written with its content omitted.
-      const planned = await planCatalogSync(target, writer, spoolDir);
+      const planned = await planCatalogSync(target, writer, spoolDir());
       const result = await applyPlan(planned, writer, { concurrency: 2 });
       await planned.dispose();
       expect(result.storedBytesDelta).to.be.lessThan(0);
@@ -258,7 +252,7 @@ describe('sync engine', () => {
             yield* existing;
           },
         },
-        spoolDir,
+        spoolDir(),
       );
       await again.dispose();
       expect(again.plan.unchanged).to.equal(existing.length);
@@ -269,7 +263,7 @@ describe('sync engine', () => {
       const omitted = await planCatalogSync(
         small,
         { ...writer, create: async (w) => void sizes.set(w.name, Buffer.byteLength(w.body)) },
-        spoolDir,
+        spoolDir(),
       );
       await applyPlan(omitted, writer, { concurrency: 2 }).catch(() => undefined);
       await omitted.dispose();
@@ -279,7 +273,7 @@ describe('sync engine', () => {
 
     it('fails naming the object when even the object without content is refused', async () => {
       const { writer } = recordingWriter((o) => o.spec.name === 'utility-operator.v0.1.0');
-      const planned = await planCatalogSync(target, writer, spoolDir);
+      const planned = await planCatalogSync(target, writer, spoolDir());
       const err = await applyPlan(planned, writer, { concurrency: 1 }).then(
         () => undefined,
         (e: unknown) => e,

@@ -1,8 +1,7 @@
 import { expect } from 'chai';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
+import { writeFile } from 'node:fs/promises';
+import { tempDirEach } from '../../test/support/temp-dir.js';
 import type { SpooledWrite } from './spool.js';
 import { WriteSpool } from './spool.js';
 
@@ -13,16 +12,10 @@ async function readAll(spool: WriteSpool): Promise<SpooledWrite[]> {
 }
 
 describe('sync/spool: WriteSpool', () => {
-  let dir: string;
-  beforeEach(async () => {
-    dir = await mkdtemp(path.join(os.tmpdir(), 'catalogd-spool-test-'));
-  });
-  afterEach(async () => {
-    await rm(dir, { recursive: true, force: true });
-  });
+  const dir = tempDirEach('catalogd-spool-test-');
 
   it('reads back what was added, in order, across read chunks and multi-byte text', async () => {
-    const spool = await WriteSpool.create(dir);
+    const spool = await WriteSpool.create(dir());
     // Bodies around and above the 1 MiB read chunk, so records straddle chunk boundaries.
     const bodies = [
       JSON.stringify({ a: 'é'.repeat(10) }),
@@ -44,7 +37,7 @@ describe('sync/spool: WriteSpool', () => {
   });
 
   it('reuses read chunks whose records were released, never one a record still holds', async () => {
-    const spool = await WriteSpool.create(dir);
+    const spool = await WriteSpool.create(dir());
     // About 12 MiB over 1 MiB chunks: records straddle boundaries; each body names itself.
     const bodyOf = (i: number) => JSON.stringify({ i, pad: String(i % 10).repeat(3000 + (i % 7)) });
     const n = 4000;
@@ -76,14 +69,14 @@ describe('sync/spool: WriteSpool', () => {
   });
 
   it('is empty when nothing was added', async () => {
-    const spool = await WriteSpool.create(dir);
+    const spool = await WriteSpool.create(dir());
     await spool.finish();
     expect(await readAll(spool)).to.deep.equal([]);
     await spool.dispose();
   });
 
   it('refuses what would break its record format, and reading before finish', async () => {
-    const spool = await WriteSpool.create(dir);
+    const spool = await WriteSpool.create(dir());
     await spool.add('create', 'a', false, '{}').then(() => undefined);
     const errors = await Promise.all([
       spool.add('create', 'a b', false, '{}').catch((e: Error) => e.message),
@@ -97,7 +90,7 @@ describe('sync/spool: WriteSpool', () => {
   });
 
   it('reports a spool file cut short (a partial last record)', async () => {
-    const spool = await WriteSpool.create(dir);
+    const spool = await WriteSpool.create(dir());
     await spool.finish();
     await writeFile(spool.file, 'create 0 a {}\ncreate 0 b {"x"');
     const err = await readAll(spool).catch((e: Error) => e.message);

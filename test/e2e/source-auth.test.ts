@@ -14,7 +14,8 @@ import {
 } from '../../src/source/index.js';
 import { startRegistry, type TestRegistry } from '../support/registry.js';
 import { startTokenServer, type TokenServer } from '../support/registry-token.js';
-import { caught, writePackage } from '../support/source-e2e.js';
+import { caught } from '../support/caught.js';
+import { writePackage } from '../support/source-e2e.js';
 
 function secretFor(host: string, username: string, password: string): PullSecretSource {
   const json = JSON.stringify({

@@ -7,7 +7,8 @@ import path from 'node:path';
 import { findSourceError, ImagePuller, isRetryable, pushCatalog } from '../../src/source/index.js';
 import { snapshot } from '../../src/source/counters.js';
 import { startRegistry, type TestRegistry } from '../support/registry.js';
-import { caught, writePackage } from '../support/source-e2e.js';
+import { caught } from '../support/caught.js';
+import { writePackage } from '../support/source-e2e.js';
 
 describe('source e2e: registry faults', function () {
   this.timeout(120_000);

@@ -25,7 +25,8 @@ import {
 import { uniqueName } from '../support/names.js';
 import { repoRoot } from '../support/cluster.js';
 import type { BlobSource } from '../../src/source/pusher.js';
-import { caught, writePackage } from '../support/source-e2e.js';
+import { caught } from '../support/caught.js';
+import { writePackage } from '../support/source-e2e.js';
 
 async function listTree(dir: string, rel = ''): Promise<Map<string, Buffer>> {
   const out = new Map<string, Buffer>();

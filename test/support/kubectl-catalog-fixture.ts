@@ -7,6 +7,7 @@ import type { AnyBlob } from '../../src/client/index.js';
 import { CatalogClient } from '../../src/client/index.js';
 import type { KubeClient, RequestOptions } from '../../src/kube/index.js';
 import { KubeApiError } from '../../src/kube/index.js';
+import { run } from '../../src/plugin/main.js';
 import { catalogBaseUrl } from '../../src/server/index.js';
 import type { ContentServer, Shape } from './lean-objects.js';
 import { CONTENT_SERVER, contentServer, metadataObject } from './lean-objects.js';
@@ -256,4 +257,41 @@ export function catalogsClient(
     requests,
     content,
   };
+}
+
+/**
+ * The commands of the plugin that read one package, on package `pkg` and its channel `channel`:
+ * show (and --long), channels, bundles (and of the channel), graph in each of its formats.
+ */
+export function packageCommands(pkg: string, channel: string): string[][] {
+  return [
+    ['show', pkg],
+    ['show', pkg, '--long'],
+    ['channels', pkg],
+    ['bundles', pkg],
+    ['bundles', pkg, '--channel', channel],
+    ['graph', pkg],
+    ['graph', pkg, '-o', 'mermaid'],
+    ['graph', pkg, '-o', 'dot'],
+  ];
+}
+
+/** What a run of the plugin printed, and its exit code. */
+export interface PluginRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `kubectl catalog args` on `client` at the fixture's time (2026-01-02). */
+export async function runPlugin(args: string[], client: CatalogClient): Promise<PluginRun> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await run(args, {
+    stdout: (s) => out.push(s),
+    stderr: (s) => err.push(s),
+    client: () => client,
+    now: () => new Date('2026-01-02T00:00:00Z'),
+  });
+  return { code, stdout: out.join(''), stderr: err.join('') };
 }

@@ -1,5 +1,5 @@
 // What the source e2e suites (source, source-auth, source-faults) share: a catalog directory of
-// one package to push, and a promise's rejection as a value.
+// one package to push.
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
@@ -11,10 +11,3 @@ export async function writePackage(dir: string, pkg: string): Promise<void> {
     JSON.stringify({ schema: 'olm.package', name: pkg }) + '\n',
   );
 }
-
-/** What `p` rejects with; undefined when it resolves. */
-export const caught = (p: Promise<unknown>) =>
-  p.then(
-    () => undefined,
-    (e: unknown) => e,
-  );

@@ -13,6 +13,7 @@ import {
   conditionSequence,
   world,
 } from './reconcile-world.test.js';
+import type { World } from './reconcile-world.test.js';
 
 describe('reconcileCatalog', () => {
   describe('rollback after a failed write', () => {
@@ -56,6 +57,12 @@ describe('reconcileCatalog', () => {
       return { w, applied };
     }
 
+    /** A reconcile of an update from prevStatus: its outcome, and the conditions of each status. */
+    async function update(w: World) {
+      const out = await reconcileCatalog(catalog({}, prevStatus), w.deps);
+      return { out, seq: conditionSequence([...w.statusWrites, out.status]) };
+    }
+
     it('re-applies the previous revision, clears the journal and names the failed object', async () => {
       const { w, applied } = failingWorld();
       const out = await reconcileCatalog(catalog({}, prevStatus), w.deps);
@@ -74,9 +81,7 @@ describe('reconcileCatalog', () => {
     });
 
     it('condition sequence of a refused update: Succeeded while served, then Retrying for the error', async () => {
-      const { w } = failingWorld();
-      const out = await reconcileCatalog(catalog({}, prevStatus), w.deps);
-      const seq = conditionSequence([...w.statusWrites, out.status]);
+      const { out, seq } = await update(failingWorld().w);
       expect(seq).to.deep.equal([
         'Progressing=Succeeded ObjectsSynced=Planning',
         'Progressing=Succeeded ObjectsSynced=Writing',
@@ -93,8 +98,7 @@ describe('reconcileCatalog', () => {
 
     it('condition sequence of a normal update: never Retrying', async () => {
       const w = world({ plan: { create: ['a'], update: [{ name: 'b', resourceVersion: '1' }] } });
-      const out = await reconcileCatalog(catalog({}, prevStatus), w.deps);
-      const seq = conditionSequence([...w.statusWrites, out.status]);
+      const { seq } = await update(w);
       expect(seq).to.deep.equal([
         'Progressing=Succeeded ObjectsSynced=Planning',
         'Progressing=Succeeded ObjectsSynced=Writing',
