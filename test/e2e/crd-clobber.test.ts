@@ -140,6 +140,19 @@ describe('CRD clobber e2e: upstream ClusterCatalog CRD applied over ours', funct
         { timeoutMs: 120_000, intervalMs: 50, what: 'the status to name v2' },
       );
       expect(updated.status?.contentHash, 'pruned by upstream CRD').to.equal(undefined);
+      // Our ObjectsSynced condition is kept by upstream's CRD (conditions take any type): the
+      // objects' progress of this update is there, then their sync.
+      const objectsSynced = await pollUntil(
+        async () => {
+          const c = await getCatalog(name);
+          const o = condition(c, 'ObjectsSynced');
+          return o?.status === 'True' && o.observedGeneration === c.metadata.generation
+            ? o
+            : undefined;
+        },
+        { timeoutMs: 120_000, intervalMs: 100, what: 'ObjectsSynced=True under upstream CRD' },
+      );
+      expect(objectsSynced.reason).to.equal('Synced');
       const base = updated.status?.urls?.base ?? '';
       for (const target of [proxy.url, leader!.serverUrl, follower!.serverUrl]) {
         const url = `${base.replace(proxy.url, target)}/api/v1/all`;
