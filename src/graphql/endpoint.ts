@@ -10,7 +10,7 @@ import { promisify } from 'node:util';
 import { gzip as gzipCallback } from 'node:zlib';
 import { execute, getOperationAST, parse, specifiedRules, validate } from 'graphql';
 import type { DocumentNode, ExecutionResult, GraphQLError } from 'graphql';
-import { acceptsGzip, etagHeader, httpDate, isNotModified } from '../server/index.js';
+import { acceptsGzip, etagHeader, httpDate, requestIsNotModified } from '../server/index.js';
 import type { LeasedEndpoint, RevisionLease } from '../server/index.js';
 import { realClock } from '../util/clock.js';
 import type { Clock } from '../util/clock.js';
@@ -301,11 +301,7 @@ export function createGraphqlEndpoint(opts: GraphqlEndpointOptions = {}): Leased
       const tag = graphqlEntityTag(lease.contentHash, parsed.raw);
       headers.ETag = etagHeader(tag, gzipped);
       headers['Last-Modified'] = httpDate(lease.lastModified);
-      const conditional = {
-        ifNoneMatch: req.headers['if-none-match'],
-        ifModifiedSince: req.headers['if-modified-since'],
-      };
-      if (isNotModified(conditional, tag, lease.lastModified)) {
+      if (requestIsNotModified(req.headers, tag, lease.lastModified)) {
         res.writeHead(304, headers);
         res.end();
         return;

@@ -125,15 +125,23 @@ const MIN_INT32 = -2147483648;
 const MAX_INT32 = 2147483647;
 
 /**
+ * The number graphql-go's Int and Float read from a value: a number as it is, a boolean 1 or
+ * 0, a string parsed as a float; anything else undefined.
+ */
+function numberOf(value: unknown): number | undefined {
+  const v = complexAsString(value);
+  if (typeof v === 'number') return v;
+  if (typeof v === 'boolean') return v ? 1 : 0;
+  if (typeof v === 'string') return goParseFloat(v);
+  return undefined;
+}
+
+/**
  * graphql-go's Int: a number within 32 bits truncated toward zero, else null; a boolean 1 or
  * 0; a string parsed as a float first; anything else null.
  */
 export function coerceInt(value: unknown): number | null {
-  const v = complexAsString(value);
-  let n: number | undefined;
-  if (typeof v === 'number') n = v;
-  else if (typeof v === 'boolean') return v ? 1 : 0;
-  else if (typeof v === 'string') n = goParseFloat(v);
+  const n = numberOf(value);
   if (n === undefined || Number.isNaN(n) || n < MIN_INT32 || n > MAX_INT32) return null;
   return Math.trunc(n) || 0;
 }
@@ -144,11 +152,7 @@ export function coerceInt(value: unknown): number | null {
  * write them, and upstream's whole answer would fail.)
  */
 export function coerceFloat(value: unknown): number | null {
-  const v = complexAsString(value);
-  let n: number | undefined;
-  if (typeof v === 'number') n = v;
-  else if (typeof v === 'boolean') return v ? 1 : 0;
-  else if (typeof v === 'string') n = goParseFloat(v);
+  const n = numberOf(value);
   return n !== undefined && Number.isFinite(n) ? n : null;
 }
 

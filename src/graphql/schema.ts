@@ -155,25 +155,32 @@ export function selectedFields(
 
 /** Upstream's checks, in its order: type names first, then root fields. */
 function checkCollisions(schemas: string[]): void {
-  const types = new Map<string, string>();
+  checkCollision(
+    schemas,
+    sanitizeTypeName,
+    (other, s, t) =>
+      `type name collision: schemas ${JSON.stringify(other)} and ${JSON.stringify(s)} both sanitize to GraphQL type ${JSON.stringify(t)}`,
+  );
+  checkCollision(
+    schemas,
+    rootFieldName,
+    (other, s, f) =>
+      `query field collision: schemas ${JSON.stringify(other)} and ${JSON.stringify(s)} both map to field ${JSON.stringify(f)}`,
+  );
+}
+
+/** Throws `message(other, s, name)` for the first schema s whose name an earlier one has. */
+function checkCollision(
+  schemas: string[],
+  nameOf: (schema: string) => string,
+  message: (other: string, schema: string, name: string) => string,
+): void {
+  const seen = new Map<string, string>();
   for (const s of schemas) {
-    const t = sanitizeTypeName(s);
-    const other = types.get(t);
-    if (other !== undefined)
-      throw new SchemaBuildError(
-        `type name collision: schemas ${JSON.stringify(other)} and ${JSON.stringify(s)} both sanitize to GraphQL type ${JSON.stringify(t)}`,
-      );
-    types.set(t, s);
-  }
-  const fields = new Map<string, string>();
-  for (const s of schemas) {
-    const f = rootFieldName(s);
-    const other = fields.get(f);
-    if (other !== undefined)
-      throw new SchemaBuildError(
-        `query field collision: schemas ${JSON.stringify(other)} and ${JSON.stringify(s)} both map to field ${JSON.stringify(f)}`,
-      );
-    fields.set(f, s);
+    const name = nameOf(s);
+    const other = seen.get(name);
+    if (other !== undefined) throw new SchemaBuildError(message(other, s, name));
+    seen.set(name, s);
   }
 }
 

@@ -12,8 +12,8 @@ import {
   allEntityTag,
   etagHeader,
   httpDate,
-  isNotModified,
   metasEntityTag,
+  requestIsNotModified,
 } from './http-cache.js';
 import { normalizeMetasQuery, parseMetasQuery } from './query.js';
 import type { MetasQuery } from './query.js';
@@ -244,11 +244,7 @@ async function serve(
       'Last-Modified': httpDate(lease.lastModified),
       Vary: 'Accept-Encoding',
     };
-    const conditional = {
-      ifNoneMatch: req.headers['if-none-match'],
-      ifModifiedSince: req.headers['if-modified-since'],
-    };
-    if (isNotModified(conditional, tag, lease.lastModified)) {
+    if (requestIsNotModified(req.headers, tag, lease.lastModified)) {
       res.writeHead(304, validators);
       res.end();
       return;

@@ -1,6 +1,7 @@
 // HTTP validators and content negotiation for the content server (RFC 9110 §8.8, §13, §12.5.3).
 // Pure functions over header values.
 import { createHash } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
 
 /** The hex part of a `sha256:<hex>` content hash. */
 export function contentHashHex(contentHash: string): string {
@@ -65,6 +66,19 @@ export function isNotModified(h: ConditionalHeaders, tag: string, lastModified: 
   const since = Date.parse(h.ifModifiedSince);
   if (Number.isNaN(since)) return false;
   return Math.floor(lastModified.getTime() / 1000) * 1000 <= since;
+}
+
+/** isNotModified over a request's If-None-Match and If-Modified-Since headers. */
+export function requestIsNotModified(
+  headers: IncomingHttpHeaders,
+  tag: string,
+  lastModified: Date,
+): boolean {
+  const conditional = {
+    ifNoneMatch: headers['if-none-match'],
+    ifModifiedSince: headers['if-modified-since'],
+  };
+  return isNotModified(conditional, tag, lastModified);
 }
 
 /**

@@ -19,7 +19,13 @@ export type { Endpoint } from './route.js';
 export { blobUrl, catalogBaseUrl, DEFAULT_SERVER_LIMITS, startContentServer } from './server.js';
 export type { ContentServer, ContentServerOptions, ServerLimits } from './server.js';
 export { normalizeMetasQuery, parseMetasQuery } from './query.js';
-export { acceptsGzip, etagHeader, httpDate, isNotModified } from './http-cache.js';
+export {
+  acceptsGzip,
+  etagHeader,
+  httpDate,
+  isNotModified,
+  requestIsNotModified,
+} from './http-cache.js';
 export type { MetasQuery } from './query.js';
 export * from './publisher.js';
 export { DEFAULT_MAX_WAITING, DEFAULT_REVISION_WAIT_MS, RevisionWaiters } from './revision-wait.js';
