@@ -30,7 +30,7 @@ describe('graphql/names: upstream catalogd’s names', () => {
   });
 
   it('sanitizes schema and field names to type names (upstream’s TestSanitizeTypeName cases)', () => {
-    const cases: Array<[string, string]> = [
+    for (const [name, want] of [
       ['olm.package', 'OlmPackage'],
       ['olm.gvk', 'OlmGvk'],
       ['some-type', 'SomeType'],
@@ -40,16 +40,20 @@ describe('graphql/names: upstream catalogd’s names', () => {
       ['olm.bundle', 'OlmBundle'],
       ['relatedImages', 'Relatedimages'],
       ['...', 'Unknown'],
-    ];
-    for (const [name, want] of cases) expect(sanitizeTypeName(name), name).to.equal(want);
+    ] as const)
+      expect(sanitizeTypeName(name), name).to.equal(want);
   });
 
   it('names a schema’s root field: letters and digits, lower case, plus s', () => {
-    expect(rootFieldName('olm.bundle')).to.equal('olmbundles');
-    expect(rootFieldName('olm.package')).to.equal('olmpackages');
-    expect(rootFieldName('olm.channel')).to.equal('olmchannels');
-    expect(rootFieldName('OLM.Deprecations')).to.equal('olmdeprecationss');
-    expect(rootFieldName('helm.chart')).to.equal('helmcharts');
-    expect(rootFieldName('olm_bundle')).to.equal('olmbundles');
+    const fields: Record<string, string> = {
+      'olm.bundle': 'olmbundles',
+      'olm.package': 'olmpackages',
+      'olm.channel': 'olmchannels',
+      'OLM.Deprecations': 'olmdeprecationss',
+      'helm.chart': 'helmcharts',
+      olm_bundle: 'olmbundles',
+    };
+    for (const [schema, want] of Object.entries(fields))
+      expect(rootFieldName(schema), schema).to.equal(want);
   });
 });

@@ -19,38 +19,10 @@ import {
   catalogOf,
   expectedLines,
   generatedCatalog,
+  send,
   streamOf,
 } from './test-catalogs.test.js';
 import type { TestCatalog } from './test-catalogs.test.js';
-
-interface Reply {
-  status: number;
-  headers: IncomingHttpHeaders;
-  body: Buffer;
-}
-
-function send(
-  server: ContentServer,
-  target: string,
-  opts: { method?: string; headers?: Record<string, string> } = {},
-): Promise<Reply> {
-  const { hostname, port } = new URL(server.url);
-  return new Promise((resolve, reject) => {
-    const req = request(
-      { hostname, port, path: target, method: opts.method ?? 'GET', headers: opts.headers ?? {} },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () =>
-          resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }),
-        );
-        res.on('error', reject);
-      },
-    );
-    req.on('error', reject);
-    req.end();
-  });
-}
 
 function qs(q: MetasQuery): string {
   return new URLSearchParams(q as Record<string, string>).toString();

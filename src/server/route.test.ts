@@ -3,67 +3,56 @@ import { routeRequest } from './route.js';
 
 const P = '/catalogs';
 
+/** The content route routeRequest gives for a catalog's endpoint (under a revision URL). */
+function content(catalog: string, endpoint: string, rawQuery: string, revision?: string) {
+  return { kind: 'content', catalog, revision, endpoint, rawQuery };
+}
+
+/** Routes each of `targets` to a route of `kind`. */
+function expectKind(kind: string, targets: string[]): void {
+  for (const t of targets) expect(routeRequest(t, P).kind, t).to.equal(kind);
+}
+
 describe('server/route', () => {
   it('routes all and metas with the raw query', () => {
-    expect(routeRequest('/catalogs/operatorhub/api/v1/all', P)).to.deep.equal({
-      kind: 'content',
-      catalog: 'operatorhub',
-      revision: undefined,
-      endpoint: 'all',
-      rawQuery: '',
-    });
-    expect(routeRequest('/catalogs/a.b-c/api/v1/metas?schema=olm.package', P)).to.deep.equal({
-      kind: 'content',
-      catalog: 'a.b-c',
-      revision: undefined,
-      endpoint: 'metas',
-      rawQuery: 'schema=olm.package',
-    });
+    expect(routeRequest('/catalogs/operatorhub/api/v1/all', P)).to.deep.equal(
+      content('operatorhub', 'all', ''),
+    );
+    expect(routeRequest('/catalogs/a.b-c/api/v1/metas?schema=olm.package', P)).to.deep.equal(
+      content('a.b-c', 'metas', 'schema=olm.package'),
+    );
   });
 
   it('routes graphql, under a revision URL too, with the raw query (GET ?query=)', () => {
-    expect(routeRequest('/catalogs/ops/api/v1/graphql?query=%7Bsummary%7D', P)).to.deep.equal({
-      kind: 'content',
-      catalog: 'ops',
-      revision: undefined,
-      endpoint: 'graphql',
-      rawQuery: 'query=%7Bsummary%7D',
-    });
+    expect(routeRequest('/catalogs/ops/api/v1/graphql?query=%7Bsummary%7D', P)).to.deep.equal(
+      content('ops', 'graphql', 'query=%7Bsummary%7D'),
+    );
     const key = '0123456789abcdef';
-    expect(routeRequest(`/catalogs/ops/revisions/${key}/api/v1/graphql`, P)).to.deep.equal({
-      kind: 'content',
-      catalog: 'ops',
-      revision: key,
-      endpoint: 'graphql',
-      rawQuery: '',
-    });
+    expect(routeRequest(`/catalogs/ops/revisions/${key}/api/v1/graphql`, P)).to.deep.equal(
+      content('ops', 'graphql', '', key),
+    );
   });
 
   it('routes a revision URL (status.urls.base) with its key', () => {
     const key = '0123456789abcdef';
-    expect(routeRequest(`/catalogs/ops/revisions/${key}/api/v1/metas?name=x`, P)).to.deep.equal({
-      kind: 'content',
-      catalog: 'ops',
-      revision: key,
-      endpoint: 'metas',
-      rawQuery: 'name=x',
-    });
+    expect(routeRequest(`/catalogs/ops/revisions/${key}/api/v1/metas?name=x`, P)).to.deep.equal(
+      content('ops', 'metas', 'name=x', key),
+    );
     for (const bad of ['0123456789ABCDEF', '0123', `${key}0`, '..', '%2e%2e', ''])
       expect(routeRequest(`/catalogs/ops/revisions/${bad}/api/v1/all`, P), bad).to.deep.equal({
         kind: 'bad-request',
         error: 'invalid revision: must be 16 lowercase hex digits',
       });
-    for (const t of [
+    expectKind('not-found', [
       `/catalogs/ops/revisions/${key}`,
       `/catalogs/ops/revisions/${key}/api/v1`,
       `/catalogs/ops/revisions/${key}/revisions/${key}/api/v1/all`,
       '/catalogs/ops/revisions',
-    ])
-      expect(routeRequest(t, P).kind, t).to.equal('not-found');
+    ]);
   });
 
   it('rejects traversal and encoded names in the catalog segment (400)', () => {
-    for (const t of [
+    expectKind('bad-request', [
       '/catalogs/../etc/api/v1/all',
       '/catalogs/%2e%2e/api/v1/all',
       '/catalogs/%2E%2E/api/v1/all',
@@ -75,12 +64,11 @@ describe('server/route', () => {
       '/catalogs//api/v1/all',
       '/catalogs/./api/v1/all',
       `/catalogs/${'a'.repeat(254)}/api/v1/all`,
-    ])
-      expect(routeRequest(t, P).kind, t).to.equal('bad-request');
+    ]);
   });
 
   it('other paths are not found (404)', () => {
-    for (const t of [
+    expectKind('not-found', [
       '/',
       '/catalogs',
       '/catalogs/',
@@ -94,8 +82,7 @@ describe('server/route', () => {
       '/catalogs/a/api/v1/graphiql',
       '/catalogs/a/api/v1/graphql/',
       '/catalogs/a/api/v1/all/extra',
-    ])
-      expect(routeRequest(t, P).kind, t).to.equal('not-found');
+    ]);
   });
 
   it('an absolute-form target is a bad request', () => {

@@ -120,29 +120,45 @@ export class CopyingSink extends Writable {
   }
 }
 
+/** What a content server answered: status, headers and the body's bytes. */
+export interface HttpReply {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: Buffer;
+}
+
+/** A request for `target` to a content server on 127.0.0.1 (GET unless `opts.method`). */
+export function send(
+  server: { url: string },
+  target: string,
+  opts: { method?: string; headers?: Record<string, string>; body?: string | Buffer } = {},
+): Promise<HttpReply> {
+  const { hostname, port } = new URL(server.url);
+  return new Promise((resolve, reject) => {
+    const req = request(
+      { hostname, port, path: target, method: opts.method ?? 'GET', headers: opts.headers ?? {} },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () =>
+          resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }),
+        );
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(opts.body);
+  });
+}
+
 /** GET `target` from a content server on 127.0.0.1: status, headers and the body as text. */
-export function getText(
+export async function getText(
   server: { url: string },
   target: string,
   headers: Record<string, string> = {},
 ): Promise<{ status: number; headers: IncomingHttpHeaders; body: string }> {
-  const { hostname, port } = new URL(server.url);
-  return new Promise((resolve, reject) => {
-    const req = request({ hostname, port, path: target, headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () =>
-        resolve({
-          status: res.statusCode!,
-          headers: res.headers,
-          body: Buffer.concat(chunks).toString('utf8'),
-        }),
-      );
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.end();
-  });
+  const r = await send(server, target, { headers });
+  return { ...r, body: r.body.toString('utf8') };
 }
 
 /** A content store in a new temporary directory (store.root), and a content server over it. */
