@@ -1,7 +1,5 @@
 // Named *.test.ts so that the build leaves it out; it holds no tests. A small catalog for the
-// GraphQL tests, a content server with the endpoint mounted, and requests to it.
-import { request } from 'node:http';
-import type { IncomingHttpHeaders } from 'node:http';
+// GraphQL tests and a content server with the endpoint mounted (requests to it: test-requests).
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -9,6 +7,7 @@ import { ContentStore, startContentServer } from '../server/index.js';
 import type { ContentServer, LeasedEndpoint } from '../server/index.js';
 import { blobOf, catalogOf, streamOf } from '../server/test-catalogs.test.js';
 import type { TestCatalog } from '../server/test-catalogs.test.js';
+import { createGraphqlEndpoint } from './endpoint.js';
 
 export const T0 = new Date('2026-03-04T05:06:07Z');
 
@@ -90,57 +89,32 @@ export async function serve(
   };
 }
 
-export interface Reply {
-  status: number;
-  headers: IncomingHttpHeaders;
-  body: Buffer;
-  text: string;
-  /** The body parsed as JSON (undefined when it is not). */
-  json: unknown;
+/** Runs `fn` with `catalogs` served (see serve), and closes them after, whatever `fn` does. */
+export async function withServed(
+  catalogs: Record<string, TestCatalog>,
+  graphql: LeasedEndpoint | undefined,
+  fn: (s: Served) => Promise<void>,
+  opts: { graceMs?: number } = {},
+): Promise<void> {
+  const s = await serve(catalogs, graphql, opts);
+  try {
+    await fn(s);
+  } finally {
+    await s.close();
+  }
 }
 
-export function call(
-  server: { url: string },
-  target: string,
-  opts: { method?: string; headers?: Record<string, string>; body?: string | Buffer } = {},
-): Promise<Reply> {
-  const { hostname, port } = new URL(server.url);
-  return new Promise((resolve, reject) => {
-    const req = request(
-      { hostname, port, path: target, method: opts.method ?? 'GET', headers: opts.headers ?? {} },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => {
-          const body = Buffer.concat(chunks);
-          const text = body.toString('utf8');
-          let json: unknown;
-          try {
-            json = JSON.parse(text);
-          } catch {
-            json = undefined;
-          }
-          resolve({ status: res.statusCode!, headers: res.headers, body, text, json });
-        });
-        res.on('error', reject);
-      },
-    );
-    req.on('error', reject);
-    req.end(opts.body);
+/**
+ * Serves smallCatalog() as `cat`, with the endpoint mounted, for the suite it is called in (a
+ * before and an after hook); what it returns gives that Served once the before hook has run.
+ */
+export function servedForSuite(): () => Served {
+  let s: Served | undefined;
+  before(async () => {
+    s = await serve({ cat: smallCatalog() }, createGraphqlEndpoint());
   });
-}
-
-/** POSTs `{"query": query, ...}` to a catalog's GraphQL endpoint. */
-export function postQuery(
-  server: { url: string },
-  catalog: string,
-  query: string,
-  extra: Record<string, unknown> = {},
-  headers: Record<string, string> = {},
-): Promise<Reply> {
-  return call(server, `/catalogs/${catalog}/api/v1/graphql`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json', ...headers },
-    body: JSON.stringify({ query, ...extra }),
+  after(async () => {
+    await s?.close();
   });
+  return () => s!;
 }
