@@ -75,6 +75,14 @@ export function fakeCatalogs(
         skipped: [],
       });
     },
+    // No bundle provides anything here; a catalog of `failing` is left out, as the client does.
+    providersOf: (_gvk: unknown, opts: { catalog?: string } = {}) => {
+      const names = opts.catalog !== undefined ? [opts.catalog] : Object.keys(catalogs);
+      const failed = names
+        .filter((c) => failing[c] !== undefined)
+        .map((c) => ({ catalog: c, reason: failing[c]! }));
+      return Promise.resolve({ providers: [], skipped: [], failed });
+    },
     blobOf: (o: CatalogMetadata) => Promise.resolve(o.spec.content),
     blobsOf: (objs: CatalogMetadata[]) => Promise.resolve(objs.map((o) => o.spec.content)),
     resolverContents: (objs: CatalogMetadata[]) =>

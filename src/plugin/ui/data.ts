@@ -250,12 +250,20 @@ export class UiData {
     return { rows: cards, icons, leanIcons, fetched: new Map() };
   }
 
-  /** The bundles of the shown catalogs that provide the API (olm.gvk): client's providersOf. */
-  async providers(gvk: GVK): Promise<Provider[]> {
-    if (this.only === undefined) return (await this.client.providersOf(gvk)).providers;
+  /**
+   * The bundles of the shown catalogs that provide the API (olm.gvk): client's providersOf; a
+   * catalog whose content cannot be read is in `failed` (named on the page), the others answered.
+   */
+  async providers(gvk: GVK): Promise<{ providers: Provider[]; failed: CatalogFailure[] }> {
     // A catalog that is not Serving shows nothing (rather than waiting for its sync).
-    if (!this.catalogsNow.some(isServing)) return [];
-    return (await this.client.providersOf(gvk, { catalog: this.only })).providers;
+    if (this.only !== undefined && !this.catalogsNow.some(isServing))
+      return { providers: [], failed: [] };
+    const found = await this.client.providersOf(
+      gvk,
+      this.only !== undefined ? { catalog: this.only } : {},
+    );
+    const failed = found.failed.map((f) => ({ catalog: f.catalog, message: f.reason }));
+    return { providers: found.providers, failed };
   }
 
   /** One package's blobs (package, channels, bundles, deprecations) in one consistent list. */

@@ -12,7 +12,7 @@ import {
   sortProviders,
 } from '../../client/index.js';
 import { Yielder } from '../../util/yielder.js';
-import type { PackageCard, PackageList } from './data.js';
+import type { CatalogFailure, PackageCard, PackageList } from './data.js';
 import type { SafeHtml } from './html.js';
 import { html, packageHref, seg, tableHead, trusted } from './html.js';
 
@@ -183,6 +183,7 @@ export function providesPage(
   gvk: string,
   providers: Provider[] | undefined,
   error?: string,
+  failed: CatalogFailure[] = [],
 ): SafeHtml {
   const sorted = sortProviders(providers ?? []);
   return html`<h1>Which package provides an API</h1>
@@ -198,6 +199,12 @@ export function providesPage(
       <button type="submit">Find</button>
     </form>
     ${error !== undefined ? html`<p class="error" role="alert">${error}</p>` : ''}
+    ${failed.map(
+      (f) =>
+        html`<p class="error catalog-failed" role="note" data-catalog="${f.catalog}">
+          Catalog ${f.catalog} is left out: its bundles could not be read (${f.message}).
+        </p>`,
+    )}
     ${
       providers === undefined
         ? ''

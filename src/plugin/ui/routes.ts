@@ -96,7 +96,8 @@ async function providesRoute(r: Request): Promise<void> {
     const why = `${text} is not GROUP/VERSION/KIND (VERSION/KIND for the core group)`;
     return page(r, 'Provides API', providesPage(text, undefined, why), 400);
   }
-  page(r, 'Provides API', providesPage(text, await r.data.providers(gvk)));
+  const { providers, failed } = await r.data.providers(gvk);
+  page(r, 'Provides API', providesPage(text, providers, undefined, failed));
 }
 
 async function iconRoute(r: Request, catalog: string, pkg: string): Promise<void> {

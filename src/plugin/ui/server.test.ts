@@ -165,6 +165,15 @@ describe('ui server with hostile catalogs', () => {
     expect((await request(server.url, '/package/good/good-b')).status).to.equal(200);
   });
 
+  it('answers who provides an API from the catalogs it can read, naming the one it cannot', async () => {
+    const res = await request(server.url, '/provides?gvk=example.com/v1/Widget');
+    expect(res.status).to.equal(200);
+    expect(res.body).to.match(/data-catalog="broken"[^>]*>\s*Catalog broken is left out/);
+    expect(res.body).to.contain('the apiserver answered 500');
+    expect(res.body).to.contain('No bundle provides example.com/v1/Widget.');
+    expect(res.body).not.to.match(STACK);
+  });
+
   it('serves icons of good packages and none of a wrong-typed one', async () => {
     expect((await request(server.url, '/icon/good/good-a')).status).to.equal(200);
     expect((await request(server.url, '/icon/odd/odd-b')).status).to.equal(404);
