@@ -9,7 +9,7 @@ import {
   DRIFT_WATCH_MAX_PAUSE_MS,
 } from '../controllers/clustercatalog/ports.js';
 import { DEFAULT_MAX_OBJECT_BYTES } from '../fbc/index.js';
-import { DEFAULT_SERVER_LIMITS } from '../server/index.js';
+import { DEFAULT_REVISION_WAIT_MS, DEFAULT_SERVER_LIMITS } from '../server/index.js';
 import type { ServerLimits } from '../server/index.js';
 import { DEFAULT_MAX_CACHE_BYTES, defaultMinimumRate } from '../source/index.js';
 import { parseDuration } from '../util/deadline.js';
@@ -36,7 +36,7 @@ const controllerFlags = {
   'health-addr': { type: 'string', default: ':8081' },
   'server-addr': { type: 'string', default: ':8090' },
   'server-url': { type: 'string' },
-  'revision-wait': { type: 'string', default: '5s' },
+  'revision-wait': { type: 'string', default: seconds(DEFAULT_REVISION_WAIT_MS) },
   // The content server as a server facing a cluster's pods (docs/bounds.md): upstream catalogd's
   // 5 s read timeout, and a cap on connections (idle ones cost memory).
   'server-max-connections': {

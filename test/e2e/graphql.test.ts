@@ -4,9 +4,7 @@
 import { expect } from 'chai';
 import { gunzipSync } from 'node:zlib';
 import { listObjects, sampleDir } from '../support/catalogs.js';
-import type { RunningController } from '../support/controller.js';
-import { pushAndSync, setUpE2e } from '../support/e2e-setup.js';
-import { kubectl } from '../support/kubectl.js';
+import { serveSampleForSuite } from '../support/e2e-setup.js';
 import { uniqueName } from '../support/names.js';
 
 interface GraphqlReply {
@@ -33,20 +31,8 @@ async function post(
 
 describe('graphql e2e: upstream catalogd’s GraphQL queries over HTTP', function () {
   this.timeout(300_000);
-  let controller: RunningController;
   const name = uniqueName('gql');
-  let base = '';
-
-  before(async () => {
-    ({ controller } = await setUpE2e({ controller: {} }));
-    const c = await pushAndSync(name, sampleDir, `sample:${uniqueName('v')}`);
-    base = c.status?.urls?.base ?? '';
-  });
-
-  after(async () => {
-    await controller?.stop();
-    await kubectl(['delete', 'clustercatalog', name, '--wait=false']);
-  });
+  const suite = serveSampleForSuite(name, sampleDir);
 
   async function contents(schema: string): Promise<Array<Record<string, unknown>>> {
     const list = await listObjects(`catalog=${name},schema=${schema}`);
@@ -54,7 +40,10 @@ describe('graphql e2e: upstream catalogd’s GraphQL queries over HTTP', functio
   }
 
   it('answers summary with the counts of the CatalogMetadata objects', async () => {
-    const r = await post(base, '{ summary { totalSchemas schemas { name totalObjects } } }');
+    const r = await post(
+      suite.served(),
+      '{ summary { totalSchemas schemas { name totalObjects } } }',
+    );
     expect(r.status).to.equal(200);
     const summary = r.body.data!.summary as {
       totalSchemas: number;
@@ -68,7 +57,7 @@ describe('graphql e2e: upstream catalogd’s GraphQL queries over HTTP', functio
 
   it('answers olmbundles and olmpackages as the objects hold them, at both bases', async () => {
     const query = '{ olmbundles { name package image } olmpackages { name defaultChannel } }';
-    const r = await post(base, query);
+    const r = await post(suite.served(), query);
     expect(r.status).to.equal(200);
     const bundles = (r.body.data!.olmbundles as Array<Record<string, unknown>>).map((b) =>
       JSON.stringify(b),
@@ -88,24 +77,24 @@ describe('graphql e2e: upstream catalogd’s GraphQL queries over HTTP', functio
       (await contents('olm.package')).map((p) => p.name as string).sort(),
     );
     // The catalog's own base (the revision served now) answers the same.
-    const current = `${controller.serverUrl}/catalogs/${name}`;
+    const current = `${suite.controller().serverUrl}/catalogs/${name}`;
     expect((await post(current, query)).text).to.equal(r.text);
   });
 
   it('refuses a query over upstream’s limits with 400 and its error shape', async () => {
     let deep = '{ olmbundles { properties { type } } }';
     for (let i = 0; i < 10; i++) deep = `{ ... on Query ${deep} }`;
-    const r = await post(base, deep);
+    const r = await post(suite.served(), deep);
     expect(r.status).to.equal(400);
     expect(r.body).to.deep.equal({
       data: null,
       errors: [{ message: 'query exceeds maximum depth of 10', locations: [] }],
     });
-    expect((await post(base, '{ olmbundles {')).status).to.equal(400);
+    expect((await post(suite.served(), '{ olmbundles {')).status).to.equal(400);
   });
 
   it('answers GET ?query= with an ETag and 304, and gzip when asked', async () => {
-    const url = `${base}/api/v1/graphql?query=${encodeURIComponent('{ olmpackages { name } }')}`;
+    const url = `${suite.served()}/api/v1/graphql?query=${encodeURIComponent('{ olmpackages { name } }')}`;
     const first = await fetch(url);
     expect(first.status).to.equal(200);
     const etag = first.headers.get('etag') ?? '';

@@ -8,8 +8,7 @@ import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { canonicalize } from '../../src/fbc/index.js';
 import { applyCatalog, listObjects, push, sampleDir, waitSynced } from '../support/catalogs.js';
-import type { RunningController } from '../support/controller.js';
-import { pushAndSync, setUpE2e } from '../support/e2e-setup.js';
+import { serveSampleForSuite } from '../support/e2e-setup.js';
 import { generateCatalog } from '../support/fbcgen.js';
 import { kubectl } from '../support/kubectl.js';
 import { uniqueName } from '../support/names.js';
@@ -19,20 +18,8 @@ import { catalogContentHash } from '../support/revisions.js';
 
 describe('server e2e: catalog content over HTTP', function () {
   this.timeout(300_000);
-  let controller: RunningController;
   const name = uniqueName('served');
-  let base = '';
-
-  before(async () => {
-    ({ controller } = await setUpE2e({ controller: {} }));
-    const c = await pushAndSync(name, sampleDir, `sample:${uniqueName('v')}`);
-    base = c.status?.urls?.base ?? '';
-  });
-
-  after(async () => {
-    await controller?.stop();
-    await kubectl(['delete', 'clustercatalog', name, '--wait=false']);
-  });
+  const suite = serveSampleForSuite(name, sampleDir);
 
   async function objectContents(selector: string): Promise<string[]> {
     const list = await listObjects(`catalog=${name}${selector ? `,${selector}` : ''}`);
@@ -40,13 +27,13 @@ describe('server e2e: catalog content over HTTP', function () {
   }
 
   async function metas(query: string): Promise<string[]> {
-    const r = await fetch(`${base}/api/v1/metas${query}`);
+    const r = await fetch(`${suite.served()}/api/v1/metas${query}`);
     expect(r.status, query).to.equal(200);
     return (await r.text()).split('\n').filter(Boolean).sort();
   }
 
   it('serves /all and metas queries equal to the CatalogMetadata contents', async () => {
-    const all = await fetch(`${base}/api/v1/all`);
+    const all = await fetch(`${suite.served()}/api/v1/all`);
     expect(all.headers.get('content-type')).to.match(/jsonl|json/);
     expect((await all.text()).split('\n').filter(Boolean).sort()).to.deep.equal(
       await objectContents(''),
@@ -67,20 +54,20 @@ describe('server e2e: catalog content over HTTP', function () {
   });
 
   it('answers conditional, gzip and HEAD requests, and refuses traversal', async () => {
-    const first = await fetch(`${base}/api/v1/all`);
+    const first = await fetch(`${suite.served()}/api/v1/all`);
     const body = await first.text();
     const etag = first.headers.get('etag') ?? '';
     expect(etag).to.match(/^"[0-9a-f]{64}(-gzip)?"$/);
     expect(first.headers.get('last-modified')).to.be.a('string');
     expect(
-      (await fetch(`${base}/api/v1/all`, { headers: { 'if-none-match': etag } })).status,
+      (await fetch(`${suite.served()}/api/v1/all`, { headers: { 'if-none-match': etag } })).status,
     ).to.equal(304);
 
     // fetch() decodes gzip itself; node:http's raw bytes show the encoding. The whole catalog's
     // gzip is written just after the revision is first served: identity until then.
     const gz = await pollUntil(
       async () => {
-        const r = await rawGet(`${base}/api/v1/all`, { 'accept-encoding': 'gzip' });
+        const r = await rawGet(`${suite.served()}/api/v1/all`, { 'accept-encoding': 'gzip' });
         if (r.headers['content-encoding'] === 'gzip') return r;
         expect(r.body.toString('utf8')).to.equal(body);
         return undefined;
@@ -89,12 +76,12 @@ describe('server e2e: catalog content over HTTP', function () {
     );
     expect(gunzipSync(gz.body).toString('utf8')).to.equal(body);
 
-    const head = await rawGet(`${base}/api/v1/all`, {}, 'HEAD');
+    const head = await rawGet(`${suite.served()}/api/v1/all`, {}, 'HEAD');
     expect(head.status).to.equal(200);
     expect(head.body.length).to.equal(0);
     expect(head.headers['content-length']).to.equal(String(Buffer.byteLength(body)));
 
-    const root = base.slice(0, base.indexOf('/catalogs/'));
+    const root = suite.served().slice(0, suite.served().indexOf('/catalogs/'));
     for (const p of [
       `/catalogs/..%2f${name}/api/v1/all`,
       `/catalogs/%2e%2e/api/v1/all`,
@@ -104,7 +91,7 @@ describe('server e2e: catalog content over HTTP', function () {
       const r = await rawGet(`${root}${p}`, {});
       expect([400, 404], p).to.include(r.status);
     }
-    expect((await fetch(`${base}/api/v1/metas?color=blue`)).status).to.equal(400);
+    expect((await fetch(`${suite.served()}/api/v1/metas?color=blue`)).status).to.equal(400);
   });
 
   it('serves exactly one revision to every request while a new one is synced', async () => {
@@ -120,7 +107,7 @@ describe('server e2e: catalog content over HTTP', function () {
       const c1 = await waitSynced(cat);
       expect(c1.status?.contentHash).to.equal(h1);
       // The unversioned URL: the revision the replica serves now (urls.base names c1's).
-      const url = `${controller.serverUrl}/catalogs/${cat}/api/v1/all`;
+      const url = `${suite.controller().serverUrl}/catalogs/${cat}/api/v1/all`;
       await applyCatalog(cat, await push(v2, `swap:${uniqueName('v2')}`));
       const seen = new Set<string>();
       await pollUntil(

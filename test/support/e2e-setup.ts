@@ -84,3 +84,31 @@ export async function tearDownE2e(t: E2eTeardown): Promise<void> {
   if (!t.deleteFirst) for (const name of t.catalogs ?? []) await kubectl(deleteArgs(name));
   if (t.tmp) await rm(t.tmp, { recursive: true, force: true });
 }
+
+/**
+ * One controller serving the sample catalog `name` for a describe block (before: set up, push,
+ * sync; after: stop, delete). `served()` is the catalog's status.urls.base once synced.
+ */
+export function serveSampleForSuite(
+  name: string,
+  sampleDir: string,
+): { served: () => string; controller: () => RunningController } {
+  let controller: RunningController | undefined;
+  let base = '';
+  before(async () => {
+    ({ controller } = await setUpE2e({ controller: {} }));
+    const c = await pushAndSync(name, sampleDir, `sample:${name}`);
+    base = c.status?.urls?.base ?? '';
+  });
+  after(async () => {
+    await controller?.stop();
+    await kubectl(['delete', 'clustercatalog', name, '--wait=false']);
+  });
+  return {
+    served: () => base,
+    controller: () => {
+      if (!controller) throw new Error('the controller is not started yet');
+      return controller;
+    },
+  };
+}
