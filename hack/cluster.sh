@@ -19,7 +19,12 @@
 # kube-apiserver`, e.g. APISERVER_EXTRA_ARGS='--watch-cache-sizes=catalogmetadata.olm.operatorframework.io#0'
 # (docs/deploy.md, "Control-plane price beside upstream").
 #
-# Writes under .local/ (or $CATALOGD_LOCAL): kubeconfig, env (KUBECONFIG=..., REGISTRY=host:port),
+# The apiserver runs with the aggregation layer configured as kubeadm does (front-proxy CA and
+# client certificate, the requestheader flags, --enable-aggregator-routing): docs/deploy.md,
+# "The local cluster's aggregation layer".
+#
+# Writes under .local/ (or $CATALOGD_LOCAL): kubeconfig, env (KUBECONFIG=..., REGISTRY=host:port,
+# HOST_IP: where the apiserver reaches APIService backends on this host),
 # cluster/ (certs, etcd data, registry storage, pids), logs/.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -100,9 +105,25 @@ gen_pki() {
   sign admin "/O=system:masters/CN=catalogd-ts-admin"
   sign controller-manager "/CN=system:kube-controller-manager"
   [ -z "${NODE_IP:-}" ] || node_pki
+  front_proxy_pki
   openssl genrsa -out sa.key 2048 2>/dev/null
   openssl rsa -in sa.key -pubout -out sa.pub 2>/dev/null
   cd - >/dev/null
+}
+
+# The aggregation layer's PKI, as kubeadm makes it: a CA of its own (front-proxy-ca), not the
+# cluster CA, so that the front-proxy client certificate is trusted by aggregated apiservers
+# (through --requestheader-client-ca-file) and by nothing else: signed by the cluster CA, it would
+# also authenticate to the apiserver itself as user front-proxy-client.
+front_proxy_pki() { # run inside gen_pki's directory
+  openssl req -x509 -newkey rsa:2048 -nodes -keyout front-proxy-ca.key -out front-proxy-ca.crt \
+    -days 3650 -subj "/CN=front-proxy-ca" 2>/dev/null
+  openssl req -newkey rsa:2048 -nodes -keyout front-proxy-client.key -out front-proxy-client.csr \
+    -subj "/CN=front-proxy-client" 2>/dev/null
+  printf 'extendedKeyUsage=clientAuth\n' > front-proxy-client.ext
+  openssl x509 -req -in front-proxy-client.csr -CA front-proxy-ca.crt -CAkey front-proxy-ca.key \
+    -CAcreateserial -out front-proxy-client.crt -days 3650 -extfile front-proxy-client.ext 2>/dev/null
+  rm -f front-proxy-client.csr front-proxy-client.ext
 }
 
 write_kubeconfig() { # write_kubeconfig <file> <user cert name>
@@ -157,6 +178,21 @@ start_apiserver() { # start_apiserver <bin dir>: on the ports of ports.env; wait
     --authorization-mode Node,RBAC --enable-admission-plugins NodeRestriction
     --kubelet-client-certificate "$pki/admin.crt" --kubelet-client-key "$pki/admin.key"
     --kubelet-preferred-address-types InternalIP)
+  # The aggregation layer (APIService backends such as the served mode's), configured as kubeadm
+  # does: requests proxied to a backend carry the user in X-Remote-* headers and authenticate
+  # with the front-proxy client certificate; the apiserver publishes the CA and the allowed
+  # names in kube-system/extension-apiserver-authentication for backends to check them.
+  # --enable-aggregator-routing: the apiserver is a host process, not a pod; without a node
+  # nothing routes Service ClusterIPs on this host, so it connects to the APIService's
+  # endpoint addresses (EndpointSlices) rather than to the Service's ClusterIP.
+  local aggregation_args=(--requestheader-client-ca-file "$pki/front-proxy-ca.crt"
+    --requestheader-allowed-names front-proxy-client
+    --requestheader-extra-headers-prefix X-Remote-Extra-
+    --requestheader-group-headers X-Remote-Group
+    --requestheader-username-headers X-Remote-User
+    --proxy-client-cert-file "$pki/front-proxy-client.crt"
+    --proxy-client-key-file "$pki/front-proxy-client.key"
+    --enable-aggregator-routing=true)
   start kube-apiserver "$bins/kube-apiserver" \
     --etcd-servers "http://127.0.0.1:$ETCD_PORT" --secure-port "$APISERVER_PORT" "${node_args[@]}" \
     --cert-dir "$state/apiserver-certs" \
@@ -165,6 +201,7 @@ start_apiserver() { # start_apiserver <bin dir>: on the ports of ports.env; wait
     --service-account-key-file "$pki/sa.pub" --service-account-signing-key-file "$pki/sa.key" \
     --service-account-issuer https://kubernetes.default.svc \
     --service-cluster-ip-range 10.0.0.0/24 --allow-privileged=true \
+    "${aggregation_args[@]}" \
     ${APISERVER_EXTRA_ARGS:-}
   wait_for kube-apiserver 120 curl -fsS --cacert "$pki/ca.crt" --cert "$pki/admin.crt" --key "$pki/admin.key" \
     "https://127.0.0.1:$APISERVER_PORT/readyz"
@@ -261,6 +298,10 @@ YAML
     start_node "$bins"
   fi
   printf 'KUBECONFIG=%s\nREGISTRY=127.0.0.1:%s\nKUBE_BIN_DIR=%s\n' "$local_dir/kubeconfig" "$REGISTRY_PORT" "$bins" > "$local_dir/env"
+  # Where the apiserver reaches a server of this host behind an APIService (test/support/served-api.ts):
+  # an endpoint address may not be loopback, so the default route's address (the node's with one).
+  local host_ip; host_ip=$(node_ip)
+  [ -z "$host_ip" ] || printf 'HOST_IP=%s\n' "$host_ip" >> "$local_dir/env"
   # Where pods reach the registry (plain HTTP; containerd and the controller are told so).
   [ -z "${NODE_IP:-}" ] || printf 'NODE_IP=%s\nNODE_REGISTRY=%s:%s\n' "$NODE_IP" "$NODE_IP" "$REGISTRY_PORT" >> "$local_dir/env"
   log "up: KUBECONFIG=$local_dir/kubeconfig REGISTRY=127.0.0.1:$REGISTRY_PORT (logs in $logs/)"
