@@ -15,6 +15,8 @@ export interface ClusterEnv {
   REGISTRY: string;
   /** Directory with the kubectl (and control-plane binaries) matching the apiserver's version. */
   KUBE_BIN_DIR: string;
+  /** The host's non-loopback address, where the apiserver reaches APIService backends on it. */
+  HOST_IP?: string;
   /** With a node (NODE=1): the node's address, where pods reach the host. */
   NODE_IP?: string;
   /** With a node: host:port of the same registry as pods (and containerd) reach it. */
