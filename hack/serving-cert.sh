@@ -3,16 +3,19 @@
 # "HTTPS"), with openssl. Writes ca.crt, ca.key, tls.crt and tls.key into --out, puts tls.crt,
 # tls.key and ca.crt into the kubernetes.io/tls Secret config/tls mounts (unless --no-secret), and
 # prints the CA certificate on stdout for clients (kubectl catalog --certificate-authority FILE,
-# operator-controller's --ca-certs-dir).
+# operator-controller's --ca-certs-dir). With --api-service NAME (the served mode, config/served:
+# v1.content.olm.operatorframework.io), also sets that APIService's spec.caBundle to the CA, so
+# the apiserver trusts the controller's certificate; the APIService must exist.
 #
 #   hack/serving-cert.sh [--out DIR] [--namespace NS] [--service NAME] [--secret NAME]
 #                        [--days N] [--dns NAME]... [--ip ADDR]... [--no-secret]
+#                        [--api-service NAME]
 #
 # Run it again to rotate: an existing ca.crt/ca.key in --out is kept (clients keep trusting it)
 # and only the serving certificate is new (new key, new random serial). Progress on stderr.
 set -euo pipefail
 out=serving-cert namespace=catalogd-system service=catalogd-ts secret=catalogd-ts-serving-cert
-days=90 make_secret=1
+days=90 make_secret=1 api_service=
 sans=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -24,7 +27,8 @@ while [ $# -gt 0 ]; do
   --dns) sans+=("DNS:$2"); shift 2 ;;
   --ip) sans+=("IP:$2"); shift 2 ;;
   --no-secret) make_secret=0; shift ;;
-  -h | --help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  --api-service) api_service=$2; shift 2 ;;
+  -h | --help) sed -n '/^set -/q; 2,$p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
   *) echo "serving-cert.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -56,5 +60,13 @@ if [ "$make_secret" = 1 ]; then
   kubectl -n "$namespace" create secret generic "$secret" --type=kubernetes.io/tls \
     --from-file=tls.crt="$out/tls.crt" --from-file=tls.key="$out/tls.key" \
     --from-file=ca.crt="$out/ca.crt" --dry-run=client -o yaml | kubectl apply -f - >&2
+fi
+if [ -n "$api_service" ]; then
+  kubectl get apiservice "$api_service" >/dev/null 2>&1 ||
+    { echo "serving-cert.sh: APIService $api_service not found (apply config/served first)" >&2; exit 1; }
+  # A merge patch of caBundle alone: `kubectl apply` of the manifests does not own the field, so
+  # applying them again keeps it. The CA is kept on rotation, so the bundle stays valid.
+  kubectl patch apiservice "$api_service" --type merge \
+    -p "{\"spec\":{\"caBundle\":\"$(base64 -w0 <"$out/ca.crt")\"}}" >&2
 fi
 cat "$out/ca.crt"
