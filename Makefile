@@ -14,6 +14,8 @@ export CATALOGD_NODE := $(NODE)
 endif
 # The catalogd-ts image tag of `make image` and `make deploy`.
 TAG ?= local
+# The object view `make deploy` installs: crd (CatalogMetadata CRD) or served (config/served).
+VIEW ?= crd
 
 ##@ General
 .PHONY: help
@@ -129,10 +131,10 @@ image: ## Build the Containerfile with buildah (base stand-in: hack/base-image.s
 
 .PHONY: deploy
 deploy: export CATALOGD_NODE := 1
-deploy: controlplane ## Cluster with its node, `make image`, then config/default (2 replicas, overlay in .local/deploy) on the node.
+deploy: controlplane ## Cluster with its node, `make image`, then config/default (2 replicas, overlay in .local/deploy) on the node; VIEW=served: the served mode.
 	hack/cluster.sh up
 	hack/image.sh $(TAG) >/dev/null
-	hack/deploy.sh $(TAG)
+	CATALOGD_VIEW=$(VIEW) hack/deploy.sh $(TAG)
 
 .PHONY: cluster-down
 cluster-down: ## Stop everything cluster-up started (the node too).

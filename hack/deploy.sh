@@ -8,11 +8,21 @@
 #
 #   DEPLOY_TLS=1   adds the config/tls component: HTTPS from the Secret catalogd-ts-serving-cert,
 #                  which must exist (hack/serving-cert.sh makes it; docs/deploy.md "HTTPS").
+#   CATALOGD_VIEW=served  (make deploy VIEW=served) the served mode: config/tls and config/served
+#                  (docs/deploy.md "Served mode"); the Secret is made, and the APIService's
+#                  caBundle set, by hack/serving-cert.sh with its CA kept in .local/serving-cert.
+#                  crd (the default) is config/default's CRD mode.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
 local_dir=${CATALOGD_LOCAL:-$root/.local}
 tag=${1:-local}
+view=${CATALOGD_VIEW:-crd}
+case "$view" in
+crd | served) ;;
+*) echo "deploy: VIEW (CATALOGD_VIEW) must be crd or served, not '$view'" >&2; exit 2 ;;
+esac
+api_service=v1.content.olm.operatorframework.io
 
 envfile="$local_dir/env"
 node_registry=$(sed -n 's/^NODE_REGISTRY=//p' "$envfile" 2>/dev/null || true)
@@ -24,8 +34,14 @@ kubectl() { "$bins/kubectl" --kubeconfig "$kubeconfig" "$@"; }
 overlay="$local_dir/deploy"
 mkdir -p "$overlay"
 rel=$(realpath --relative-to="$overlay" "$root/config/default")
+component_dirs=()
+[ -z "${DEPLOY_TLS:-}" ] && [ "$view" != served ] || component_dirs+=(tls)
+[ "$view" != served ] || component_dirs+=(served)
 components=""
-[ -z "${DEPLOY_TLS:-}" ] || components="components: [$(realpath --relative-to="$overlay" "$root/config/tls")]"
+for c in ${component_dirs[@]+"${component_dirs[@]}"}; do
+  components="${components:+$components, }$(realpath --relative-to="$overlay" "$root/config/$c")"
+done
+[ -z "$components" ] || components="components: [$components]"
 cat > "$overlay/registries.conf" <<TOML
 # The local registry is plain HTTP on the node's address (only loopback is plain HTTP by default).
 [[registry]]
@@ -72,4 +88,15 @@ patches:
         value: {name: registries, configMap: {name: catalogd-registries}}
 YAML
 kubectl apply --server-side --force-conflicts -k "$overlay" >&2
+if [ "$view" = served ]; then
+  # After the apply: the namespace and the APIService exist. The pods wait for the Secret.
+  PATH="$bins:$PATH" KUBECONFIG="$kubeconfig" "$here/serving-cert.sh" --out "$local_dir/serving-cert" \
+    --api-service "$api_service" >/dev/null
+  # From the CRD mode: apply does not remove what config/served leaves out. The CRD goes with
+  # the objects it stored; the served view answers in its own group.
+  kubectl delete crd catalogmetadata.olm.operatorframework.io --ignore-not-found >&2
+else
+  # Back from the served mode: its APIService would claim a group nothing serves any more.
+  kubectl delete apiservice "$api_service" --ignore-not-found >&2
+fi
 kubectl -n catalogd-system rollout status deployment/catalogd-ts --timeout=300s >&2

@@ -3,18 +3,18 @@
 // config/tls and a Secret from hack/serving-cert.sh. Shared by the e2e files that need the node
 // (in-cluster.test.ts, olmv1.test.ts).
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { loadAll } from 'js-yaml';
-import { repoRoot } from './cluster.js';
+import { localDir, repoRoot } from './cluster.js';
 import { kubectl, kubectlOk } from './kubectl.js';
 
 const run = promisify(execFile);
 export const CATALOGD_NS = 'catalogd-system';
 /** hack/deploy.sh's overlay of config/default. */
-export const deployOverlay = path.join(repoRoot, '.local', 'deploy');
+export const deployOverlay = path.join(localDir, 'deploy');
 
 export interface Pod {
   metadata: { name: string; uid?: string; deletionTimestamp?: string };
@@ -63,21 +63,24 @@ export const isReady = (p: Pod) =>
 /**
  * `make image` under `tag` (a tag new to each run: a reused node may hold an earlier run's image
  * under a fixed one), then `make deploy`; with `https`, deploys with config/tls from the start
- * (one rollout) and returns the CA clients trust. Returns the image as pods pull it.
+ * (one rollout) and returns the CA clients trust. With `served`, the served mode (`make deploy
+ * VIEW=served`: config/tls and config/served, the APIService's caBundle set; HTTPS implied) and
+ * the CA of .local/serving-cert. Returns the image as pods pull it.
  */
 export async function deployCatalogdTs(
   tag: string,
-  opts: { https?: boolean } = {},
+  opts: { https?: boolean; served?: boolean } = {},
 ): Promise<{ image: string; ca?: string }> {
   // A namespace left terminating by an earlier suite must be gone first.
   await kubectl(['wait', '--for=delete', `namespace/${CATALOGD_NS}`, '--timeout=120s']);
   await run(path.join(repoRoot, 'hack', 'image.sh'), [tag], { maxBuffer: 1 << 26 });
   let ca: string | undefined;
-  if (opts.https) {
+  if (opts.https && !opts.served) {
     await kubectlOk(['apply', '--server-side', '-k', path.join(repoRoot, 'config', 'namespace')]);
     ca = await servingCertificate();
   }
-  await deploy(tag, opts.https ?? false);
+  await deploy(tag, opts.https ?? false, opts.served ?? false);
+  if (opts.served) ca = await readFile(path.join(localDir, 'serving-cert', 'ca.crt'), 'utf8');
   return { image: `${process.env.NODE_REGISTRY}/catalogd-ts:${tag}`, ca };
 }
 
@@ -88,10 +91,14 @@ export async function switchToHttps(tag: string): Promise<string> {
   return ca;
 }
 
-async function deploy(tag: string, https: boolean): Promise<void> {
+async function deploy(tag: string, https: boolean, served = false): Promise<void> {
   await run(path.join(repoRoot, 'hack', 'deploy.sh'), [tag], {
     maxBuffer: 1 << 26,
-    env: { ...process.env, ...(https && { DEPLOY_TLS: '1' }) },
+    env: {
+      ...process.env,
+      ...(https && { DEPLOY_TLS: '1' }),
+      CATALOGD_VIEW: served ? 'served' : 'crd',
+    },
   });
 }
 
