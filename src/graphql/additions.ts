@@ -185,6 +185,28 @@ async function upgrades(run: QueryReads, args: UpgradesArgs): Promise<UpgradesSo
   };
 }
 
+/** What a list of the additions without a limit counts in the join cost (limits.ts). */
+export const NOMINAL_LIST_SIZE = 10;
+
+const PAGED_LISTS = new Set(['fbcPackages', 'fbcBundles', 'fbcProvides', 'bundles']);
+const UNPAGED_LISTS = new Set([
+  'fbcChannels',
+  'channels',
+  'entries',
+  'items',
+  'path',
+  'deprecations',
+  'properties',
+  'provides',
+  'relatedImages',
+]);
+
+/** The size of a list field of the additions in the join cost; undefined for other fields. */
+export function additionListSize(name: string, limit: unknown): number | undefined {
+  if (PAGED_LISTS.has(name)) return pageSize(limit);
+  return UNPAGED_LISTS.has(name) ? NOMINAL_LIST_SIZE : undefined;
+}
+
 /** The additions' root fields, in the order they follow upstream's. */
 export const ADDITION_ROOT_FIELDS: ReadonlyArray<[string, Field]> = [
   [
