@@ -1,18 +1,11 @@
 import { expect } from 'chai';
-import path from 'node:path';
 import { readDirCatalog } from '../server/test-catalogs.test.js';
 import type { TestCatalog } from '../server/test-catalogs.test.js';
 import { createGraphqlEndpoint } from './endpoint.js';
-import { serve } from './test-fixtures.test.js';
+import { EXCERPT_DIR, serve } from './test-fixtures.test.js';
 import type { Served } from './test-fixtures.test.js';
 import { dataOf, postQuery } from './test-requests.test.js';
 import type { Reply } from './test-requests.test.js';
-
-/** Real packages of public OpenShift catalogs (test/fixtures/olmv1-check/README.md). */
-export const EXCERPT_DIR = path.resolve(
-  import.meta.dirname,
-  '../../test/fixtures/olmv1-check/catalog',
-);
 
 const NFS = 'nfs-provisioner-operator';
 const EDA = 'eda-k8s-operator';
