@@ -5,7 +5,6 @@
 // between a package, its channels, their entries and the bundles, read per package
 // (FbcReader). Each resolver's source is a typed blob as src/answers reads it.
 import {
-  GraphQLBoolean,
   GraphQLEnumType,
   GraphQLInt,
   GraphQLList,
@@ -34,7 +33,6 @@ import {
 import { channelHead, channelsOf } from '../answers/graph.js';
 import { INSTALL_MODES } from '../answers/packages.js';
 import type { PackageFacts } from '../answers/packages.js';
-import type { PathStep, UpgradeCandidate, Upgrades } from '../answers/upgrades.js';
 import { FbcReader } from './fbc-reader.js';
 import type { QueryReads } from './fbc-reader.js';
 import { goJson } from './go-values.js';
@@ -338,87 +336,31 @@ export interface BundleArgs {
   offset?: unknown;
 }
 
-/** A package's bundles by name, channel and page (blob order: by name). */
+/**
+ * A package's bundles by name, channel and page (blob order: by name). Without a channel only
+ * the page is read; with one, the package's bundles are read and the page of those in the
+ * channel kept.
+ */
 export async function packageBundles(
   reader: FbcReader,
   pkg: string,
   args: BundleArgs,
 ): Promise<BundleBlob[]> {
-  let bundles: BundleBlob[];
+  const offset = pageOffset(args.offset);
+  const limit = pageSize(args.limit);
   if (args.name != null) {
     const b = await reader.bundle(pkg, args.name);
-    bundles = b ? [b] : [];
-  } else bundles = await reader.bundles(pkg);
-  if (args.channel != null) {
-    const ch = (await reader.channels(pkg)).find((c) => c.name === args.channel);
-    const inChannel = new Set(ch?.entries.map((e) => e.name) ?? []);
-    bundles = bundles.filter((b) => inChannel.has(b.name));
+    const inChannel =
+      b !== undefined &&
+      (args.channel == null ||
+        (await reader.channels(pkg)).some(
+          (c) => c.name === args.channel && c.entries.some((e) => e.name === b.name),
+        ));
+    return inChannel && offset === 0 ? [b] : [];
   }
-  const offset = pageOffset(args.offset);
-  return bundles.slice(offset, offset + pageSize(args.limit));
+  if (args.channel == null) return reader.bundlePage(pkg, offset, limit);
+  const ch = (await reader.channels(pkg)).find((c) => c.name === args.channel);
+  if (!ch) return [];
+  const names = new Set(ch.entries.map((e) => e.name));
+  return reader.bundlesWhere(pkg, (b) => names.has(b.name), offset, limit);
 }
-
-const StepType = new GraphQLObjectType<PathStep>({
-  name: 'Fbc_UpgradeStep',
-  fields: {
-    name: { type: GraphQLString },
-    version: { type: GraphQLString },
-    deprecation: { type: GraphQLString, resolve: (s) => s.deprecated ?? null },
-  },
-});
-
-interface CandidateSource {
-  candidate: UpgradeCandidate;
-  pkg: string;
-}
-
-const UpgradeType = new GraphQLObjectType<CandidateSource, QueryReads>({
-  name: 'Fbc_Upgrade',
-  fields: {
-    name: { type: GraphQLString, resolve: (s) => s.candidate.name },
-    version: { type: GraphQLString, resolve: (s) => s.candidate.version ?? null },
-    via: {
-      type: new GraphQLList(GraphQLString),
-      description: 'Every rule that makes it an upgrade: replaces, skips, skipRange',
-      resolve: (s) => s.candidate.via,
-    },
-    skipRange: { type: GraphQLString, resolve: (s) => s.candidate.skipRange ?? null },
-    head: { type: GraphQLBoolean, resolve: (s) => s.candidate.head },
-    deprecation: { type: GraphQLString, resolve: (s) => s.candidate.deprecated ?? null },
-    bundle: {
-      type: BundleType,
-      resolve: async (s, _args, run) =>
-        (await readerOf(run).bundle(s.pkg, s.candidate.name)) ?? null,
-    },
-  },
-});
-
-/** Upgrades with the package they are of. */
-export interface UpgradesSource {
-  upgrades: Upgrades;
-  pkg: string;
-  channel: string;
-}
-
-export const UpgradesType = new GraphQLObjectType<UpgradesSource, QueryReads>({
-  name: 'Fbc_Upgrades',
-  description:
-    'One-step upgrades from an installed bundle within a channel (kubectl catalog upgrades)',
-  fields: {
-    package: { type: GraphQLString, resolve: (s) => s.pkg },
-    channel: { type: GraphQLString, resolve: (s) => s.channel },
-    from: { type: StepType, resolve: (s) => s.upgrades.from },
-    items: {
-      type: new GraphQLList(UpgradeType),
-      description: 'Newest version first',
-      resolve: (s) => s.upgrades.items.map((candidate) => ({ candidate, pkg: s.pkg })),
-    },
-    head: { type: GraphQLString, resolve: (s) => s.upgrades.head ?? null },
-    path: {
-      type: new GraphQLList(StepType),
-      description: 'The installed bundle, then each step to the head (fewest steps)',
-      resolve: (s) => s.upgrades.path,
-    },
-    warnings: { type: new GraphQLList(GraphQLString), resolve: (s) => s.upgrades.warnings },
-  },
-});

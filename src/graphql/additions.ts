@@ -22,11 +22,12 @@ import {
   ChannelType,
   InstallModeType,
   PackageType,
-  UpgradesType,
   packageBundles,
   readerOf,
 } from './additions-types.js';
-import type { BundleArgs, UpgradesSource } from './additions-types.js';
+import type { BundleArgs } from './additions-types.js';
+import { UpgradesType } from './additions-upgrades.js';
+import type { UpgradesSource } from './additions-upgrades.js';
 import { typed } from './fbc-reader.js';
 import type { QueryReads } from './fbc-reader.js';
 import { pageOffset, pageSize } from './limits.js';
@@ -84,7 +85,7 @@ export function packageFilterOf(args: PackagesArgs): PackageFilter {
     const v = args[k];
     if (v != null) f[k] = v;
   }
-  return f as PackageFilter;
+  return f;
 }
 
 /**
@@ -140,7 +141,11 @@ interface ProvidesArgs {
 async function provides(run: QueryReads, args: ProvidesArgs): Promise<BundleBlob[]> {
   const gvk = { group: args.group, version: args.version, kind: args.kind };
   let found: BundleBlob[];
-  if (args.package != null) found = gvkProviders(await readerOf(run).bundles(args.package), gvk);
+  if (args.package != null)
+    found = await readerOf(run).bundlesWhere(
+      args.package,
+      (b) => gvkProviders([b], gvk).length > 0,
+    );
   else {
     found = [];
     for await (const value of run.blobs(SCHEMA_BUNDLE)) {

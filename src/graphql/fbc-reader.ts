@@ -74,11 +74,36 @@ export class FbcReader {
     );
   }
 
-  /** Every bundle of the package, whole, in blob order (name order). */
-  bundles(pkg: string): Promise<BundleBlob[]> {
-    return this.once(`B\0${pkg}`, async () =>
-      (await this.held({ schema: SCHEMA_BUNDLE, package: pkg })).filter(isBundleBlob),
+  /** A page of the package's bundles, whole, in blob order (by name): only the page is read. */
+  bundlePage(pkg: string, skip: number, take: number): Promise<BundleBlob[]> {
+    return this.once(`B\0${pkg}\0${skip}\0${take}`, async () =>
+      (await this.held({ schema: SCHEMA_BUNDLE, package: pkg }, skip, take)).filter(isBundleBlob),
     );
+  }
+
+  /**
+   * The package's bundles that `keep` accepts, in blob order, the `skip`-th to at most `take`:
+   * every bundle of the package is read, only those on the page are kept.
+   */
+  async bundlesWhere(
+    pkg: string,
+    keep: (b: BundleBlob) => boolean,
+    skip = 0,
+    take = Infinity,
+  ): Promise<BundleBlob[]> {
+    const out: BundleBlob[] = [];
+    let skipped = 0;
+    for await (const value of this.run.blobs({ schema: SCHEMA_BUNDLE, package: pkg })) {
+      const b = typed(value);
+      if (!b || !isBundleBlob(b) || !keep(b)) continue;
+      if (skipped < skip) {
+        skipped++;
+        continue;
+      }
+      this.run.hold(JSON.stringify(b).length);
+      if (out.push(b) >= take) break;
+    }
+    return out;
   }
 
   /**
@@ -150,10 +175,10 @@ export class FbcReader {
     return out;
   }
 
-  /** The blobs `query` selects, typed and kept for the query. */
-  private async held(query: MetasQuery): Promise<AnyBlob[]> {
+  /** The blobs `query` selects (the page `skip`, `take` of them), typed and kept for the query. */
+  private async held(query: MetasQuery, skip?: number, take?: number): Promise<AnyBlob[]> {
     const out: AnyBlob[] = [];
-    for await (const value of this.run.blobs(query)) {
+    for await (const value of this.run.blobs(query, skip, take)) {
       const b = typed(value);
       if (!b) continue;
       this.run.hold(JSON.stringify(b).length);
