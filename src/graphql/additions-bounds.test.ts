@@ -50,6 +50,20 @@ describe('graphql/additions: bounded reads and cost', function () {
       expect(read).to.be.greaterThan(0);
       expect(read).to.be.at.most(ownBytes);
       expect(allBytes).to.be.greaterThan(100 * ownBytes);
+      // A page of a package's bundles reads that page.
+      const first = both.blobs
+        .filter((b) => b.package === NFS && b.schema === 'olm.bundle')
+        .sort((a, b) => (a.name! < b.name! ? -1 : 1))[0]!;
+      const beforePage = s.store.io.contentBytesRead;
+      const page = await postQuery(
+        s.server,
+        'both',
+        `{ fbcBundles(package: "${NFS}", limit: 1) { name } }`,
+      );
+      expect(page.text).to.contain(first.name);
+      expect(s.store.io.contentBytesRead - beforePage).to.equal(
+        Buffer.byteLength(first.canonical) + 1,
+      );
     });
   });
 
