@@ -88,7 +88,7 @@ describe('server: a lease reads one schema’s blobs (the GraphQL read port)', f
       );
       const bundle = ordered.find((b) => b.schema === 'olm.bundle')!;
       expect(
-        await collect(lease.selectedBlobs({ schema: 'olm.bundle', name: bundle.name as string })),
+        await collect(lease.selectedBlobs({ schema: 'olm.bundle', name: bundle.name })),
       ).to.deep.equal([bundle.canonical]);
       expect(await collect(lease.selectedBlobs({ package: 'no-such-package' }))).to.deep.equal([]);
     } finally {
