@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { parse } from 'graphql';
 import type { OperationDefinitionNode } from 'graphql';
+import type { Timer } from '../util/clock.js';
 import { catalogOf, generatedCatalog, readDirCatalog } from '../server/test-catalogs.test.js';
 import type { TestCatalog } from '../server/test-catalogs.test.js';
 import { additionListSize } from './additions.js';
@@ -142,5 +143,26 @@ describe('graphql/additions: bounded reads and cost', function () {
         ]);
       },
     );
+  });
+
+  it('stops an addition past the query’s deadline with 503', async () => {
+    // A clock whose timers fire at once: the deadline has passed when the query runs.
+    const late = {
+      setTimer(_ms: number, fn: () => void): Timer {
+        fn();
+        return { cancel: () => undefined };
+      },
+    };
+    await withServed({ excerpt }, createGraphqlEndpoint({ clock: late }), async (s) => {
+      const r = await postQuery(
+        s.server,
+        'excerpt',
+        '{ fbcProvides(group: "x", version: "v1", kind: "Y") { name } }',
+      );
+      expect([r.status, r.text]).to.deep.equal([
+        503,
+        requestError('query exceeds its deadline of 5s'),
+      ]);
+    });
   });
 });

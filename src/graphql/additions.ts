@@ -110,7 +110,9 @@ async function packages(run: QueryReads, args: PackagesArgs): Promise<PackageBlo
   if (!needsHead(filter)) {
     for await (const value of run.blobs(SCHEMA_PACKAGE, offset, limit)) {
       const p = typed(value);
-      if (p && isPackageBlob(p)) out.push(p);
+      if (!p || !isPackageBlob(p)) continue;
+      run.hold(JSON.stringify(p).length);
+      out.push(p);
     }
     return out;
   }
@@ -118,8 +120,12 @@ async function packages(run: QueryReads, args: PackagesArgs): Promise<PackageBlo
   for await (const value of run.blobs(SCHEMA_PACKAGE)) {
     const p = typed(value);
     if (!p || !isPackageBlob(p) || !matchesPackageFilter(await reader.facts(p), filter)) continue;
-    if (skipped < offset) skipped++;
-    else if (out.push(p) >= limit) break;
+    if (skipped < offset) {
+      skipped++;
+      continue;
+    }
+    run.hold(JSON.stringify(p).length);
+    if (out.push(p) >= limit) break;
   }
   return out;
 }
