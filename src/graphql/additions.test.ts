@@ -117,6 +117,14 @@ describe('graphql/additions: filters, joins and answers on a real catalog excerp
     expect(await pkgs('(keyword: "Wake On LAN")')).to.deep.equal(['kubevirt-wol']);
     expect(await pkgs('(search: "libredb")')).to.deep.equal(['libredb-studio-operator']);
     expect(await pkgs(`(name: "${EDA}", installMode: OwnNamespace)`)).to.deep.equal([]);
+    // Heads need Kubernetes 1.29 (eda), 1.26 (libredb), 1.14 (kubevirt-wol); the others say nothing.
+    expect(await pkgs('(kubeVersion: "1.20")')).to.deep.equal([
+      'appian-operator',
+      'kubevirt-wol',
+      NFS,
+    ]);
+    expect(await pkgs('(capability: "deep insights")')).to.deep.equal(['kubevirt-wol']);
+    expect(await pkgs('(openshiftVersion: "4.20")')).to.deep.equal(all);
     const bad = await ask('{ fbcPackages(installMode: Everywhere) { name } }');
     expect(bad.status).to.equal(400);
     expect(bad.text).to.contain(
@@ -246,5 +254,28 @@ describe('graphql/additions: filters, joins and answers on a real catalog excerp
       [['b'], 'package "nope" is not in this catalog'],
       [['c'], `package "${NFS}" has no channel "beta"; its channels: alpha`],
     ]);
+  });
+
+  it('answers a package’s nested bundles, a channel by name, and a bundle’s properties by type', async () => {
+    const d = await data<{ fbcPackage: unknown }>(`{ fbcPackage(name: "${EDA}") {
+      description
+      channels(name: "stable") { name }
+      bundles(channel: "6.0", limit: 1) { name
+        properties(type: "olm.package") { type value }
+        relatedImages { name } } } }`);
+    const pkg = d.fbcPackage as { description: string | null; bundles: unknown[] };
+    expect(pkg.description).to.equal(null); // its olm.package blob has none
+    expect(pkg.bundles).to.have.length(1);
+    expect(d.fbcPackage).to.deep.include({ channels: [{ name: 'stable' }] });
+    const bundle = pkg.bundles[0] as {
+      name: string;
+      properties: unknown;
+      relatedImages: unknown[];
+    };
+    expect(bundle.name).to.equal('eda-openshift-operator.v6.0.0');
+    expect(bundle.properties).to.deep.equal([
+      { type: 'olm.package', value: '{"packageName":"eda-k8s-operator","version":"6.0.0"}' },
+    ]);
+    expect(bundle.relatedImages.length).to.be.greaterThan(0);
   });
 });
