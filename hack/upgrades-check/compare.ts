@@ -1,7 +1,7 @@
-// Compares the client library's one-step upgrades (src/client/upgrades.ts) with an independent
+// Compares the client library's one-step upgrades (src/answers/upgrades.ts) with an independent
 // computation in Go on github.com/blang/semver/v4 itself (main.go here), for every entry of every
 // channel of FBC catalogs, and semver.ts's range matching with blang's on given pairs; and the
-// `packages --install-mode` filter (src/client/packages.ts) with the Go program's own reading of
+// `packages --install-mode` filter (src/answers/packages.ts) with the Go program's own reading of
 // each default channel head's installModes.
 //
 //   npx tsx hack/upgrades-check/compare.ts DIR...     (FBC directories, e.g. community catalogs)

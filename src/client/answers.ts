@@ -19,7 +19,12 @@ import type { ConsistentList } from './client-types.js';
 import { InconsistentListError, isServing } from './client.js';
 import type { CatalogFailure } from './content.js';
 import { contentOf, failureReason, perCatalog, resolverBlob } from './content.js';
-import type { BundleBlob, ChannelBlob, DeprecationsBlob, PackageBlob } from './fbc-types.js';
+import type {
+  BundleBlob,
+  ChannelBlob,
+  DeprecationsBlob,
+  PackageBlob,
+} from '../answers/fbc-types.js';
 import {
   SCHEMA_BUNDLE,
   SCHEMA_CHANNEL,
@@ -30,10 +35,10 @@ import {
   isChannelBlob,
   isDeprecationsBlob,
   isPackageBlob,
-} from './fbc-types.js';
-import { channelHead } from './graph.js';
-import type { PackageFacts } from './packages.js';
-import { packageFacts } from './packages.js';
+} from '../answers/fbc-types.js';
+import { channelHead } from '../answers/graph.js';
+import type { PackageFacts } from '../answers/packages.js';
+import { packageFacts } from '../answers/packages.js';
 
 // ---- one package ----------------------------------------------------------------------------
 

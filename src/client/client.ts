@@ -34,10 +34,10 @@ import type {
 import { mapBounded } from '../util/limits.js';
 import { CatalogBases, contentOf, fetchWholeBlob, perCatalog, resolverBlob } from './content.js';
 import { fetchTrusting, viaApiserverProxy } from './trust.js';
-import type { AnyBlob, BundleBlob, GVK } from './fbc-types.js';
-import { SCHEMA_BUNDLE, isBundleBlob } from './fbc-types.js';
-import type { Provider } from './graph.js';
-import { gvkProviders, sortProviders } from './graph.js';
+import type { AnyBlob, BundleBlob, GVK } from '../answers/fbc-types.js';
+import { SCHEMA_BUNDLE, isBundleBlob } from '../answers/fbc-types.js';
+import type { Provider } from '../answers/graph.js';
+import { gvkProviders, sortProviders } from '../answers/graph.js';
 import type { MetadataQuery } from './query.js';
 import { matchesQuery, metadataSelectors } from './query.js';
 

@@ -15,8 +15,8 @@ import {
   leftOut,
   resolverBlob,
 } from './content.js';
-import type { AnyBlob } from './fbc-types.js';
-import { bundleCsvMetadata, bundleGvks, isBundleBlob } from './fbc-types.js';
+import type { AnyBlob } from '../answers/fbc-types.js';
+import { bundleCsvMetadata, bundleGvks, isBundleBlob } from '../answers/fbc-types.js';
 import { catalogKube, contentServer, metadataObject } from '../../test/support/lean-objects.js';
 
 const CATALOG = 'demo';

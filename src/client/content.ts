@@ -12,8 +12,8 @@ import type { CatalogMetadata, ContentPart } from '../api/v1/catalogmetadata.js'
 import type { ClusterCatalog } from '../api/v1/clustercatalog.js';
 import { ANNOTATION_CONTENT_HASH } from '../api/v1/catalogmetadata.js';
 import { blobHash, canonicalize } from '../api/v1/canonical.js';
-import type { AnyBlob } from './fbc-types.js';
-import { typedBlob } from './fbc-types.js';
+import type { AnyBlob } from '../answers/fbc-types.js';
+import { typedBlob } from '../answers/fbc-types.js';
 import { readLimited } from '../util/limits.js';
 import { untrustedReason } from './trust.js';
 

@@ -51,7 +51,8 @@ describe('graphql/endpoint: upstream’s queries over HTTP', function () {
       ),
     ).__schema.queryType;
     expect(fields.name).to.equal('Query');
-    expect(fields.fields.map((f) => f.name)).to.deep.equal([
+    // Upstream's fields first, in its order; the additions follow (additions.test.ts).
+    expect(fields.fields.map((f) => f.name).slice(0, 5)).to.deep.equal([
       'mythings',
       'olmbundles',
       'olmchannels',

@@ -14,14 +14,18 @@ import { acceptsGzip, etagHeader, httpDate, requestIsNotModified } from '../serv
 import type { LeasedEndpoint, RevisionLease } from '../server/index.js';
 import { realClock } from '../util/clock.js';
 import type { Clock } from '../util/clock.js';
+import { additionListSize } from './additions.js';
 import { CatalogSchemas } from './catalog-schemas.js';
 import { QueryGate } from './gate.js';
 import { goJson, goJsonString } from './go-values.js';
+import { isAdditionRootField } from './names.js';
 import {
   DEFAULT_QUERY_LIMITS,
   QueryLimitError,
   checkComplexity,
+  checkJoinCost,
   checkListCost,
+  joinCost,
   listCost,
 } from './limits.js';
 import type { QueryLimits } from './limits.js';
@@ -290,6 +294,10 @@ export function createGraphqlEndpoint(opts: GraphqlEndpointOptions = {}): Leased
       try {
         checkListCost(
           listCost(document, operation, variables ?? {}, (f) => catalog.rootFields.has(f)),
+          limits,
+        );
+        checkJoinCost(
+          joinCost(document, operation, variables ?? {}, isAdditionRootField, additionListSize),
           limits,
         );
       } catch (err) {

@@ -19,6 +19,11 @@ export interface QueryLimits {
   fields: number;
   /** Objects the query root's list fields may return, all together (their limits summed). */
   listCost: number;
+  /**
+   * Objects the additions' fields may return, all together: each field with a selection counts
+   * its size (a list's limit, or its nominal size), times the sizes of the lists it is in.
+   */
+  joinCost: number;
 }
 
 /** Upstream's limits (maxQueryDepth, maxQueryAliases, maxQueryFields), and our list cost. */
@@ -27,6 +32,7 @@ export const DEFAULT_QUERY_LIMITS: QueryLimits = {
   aliases: 50,
   fields: 500,
   listCost: 1000,
+  joinCost: 10_000,
 };
 
 /** A list field returns at most this many objects, and this many when no limit is given. */
@@ -105,21 +111,8 @@ export function listCost(
   variables: Readonly<Record<string, unknown>>,
   isListField: (name: string) => boolean,
 ): number {
-  const fragments = new Map<string, FragmentDefinitionNode>();
-  for (const def of doc.definitions)
-    if (def.kind === Kind.FRAGMENT_DEFINITION) fragments.set(def.name.value, def);
-  const defaults = new Map<string, ValueNode>();
-  for (const v of operation.variableDefinitions ?? [])
-    if (v.defaultValue) defaults.set(v.variable.name.value, v.defaultValue);
-  const valueOf = (node: ValueNode | undefined): unknown => {
-    if (!node) return undefined;
-    if (node.kind === Kind.INT) return Number(node.value);
-    if (node.kind === Kind.VARIABLE) {
-      const name = node.name.value;
-      return Object.hasOwn(variables, name) ? variables[name] : valueOf(defaults.get(name));
-    }
-    return undefined;
-  };
+  const fragments = fragmentsOf(doc);
+  const valueOf = intArgument(operation, variables);
   const counted = new Map<string, number>();
   const seen = new Set<string>();
   const walk = (ss: SelectionSetNode): void => {
@@ -141,6 +134,82 @@ export function listCost(
   let total = 0;
   for (const n of counted.values()) total += n;
   return total;
+}
+
+function fragmentsOf(doc: DocumentNode): Map<string, FragmentDefinitionNode> {
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  for (const def of doc.definitions)
+    if (def.kind === Kind.FRAGMENT_DEFINITION) fragments.set(def.name.value, def);
+  return fragments;
+}
+
+/** An argument's value when it is an integer literal or a variable (its value or default). */
+function intArgument(
+  operation: OperationDefinitionNode,
+  variables: Readonly<Record<string, unknown>>,
+): (node: ValueNode | undefined) => unknown {
+  const defaults = new Map<string, ValueNode>();
+  for (const v of operation.variableDefinitions ?? [])
+    if (v.defaultValue) defaults.set(v.variable.name.value, v.defaultValue);
+  const valueOf = (node: ValueNode | undefined): unknown => {
+    if (!node) return undefined;
+    if (node.kind === Kind.INT) return Number(node.value);
+    if (node.kind === Kind.VARIABLE) {
+      const name = node.name.value;
+      return Object.hasOwn(variables, name) ? variables[name] : valueOf(defaults.get(name));
+    }
+    return undefined;
+  };
+  return valueOf;
+}
+
+/**
+ * The objects the additions may return (`isAdditionRoot` says which root fields are theirs):
+ * every field with a selection set counts its size times the sizes of the lists it is in; a
+ * list's size is `listSize(name, limit)` (its page size, or a nominal size for a list without
+ * a limit), any other field's 1. Fragments are followed each time they are spread (validation
+ * has refused cycles); `@skip` and `@include` are not read.
+ */
+export function joinCost(
+  doc: DocumentNode,
+  operation: OperationDefinitionNode,
+  variables: Readonly<Record<string, unknown>>,
+  isAdditionRoot: (name: string) => boolean,
+  listSize: (name: string, limit: unknown) => number | undefined,
+): number {
+  const fragments = fragmentsOf(doc);
+  const valueOf = intArgument(operation, variables);
+  // The cost of a selection set once; a fragment's is computed once (by where it is spread:
+  // on the root or below), so that fragments spread many times cost no more time to count.
+  const perFragment = new Map<string, number>();
+  const once = (ss: SelectionSetNode, root: boolean): number => {
+    let cost = 0;
+    for (const sel of ss.selections) {
+      if (sel.kind === Kind.INLINE_FRAGMENT) cost += once(sel.selectionSet, root);
+      else if (sel.kind === Kind.FRAGMENT_SPREAD) {
+        const key = `${root}\0${sel.name.value}`;
+        let c = perFragment.get(key);
+        if (c === undefined) {
+          const frag = fragments.get(sel.name.value);
+          c = frag ? once(frag.selectionSet, root) : 0;
+          perFragment.set(key, c);
+        }
+        cost += c;
+      } else if (sel.selectionSet && (!root || isAdditionRoot(sel.name.value))) {
+        const limit = valueOf(sel.arguments?.find((a) => a.name.value === 'limit')?.value);
+        cost += (listSize(sel.name.value, limit) ?? 1) * (1 + once(sel.selectionSet, false));
+      }
+    }
+    return cost;
+  };
+  return once(operation.selectionSet, true);
+}
+
+export function checkJoinCost(cost: number, limits: QueryLimits = DEFAULT_QUERY_LIMITS): void {
+  if (cost > limits.joinCost)
+    throw new QueryLimitError(
+      `query exceeds maximum join cost of ${limits.joinCost} objects (each field with a selection counts its limit, or 10 for a list without one, times the lists it is in)`,
+    );
 }
 
 export function checkListCost(cost: number, limits: QueryLimits = DEFAULT_QUERY_LIMITS): void {

@@ -2,6 +2,7 @@
 // blob, each blob cut down to the fields the query selects, within the query's budgets (bytes
 // of blobs read, bytes of values kept for the answer). The first budget passed fails the
 // query (400), and it stops reading at once.
+import type { MetasQuery } from '../server/index.js';
 import { QueryLimitError } from './limits.js';
 import { remapFieldNameCached } from './names.js';
 import type { BlobFields, BlobLoader } from './schema.js';
@@ -53,6 +54,7 @@ export function jsonSizeUpTo(value: unknown, limit: number): number {
 /** What the run reads from: the leased revision (src/server's RevisionLease). */
 export interface PagedBlobs {
   schemaBlobs(schema: string, skip: number, take: number): AsyncIterable<string>;
+  selectedBlobs(query: MetasQuery, skip?: number, take?: number): AsyncIterable<string>;
 }
 
 export class QueryRun implements BlobLoader {
@@ -78,11 +80,7 @@ export class QueryRun implements BlobLoader {
     const page: BlobFields[] = [];
     for await (const line of this.revision.schemaBlobs(schema, offset, limit)) {
       this.signal.throwIfAborted();
-      this.readBytes += Buffer.byteLength(line);
-      if (this.readBytes > this.budgets.readBytes)
-        throw this.fail(
-          `query reads more than ${mib(this.budgets.readBytes)} of blobs: ask for fewer objects (limit)`,
-        );
+      this.count(line);
       const blob: unknown = JSON.parse(line);
       const kept: BlobFields = Object.create(null) as BlobFields;
       if (isObject(blob))
@@ -99,6 +97,40 @@ export class QueryRun implements BlobLoader {
       page.push(kept);
     }
     return page;
+  }
+
+  /**
+   * The blobs a metas query selects (the additions' reads: through the revision's package and
+   * name indexes), or of one schema when `query` is a schema name; each parsed whole, counted
+   * against the read budget; the caller keeps what it needs of each.
+   */
+  async *blobs(query: MetasQuery | string, skip = 0, take = Infinity): AsyncGenerator<unknown> {
+    const lines =
+      typeof query === 'string'
+        ? this.revision.schemaBlobs(query, skip, take)
+        : this.revision.selectedBlobs(query, skip, take);
+    for await (const line of lines) {
+      this.signal.throwIfAborted();
+      this.count(line);
+      yield JSON.parse(line);
+    }
+  }
+
+  /** Counts `bytes` of values the additions hold for the query against the answer budget. */
+  hold(bytes: number): void {
+    this.answerBytes += bytes;
+    if (this.answerBytes > this.budgets.answerBytes)
+      throw this.fail(
+        `query answer exceeds ${mib(this.budgets.answerBytes)}: ask for fewer objects (limit) or fewer fields`,
+      );
+  }
+
+  private count(line: string): void {
+    this.readBytes += Buffer.byteLength(line);
+    if (this.readBytes > this.budgets.readBytes)
+      throw this.fail(
+        `query reads more than ${mib(this.budgets.readBytes)} of blobs: ask for fewer objects (limit)`,
+      );
   }
 
   private fail(message: string): QueryLimitError {

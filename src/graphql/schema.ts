@@ -22,6 +22,7 @@ import type {
   GraphQLResolveInfo,
   SelectionSetNode,
 } from 'graphql';
+import { ADDITION_ROOT_FIELDS } from './additions.js';
 import { coerceBoolean, coerceFloat, coerceInt, coerceString } from './go-values.js';
 import { pageOffset, pageSize } from './limits.js';
 import { remapFieldNameCached, rootFieldName, sanitizeTypeName } from './names.js';
@@ -248,6 +249,10 @@ export function buildCatalogSchema(shape: CatalogShape): CatalogSchema {
   ]);
   const config: GraphQLFieldConfigMap<unknown, BlobLoader> = {};
   for (const [name, f] of sortedFields(fields)) config[name] = f;
+  // The additions follow upstream's fields (introspection lists those first, in its order);
+  // names.ts says why no generated name can be one of theirs.
+  for (const [name, f] of ADDITION_ROOT_FIELDS)
+    config[name] = f as GraphQLFieldConfig<unknown, BlobLoader>;
   try {
     const schema = new GraphQLSchema({
       query: new GraphQLObjectType({ name: 'Query', fields: config }),

@@ -11,6 +11,12 @@ import { createGraphqlEndpoint } from './endpoint.js';
 
 export const T0 = new Date('2026-03-04T05:06:07Z');
 
+/** Real packages of public OpenShift catalogs (test/fixtures/olmv1-check/README.md). */
+export const EXCERPT_DIR = path.resolve(
+  import.meta.dirname,
+  '../../test/fixtures/olmv1-check/catalog',
+);
+
 /** Blobs of every kind the type rules tell apart. */
 export function smallCatalog(extra: Array<Record<string, unknown>> = []): TestCatalog {
   return catalogOf(

@@ -204,6 +204,30 @@ export class Revision {
 
   /** The blobs matching every given field of the query. */
   async select(query: MetasQuery): Promise<Selection> {
+    return this.toSelection(await this.selectSeqs(query));
+  }
+
+  /**
+   * The blobs matching every given field of the query (canonical JSON, no newline) in blob
+   * order, from the `skip`-th, at most `take`: read from the index and then in batches of
+   * about BLOB_READ_BATCH bytes, as schemaBlobs reads (GraphQL's joins: one package's
+   * channels, one bundle by name).
+   */
+  async *selectedBlobs(query: MetasQuery, skip = 0, take = Infinity): AsyncGenerator<string> {
+    let toSkip = Math.max(0, skip);
+    let left = take;
+    for (const [first, end] of await this.selectSeqs(query)) {
+      if (!(left > 0)) return;
+      const from = first + Math.min(toSkip, end - first);
+      toSkip -= from - first;
+      const to = Math.min(end, from + left);
+      if (from >= to) continue;
+      left -= to - from;
+      yield* this.linesOf(from, to);
+    }
+  }
+
+  private async selectSeqs(query: MetasQuery): Promise<SeqRanges> {
     let ranges: SeqRanges = this.blobs > 0 ? [[0, this.blobs]] : [];
     if (query.schema !== undefined)
       ranges = intersectRanges(ranges, this.p.schemas.get(query.schema) ?? []);
@@ -211,7 +235,7 @@ export class Revision {
       ranges = intersectRanges(ranges, this.p.packages.get(query.package) ?? []);
     if (query.name !== undefined && ranges.length > 0)
       ranges = seqsWithin(await this.seqsNamed(query.name), ranges);
-    return this.toSelection(ranges);
+    return ranges;
   }
 
   /** The catalog's schemas in blob order, each with its number of blobs. */
@@ -227,9 +251,14 @@ export class Revision {
   async *schemaBlobs(schema: string, skip: number, take: number): AsyncGenerator<string> {
     const run = this.p.schemas.get(schema)?.[0];
     if (!run || !(take > 0)) return;
+    const seq = Math.min(run[0] + Math.max(0, skip), run[1]);
+    yield* this.linesOf(seq, Math.min(seq + take, run[1]));
+  }
+
+  /** The lines of blobs `from` to `end` (exclusive), read in batches of BLOB_READ_BATCH. */
+  private async *linesOf(from: number, end: number): AsyncGenerator<string> {
     const offsets = this.p.offsets;
-    let seq = Math.min(run[0] + Math.max(0, skip), run[1]);
-    const end = Math.min(seq + take, run[1]);
+    let seq = from;
     while (seq < end) {
       const start = offsets[seq]!;
       let last = seq + 1;

@@ -71,4 +71,28 @@ describe('server: a lease reads one schema’s blobs (the GraphQL read port)', f
       lease.release();
     }
   });
+
+  it('reads the blobs a metas query selects, paged, reading only them', async () => {
+    const ordered = inBlobOrder(gen.blobs);
+    const lease = store.acquire('gen')!;
+    try {
+      const pkg = ordered.find((b) => typeof b.package === 'string')!.package as string;
+      const want = ordered.filter((b) => b.package === pkg).map((b) => b.canonical);
+      const before = store.io.contentBytesRead;
+      expect(await collect(lease.selectedBlobs({ package: pkg }))).to.deep.equal(want);
+      expect(store.io.contentBytesRead - before).to.equal(
+        want.reduce((n, line) => n + Buffer.byteLength(line) + 1, 0),
+      );
+      expect(await collect(lease.selectedBlobs({ package: pkg }, 1, 2))).to.deep.equal(
+        want.slice(1, 3),
+      );
+      const bundle = ordered.find((b) => b.schema === 'olm.bundle')!;
+      expect(
+        await collect(lease.selectedBlobs({ schema: 'olm.bundle', name: bundle.name })),
+      ).to.deep.equal([bundle.canonical]);
+      expect(await collect(lease.selectedBlobs({ package: 'no-such-package' }))).to.deep.equal([]);
+    } finally {
+      lease.release();
+    }
+  });
 });

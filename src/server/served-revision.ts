@@ -36,6 +36,12 @@ export interface RevisionLease extends RevisionInfo {
    * the `skip`-th, at most `take` (for GraphQL: its pages, and the shape of the catalog).
    */
   schemaBlobs(schema: string, skip: number, take: number): AsyncIterable<string>;
+  /**
+   * The blobs matching every given field of the query, as `select` selects them, in blob order
+   * (canonical JSON lines without their newline), from the `skip`-th, at most `take` (for
+   * GraphQL's joins: read through the package and name indexes, never the whole catalog).
+   */
+  selectedBlobs(query: MetasQuery, skip?: number, take?: number): AsyncIterable<string>;
   /** Idempotent. */
   release(): void;
 }
@@ -76,6 +82,7 @@ export function lease(s: Served, unleased: () => void): RevisionLease {
     },
     schemas: () => revision.schemaCounts(),
     schemaBlobs: (schema, skip, take) => revision.schemaBlobs(schema, skip, take),
+    selectedBlobs: (query, skip, take) => revision.selectedBlobs(query, skip, take),
     release: () => {
       if (released) return;
       released = true;

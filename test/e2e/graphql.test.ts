@@ -3,6 +3,8 @@
 // the apiserver, under the revision URL of status.urls.base and the catalog's own base alike.
 import { expect } from 'chai';
 import { gunzipSync } from 'node:zlib';
+import type { ChannelBlob } from '../../src/answers/fbc-types.js';
+import { channelHead } from '../../src/answers/graph.js';
 import { listObjects, sampleDir } from '../support/catalogs.js';
 import { serveSampleForSuite } from '../support/e2e-setup.js';
 import { uniqueName } from '../support/names.js';
@@ -125,5 +127,23 @@ describe('graphql e2e: upstream catalogd’s GraphQL queries over HTTP', functio
     expect(JSON.parse(gunzipSync(gz.body).toString('utf8'))).to.deep.equal(
       JSON.parse(await (await fetch(url)).text()),
     );
+  });
+
+  it('answers the additions: a filtered package list and a package joined to its channels and heads', async () => {
+    const channels = (await contents('olm.channel')) as unknown as ChannelBlob[];
+    const pkg = channels[0]!.package;
+    const r = await post(
+      suite.served(),
+      `{ fbcPackages(name: "${pkg}") { name channels { name headName head { name package } } } }`,
+    );
+    expect(r.status, r.text).to.equal(200);
+    const want = channels
+      .filter((c) => c.package === pkg)
+      .sort((a, b) => (a.name < b.name ? -1 : 1))
+      .map((c) => {
+        const head = channelHead(c).head ?? null;
+        return { name: c.name, headName: head, head: head && { name: head, package: pkg } };
+      });
+    expect(r.body.data).to.deep.equal({ fbcPackages: [{ name: pkg, channels: want }] });
   });
 });

@@ -54,7 +54,7 @@ const old = bundle('db.v1', [csv({ installModes: modes('MultiNamespace', 'Single
 const facts = packageFacts(pkg, [stable], [old, head]);
 const match = (f: PackageFilter) => matchesPackageFilter(facts, f);
 
-describe('client/packages: facts of the default channel head', () => {
+describe('answers/packages: facts of the default channel head', () => {
   it('reads the head bundle only', () => {
     expect(facts).to.deep.include({
       head: 'db.v2',
@@ -76,7 +76,7 @@ describe('client/packages: facts of the default channel head', () => {
   });
 });
 
-describe('client/packages: filters', () => {
+describe('answers/packages: filters', () => {
   it('--install-mode: supported=true in the head', () => {
     expect(match({ installMode: 'AllNamespaces' })).to.equal(true);
     expect(match({ installMode: 'OwnNamespace' })).to.equal(true);

@@ -104,7 +104,7 @@ async function opmHeads(opm: string, dir: string): Promise<string[]> {
     .sort();
 }
 
-describe('client/graph: channel heads equal opm alpha list channels', function () {
+describe('answers/graph: channel heads equal opm alpha list channels', function () {
   this.timeout(30 * 60 * 1000);
   let opm = '';
 

@@ -55,7 +55,7 @@ const bundles = [
   ]),
 ];
 
-describe('client/graph: channel heads', () => {
+describe('answers/graph: channel heads', () => {
   it('the entry nothing replaces (sample catalog)', () => {
     expect(channelHead(stable).head).to.equal('example-operator.v1.1.0');
     expect(channelHead(candidate).head).to.equal('example-operator.v1.2.0');
@@ -95,7 +95,7 @@ describe('client/graph: channel heads', () => {
   });
 });
 
-describe('client/graph: upgrade graph', () => {
+describe('answers/graph: upgrade graph', () => {
   it('replaces, skips and skipRange edges (sample candidate channel)', () => {
     const g = upgradeGraph(candidate, versionMap(bundles));
     expect(g.head).to.equal('example-operator.v1.2.0');
@@ -158,7 +158,7 @@ describe('client/graph: upgrade graph', () => {
   });
 });
 
-describe('client/graph: bundles and APIs', () => {
+describe('answers/graph: bundles and APIs', () => {
   it('versions, gvks and providers', () => {
     expect(bundleVersion(bundles[2]!)).to.equal('1.2.0');
     expect(bundleGvks(bundles[2]!)).to.deep.equal([
@@ -205,7 +205,7 @@ describe('client/graph: bundles and APIs', () => {
   });
 });
 
-describe('client/graph: deprecations', () => {
+describe('answers/graph: deprecations', () => {
   it('marks deprecated nodes of the upgrade graph with their message, others not', () => {
     const g = upgradeGraph(candidate, versionMap(bundles), {
       schema: 'olm.deprecations',
@@ -240,7 +240,7 @@ describe('client/graph: deprecations', () => {
   });
 });
 
-describe('client/graph: providers', () => {
+describe('answers/graph: providers', () => {
   it('sorts providers by package, then catalog, newest version first', () => {
     const q = (name: string, version: string): BundleBlob => ({
       ...bundle(name, version),

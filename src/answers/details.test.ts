@@ -33,7 +33,7 @@ const deprecations: DeprecationsBlob = {
   ],
 };
 
-describe('client/details: packageDetails', () => {
+describe('answers/details: packageDetails', () => {
   it('the head CSV: infrastructure features from both annotation forms, provider, links, maintainers', () => {
     const d = packageDetails('c', pkg, channels, [
       head({

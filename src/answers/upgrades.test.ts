@@ -22,7 +22,7 @@ const bundle = (name: string, version: string): BundleBlob => ({
 const via = (e: Parameters<typeof upgradeVia>[0], from: string, version?: string) =>
   upgradeVia(e, from, tryParseVersion(version));
 
-describe('client/upgrades: the successor rule', () => {
+describe('answers/upgrades: the successor rule', () => {
   it('replaces, skips and skipRange each make an upgrade; several rules are all listed', () => {
     expect(via({ name: 'b', replaces: 'a' }, 'a', '1.0.0')).to.deep.equal(['replaces']);
     expect(via({ name: 'b', skips: ['x', 'a'] }, 'a', '1.0.0')).to.deep.equal(['skips']);
@@ -75,7 +75,7 @@ describe('client/upgrades: the successor rule', () => {
   });
 });
 
-describe('client/upgrades: upgradesFrom', () => {
+describe('answers/upgrades: upgradesFrom', () => {
   const bundles = ['1.0.0', '1.1.0', '1.2.0-rc.1', '1.2.0', '1.3.0'].map((v) =>
     bundle(`p.v${v}`, v),
   );
@@ -172,7 +172,7 @@ describe('client/upgrades: upgradesFrom', () => {
   });
 });
 
-describe('client/upgrades: resolveInstalled', () => {
+describe('answers/upgrades: resolveInstalled', () => {
   const bundles = [bundle('p.v1.0.0', '1.0.0'), bundle('p.v1.1.0', '1.1.0')];
 
   it('by bundle name, by version, by v-prefixed version', () => {

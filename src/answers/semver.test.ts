@@ -11,7 +11,7 @@ import {
 const v = parseVersion;
 const inRange = (version: string, range: string) => satisfies(v(version), parseRange(range));
 
-describe('client/semver', () => {
+describe('answers/semver', () => {
   it('parses strict versions with pre-release and build', () => {
     expect(v('1.2.3')).to.deep.equal({ major: 1, minor: 2, patch: 3, pre: [], build: [] });
     expect(v('1.2.3-rc.1+b.5')).to.deep.include({ pre: ['rc', 1], build: ['b', '5'] });
