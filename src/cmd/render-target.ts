@@ -1,6 +1,6 @@
 // The sync target `catalogd render` scans (and `render --cost` measures): the controller's,
 // from the render options.
-import type { ContentProfile } from '../api/v1/index.js';
+import type { ContentProfile, ObjectView } from '../api/v1/index.js';
 import { DEFAULT_MAX_OBJECT_BYTES } from '../fbc/index.js';
 import { blobUrl, catalogBaseUrl } from '../server/index.js';
 import type { SyncTarget } from '../sync/index.js';
@@ -19,6 +19,8 @@ export interface RenderOptions {
   maxObjectBytes?: number;
   /** The catalog's content profile (the controller's flag or the catalog's annotation). */
   contentProfile?: ContentProfile;
+  /** served: the objects under the served view's apiVersion (the same objects otherwise). */
+  objectView?: ObjectView;
 }
 
 /**

@@ -20,7 +20,7 @@ async function renderToString(
   dir: string,
   catalog: string,
   output: 'yaml' | 'json',
-  opts: { serverUrl?: string; maxObjectBytes?: number } = {},
+  opts: { serverUrl?: string; maxObjectBytes?: number; objectView?: 'crd' | 'served' } = {},
 ): Promise<string> {
   let out = '';
   await render(dir, { catalog, output, ...opts }, async (s) => {
@@ -190,6 +190,11 @@ describe('catalogd render', () => {
       2,
       'catalogd render: --server-url "catalogd:80" is not an http(s) URL\n',
     ]);
+    const badView = cli(FIXTURES, '--object-view', 'etcd');
+    expect([badView.status, badView.stderr]).to.deep.equal([
+      2,
+      'catalogd render: --object-view "etcd" is not crd or served\n',
+    ]);
     const r = cli(path.join(FIXTURES, 'json-stream'));
     expect(r.status).to.equal(0);
     expect(r.stdout).to.contain('catalog: json-stream');
@@ -202,6 +207,21 @@ describe('catalogd render', () => {
       );
     } finally {
       await rm(parent, { recursive: true, force: true });
+    }
+  });
+
+  it('--object-view served renders the same objects but for apiVersion (the served group)', async () => {
+    for (const output of ['yaml', 'json'] as const) {
+      const dir = path.join(FIXTURES, 'custom-schemas');
+      const crd = await renderToString(dir, 'custom-schemas', output);
+      const served = await renderToString(dir, 'custom-schemas', output, { objectView: 'served' });
+      const count = (text: string, s: string) => text.split(s).length - 1;
+      const objects = count(crd, 'olm.operatorframework.io/v1');
+      expect(objects).to.be.greaterThan(0);
+      expect(count(served, 'content.olm.operatorframework.io/v1')).to.equal(objects);
+      expect(
+        served.replaceAll('content.olm.operatorframework.io/v1', 'olm.operatorframework.io/v1'),
+      ).to.equal(crd);
     }
   });
 });

@@ -11,7 +11,14 @@ import { parseArgs } from 'node:util';
 import { DEFAULT_SCALAR_STYLE_RULES, SCALAR_STYLE, dump } from 'js-yaml';
 import type { ScalarStyleRule } from 'js-yaml';
 import type { CatalogMetadata } from '../api/v1/index.js';
-import { CONTENT_PROFILE_NONE, contentProfileChoices, isContentProfile } from '../api/v1/index.js';
+import {
+  CONTENT_PROFILE_NONE,
+  OBJECT_VIEWS,
+  SERVED_API_VERSION,
+  contentProfileChoices,
+  isContentProfile,
+  isObjectView,
+} from '../api/v1/index.js';
 import {
   DEFAULT_MAX_OBJECT_BYTES,
   FbcError,
@@ -27,7 +34,8 @@ import type { Output, RenderOptions } from './render-target.js';
 import { DEFAULT_SERVER_URL, renderTarget } from './render-target.js';
 
 const USAGE = `usage: catalogd render <dir> [-o yaml|json] [--catalog NAME] [--server-url URL]
-                      [--max-object-bytes N] [--content-profile full|lean|none] [--cost]
+                      [--max-object-bytes N] [--content-profile full|lean|none]
+                      [--object-view crd|served] [--cost]
 
 Prints the CatalogMetadata objects that the FBC directory <dir> produces, as the controller
 writes them (without owner references):
@@ -43,6 +51,10 @@ writes them (without owner references):
                           spec.contentOmitted.parts, as the controller does for that profile;
                           none, which has no objects (the catalog is checked, nothing is
                           printed but an empty List with -o json, and stderr says why)
+  --object-view V         crd (default): the objects as the CRD mode writes them
+                          (olm.operatorframework.io/v1); served: as the served mode answers
+                          them (content.olm.operatorframework.io/v1, docs/served.md): the
+                          same objects but for apiVersion, for \`kubectl diff\` in that mode
   --cost                  print what syncing the catalog costs the control plane instead:
                           objects, their bytes, and etcd bytes and kube-apiserver heap
                           predicted for each content profile (-o json: as JSON)
@@ -145,6 +157,9 @@ export async function render(
   let i = 0;
   await scanCatalog(target, undefined, async (obj, blob) => {
     delete obj.metadata.ownerReferences;
+    // The served view answers the same objects under its own group (SPEC §2.3).
+    if (opts.objectView === 'served')
+      (obj as { apiVersion: string }).apiVersion = SERVED_API_VERSION;
     const text = renderObject(obj, blob, output);
     if (output === 'yaml') await emit(`${i === 0 ? '' : '---\n'}${text}`);
     // DEL, C1 and bidi controls as JSON escapes (JSON.stringify leaves them raw): the same JSON.
@@ -166,6 +181,7 @@ export async function main(args: string[]): Promise<number> {
         'server-url': { type: 'string' },
         'max-object-bytes': { type: 'string' },
         'content-profile': { type: 'string' },
+        'object-view': { type: 'string' },
         cost: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -210,6 +226,13 @@ export async function main(args: string[]): Promise<number> {
     );
     return 2;
   }
+  const objectView = parsed.values['object-view'];
+  if (objectView !== undefined && !isObjectView(objectView)) {
+    stderr.write(
+      `catalogd render: --object-view ${JSON.stringify(objectView)} is not ${OBJECT_VIEWS.join(' or ')}\n`,
+    );
+    return 2;
+  }
   // A closed pipe (`render dir | head`) ends the output quietly, like other CLI tools.
   stdout.on('error', (err: NodeJS.ErrnoException) => {
     if (err.code === 'EPIPE') process.exit(0);
@@ -221,6 +244,7 @@ export async function main(args: string[]): Promise<number> {
     ...(serverUrl !== undefined && { serverUrl }),
     ...(maxObjectBytes !== undefined && { maxObjectBytes }),
     ...(contentProfile !== undefined && { contentProfile }),
+    ...(objectView !== undefined && { objectView }),
   };
   try {
     const problem = await catalogDirProblem(dir);
