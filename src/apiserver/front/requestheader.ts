@@ -114,7 +114,10 @@ function allValues(headers: Partial<Record<string, string[]>>, names: string[]):
 }
 
 /** The first non-empty value of the first named header that has one (Go's headerValue). */
-function firstValue(headers: Partial<Record<string, string[]>>, names: string[]): string | undefined {
+function firstValue(
+  headers: Partial<Record<string, string[]>>,
+  names: string[],
+): string | undefined {
   for (const n of names) {
     const v = headers[n.toLowerCase()]?.[0];
     if (v) return v;

@@ -62,9 +62,7 @@ class FakeReviewer implements AccessReviewer {
     this.accessReviews.push({ user, request });
     await this.wait();
     if (this.failAccess !== undefined) throw this.failAccess;
-    const what = isResourceRequest(request)
-      ? `${request.group}/${request.resource}`
-      : request.path;
+    const what = isResourceRequest(request) ? `${request.group}/${request.resource}` : request.path;
     return this.allowed.has(`${user.username} ${what} ${request.verb}`)
       ? { allowed: true, reason: 'RBAC: allowed by ClusterRoleBinding' }
       : { allowed: false, reason: 'no RBAC policy matched' };
