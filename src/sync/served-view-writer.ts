@@ -8,7 +8,7 @@ import type { CatalogMetadataWriter } from './writer-port.js';
 
 export function servedViewWriter(): CatalogMetadataWriter {
   return {
-    // eslint-disable-next-line require-yield -- no object is stored: an empty list
+    // No object is stored: an empty list.
     async *listExisting() {},
     create: () => Promise.resolve(),
     update: () => Promise.resolve(),

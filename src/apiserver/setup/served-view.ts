@@ -63,10 +63,15 @@ export async function mountServedView(
     defaultProfile: opts.defaultProfile,
   });
   const authenticator = new RequestHeaderAuthenticator();
-  let front: ApiFront | undefined;
+  // Until the listener opens, the settings go to the authenticator; then to the front (which
+  // also gives the handshake the new CA).
+  const started: { front?: ApiFront } = {};
   const settings = new RequestHeaderSettings(
     authenticationConfigMapReader(client),
-    (config) => (front ? front.setRequestHeaderConfig(config) : authenticator.setConfig(config)),
+    (config) =>
+      started.front
+        ? started.front.setRequestHeaderConfig(config)
+        : authenticator.setConfig(config),
     log,
   );
   // The first read before the listener opens: no request meets a front without its settings.
@@ -77,7 +82,7 @@ export async function mountServedView(
     denyTtlMs: SERVED_AUTHZ_TTL_MS,
     maxEntries: SERVED_AUTHZ_CACHE_ENTRIES,
   });
-  front = await startApiFront({
+  const front = await startApiFront({
     listen: opts.listen,
     tls: opts.tls,
     authenticator,
@@ -85,17 +90,17 @@ export async function mountServedView(
     api,
     log,
   });
+  started.front = front;
   const stopSettings = settings.watch(
     realClock,
     opts.configIntervalMs ?? AUTHENTICATION_CONFIG_INTERVAL_MS,
   );
-  const listening = front;
   return {
-    url: listening.url,
-    setCertificate: (pair) => listening.setCertificate(pair),
+    url: front.url,
+    setCertificate: (pair) => front.setCertificate(pair),
     close: async () => {
       stopSettings();
-      await listening.close();
+      await front.close();
     },
   };
 }

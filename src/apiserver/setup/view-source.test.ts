@@ -18,7 +18,7 @@ function catalog(name: string, extra: Partial<ClusterCatalog> = {}): ClusterCata
     spec: { source: { type: 'Image', image: { ref: 'r/x:1' } }, priority: 5 },
     status: { urls: { base: `https://c.test/catalogs/${name}/revisions/${KEY}` } },
     ...extra,
-  } as ClusterCatalog;
+  };
 }
 
 class FakeInformer implements CatalogIndex {
@@ -75,14 +75,14 @@ describe('apiserver/setup/view-source', () => {
       catalog('a'),
       catalog('c', {
         spec: { source: { type: 'Image', image: { ref: 'r' } }, availabilityMode: 'Unavailable' },
-      } as Partial<ClusterCatalog>),
+      }),
       catalog('d', {
         metadata: { name: 'd', annotations: { 'olm.operatorframework.io/content-profile': 'x' } },
         status: {},
-      } as Partial<ClusterCatalog>),
+      }),
       catalog('e', {
         metadata: { name: 'e', deletionTimestamp: '2026-01-03T00:00:00Z' },
-      } as Partial<ClusterCatalog>),
+      }),
     ];
     const view = catalogViewSource(informer, new FakeContent(), 'full');
     expect(view.catalogs()).to.deep.equal([
