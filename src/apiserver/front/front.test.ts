@@ -265,6 +265,36 @@ describe('apiserver/front: the HTTPS listener', function () {
     );
   });
 
+  it('answers a retryable 503 and /readyz 503 until its catalogs are listed', async () => {
+    await front.close();
+    let ready = false;
+    const authenticator = new RequestHeaderAuthenticator();
+    authenticator.setConfig(config);
+    front = await startApiFront({
+      listen: { host: '127.0.0.1', port: 0 },
+      tls: serving,
+      authenticator,
+      authorizer,
+      api,
+      ready: () => ready,
+    });
+    const fp = await main.cert('front-proxy-client');
+    const early = await request(list, fp, userHeaders);
+    expect(early.status).to.equal(503);
+    expect(JSON.parse(early.body)).to.deep.include({
+      reason: 'ServiceUnavailable',
+      message: 'the served API is starting: its ClusterCatalogs are not listed yet; retry',
+    });
+    expect((await request('/readyz', undefined)).status).to.equal(503);
+    expect((await request('/healthz', undefined)).status).to.equal(200);
+    // Still authenticated first: no user, no hint of the state.
+    expect((await request(list, undefined)).status).to.equal(401);
+    expect(api.seen).to.deep.equal([]);
+    ready = true;
+    expect((await request(list, fp, userHeaders)).status).to.equal(200);
+    expect(await request('/readyz', undefined)).to.deep.equal({ status: 200, body: 'ok' });
+  });
+
   it('ends the served API on close', async () => {
     await front.close();
     expect(api.closed).to.equal(true);

@@ -7,7 +7,8 @@
 //   authorized                  by a SubjectAccessReview, cached briefly (DelegatedAccess); denied:
 //                               403 worded as the apiserver words it; a review that cannot be made:
 //                               503 or 500; never allowed;
-//   answered                    by the ServedApi, the user headers removed.
+//   answered                    by the ServedApi, the user headers removed; a retryable 503 until
+//                               this replica has listed its ClusterCatalogs (`ready`).
 // The serving certificate is the content server's (replaced as it is reloaded); the TLS handshake
 // asks for a client certificate of the front-proxy CA but lets any client finish it, so that a
 // client without one gets a 401 Status rather than a reset.
@@ -30,6 +31,7 @@ import {
   authorizationFailed,
   forbidden,
   internalError,
+  starting,
   unauthorized,
   writeStatus,
 } from './status.js';
@@ -52,6 +54,11 @@ export interface ApiFrontOptions {
   authenticator: RequestHeaderAuthenticator;
   authorizer: Authorizer;
   api: ServedApi;
+  /**
+   * Whether this replica knows its catalogs yet (the ClusterCatalog informer synced): until then
+   * /readyz is 503 and every other request a retryable 503, never an answer from no catalogs.
+   */
+  ready?: () => boolean;
   /** The time certificates are checked at (default: now). */
   now?: () => Date;
   log?: FrontLog;
@@ -111,9 +118,11 @@ export async function startApiFront(opts: ApiFrontOptions): Promise<ApiFront> {
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = requestUrl(req);
+    const ready = opts.ready?.() ?? true;
     if (isHealthPath(url.pathname)) {
-      res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' });
-      res.end('ok');
+      const notReady = !ready && url.pathname.startsWith('/readyz');
+      res.writeHead(notReady ? 503 : 200, { 'content-type': 'text/plain; charset=utf-8' });
+      res.end(notReady ? 'catalogs not listed yet' : 'ok');
       return;
     }
     const auth = authenticator.authenticate(
@@ -141,6 +150,10 @@ export async function startApiFront(opts: ApiFrontOptions): Promise<ApiFront> {
         );
         writeStatus(res, authorizationFailed(decision.status));
       }
+      return;
+    }
+    if (!ready) {
+      writeStatus(res, starting(), { 'retry-after': '1' });
       return;
     }
     authenticator.clearHeaders(req);

@@ -78,6 +78,15 @@ export function authorizationFailed(code: 500 | 503): Status {
       );
 }
 
+/** This replica has not listed its ClusterCatalogs yet: a retryable 503. */
+export function starting(): Status {
+  return status(
+    503,
+    'ServiceUnavailable',
+    'the served API is starting: its ClusterCatalogs are not listed yet; retry',
+  );
+}
+
 /** The served API failed before it answered. */
 export function internalError(): Status {
   return status(500, 'InternalError', 'Internal error occurred: the request could not be answered');

@@ -88,6 +88,7 @@ export async function mountServedView(
     authenticator,
     authorizer,
     api,
+    ready: () => parts.catalogs.hasSynced(),
     log,
   });
   started.front = front;

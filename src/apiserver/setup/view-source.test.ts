@@ -23,6 +23,7 @@ function catalog(name: string, extra: Partial<ClusterCatalog> = {}): ClusterCata
 
 class FakeInformer implements CatalogIndex {
   items: ClusterCatalog[] = [];
+  hasSynced = () => true;
   private subs: Array<(key: string) => void> = [];
   values() {
     return this.items.values();

@@ -17,6 +17,8 @@ import type { ViewCatalog, ViewSource } from '../ports.js';
 /** The part of the controller's ClusterCatalog informer the view reads. */
 export interface CatalogIndex {
   values(): Iterable<ClusterCatalog>;
+  /** Whether the first list is in. */
+  hasSynced(): boolean;
   /** The runtime informer's subscribe: `enqueue` for every add, update and delete. */
   subscribe(map: (c: ClusterCatalog) => string, enqueue: (key: string) => void): () => void;
 }
