@@ -135,6 +135,8 @@ describe('served view e2e: the front (--object-view=served)', function () {
       });
     }
     expect(await get(`${api}/healthz`, ca)).to.deep.equal({ status: 200, body: 'ok' });
+    // Ready once its ClusterCatalogs are listed (the controller's own /readyz waited for that).
+    expect(await get(`${api}/readyz`, ca)).to.deep.equal({ status: 200, body: 'ok' });
   });
 
   it('writes no CatalogMetadata for a catalog it synced; the status counts what the view shows', async () => {
