@@ -4,7 +4,9 @@
 // settings it applied, equal to the ConfigMap's), answers a direct request to --api-listen without
 // the front proxy's certificate with 401 whatever X-Remote-* headers it sends, answers the probes,
 // and writes no CatalogMetadata for a catalog it synced (the status still counts the objects the
-// served view shows). Through the aggregator (an APIService, 403 for a user without list, the
+// served view shows). The authorization the front makes (a SubjectAccessReview with
+// resourceAttributes, cached) is checked against the real apiserver's RBAC: a user without `list`
+// is denied, one bound to it allowed, for that verb and group only. Through the aggregator (an APIService, 403 for a user without list, the
 // objects for one with it) needs the local cluster's aggregation flags: not here yet.
 import { expect } from 'chai';
 import { execFile } from 'node:child_process';
@@ -13,6 +15,9 @@ import { readFile } from 'node:fs/promises';
 import https from 'node:https';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { DelegatedAccess } from '../../src/controllers/runtime/delegated-access.js';
+import { KubeClient, accessReviews } from '../../src/kube/index.js';
+import { realClock } from '../../src/util/clock.js';
 import { listObjects, sampleDir } from '../support/catalogs.js';
 import { repoRoot } from '../support/cluster.js';
 import type { RunningController } from '../support/controller.js';
@@ -55,6 +60,7 @@ async function logRecords(file: string, prefix: string): Promise<Array<Record<st
 describe('served view e2e: the front (--object-view=served)', function () {
   this.timeout(300_000);
   const name = uniqueName('served');
+  const reader = uniqueName('served-reader');
   let tmp = '';
   let ca: Buffer;
   let api = '';
@@ -86,7 +92,10 @@ describe('served view e2e: the front (--object-view=served)', function () {
     ).controller;
   });
 
-  after(() => tearDownE2e({ controllers: [controller], catalogs: [name], tmp }));
+  after(async () => {
+    await kubectlOk(['delete', 'clusterrolebinding,clusterrole', reader, '--ignore-not-found']);
+    await tearDownE2e({ controllers: [controller], catalogs: [name], tmp });
+  });
 
   it('reads the requestheader settings of the real extension-apiserver-authentication ConfigMap', async () => {
     const stdout = await kubectlOk([
@@ -147,5 +156,51 @@ describe('served view e2e: the front (--object-view=served)', function () {
     // Its content is served over HTTP as in the CRD mode.
     const all = await get(`${synced.status?.urls?.base ?? ''}/api/v1/all`, ca);
     expect(all.status).to.equal(200);
+  });
+
+  it("authorizes by the real apiserver's SubjectAccessReview of the resource: 403 without list, allowed with it", async () => {
+    const client = new KubeClient({ kubeconfig: process.env.KUBECONFIG ?? '', maxSockets: 2 });
+    try {
+      const access = new DelegatedAccess(accessReviews(client), { clock: realClock, denyTtlMs: 0 });
+      const user = { username: reader, groups: ['system:authenticated'] };
+      const list = { verb: 'list', group: GROUP, version: 'v1', resource: 'catalogmetadata' };
+      expect(await access.authorize(user, list)).to.deep.include({ allowed: false, status: 403 });
+      await kubectlOk(
+        ['apply', '-f', '-'],
+        JSON.stringify({
+          apiVersion: 'v1',
+          kind: 'List',
+          items: [
+            {
+              apiVersion: 'rbac.authorization.k8s.io/v1',
+              kind: 'ClusterRole',
+              metadata: { name: reader },
+              rules: [{ apiGroups: [GROUP], resources: ['catalogmetadata'], verbs: ['list'] }],
+            },
+            {
+              apiVersion: 'rbac.authorization.k8s.io/v1',
+              kind: 'ClusterRoleBinding',
+              metadata: { name: reader },
+              roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: reader },
+              subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: reader }],
+            },
+          ],
+        }),
+      );
+      await pollUntil(async () => (await access.authorize(user, list)).allowed, {
+        timeoutMs: 30_000,
+        what: `${reader} to be allowed to list catalogmetadata`,
+      });
+      // The role grants list, not get of one name, nor another group's resource.
+      expect(await access.authorize(user, { ...list, verb: 'get', name: 'x' })).to.deep.include({
+        allowed: false,
+        status: 403,
+      });
+      expect(
+        await access.authorize(user, { ...list, group: 'olm.operatorframework.io' }),
+      ).to.deep.include({ allowed: false, status: 403 });
+    } finally {
+      client.close();
+    }
   });
 });
