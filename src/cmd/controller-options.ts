@@ -15,6 +15,10 @@ import { DEFAULT_MAX_CACHE_BYTES, defaultMinimumRate } from '../source/index.js'
 import { parseDuration } from '../util/deadline.js';
 import { DEFAULT_LATENCY_TOLERANCE } from '../sync/index.js';
 import { CommandError } from '../util/command-error.js';
+import type { ObjectViewOptions } from './controller-object-view.js';
+import { objectViewFromFlags } from './controller-object-view.js';
+import type { HostPort } from './host-port.js';
+import { hostPort } from './host-port.js';
 
 function seconds(ms: number): string {
   return `${ms / 1000}s`;
@@ -83,6 +87,8 @@ const controllerFlags = {
   'max-object-bytes': { type: 'string', default: String(DEFAULT_MAX_OBJECT_BYTES) },
   'max-image-cache-bytes': { type: 'string', default: String(DEFAULT_MAX_CACHE_BYTES) },
   'content-profile': { type: 'string', default: CONTENT_PROFILE_FULL },
+  'object-view': { type: 'string', default: 'crd' },
+  'api-listen': { type: 'string' },
   'global-pull-secret': { type: 'string' },
   'ca-bundle': { type: 'string' },
   'registries-conf': { type: 'string' },
@@ -177,6 +183,13 @@ Reconciles ClusterCatalogs into CatalogMetadata objects and serves catalog conte
                                      which stay on the HTTP server; none, no objects at all
                                      (HTTP only). A ClusterCatalog's annotation
                                      olm.operatorframework.io/content-profile overrides it
+  --object-view crd|served           crd: CatalogMetadata objects are written to the apiserver
+                                     (default); served: none are written, every replica answers
+                                     the Kubernetes API for them itself through the aggregation
+                                     layer (group content.olm.operatorframework.io), from the
+                                     revisions it serves (docs/served-security.md)
+  --api-listen HOST:PORT             the served API's HTTPS address, with the --tls-cert-file
+                                     certificate (required with --object-view=served, e.g. :9443)
   --global-pull-secret NS/NAME       a kubernetes.io/dockerconfigjson Secret used for every pull
   --ca-bundle FILE                   PEM CA certificates trusted for registries
   --registries-conf FILE             mirrors and insecure registries ([[registry]] tables)
@@ -197,18 +210,6 @@ Reconciles ClusterCatalogs into CatalogMetadata objects and serves catalog conte
 Environment: POD_NAMESPACE and POD_SERVICE_ACCOUNT name the controller's namespace and
 ServiceAccount, whose imagePullSecrets are used for pulls.
 `;
-
-function hostPort(flag: string, addr: string): HostPort {
-  const i = addr.lastIndexOf(':');
-  const host = addr.slice(0, i) || '0.0.0.0';
-  const port = Number(addr.slice(i + 1));
-  if (i < 0 || !Number.isInteger(port) || port < 0 || port > 65535) {
-    throw new CommandError(
-      `--${flag}: invalid address ${JSON.stringify(addr)}: want HOST:PORT or :PORT`,
-    );
-  }
-  return { host, port };
-}
 
 function positiveInt(name: string, value: string): number {
   const n = Number(value);
@@ -246,10 +247,7 @@ function parseFlags(args: string[]) {
 
 export type ControllerFlags = ReturnType<typeof parseFlags>['values'];
 
-export interface HostPort {
-  host: string;
-  port: number;
-}
+export type { HostPort } from './host-port.js';
 
 /** Leader election's periods (src/controllers/runtime/leader.ts), from the --leader-elect-* flags. */
 export interface LeaderElectionPeriods {
@@ -291,6 +289,8 @@ export interface ControllerOptions {
   /** /metrics over HTTPS behind delegated authentication and authorization (--metrics-secure). */
   metricsSecure: boolean;
   healthAddr: HostPort;
+  /** --object-view and --api-listen (controller-object-view.ts). */
+  objectView: ObjectViewOptions;
 }
 
 /** The checked options; undefined for --help. */
@@ -374,6 +374,7 @@ export function parseControllerOptions(args: string[]): ControllerOptions | unde
     metricsAddr: hostPort('metrics-addr', flags['metrics-addr']),
     metricsSecure: metricsSecure(flags),
     healthAddr: hostPort('health-addr', flags['health-addr']),
+    objectView: objectViewFromFlags(flags),
   };
 }
 

@@ -11,6 +11,7 @@ import { realClock } from '../controllers/runtime/index.js';
 import { createGraphqlEndpoint } from '../graphql/index.js';
 import type { KubeClient } from '../kube/index.js';
 import { DEFAULT_MAX_WAITING, contentPublisher } from '../server/index.js';
+import type { ServingPair } from '../server/index.js';
 import {
   defaultMinimumRate,
   ImagePuller,
@@ -19,7 +20,7 @@ import {
 } from '../source/index.js';
 import { PolicyError, signatureChecks } from '../source/signature/index.js';
 import type { CatalogSyncer, WriteRateLimit } from '../sync/index.js';
-import { catalogSyncer } from '../sync/index.js';
+import { catalogSyncer, servedViewWriter } from '../sync/index.js';
 import { parseDuration } from '../util/deadline.js';
 import { CommandError } from '../util/command-error.js';
 import { listening } from './listen-failure.js';
@@ -137,8 +138,11 @@ export async function buildSyncer(
   const spoolDir = path.join(opts.cacheDir, 'sync', os.hostname());
   await rm(spoolDir, { recursive: true, force: true });
   await mkdir(spoolDir, { recursive: true });
+  // The served view stores no objects: its writer writes nothing, and counts nothing.
+  const served = opts.objectView.view === 'served';
+  const noCount = { inc: () => {} };
   const syncer = catalogSyncer({
-    writer: apiserverCatalogMetadataWriter(client),
+    writer: served ? servedViewWriter() : apiserverCatalogMetadataWriter(client),
     spoolDir,
     writeConcurrency: opts.writeConcurrency,
     ...(opts.writePacing && {
@@ -149,7 +153,9 @@ export async function buildSyncer(
       },
     }),
     ...(writeRate && { writeRate }),
-    counters: { writes: metrics.writes, dryRunWrites: metrics.dryRunWrites },
+    counters: served
+      ? { writes: noCount, dryRunWrites: noCount }
+      : { writes: metrics.writes, dryRunWrites: metrics.dryRunWrites },
   });
   new Gauge({
     name: 'catalogd_catalogmetadata_write_window',
@@ -189,12 +195,17 @@ export async function buildContentServer(opts: ControllerOptions, log: Logger, m
       },
     }),
   );
+  // Who else serves the certificate (the served API's front) and gets it when it is reloaded.
+  const certificateUsers = new Set<(pair: ServingPair) => void>();
   const stopTlsWatch =
     tls &&
-    watchServingTls(tls, (pair) => content.setCertificate(pair), {
-      clock: realClock,
-      registry: metrics.registry,
-      log,
-    });
-  return { content, serverUrl, stopTlsWatch, memory };
+    watchServingTls(
+      tls,
+      (pair) => {
+        content.setCertificate(pair);
+        for (const use of certificateUsers) use(pair);
+      },
+      { clock: realClock, registry: metrics.registry, log },
+    );
+  return { content, serverUrl, stopTlsWatch, memory, tls, certificateUsers };
 }

@@ -29,6 +29,7 @@ import {
 } from './controller-parts.js';
 import { textLogDestination } from './log-text.js';
 import { startMetricsServer } from './controller-metrics.js';
+import { startServedView } from './controller-served.js';
 
 export async function main(args: string[]): Promise<number> {
   const opts = parseControllerOptions(args);
@@ -73,7 +74,8 @@ async function buildController(opts: ControllerOptions) {
   const writeRate =
     opts.maxWriteRate > 0 ? new WriteRateLimit(opts.maxWriteRate, realClock) : undefined;
   const syncer = await buildSyncer(opts, client, metrics, writeRate);
-  const { content, serverUrl, stopTlsWatch, memory } = await buildContentServer(opts, log, metrics);
+  const { content, serverUrl, stopTlsWatch, memory, tls, certificateUsers } =
+    await buildContentServer(opts, log, metrics);
   const catalogs = setupClusterCatalogController(
     {
       workers: opts.workers,
@@ -82,6 +84,7 @@ async function buildController(opts: ControllerOptions) {
       contentProfile: opts.contentProfile,
       pullTimeoutMs: opts.pullTimeoutMs,
       driftWatchPauseWrites: opts.driftWatchPauseWrites,
+      objectView: opts.objectView.view,
       ...(flags['leader-elect'] && {
         leaderElection: {
           leaseName: flags['leader-election-id'],
@@ -116,6 +119,8 @@ async function buildController(opts: ControllerOptions) {
     stopTlsWatch,
     memory,
     catalogs,
+    // Every replica serves the API (--object-view=served), leader or not.
+    served: await startServedView({ opts, client, content, catalogs, tls, certificateUsers, log }),
   };
 }
 
@@ -138,6 +143,7 @@ async function runController(app: Built): Promise<number> {
     await probes.close();
     await metricsServer.close();
   });
+  shutdown.onShutdown('served API', () => app.served?.close());
   shutdown.onShutdown('content server', () => {
     app.stopTlsWatch?.();
     return content.close();
@@ -151,6 +157,8 @@ async function runController(app: Built): Promise<number> {
       server: app.serverUrl,
       health: probes.url,
       metrics: metricsServer.url,
+      objectView: opts.objectView.view,
+      ...(app.served && { api: app.served.url }),
     },
     'catalogd controller starting',
   );

@@ -146,6 +146,36 @@ describe('kube/access-review: accessReviews', () => {
     }
   });
 
+  it('POSTs a SubjectAccessReview of a resource request with its resourceAttributes', async () => {
+    const api = await apiserver(() => [201, { status: { allowed: true } }]);
+    try {
+      const reviews = accessReviews(api.client);
+      const user = { username: 'alice', groups: ['devs'] };
+      const resource = {
+        verb: 'get',
+        group: 'content.olm.operatorframework.io',
+        version: 'v1',
+        resource: 'catalogmetadata',
+        name: 'sample-package-foo',
+      };
+      expect(await reviews.reviewAccess(user, resource)).to.deep.equal({ allowed: true });
+      await reviews.reviewAccess(user, { ...resource, verb: 'list', name: '' });
+      expect((api.seen[0]?.body as { spec: unknown }).spec).to.deep.equal({
+        user: 'alice',
+        groups: ['devs'],
+        resourceAttributes: resource,
+      });
+      const { name: _, ...collection } = resource;
+      expect((api.seen[1]?.body as { spec: unknown }).spec).to.deep.equal({
+        user: 'alice',
+        groups: ['devs'],
+        resourceAttributes: { ...collection, verb: 'list' },
+      });
+    } finally {
+      api.close();
+    }
+  });
+
   it('rejects when the apiserver refuses the review itself', async () => {
     const api = await apiserver(() => [
       403,

@@ -30,12 +30,39 @@ export interface NonResourceAttributes {
   verb: string;
 }
 
+/** A cluster-scoped resource request (the served API's); `resource` tells the two apart. */
+export interface ResourceAttributes {
+  verb: string;
+  group: string;
+  version: string;
+  resource: string;
+  subresource?: string;
+  name?: string;
+}
+
 export interface AccessReviews {
   reviewToken(token: string): Promise<TokenReviewStatus>;
   reviewAccess(
     user: ReviewUser,
-    attributes: NonResourceAttributes,
+    attributes: NonResourceAttributes | ResourceAttributes,
   ): Promise<SubjectAccessReviewStatus>;
+}
+
+/** The spec's attributes field of a SubjectAccessReview. */
+function reviewAttributes(attributes: NonResourceAttributes | ResourceAttributes): object {
+  if (!('resource' in attributes))
+    return { nonResourceAttributes: { path: attributes.path, verb: attributes.verb } };
+  const { verb, group, version, resource, subresource, name } = attributes;
+  return {
+    resourceAttributes: {
+      verb,
+      group,
+      version,
+      resource,
+      ...(subresource && { subresource }),
+      ...(name && { name }),
+    },
+  };
 }
 
 export interface AccessReviewOptions {
@@ -100,7 +127,7 @@ export function accessReviews(client: KubeClient, opts: AccessReviewOptions = {}
               ...(user.uid && { uid: user.uid }),
               ...(user.groups && { groups: user.groups }),
               ...(user.extra && { extra: user.extra }),
-              nonResourceAttributes: { path: attributes.path, verb: attributes.verb },
+              ...reviewAttributes(attributes),
             },
           },
           signal: AbortSignal.timeout(timeoutMs),

@@ -36,6 +36,16 @@ export interface ContentPublisher {
   remove(catalog: string): Promise<void>;
   /** A new certificate for new connections (HTTPS only; see src/server/tls-reload.ts). */
   setCertificate(pair: ServingPair): void;
+  /**
+   * Waits, bounded as the content server's requests wait (--revision-wait), until the store
+   * holds `revision` of the catalog: false when it did not in time, or `signal` aborted.
+   */
+  waitFor(catalog: string, revision: string, signal?: AbortSignal): Promise<boolean>;
+  /**
+   * Calls `listener` with the catalog's name after a revision of it was published (served) or
+   * it was removed: the served API's watches look again. Returns the unsubscribe.
+   */
+  onChange(listener: (catalog: string) => void): () => void;
   close(): Promise<void>;
 }
 
@@ -68,6 +78,15 @@ export async function contentPublisher(opts: {
     limits: opts.limits,
   });
   const base = (catalog: string) => catalogBaseUrl(opts.serverUrl, catalog);
+  const listeners = new Set<(catalog: string) => void>();
+  const changed = (catalog: string) => {
+    for (const listener of [...listeners]) listener(catalog);
+  };
+  const holds = (catalog: string, revision: string) => {
+    const lease = store.acquire(catalog, revision);
+    lease?.release();
+    return lease !== undefined;
+  };
   return {
     store,
     served: (catalog) => store.current(catalog)?.contentHash,
@@ -85,9 +104,22 @@ export async function contentPublisher(opts: {
         readCatalog(dir, { catalog }),
       );
       waiters?.published(catalog);
+      changed(catalog);
     },
-    remove: (catalog) => store.remove(catalog),
+    remove: async (catalog) => {
+      await store.remove(catalog);
+      changed(catalog);
+    },
     setCertificate: (pair) => server.setCertificate(pair),
+    waitFor: async (catalog, revision, signal) => {
+      if (holds(catalog, revision)) return true;
+      if (!waiters) return false;
+      return (await waiters.wait(catalog, () => holds(catalog, revision), signal)) === 'held';
+    },
+    onChange: (listener) => {
+      listeners.add(listener);
+      return () => void listeners.delete(listener);
+    },
     async close() {
       await server.close();
       await store.close();

@@ -7,3 +7,4 @@ export * from './metadatalabel.js';
 export * from './identity.js';
 export * from './canonical.js';
 export * from './revision-url.js';
+export * from './status-revision.js';

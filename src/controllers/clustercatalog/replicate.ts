@@ -4,8 +4,8 @@
 // first time). Both are upstream status fields, so another ClusterCatalog CRD (upstream's, which
 // prunes contentHash) cannot make a replica serve a stale revision. It also re-activates content
 // after a restart. It never writes to the apiserver.
-import type { ClusterCatalog, ClusterCatalogStatus } from '../../api/v1/index.js';
-import { AVAILABILITY_MODE_UNAVAILABLE, isRevisionOf, revisionKeyOf } from '../../api/v1/index.js';
+import type { ClusterCatalog } from '../../api/v1/index.js';
+import { AVAILABILITY_MODE_UNAVAILABLE, isRevisionOf, statusRevision } from '../../api/v1/index.js';
 import type { ContentPublisher, Puller } from './reconcile.js';
 
 export interface ReplicaContent extends ContentPublisher {
@@ -13,13 +13,8 @@ export interface ReplicaContent extends ContentPublisher {
   served(catalog: string): string | undefined;
 }
 
-/**
- * The revision a status names: the key in urls.base, else (a status written before revision
- * URLs) its contentHash.
- */
-export function statusRevision(status: ClusterCatalogStatus | undefined): string | undefined {
-  return revisionKeyOf(status?.urls?.base) ?? status?.contentHash;
-}
+/** The revision a status names (src/api/v1/status-revision.ts; the served API reads it too). */
+export { statusRevision };
 
 export async function replicateContent(
   name: string,

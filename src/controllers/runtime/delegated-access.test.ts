@@ -6,9 +6,9 @@ import { expect } from 'chai';
 import { KubeApiError } from '../../kube/errors.js';
 import { ManualClock } from '../../util/clock.js';
 import type {
+  AccessRequest,
   AccessReviewResult,
   AccessReviewer,
-  NonResourceRequest,
   ReviewedUser,
   TokenReviewResult,
 } from './delegated-access.js';
@@ -17,6 +17,7 @@ import {
   DEFAULT_ACCESS_DENY_TTL_MS,
   DelegatedAccess,
   bearerToken,
+  isResourceRequest,
   requestVerb,
 } from './delegated-access.js';
 
@@ -35,9 +36,12 @@ class FakeReviewer implements AccessReviewer {
     ['stranger-token', stranger],
   ]);
   /** "username path verb" allowed. */
-  readonly allowed = new Set([`${reader.username} /metrics get`]);
+  readonly allowed = new Set([
+    `${reader.username} /metrics get`,
+    `${reader.username} content.olm.operatorframework.io/catalogmetadata list`,
+  ]);
   readonly tokenReviews: string[] = [];
-  readonly accessReviews: Array<{ user: ReviewedUser; request: NonResourceRequest }> = [];
+  readonly accessReviews: Array<{ user: ReviewedUser; request: AccessRequest }> = [];
   failTokens: Error | undefined;
   failAccess: Error | undefined;
   /** Held reviews: resolved by release(). */
@@ -54,11 +58,12 @@ class FakeReviewer implements AccessReviewer {
       : { authenticated: false, error: 'invalid bearer token' };
   }
 
-  async reviewAccess(user: ReviewedUser, request: NonResourceRequest): Promise<AccessReviewResult> {
+  async reviewAccess(user: ReviewedUser, request: AccessRequest): Promise<AccessReviewResult> {
     this.accessReviews.push({ user, request });
     await this.wait();
     if (this.failAccess !== undefined) throw this.failAccess;
-    return this.allowed.has(`${user.username} ${request.path} ${request.verb}`)
+    const what = isResourceRequest(request) ? `${request.group}/${request.resource}` : request.path;
+    return this.allowed.has(`${user.username} ${what} ${request.verb}`)
       ? { allowed: true, reason: 'RBAC: allowed by ClusterRoleBinding' }
       : { allowed: false, reason: 'no RBAC policy matched' };
   }
@@ -226,6 +231,58 @@ describe('runtime/delegated-access: DelegatedAccess', () => {
     expect((await access.check(get('reader-token'))).allowed).to.equal(true);
     expect(reviewer.tokenReviews).to.have.length(6);
     expect(reviewer.accessReviews).to.have.length(2);
+  });
+
+  describe('authorize (a resource request of a user authenticated elsewhere)', () => {
+    const list = {
+      verb: 'list',
+      group: 'content.olm.operatorframework.io',
+      version: 'v1',
+      resource: 'catalogmetadata',
+    };
+
+    it('allows, denies with 403, and sends the resource attributes to the review', async () => {
+      expect(await access.authorize(reader, list)).to.deep.equal({ allowed: true });
+      expect(await access.authorize(stranger, list)).to.deep.equal({
+        allowed: false,
+        status: 403,
+        reason: 'no RBAC policy matched',
+      });
+      expect(reviewer.accessReviews.map((r) => r.request)).to.deep.equal([list, list]);
+    });
+
+    it('caches allowed and denied answers for their times, per resource attributes', async () => {
+      access = new DelegatedAccess(reviewer, { clock, allowTtlMs: 10_000, denyTtlMs: 10_000 });
+      await access.authorize(reader, list);
+      await access.authorize(stranger, list);
+      await access.authorize(reader, { ...list, verb: 'watch' });
+      await access.authorize(reader, { ...list, verb: 'get', name: 'a' });
+      expect(reviewer.accessReviews).to.have.length(4);
+      await clock.advance(9_999);
+      await access.authorize(reader, list);
+      await access.authorize(stranger, list);
+      expect(reviewer.accessReviews).to.have.length(4);
+      await clock.advance(1);
+      await access.authorize(stranger, list);
+      expect(reviewer.accessReviews).to.have.length(5);
+    });
+
+    it('refuses with 503 or 500 when the review cannot be made, and does not cache it', async () => {
+      reviewer.failAccess = Object.assign(new Error('connect ECONNREFUSED'), {
+        code: 'ECONNREFUSED',
+      });
+      expect(await access.authorize(reader, list)).to.deep.include({
+        allowed: false,
+        status: 503,
+      });
+      reviewer.failAccess = new KubeApiError(403, 'Forbidden', 'cannot create', 'create', 'x');
+      expect(await access.authorize(reader, list)).to.deep.include({
+        allowed: false,
+        status: 500,
+      });
+      reviewer.failAccess = undefined;
+      expect(await access.authorize(reader, list)).to.deep.equal({ allowed: true });
+    });
   });
 
   it('reads the bearer token and the verb as the apiserver does', () => {

@@ -7,7 +7,9 @@
 // overloaded) or 500 (anything else, e.g. the controller may not create reviews): never allowed.
 // Both answers are cached briefly (allowed longer than refused), by a hash of the token and by
 // the user and request, with a bound on the entries; concurrent identical reviews are one.
-// The reviews are a port (AccessReviewer); src/kube/access-review.ts is its adapter.
+// The reviews are a port (AccessReviewer); src/kube/access-review.ts is its adapter. The served
+// API's front authenticates by the front proxy's headers and authorizes resource requests with
+// the same cache (authorize).
 import { createHash } from 'node:crypto';
 import { KubeApiError, isNetworkError } from '../../kube/errors.js';
 import type { Clock } from '../../util/clock.js';
@@ -42,11 +44,41 @@ export interface NonResourceRequest {
   verb: string;
 }
 
+/** What the user asks to do: a verb on a (cluster-scoped) resource (`list catalogmetadata`). */
+export interface ResourceRequest {
+  verb: string;
+  group: string;
+  version: string;
+  resource: string;
+  subresource?: string;
+  /** Empty or absent: the collection. */
+  name?: string;
+}
+
+/** A SubjectAccessReview's attributes: a non-resource URL, or a resource (with `resource`). */
+export type AccessRequest = NonResourceRequest | ResourceRequest;
+
+export function isResourceRequest(request: AccessRequest): request is ResourceRequest {
+  return 'resource' in request;
+}
+
 /** The two reviews, made by the apiserver. A rejection is a review that could not be made. */
 export interface AccessReviewer {
   reviewToken(token: string): Promise<TokenReviewResult>;
-  reviewAccess(user: ReviewedUser, request: NonResourceRequest): Promise<AccessReviewResult>;
+  reviewAccess(user: ReviewedUser, request: AccessRequest): Promise<AccessReviewResult>;
 }
+
+/** A user's request authorized (a SubjectAccessReview, cached), or why not. */
+export type AuthorizationDecision =
+  | { allowed: true }
+  | {
+      allowed: false;
+      /** 403: denied; 503/500: the review could not be made (may work again soon / not). */
+      status: 403 | 500 | 503;
+      /** What the authorizer said, or the review's failure: for the log, not the client. */
+      reason?: string;
+      cause?: unknown;
+    };
 
 /** An HTTP request as the check sees it. */
 export interface CheckedRequest {
@@ -165,18 +197,28 @@ class ReviewCache<T> {
 const sha256 = (s: string): string => createHash('sha256').update(s).digest('hex');
 
 /** The key of a user's request: every field a SubjectAccessReview sends. */
-function accessKey(user: ReviewedUser, request: NonResourceRequest): string {
+function accessKey(user: ReviewedUser, request: AccessRequest): string {
   const extra = Object.entries(user.extra ?? {})
     .map(([k, v]): [string, string[]] => [k, [...v].sort()])
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const attributes = isResourceRequest(request)
+    ? [
+        'resource',
+        request.verb,
+        request.group,
+        request.version,
+        request.resource,
+        request.subresource ?? '',
+        request.name ?? '',
+      ]
+    : ['path', request.verb, request.path];
   return sha256(
     JSON.stringify([
       user.username,
       user.uid ?? '',
       [...(user.groups ?? [])].sort(),
       extra,
-      request.verb,
-      request.path,
+      attributes,
     ]),
   );
 }
@@ -230,30 +272,37 @@ export class DelegatedAccess {
         reason: review.error || 'token not authenticated',
       };
     const request = { path: req.path, verb: requestVerb(req.method) };
+    const decision = await this.authorize(user, request);
+    if (decision.allowed) return { allowed: true, user: user.username };
+    if (decision.status !== 403)
+      return {
+        ...decision,
+        message: `Authorization for user ${user.username} failed: the request could not be reviewed`,
+        user: user.username,
+      };
+    return {
+      ...decision,
+      message: `Forbidden: user "${user.username}" cannot ${request.verb} path "${request.path}"`,
+      user: user.username,
+    };
+  }
+
+  /**
+   * Whether an authenticated user may make the request (a SubjectAccessReview, its answer cached
+   * as the token's: allowed for allowTtlMs, denied for denyTtlMs). The served API's front
+   * (src/apiserver/front) authorizes with it after requestheader authentication.
+   */
+  async authorize(user: ReviewedUser, request: AccessRequest): Promise<AuthorizationDecision> {
     let decision: AccessReviewResult;
     try {
       ({ value: decision } = await this.access.get(accessKey(user, request), () =>
         this.reviewer.reviewAccess(user, request),
       ));
     } catch (err) {
-      return {
-        allowed: false,
-        status: failureStatus(err),
-        message: `Authorization for user ${user.username} failed: the request could not be reviewed`,
-        user: user.username,
-        reason: reasonOf(err),
-        cause: err,
-      };
+      return { allowed: false, status: failureStatus(err), reason: reasonOf(err), cause: err };
     }
-    if (!decision.allowed)
-      return {
-        allowed: false,
-        status: 403,
-        message: `Forbidden: user "${user.username}" cannot ${request.verb} path "${request.path}"`,
-        user: user.username,
-        ...(decision.reason && { reason: decision.reason }),
-      };
-    return { allowed: true, user: user.username };
+    if (decision.allowed) return { allowed: true };
+    return { allowed: false, status: 403, ...(decision.reason && { reason: decision.reason }) };
   }
 }
 

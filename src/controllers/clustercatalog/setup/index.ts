@@ -65,6 +65,8 @@ export interface ClusterCatalogParts {
 export interface ClusterCatalogSetup {
   /** The informers readiness waits for (the catalogs and the drift watch). */
   informers: SyncSource[];
+  /** The ClusterCatalog informer (every replica runs it): the served view reads it. */
+  catalogs: Informer<ClusterCatalog>;
   /** Queues every catalog (a new signature policy, the CRD check's verdict). */
   requeueAll(): void;
   /**
@@ -102,12 +104,16 @@ export function setupClusterCatalogController(
       log.debug(paused ? 'drift watch paused while a sync writes' : 'drift watch resumed');
     },
   });
-  const metadataRefs = new InformerClass<CatalogMetadataRef>({
-    name: 'catalogmetadata',
-    listWatch: catalogMetadataRefs(client),
-    onError: (err) => log.warn({ err }, 'catalogmetadata watch failed; restarting'),
-    pause: driftWatchHold,
-  });
+  // The served view stores no CatalogMetadata (its CRD is not installed): nothing to watch.
+  const metadataRefs =
+    opts.objectView === 'served'
+      ? undefined
+      : new InformerClass<CatalogMetadataRef>({
+          name: 'catalogmetadata',
+          listWatch: catalogMetadataRefs(client),
+          onError: (err) => log.warn({ err }, 'catalogmetadata watch failed; restarting'),
+          pause: driftWatchHold,
+        });
   // Called only once the controller below exists (the CRD check's verdict, a new policy).
   const requeueAll = () => {
     for (const c of informer.values()) reconciler.queue?.add(c.metadata.name);
@@ -124,7 +130,7 @@ export function setupClusterCatalogController(
   // Steady state: each catalog's last successful sync, void once drift is seen (or may have been
   // missed: a relist), so that a poll that finds the same digest costs no LIST and no parse.
   // Marked dirty by the same events, through the same predicates, that queue a drift reconcile.
-  const syncMemo = new SyncMemo(() => metadataRefs.listCount);
+  const syncMemo = new SyncMemo(() => metadataRefs?.listCount ?? 0);
   const images = imagePruner(
     puller,
     informer,
@@ -177,13 +183,17 @@ export function setupClusterCatalogController(
     watches: [
       watch(informer, (c) => c.metadata.name, catalogNeedsReconcile),
       // Drift: a hand edit or deletion of one of a catalog's objects reconciles that catalog.
-      watch(
-        metadataRefs,
-        owningCatalog,
-        catalogMetadataChanged,
-        catalogMetadataAdded,
-        catalogMetadataDeleted((...a) => syncMemo.deletedBySync(...a)),
-      ),
+      ...(metadataRefs
+        ? [
+            watch(
+              metadataRefs,
+              owningCatalog,
+              catalogMetadataChanged,
+              catalogMetadataAdded,
+              catalogMetadataDeleted((...a) => syncMemo.deletedBySync(...a)),
+            ),
+          ]
+        : []),
     ],
     // A reconcile waiting on a registry holds one of these, not one of the --workers slots of
     // the parse and writes (docs/controller.md, "Fairness").
@@ -202,7 +212,8 @@ export function setupClusterCatalogController(
   const unsubscribe = subscribeToChanges(informer, metadataRefs, reconciler, syncMemo);
 
   return {
-    informers: [informer, metadataRefs],
+    informers: metadataRefs ? [informer, metadataRefs] : [informer],
+    catalogs: informer,
     requeueAll,
     run: async (signal, onElector) => {
       const informersRun = runInformers(signal, informer, metadataRefs, crdCheck);
@@ -236,12 +247,12 @@ export function setupClusterCatalogController(
 function runInformers(
   signal: AbortSignal,
   catalogs: Informer<ClusterCatalog>,
-  metadataRefs: Informer<CatalogMetadataRef>,
+  metadataRefs: Informer<CatalogMetadataRef> | undefined,
   crdCheck: CRDCheckWiring,
 ): Promise<unknown> {
   return Promise.all([
     catalogs.run(signal),
-    metadataRefs.run(signal),
+    metadataRefs?.run(signal),
     crdCheck.informer.run(signal),
   ]);
 }
@@ -288,11 +299,11 @@ function contentReplicator(
  */
 function subscribeToChanges(
   informer: Informer<ClusterCatalog>,
-  metadataRefs: Informer<CatalogMetadataRef>,
+  metadataRefs: Informer<CatalogMetadataRef> | undefined,
   controller: Controller,
   syncMemo: SyncMemo,
 ): () => void {
-  const unsubscribeMemo = metadataRefs.subscribe(
+  const unsubscribeMemo = metadataRefs?.subscribe(
     owningCatalog,
     (name) => syncMemo.markDirty(name),
     catalogMetadataChanged,
@@ -307,6 +318,6 @@ function subscribeToChanges(
   );
   return () => {
     unsubscribeInterrupts();
-    unsubscribeMemo();
+    unsubscribeMemo?.();
   };
 }

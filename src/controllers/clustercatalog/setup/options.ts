@@ -29,6 +29,11 @@ export interface ClusterCatalogSetupOptions {
   pullTimeoutMs: number;
   /** --drift-watch-pause-writes (0: never). */
   driftWatchPauseWrites: number;
+  /**
+   * --object-view: crd (default) writes CatalogMetadata and watches them for drift; served
+   * writes none (the syncer's writer is the served view's) and watches none.
+   */
+  objectView?: 'crd' | 'served';
   /** Lead by a Lease (--leader-elect); none: this process always leads. */
   leaderElection?: LeaderElectionSettings;
 }
