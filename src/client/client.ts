@@ -35,6 +35,7 @@ import { mapBounded } from '../util/limits.js';
 import { CatalogBases, contentOf, fetchWholeBlob, perCatalog, resolverBlob } from './content.js';
 import { fetchTrusting, viaApiserverProxy } from './trust.js';
 import type { AnyBlob, BundleBlob, GVK } from './fbc-types.js';
+import type { GraphqlAnswer, GraphqlQueryOptions } from './graphql-query.js';
 import { SCHEMA_BUNDLE, isBundleBlob } from './fbc-types.js';
 import type { Provider } from './graph.js';
 import { gvkProviders, sortProviders } from './graph.js';
@@ -373,6 +374,39 @@ export class CatalogClient {
     const selector = `${LABEL_METADATA_NAME} in (${names.map(labelValue).join(',')})`;
     for await (const c of this.catalogs.listAll(selector, this.pageSize, signal)) out.push(c);
     return out;
+  }
+
+  /**
+   * Sends a GraphQL query (docs/graphql.md) to `opts.catalog`'s endpoint (under its
+   * status.urls.base: the revision the catalog serves; CatalogNotFoundError,
+   * CatalogNotServingError when it is not Serving), or without a catalog to the endpoint across
+   * every serving catalog (`<server-url>/api/v1/graphql`, the server's URL read from the
+   * catalogs' bases, or serverUrl). Content's path: serverUrl, the CA, the service proxy. A
+   * GraphQL answer is returned, errors included (`errors`, `data` null when refused); a server
+   * that answers anything else throws GraphqlRequestError.
+   */
+  async graphql(query: string, opts: GraphqlQueryOptions = {}): Promise<GraphqlAnswer> {
+    const gql = await import('./graphql-query.js');
+    const { serverUrl } = this.fetchOptions;
+    let url: string | undefined;
+    if (opts.catalog !== undefined) {
+      const c = await this.getCatalog(opts.catalog, opts.signal);
+      if (!c) throw new CatalogNotFoundError(opts.catalog);
+      url = isServingHttp(c) ? gql.catalogEndpoint(c, serverUrl) : undefined;
+      if (url === undefined)
+        throw new CatalogNotServingError(
+          opts.catalog,
+          findCondition(c.status?.conditions, TYPE_SERVING),
+        );
+    } else {
+      const catalogs = serverUrl === undefined ? await this.listCatalogs(opts.signal) : [];
+      url = gql.serverEndpoint(catalogs, serverUrl);
+      if (url === undefined)
+        throw new gql.GraphqlRequestError(
+          "no ClusterCatalog has a status.urls.base yet, so the content server is not known: wait for a catalog to be Serving, or give its URL (kubectl catalog --server-url; the client library's serverUrl option)",
+        );
+    }
+    return gql.sendGraphql(url, query, { ...opts, fetch: this.fetchOptions.fetch ?? fetch });
   }
 
   /**
