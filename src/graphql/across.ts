@@ -1,0 +1,533 @@
+// `<server-url>/api/v1/graphql` (docs/graphql.md, "Across catalogs"): one query over every
+// serving catalog. The catalogs come from the CatalogDirectory port (priority, availabilityMode,
+// Serving), their revisions from the content server's store (the revision each serves now).
+// The query is validated against the schema across them (across-schema.ts); each root list
+// field runs, catalog by catalog in priority order, as a query of that one field against the
+// catalog's own schema (its own resolvers, reads and budgets), and the answers are
+// concatenated, each object naming its catalog. A catalog that cannot answer (not Serving, not
+// held here, no schema, an error in its answer) is named in `errors` and left out; the others
+// answer. Request handling, limits, the deadline, ETag/304 and gzip are the per-catalog
+// endpoint's.
+import { createHash } from 'node:crypto';
+import { promisify } from 'node:util';
+import { gzip as gzipCallback } from 'node:zlib';
+import {
+  execute,
+  getNamedType,
+  getOperationAST,
+  isObjectType,
+  Kind,
+  OperationTypeNode,
+  parse,
+  specifiedRules,
+  validate,
+  visit,
+} from 'graphql';
+import type {
+  DocumentNode,
+  ExecutionResult,
+  FieldNode,
+  FragmentDefinitionNode,
+  GraphQLResolveInfo,
+  GraphQLSchema,
+  SelectionNode,
+  SelectionSetNode,
+} from 'graphql';
+import { acceptsGzip, etagHeader, httpDate, requestIsNotModified } from '../server/index.js';
+import type { LeaseSource, RevisionLease, ServerEndpoint } from '../server/index.js';
+import { realClock } from '../util/clock.js';
+import type { Clock } from '../util/clock.js';
+import { buildAcrossSchema, CATALOG_FIELD, CATALOG_OF } from './across-schema.js';
+import type { AcrossContext, AcrossSchema, CatalogRow } from './across-schema.js';
+import { catalogsToRead, byPriority } from './across-port.js';
+import type { CatalogDirectory, CatalogEntry } from './across-port.js';
+import { CatalogSchemas } from './catalog-schemas.js';
+import {
+  DEFAULT_DEADLINE_MS,
+  GRAPHQL_RETRY_AFTER_SECONDS,
+  MAX_QUERY_TOKENS,
+  errorOut,
+  paramsFromBody,
+  paramsFromQueryString,
+  resultJson,
+  send,
+  sendErrors,
+} from './endpoint.js';
+import type { ErrorOut } from './endpoint.js';
+import { QueryGate } from './gate.js';
+import {
+  DEFAULT_QUERY_LIMITS,
+  QueryLimitError,
+  checkComplexity,
+  checkListCost,
+  listCost,
+} from './limits.js';
+import type { QueryLimits } from './limits.js';
+import { DEFAULT_QUERY_BUDGETS, QueryRun } from './query-run.js';
+import type { QueryBudgets } from './query-run.js';
+import { SchemaBuildError } from './schema.js';
+
+const gzip = promisify(gzipCallback);
+
+/** Queries across catalogs executing at once, and waiting, per process (each reads many). */
+export const DEFAULT_ACROSS_RUNNING = 1;
+export const DEFAULT_ACROSS_WAITING = 16;
+/** Schemas across catalogs kept (one per set of catalog revisions). */
+const ACROSS_SCHEMAS_KEPT = 8;
+
+export interface AcrossEndpointOptions {
+  directory: CatalogDirectory;
+  /** The catalogs' own schemas (share the per-catalog endpoint's); default a new cache. */
+  schemas?: CatalogSchemas;
+  limits?: Partial<QueryLimits>;
+  /** For the whole query, all catalogs together. */
+  budgets?: Partial<QueryBudgets>;
+  deadlineMs?: number;
+  running?: number;
+  waiting?: number;
+  clock?: Pick<Clock, 'setTimer'>;
+}
+
+/** A catalog the query reads: its entry, its leased revision and its schema. */
+interface Answering {
+  entry: CatalogEntry;
+  lease: RevisionLease;
+  schema: GraphQLSchema;
+}
+
+const quoted = (name: string) => JSON.stringify(name);
+
+/** Leases and schemas of the catalogs to read; the ones that cannot answer named in errors. */
+async function answeringCatalogs(
+  entries: readonly CatalogEntry[],
+  store: LeaseSource,
+  schemas: CatalogSchemas,
+): Promise<{ answering: Answering[]; errors: ErrorOut[] }> {
+  const answering: Answering[] = [];
+  const errors: ErrorOut[] = [];
+  for (const entry of catalogsToRead(entries)) {
+    if (!entry.serving) {
+      errors.push({ message: `catalog ${quoted(entry.name)} is not being served: left out` });
+      continue;
+    }
+    const lease = store.acquire(entry.name);
+    if (!lease) {
+      errors.push({
+        message: `catalog ${quoted(entry.name)} is not served by this server yet: left out`,
+      });
+      continue;
+    }
+    try {
+      const built = await schemas.get(lease);
+      answering.push({ entry, lease, schema: built.schema });
+    } catch (err) {
+      lease.release();
+      if (!(err instanceof SchemaBuildError)) throw err;
+      errors.push({
+        message: `catalog ${quoted(entry.name)} has no GraphQL schema (${err.message}): left out`,
+      });
+    }
+  }
+  return { answering, errors };
+}
+
+/** The tag of a GET answer: every catalog's state and revision, and the request. */
+function acrossEntityTag(
+  entries: readonly CatalogEntry[],
+  answering: readonly Answering[],
+  raw: string,
+): string {
+  const hashes = new Map(answering.map((a) => [a.entry.name, a.lease.contentHash]));
+  const state = [...entries]
+    .sort(byPriority)
+    .map((e) => [e.name, e.priority, e.availabilityMode, e.serving, hashes.get(e.name) ?? null]);
+  return createHash('sha256')
+    .update(`across\n${JSON.stringify(state)}\n${raw}`)
+    .digest('hex');
+}
+
+/**
+ * The selection set as catalog `catalog` can answer it, against its own schema: fragments
+ * inlined, the added `catalog` fields and the fields it lacks or types otherwise left out;
+ * undefined when nothing is left.
+ */
+export function selectionFor(
+  ss: SelectionSetNode,
+  typeName: string,
+  catalog: { name: string; schema: GraphQLSchema },
+  across: Pick<AcrossSchema, 'leftOut' | 'tagged'>,
+  fragments: ReadonlyMap<string, FragmentDefinitionNode>,
+): SelectionSetNode | undefined {
+  const own = catalog.schema.getType(typeName);
+  if (!isObjectType(own)) return undefined;
+  const fields = own.getFields();
+  const selections: SelectionNode[] = [];
+  for (const sel of ss.selections) {
+    if (sel.kind === Kind.FIELD) {
+      const name = sel.name.value;
+      if (name === '__typename') {
+        selections.push(sel);
+        continue;
+      }
+      if (name === CATALOG_FIELD && across.tagged.has(typeName)) continue;
+      const f = fields[name];
+      if (!f || across.leftOut.get(typeName)?.get(name)?.has(catalog.name)) continue;
+      if (!sel.selectionSet) {
+        selections.push(sel);
+        continue;
+      }
+      const inner = selectionFor(
+        sel.selectionSet,
+        getNamedType(f.type).name,
+        catalog,
+        across,
+        fragments,
+      );
+      if (inner) selections.push({ ...sel, selectionSet: inner });
+    } else if (sel.kind === Kind.INLINE_FRAGMENT) {
+      const inner = selectionFor(
+        sel.selectionSet,
+        sel.typeCondition?.name.value ?? typeName,
+        catalog,
+        across,
+        fragments,
+      );
+      if (inner) selections.push({ ...sel, selectionSet: inner });
+    } else {
+      const frag = fragments.get(sel.name.value);
+      if (!frag) continue;
+      const inner = selectionFor(
+        frag.selectionSet,
+        frag.typeCondition.name.value,
+        catalog,
+        across,
+        fragments,
+      );
+      if (inner)
+        selections.push({
+          kind: Kind.INLINE_FRAGMENT,
+          typeCondition: frag.typeCondition,
+          ...(sel.directives && { directives: sel.directives }),
+          selectionSet: inner,
+        });
+    }
+  }
+  return selections.length > 0 ? { kind: Kind.SELECTION_SET, selections } : undefined;
+}
+
+/**
+ * The query of one root field for one catalog: the field (its nodes merged, as the response
+ * key merges them), its selection as the catalog answers it, and the variables it uses.
+ */
+export function rootFieldQuery(
+  info: Pick<GraphQLResolveInfo, 'fieldNodes' | 'fragments' | 'operation'>,
+  catalog: { name: string; schema: GraphQLSchema },
+  across: Pick<AcrossSchema, 'leftOut' | 'tagged'>,
+): DocumentNode | undefined {
+  const first = info.fieldNodes[0]!;
+  const own = catalog.schema.getQueryType()?.getFields()[first.name.value];
+  if (!own) return undefined;
+  const fragments = new Map(Object.entries(info.fragments));
+  const merged: SelectionSetNode = {
+    kind: Kind.SELECTION_SET,
+    selections: info.fieldNodes.flatMap((n) => n.selectionSet?.selections ?? []),
+  };
+  const inner = selectionFor(merged, getNamedType(own.type).name, catalog, across, fragments) ?? {
+    kind: Kind.SELECTION_SET,
+    selections: [{ kind: Kind.FIELD, name: { kind: Kind.NAME, value: '__typename' } }],
+  };
+  const field: FieldNode = { ...first, directives: [], selectionSet: inner };
+  const used = new Set<string>();
+  visit(field, {
+    Variable(node) {
+      used.add(node.name.value);
+    },
+  });
+  return {
+    kind: Kind.DOCUMENT,
+    definitions: [
+      {
+        kind: Kind.OPERATION_DEFINITION,
+        operation: OperationTypeNode.QUERY,
+        variableDefinitions: (info.operation.variableDefinitions ?? []).filter((v) =>
+          used.has(v.variable.name.value),
+        ),
+        directives: [],
+        selectionSet: { kind: Kind.SELECTION_SET, selections: [field] },
+      },
+    ],
+  };
+}
+
+/** Marks every object of a catalog's answer with the catalog's name (the `catalog` field). */
+function tagWith(value: unknown, catalog: string): void {
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (Array.isArray(v)) stack.push(...(v as unknown[]));
+    else if (v !== null && typeof v === 'object') {
+      (v as { [CATALOG_OF]?: string })[CATALOG_OF] = catalog;
+      stack.push(...Object.values(v as Record<string, unknown>));
+    }
+  }
+}
+
+/** One query across catalogs: the root lists' runs, one catalog at a time, within budgets. */
+class AcrossRun implements AcrossContext {
+  readonly errors: ErrorOut[] = [];
+  failure: QueryLimitError | undefined;
+  private readBytes = 0;
+  private answerBytes = 0;
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    private readonly rows: readonly CatalogRow[],
+    private readonly answering: readonly Answering[],
+    private readonly across: AcrossSchema,
+    private readonly variables: Record<string, unknown> | undefined,
+    private readonly budgets: QueryBudgets,
+    private readonly signal: AbortSignal,
+    private readonly abort: (err: Error) => void,
+  ) {}
+
+  catalogRows(): readonly CatalogRow[] {
+    return this.rows;
+  }
+
+  rootList(info: GraphQLResolveInfo): Promise<unknown[]> {
+    // One catalog's run at a time, all root fields together: the budgets are the query's.
+    const turn = this.queue.then(() => this.runField(info));
+    this.queue = turn.catch(() => undefined);
+    return turn;
+  }
+
+  private async runField(info: GraphQLResolveInfo): Promise<unknown[]> {
+    const key = info.path.key as string;
+    const items: unknown[] = [];
+    for (const c of this.answering) {
+      const catalog = { name: c.entry.name, schema: c.schema };
+      const document = rootFieldQuery(info, catalog, this.across);
+      if (!document) continue;
+      this.signal.throwIfAborted();
+      const run = new QueryRun(
+        c.lease,
+        {
+          readBytes: this.budgets.readBytes - this.readBytes,
+          answerBytes: this.budgets.answerBytes - this.answerBytes,
+        },
+        this.signal,
+        (err) => {
+          this.failure ??= new QueryLimitError(`${err.message} (all catalogs together)`);
+          this.abort(err);
+        },
+      );
+      let result: ExecutionResult;
+      try {
+        result = await execute({
+          schema: c.schema,
+          document,
+          variableValues: this.variables ?? null,
+          contextValue: run,
+          abortSignal: this.signal,
+        });
+      } finally {
+        this.readBytes += run.readBytes;
+        this.answerBytes += run.answerBytes;
+      }
+      this.signal.throwIfAborted();
+      if (result.errors && result.errors.length > 0) {
+        for (const e of result.errors)
+          this.errors.push({
+            ...errorOut(e),
+            message: `catalog ${quoted(c.entry.name)}: ${e.message}; its ${key} are left out`,
+            locations: [],
+          });
+        continue;
+      }
+      const list = result.data?.[key];
+      if (!Array.isArray(list)) continue;
+      tagWith(list, c.entry.name);
+      items.push(...(list as unknown[]));
+    }
+    return items;
+  }
+}
+
+export function createAcrossEndpoint(opts: AcrossEndpointOptions): ServerEndpoint {
+  const limits: QueryLimits = { ...DEFAULT_QUERY_LIMITS, ...opts.limits };
+  const budgets: QueryBudgets = { ...DEFAULT_QUERY_BUDGETS, ...opts.budgets };
+  const deadlineMs = opts.deadlineMs ?? DEFAULT_DEADLINE_MS;
+  const schemas = opts.schemas ?? new CatalogSchemas();
+  const gate = new QueryGate(
+    opts.running ?? DEFAULT_ACROSS_RUNNING,
+    opts.waiting ?? DEFAULT_ACROSS_WAITING,
+  );
+  const clock = opts.clock ?? realClock;
+  const acrossSchemas = new Map<string, AcrossSchema>();
+  const acrossSchemaOf = (answering: readonly Answering[]): AcrossSchema => {
+    const key = answering.map((a) => `${a.entry.name}@${a.lease.contentHash}`).join(' ');
+    let s = acrossSchemas.get(key);
+    if (s) {
+      acrossSchemas.delete(key);
+    } else {
+      s = buildAcrossSchema(answering.map((a) => ({ name: a.entry.name, schema: a.schema })));
+      if (acrossSchemas.size >= ACROSS_SCHEMAS_KEPT)
+        acrossSchemas.delete(acrossSchemas.keys().next().value!);
+    }
+    acrossSchemas.set(key, s);
+    return s;
+  };
+
+  return async (req, res, store, rawQuery) => {
+    const isGet = req.method !== 'POST';
+    const parsed = isGet ? paramsFromQueryString(rawQuery) : await paramsFromBody(req);
+    if (!parsed.ok) {
+      if ('gone' in parsed) return;
+      return sendErrors(
+        req,
+        res,
+        400,
+        [{ message: parsed.message }],
+        parsed.close ? { Connection: 'close' } : {},
+      );
+    }
+    const { query, variables, operationName } = parsed.params;
+    let document: DocumentNode;
+    try {
+      document = parse(query, { maxTokens: MAX_QUERY_TOKENS });
+      checkComplexity(document, limits);
+    } catch (err) {
+      const message =
+        err instanceof QueryLimitError
+          ? err.message
+          : `query parse error: ${(err as Error).message}`;
+      return sendErrors(req, res, 400, [{ message }]);
+    }
+    const entries = opts.directory.catalogs();
+    const { answering, errors: left } = await answeringCatalogs(entries, store, schemas);
+    try {
+      const across = acrossSchemaOf(answering);
+      const invalid = validate(across.schema, document, specifiedRules, { maxErrors: 100 });
+      if (invalid.length > 0) return sendErrors(req, res, 400, invalid.map(errorOut));
+      const operation = getOperationAST(document, operationName);
+      if (isGet && operation && operation.operation !== OperationTypeNode.QUERY)
+        return sendErrors(req, res, 405, [{ message: 'GET answers queries only: use POST' }], {
+          Allow: 'POST',
+        });
+      if (operation)
+        try {
+          checkListCost(
+            listCost(document, operation, variables ?? {}, (f) => across.rootFields.has(f)),
+            limits,
+          );
+        } catch (err) {
+          return sendErrors(req, res, 400, [{ message: (err as Error).message }]);
+        }
+      const gzipped = acceptsGzip(req.headers['accept-encoding']);
+      const headers: Record<string, string> = { Vary: 'Accept-Encoding' };
+      if (isGet) {
+        const tag = acrossEntityTag(entries, answering, parsed.raw);
+        const lastModified = new Date(
+          Math.max(0, ...answering.map((a) => a.lease.lastModified.getTime())),
+        );
+        headers.ETag = etagHeader(tag, gzipped);
+        headers['Last-Modified'] = httpDate(lastModified);
+        if (requestIsNotModified(req.headers, tag, lastModified)) {
+          res.writeHead(304, headers);
+          res.end();
+          return;
+        }
+      }
+      const hashes = new Map(answering.map((a) => [a.entry.name, a.lease.contentHash]));
+      const rows: CatalogRow[] = [...entries].sort(byPriority).map((e) => ({
+        name: e.name,
+        priority: e.priority,
+        availabilityMode: e.availabilityMode,
+        serving: e.serving,
+        contentHash: hashes.get(e.name) ?? null,
+      }));
+      const stop = new AbortController();
+      const onClose = (): void => stop.abort(new Error('the client left'));
+      res.once('close', onClose);
+      let outcome: { result?: ExecutionResult; run?: AcrossRun; late: boolean; busy: boolean };
+      try {
+        outcome = await runQuery(stop, (signal) => {
+          const run = new AcrossRun(rows, answering, across, variables, budgets, signal, (err) =>
+            stop.abort(err),
+          );
+          return {
+            run,
+            result: execute({
+              schema: across.schema,
+              document,
+              variableValues: variables ?? null,
+              operationName: operationName ?? null,
+              contextValue: run,
+              abortSignal: signal,
+            }),
+          };
+        });
+      } finally {
+        res.off('close', onClose);
+      }
+      if (outcome.busy)
+        return sendErrors(req, res, 503, [{ message: 'too many GraphQL queries at once: retry' }], {
+          'Retry-After': String(GRAPHQL_RETRY_AFTER_SECONDS),
+        });
+      if (outcome.run?.failure)
+        return sendErrors(req, res, 400, [{ message: outcome.run.failure.message }]);
+      if (outcome.late)
+        return sendErrors(
+          req,
+          res,
+          503,
+          [{ message: `query exceeds its deadline of ${deadlineMs / 1000}s` }],
+          { 'Retry-After': String(GRAPHQL_RETRY_AFTER_SECONDS) },
+        );
+      const result = outcome.result;
+      if (!result || stop.signal.aborted) return;
+      if (result.data === undefined)
+        return sendErrors(req, res, 400, (result.errors ?? []).map(errorOut));
+      const errors = [
+        ...left,
+        ...(outcome.run?.errors ?? []),
+        ...(result.errors ?? []).map(errorOut),
+      ];
+      let body: Buffer | string = resultJson(result.data, errors, result.extensions);
+      if (gzipped) {
+        body = await gzip(body);
+        headers['Content-Encoding'] = 'gzip';
+      }
+      send(req, res, 200, body, headers);
+    } finally {
+      for (const a of answering) a.lease.release();
+    }
+  };
+
+  /** Runs the execution within the gate and the deadline. */
+  async function runQuery(
+    stop: AbortController,
+    start: (signal: AbortSignal) => {
+      run: AcrossRun;
+      result: ReturnType<typeof execute>;
+    },
+  ): Promise<{ result?: ExecutionResult; run?: AcrossRun; late: boolean; busy: boolean }> {
+    const leave = await gate.enter(stop.signal);
+    if (!leave) return { late: false, busy: !stop.signal.aborted };
+    let late = false;
+    const timer = clock.setTimer(deadlineMs, () => {
+      late = true;
+      stop.abort(new Error('deadline'));
+    });
+    const { run, result } = start(stop.signal);
+    try {
+      return { run, result: await result, late, busy: false };
+    } catch (err) {
+      if (!stop.signal.aborted) throw err;
+      return { run, late, busy: false };
+    } finally {
+      timer.cancel();
+      leave();
+    }
+  }
+}
