@@ -73,7 +73,11 @@ async function buildController(opts: ControllerOptions) {
   const writeRate =
     opts.maxWriteRate > 0 ? new WriteRateLimit(opts.maxWriteRate, realClock) : undefined;
   const syncer = await buildSyncer(opts, client, metrics, writeRate);
-  const { content, serverUrl, stopTlsWatch, memory } = await buildContentServer(opts, log, metrics);
+  const { content, serverUrl, stopTlsWatch, memory, catalogDirectory } = await buildContentServer(
+    opts,
+    log,
+    metrics,
+  );
   const catalogs = setupClusterCatalogController(
     {
       workers: opts.workers,
@@ -103,6 +107,7 @@ async function buildController(opts: ControllerOptions) {
       runtimeMetrics,
     },
   );
+  catalogDirectory.readFrom(() => catalogs.clusterCatalogs());
   return {
     opts,
     log,
