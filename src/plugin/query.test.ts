@@ -10,7 +10,9 @@ import {
   FIXTURE_CATALOG,
   runPlugin,
 } from '../../test/support/kubectl-catalog-fixture.js';
+import { load } from 'js-yaml';
 import { graphqlFixture } from '../../test/support/graphql-fixture.js';
+import { HOSTILE_BLOBS, rawControls } from '../../test/support/hostile-catalog.js';
 import type { GraphqlFixture } from '../../test/support/graphql-fixture.js';
 
 const golden = path.resolve(
@@ -109,5 +111,66 @@ describe('kubectl catalog query', () => {
     expect(r.code).to.equal(1);
     expect(r.stderr).to.not.include('\u001b').and.not.include('\u0007');
     expect(r.stderr).to.include('^[');
+  });
+
+  it("prints a hostile catalog's strings with no raw control, exact when parsed", async () => {
+    const h = await graphqlFixture([{ name: 'evil', blobs: HOSTILE_BLOBS }]);
+    try {
+      const q = '{ olmpackages { name description } olmchannels { name package } }';
+      const json = await runPlugin(['query', q, '--catalog', 'evil'], h.client);
+      const yaml = await runPlugin(['query', q, '--catalog', 'evil', '-o', 'yaml'], h.client);
+      expect(json.code, json.stderr).to.equal(0);
+      for (const r of [json, yaml]) {
+        expect(rawControls(r.stdout)).to.deep.equal([]);
+        expect(rawControls(r.stderr)).to.deep.equal([]);
+      }
+      const direct = await h.client.graphql(q, { catalog: 'evil' });
+      expect(JSON.parse(json.stdout)).to.deep.equal(direct.data);
+      expect(load(yaml.stdout)).to.deep.equal(direct.data);
+      expect(JSON.stringify(direct.data)).to.match(/\\u001b/);
+    } finally {
+      await h.close();
+    }
+  });
+
+  it("without --catalog: the endpoint across catalogs, under the server URL of the catalogs' bases", async () => {
+    const extra = [
+      { schema: 'olm.package', name: 'extra-operator', defaultChannel: 'fast' },
+    ] as typeof FIXTURE_BLOBS;
+    const two = await graphqlFixture(
+      [
+        { name: FIXTURE_CATALOG, blobs: FIXTURE_BLOBS },
+        { name: 'extra', blobs: extra },
+      ],
+      { extra: 5 },
+    );
+    try {
+      const r = await runPlugin(
+        ['query', '{ catalogs { name priority } olmpackages { catalog name } }', '-o', 'yaml'],
+        two.client,
+      );
+      expect(r.code, r.stderr).to.equal(0);
+      expect(r.stdout).to.equal(
+        [
+          'catalogs:',
+          '  - name: extra',
+          '    priority: 5',
+          '  - name: demo',
+          '    priority: 0',
+          'olmpackages:',
+          '  - catalog: extra',
+          '    name: extra-operator',
+          '  - catalog: demo',
+          '    name: demo-operator',
+          '  - catalog: demo',
+          '    name: plain-operator',
+          '',
+        ].join('\n'),
+      );
+      const url = new URL(two.asked.at(-1)!);
+      expect(url.origin + url.pathname).to.equal('http://catalogd.test/api/v1/graphql');
+    } finally {
+      await two.close();
+    }
   });
 });

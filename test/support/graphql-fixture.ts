@@ -7,7 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { CatalogClient } from '../../src/client/index.js';
-import { createGraphqlEndpoint } from '../../src/graphql/index.js';
+import { createAcrossEndpoint, createGraphqlEndpoint } from '../../src/graphql/index.js';
 import { ContentStore, startContentServer } from '../../src/server/index.js';
 import type { ContentServerOptions } from '../../src/server/index.js';
 import { blobOf, catalogOf, streamOf } from '../../src/server/test-catalogs.test.js';
@@ -21,9 +21,13 @@ export interface GraphqlFixture {
   close(): Promise<void>;
 }
 
-/** `catalogs` served by a real store and content server with GraphQL, and a client over them. */
+/**
+ * `catalogs` served by a real store and content server with GraphQL (per catalog, and across
+ * them with the `priorities` given, 0 by default), and a client over them.
+ */
 export async function graphqlFixture(
   catalogs: readonly FixtureCatalog[],
+  priorities: Readonly<Record<string, number>> = {},
   server: Partial<ContentServerOptions> = {},
 ): Promise<GraphqlFixture> {
   const root = await mkdtemp(path.join(tmpdir(), 'plugin-graphql-'));
@@ -34,7 +38,18 @@ export async function graphqlFixture(
       streamOf(served.blobs),
     );
   }
-  const content = await startContentServer({ store, graphql: createGraphqlEndpoint(), ...server });
+  const entries = catalogs.map((c) => ({
+    name: c.name,
+    priority: priorities[c.name] ?? 0,
+    availabilityMode: 'Available',
+    serving: true,
+  }));
+  const content = await startContentServer({
+    store,
+    graphql: createGraphqlEndpoint(),
+    serverGraphql: createAcrossEndpoint({ directory: { catalogs: () => entries } }),
+    ...server,
+  });
   const asked: string[] = [];
   const forward: typeof fetch = (input, init) => {
     const url = new URL(input instanceof Request ? input.url : input.toString());
