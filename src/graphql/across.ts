@@ -13,34 +13,23 @@ import { promisify } from 'node:util';
 import { gzip as gzipCallback } from 'node:zlib';
 import {
   execute,
-  getNamedType,
   getOperationAST,
-  isObjectType,
-  Kind,
   OperationTypeNode,
   parse,
   specifiedRules,
   validate,
-  visit,
 } from 'graphql';
-import type {
-  DocumentNode,
-  ExecutionResult,
-  FieldNode,
-  FragmentDefinitionNode,
-  GraphQLResolveInfo,
-  GraphQLSchema,
-  SelectionNode,
-  SelectionSetNode,
-} from 'graphql';
+import type { DocumentNode, ExecutionResult } from 'graphql';
 import { acceptsGzip, etagHeader, httpDate, requestIsNotModified } from '../server/index.js';
-import type { LeaseSource, RevisionLease, ServerEndpoint } from '../server/index.js';
+import type { ServerEndpoint } from '../server/index.js';
 import { realClock } from '../util/clock.js';
 import type { Clock } from '../util/clock.js';
-import { buildAcrossSchema, CATALOG_FIELD, CATALOG_OF } from './across-schema.js';
-import type { AcrossContext, AcrossSchema, CatalogRow } from './across-schema.js';
-import { catalogsToRead, byPriority } from './across-port.js';
+import { byPriority } from './across-port.js';
 import type { CatalogDirectory, CatalogEntry } from './across-port.js';
+import { AcrossRun, answeringCatalogs } from './across-run.js';
+import type { Answering } from './across-run.js';
+import { buildAcrossSchema } from './across-schema.js';
+import type { AcrossSchema, CatalogRow } from './across-schema.js';
 import { CatalogSchemas } from './catalog-schemas.js';
 import {
   DEFAULT_DEADLINE_MS,
@@ -53,7 +42,6 @@ import {
   send,
   sendErrors,
 } from './endpoint.js';
-import type { ErrorOut } from './endpoint.js';
 import { QueryGate } from './gate.js';
 import {
   DEFAULT_QUERY_LIMITS,
@@ -63,9 +51,8 @@ import {
   listCost,
 } from './limits.js';
 import type { QueryLimits } from './limits.js';
-import { DEFAULT_QUERY_BUDGETS, QueryRun } from './query-run.js';
+import { DEFAULT_QUERY_BUDGETS } from './query-run.js';
 import type { QueryBudgets } from './query-run.js';
-import { SchemaBuildError } from './schema.js';
 
 const gzip = promisify(gzipCallback);
 
@@ -88,49 +75,6 @@ export interface AcrossEndpointOptions {
   clock?: Pick<Clock, 'setTimer'>;
 }
 
-/** A catalog the query reads: its entry, its leased revision and its schema. */
-interface Answering {
-  entry: CatalogEntry;
-  lease: RevisionLease;
-  schema: GraphQLSchema;
-}
-
-const quoted = (name: string) => JSON.stringify(name);
-
-/** Leases and schemas of the catalogs to read; the ones that cannot answer named in errors. */
-async function answeringCatalogs(
-  entries: readonly CatalogEntry[],
-  store: LeaseSource,
-  schemas: CatalogSchemas,
-): Promise<{ answering: Answering[]; errors: ErrorOut[] }> {
-  const answering: Answering[] = [];
-  const errors: ErrorOut[] = [];
-  for (const entry of catalogsToRead(entries)) {
-    if (!entry.serving) {
-      errors.push({ message: `catalog ${quoted(entry.name)} is not being served: left out` });
-      continue;
-    }
-    const lease = store.acquire(entry.name);
-    if (!lease) {
-      errors.push({
-        message: `catalog ${quoted(entry.name)} is not served by this server yet: left out`,
-      });
-      continue;
-    }
-    try {
-      const built = await schemas.get(lease);
-      answering.push({ entry, lease, schema: built.schema });
-    } catch (err) {
-      lease.release();
-      if (!(err instanceof SchemaBuildError)) throw err;
-      errors.push({
-        message: `catalog ${quoted(entry.name)} has no GraphQL schema (${err.message}): left out`,
-      });
-    }
-  }
-  return { answering, errors };
-}
-
 /** The tag of a GET answer: every catalog's state and revision, and the request. */
 function acrossEntityTag(
   entries: readonly CatalogEntry[],
@@ -144,213 +88,6 @@ function acrossEntityTag(
   return createHash('sha256')
     .update(`across\n${JSON.stringify(state)}\n${raw}`)
     .digest('hex');
-}
-
-/**
- * The selection set as catalog `catalog` can answer it, against its own schema: fragments
- * inlined, the added `catalog` fields and the fields it lacks or types otherwise left out;
- * undefined when nothing is left.
- */
-export function selectionFor(
-  ss: SelectionSetNode,
-  typeName: string,
-  catalog: { name: string; schema: GraphQLSchema },
-  across: Pick<AcrossSchema, 'leftOut' | 'tagged'>,
-  fragments: ReadonlyMap<string, FragmentDefinitionNode>,
-): SelectionSetNode | undefined {
-  const own = catalog.schema.getType(typeName);
-  if (!isObjectType(own)) return undefined;
-  const fields = own.getFields();
-  const selections: SelectionNode[] = [];
-  for (const sel of ss.selections) {
-    if (sel.kind === Kind.FIELD) {
-      const name = sel.name.value;
-      if (name === '__typename') {
-        selections.push(sel);
-        continue;
-      }
-      if (name === CATALOG_FIELD && across.tagged.has(typeName)) continue;
-      const f = fields[name];
-      if (!f || across.leftOut.get(typeName)?.get(name)?.has(catalog.name)) continue;
-      if (!sel.selectionSet) {
-        selections.push(sel);
-        continue;
-      }
-      const inner = selectionFor(
-        sel.selectionSet,
-        getNamedType(f.type).name,
-        catalog,
-        across,
-        fragments,
-      );
-      if (inner) selections.push({ ...sel, selectionSet: inner });
-    } else if (sel.kind === Kind.INLINE_FRAGMENT) {
-      const inner = selectionFor(
-        sel.selectionSet,
-        sel.typeCondition?.name.value ?? typeName,
-        catalog,
-        across,
-        fragments,
-      );
-      if (inner) selections.push({ ...sel, selectionSet: inner });
-    } else {
-      const frag = fragments.get(sel.name.value);
-      if (!frag) continue;
-      const inner = selectionFor(
-        frag.selectionSet,
-        frag.typeCondition.name.value,
-        catalog,
-        across,
-        fragments,
-      );
-      if (inner)
-        selections.push({
-          kind: Kind.INLINE_FRAGMENT,
-          typeCondition: frag.typeCondition,
-          ...(sel.directives && { directives: sel.directives }),
-          selectionSet: inner,
-        });
-    }
-  }
-  return selections.length > 0 ? { kind: Kind.SELECTION_SET, selections } : undefined;
-}
-
-/**
- * The query of one root field for one catalog: the field (its nodes merged, as the response
- * key merges them), its selection as the catalog answers it, and the variables it uses.
- */
-export function rootFieldQuery(
-  info: Pick<GraphQLResolveInfo, 'fieldNodes' | 'fragments' | 'operation'>,
-  catalog: { name: string; schema: GraphQLSchema },
-  across: Pick<AcrossSchema, 'leftOut' | 'tagged'>,
-): DocumentNode | undefined {
-  const first = info.fieldNodes[0]!;
-  const own = catalog.schema.getQueryType()?.getFields()[first.name.value];
-  if (!own) return undefined;
-  const fragments = new Map(Object.entries(info.fragments));
-  const merged: SelectionSetNode = {
-    kind: Kind.SELECTION_SET,
-    selections: info.fieldNodes.flatMap((n) => n.selectionSet?.selections ?? []),
-  };
-  const inner = selectionFor(merged, getNamedType(own.type).name, catalog, across, fragments) ?? {
-    kind: Kind.SELECTION_SET,
-    selections: [{ kind: Kind.FIELD, name: { kind: Kind.NAME, value: '__typename' } }],
-  };
-  const field: FieldNode = { ...first, directives: [], selectionSet: inner };
-  const used = new Set<string>();
-  visit(field, {
-    Variable(node) {
-      used.add(node.name.value);
-    },
-  });
-  return {
-    kind: Kind.DOCUMENT,
-    definitions: [
-      {
-        kind: Kind.OPERATION_DEFINITION,
-        operation: OperationTypeNode.QUERY,
-        variableDefinitions: (info.operation.variableDefinitions ?? []).filter((v) =>
-          used.has(v.variable.name.value),
-        ),
-        directives: [],
-        selectionSet: { kind: Kind.SELECTION_SET, selections: [field] },
-      },
-    ],
-  };
-}
-
-/** Marks every object of a catalog's answer with the catalog's name (the `catalog` field). */
-function tagWith(value: unknown, catalog: string): void {
-  const stack: unknown[] = [value];
-  while (stack.length > 0) {
-    const v = stack.pop();
-    if (Array.isArray(v)) stack.push(...(v as unknown[]));
-    else if (v !== null && typeof v === 'object') {
-      (v as { [CATALOG_OF]?: string })[CATALOG_OF] = catalog;
-      stack.push(...Object.values(v as Record<string, unknown>));
-    }
-  }
-}
-
-/** One query across catalogs: the root lists' runs, one catalog at a time, within budgets. */
-class AcrossRun implements AcrossContext {
-  readonly errors: ErrorOut[] = [];
-  failure: QueryLimitError | undefined;
-  private readBytes = 0;
-  private answerBytes = 0;
-  private queue: Promise<unknown> = Promise.resolve();
-
-  constructor(
-    private readonly rows: readonly CatalogRow[],
-    private readonly answering: readonly Answering[],
-    private readonly across: AcrossSchema,
-    private readonly variables: Record<string, unknown> | undefined,
-    private readonly budgets: QueryBudgets,
-    private readonly signal: AbortSignal,
-    private readonly abort: (err: Error) => void,
-  ) {}
-
-  catalogRows(): readonly CatalogRow[] {
-    return this.rows;
-  }
-
-  rootList(info: GraphQLResolveInfo): Promise<unknown[]> {
-    // One catalog's run at a time, all root fields together: the budgets are the query's.
-    const turn = this.queue.then(() => this.runField(info));
-    this.queue = turn.catch(() => undefined);
-    return turn;
-  }
-
-  private async runField(info: GraphQLResolveInfo): Promise<unknown[]> {
-    const key = info.path.key as string;
-    const items: unknown[] = [];
-    for (const c of this.answering) {
-      const catalog = { name: c.entry.name, schema: c.schema };
-      const document = rootFieldQuery(info, catalog, this.across);
-      if (!document) continue;
-      this.signal.throwIfAborted();
-      const run = new QueryRun(
-        c.lease,
-        {
-          readBytes: this.budgets.readBytes - this.readBytes,
-          answerBytes: this.budgets.answerBytes - this.answerBytes,
-        },
-        this.signal,
-        (err) => {
-          this.failure ??= new QueryLimitError(`${err.message} (all catalogs together)`);
-          this.abort(err);
-        },
-      );
-      let result: ExecutionResult;
-      try {
-        result = await execute({
-          schema: c.schema,
-          document,
-          variableValues: this.variables ?? null,
-          contextValue: run,
-          abortSignal: this.signal,
-        });
-      } finally {
-        this.readBytes += run.readBytes;
-        this.answerBytes += run.answerBytes;
-      }
-      this.signal.throwIfAborted();
-      if (result.errors && result.errors.length > 0) {
-        for (const e of result.errors)
-          this.errors.push({
-            ...errorOut(e),
-            message: `catalog ${quoted(c.entry.name)}: ${e.message}; its ${key} are left out`,
-            locations: [],
-          });
-        continue;
-      }
-      const list = result.data?.[key];
-      if (!Array.isArray(list)) continue;
-      tagWith(list, c.entry.name);
-      items.push(...(list as unknown[]));
-    }
-    return items;
-  }
 }
 
 export function createAcrossEndpoint(opts: AcrossEndpointOptions): ServerEndpoint {
