@@ -41,8 +41,4 @@ export type { KubeClient } from '../kube/client.js';
 export type { KubeClientOptions } from '../kube/request-options.js';
 export type { ObjectMetadata } from '../kube/resource.js';
 // CatalogClient.graphql's options and answer (its module loads on the first query only).
-export type {
-  GraphqlAnswer,
-  GraphqlErrorItem,
-  GraphqlQueryOptions,
-} from './graphql-query.js';
+export type { GraphqlAnswer, GraphqlErrorItem, GraphqlQueryOptions } from './graphql-query.js';

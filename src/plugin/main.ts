@@ -86,7 +86,10 @@ Options:
 
 /** The commands that read the flags below; `ui` parses its own. */
 const COMMANDS: Record<string, Command> = Object.fromEntries(
-  [list, packages, show, channels, bundles, graph, upgrades, provides, query].map((c) => [c.name, c]),
+  [list, packages, show, channels, bundles, graph, upgrades, provides, query].map((c) => [
+    c.name,
+    c,
+  ]),
 );
 
 /** The flags of every command: the global ones, and those scoped to some commands. */
