@@ -50,10 +50,13 @@ export async function answeringCatalogs(
       const built = await schemas.get(lease);
       answering.push({ entry, lease, schema: built.schema });
     } catch (err) {
+      // A catalog that cannot answer is left out, whatever the reason: the others answer.
       lease.release();
-      if (!(err instanceof SchemaBuildError)) throw err;
       errors.push({
-        message: `catalog ${quoted(entry.name)} has no GraphQL schema (${err.message}): left out`,
+        message:
+          err instanceof SchemaBuildError
+            ? `catalog ${quoted(entry.name)} has no GraphQL schema (${err.message}): left out`
+            : `catalog ${quoted(entry.name)}: its revision cannot be read (${(err as Error).message}): left out`,
       });
     }
   }
