@@ -256,12 +256,15 @@ export function createAcrossEndpoint(opts: AcrossEndpointOptions): ServerEndpoin
       late = true;
       stop.abort(new Error('deadline'));
     });
-    const { run, result } = start(stop.signal);
+    let run: AcrossRun | undefined;
     try {
-      return { run, result: await result, late, busy: false };
+      // execute throws at once when the signal has aborted already (a deadline of 0).
+      const started = start(stop.signal);
+      run = started.run;
+      return { run, result: await started.result, late, busy: false };
     } catch (err) {
       if (!stop.signal.aborted) throw err;
-      return { run, late, busy: false };
+      return { ...(run && { run }), late, busy: false };
     } finally {
       timer.cancel();
       leave();
