@@ -38,6 +38,7 @@ import type { AnyBlob, BundleBlob, GVK } from '../answers/fbc-types.js';
 import { SCHEMA_BUNDLE, isBundleBlob } from '../answers/fbc-types.js';
 import type { Provider } from '../answers/graph.js';
 import { gvkProviders, sortProviders } from '../answers/graph.js';
+import type { GraphqlAnswer, GraphqlQueryOptions } from './graphql-query.js';
 import type { MetadataQuery } from './query.js';
 import { matchesQuery, metadataSelectors } from './query.js';
 
@@ -373,6 +374,39 @@ export class CatalogClient {
     const selector = `${LABEL_METADATA_NAME} in (${names.map(labelValue).join(',')})`;
     for await (const c of this.catalogs.listAll(selector, this.pageSize, signal)) out.push(c);
     return out;
+  }
+
+  /**
+   * Sends a GraphQL query (docs/graphql.md) to `opts.catalog`'s endpoint (under its
+   * status.urls.base: the revision the catalog serves; CatalogNotFoundError,
+   * CatalogNotServingError when it is not Serving), or without a catalog to the endpoint across
+   * every serving catalog (`<server-url>/api/v1/graphql`, the server's URL read from the
+   * catalogs' bases, or serverUrl). Content's path: serverUrl, the CA, the service proxy. A
+   * GraphQL answer is returned, errors included (`errors`, `data` null when refused); a server
+   * that answers anything else throws GraphqlRequestError.
+   */
+  async graphql(query: string, opts: GraphqlQueryOptions = {}): Promise<GraphqlAnswer> {
+    const gql = await import('./graphql-query.js');
+    const { serverUrl } = this.fetchOptions;
+    let url: string | undefined;
+    if (opts.catalog !== undefined) {
+      const c = await this.getCatalog(opts.catalog, opts.signal);
+      if (!c) throw new CatalogNotFoundError(opts.catalog);
+      url = isServingHttp(c) ? gql.catalogEndpoint(c, serverUrl) : undefined;
+      if (url === undefined)
+        throw new CatalogNotServingError(
+          opts.catalog,
+          findCondition(c.status?.conditions, TYPE_SERVING),
+        );
+    } else {
+      const catalogs = serverUrl === undefined ? await this.listCatalogs(opts.signal) : [];
+      url = gql.serverEndpoint(catalogs, serverUrl);
+      if (url === undefined)
+        throw new gql.GraphqlRequestError(
+          "no ClusterCatalog has a status.urls.base yet, so the content server is not known: wait for a catalog to be Serving, or give its URL (kubectl catalog --server-url; the client library's serverUrl option)",
+        );
+    }
+    return gql.sendGraphql(url, query, { ...opts, fetch: this.fetchOptions.fetch ?? fetch });
   }
 
   /**

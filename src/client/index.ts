@@ -40,3 +40,5 @@ export type { Condition } from '../api/v1/conditions.js';
 export type { KubeClient } from '../kube/client.js';
 export type { KubeClientOptions } from '../kube/request-options.js';
 export type { ObjectMetadata } from '../kube/resource.js';
+// CatalogClient.graphql's options and answer (its module loads on the first query only).
+export type { GraphqlAnswer, GraphqlErrorItem, GraphqlQueryOptions } from './graphql-query.js';

@@ -94,5 +94,14 @@ describe('content server trust', () => {
       'direct https://api.example:6443/other',
       'direct https://content.example/catalogs/c/api/v1/all',
     ]);
+    // A POST (a long GraphQL query) is refused rather than sent as a GET without its body.
+    const post = await f(
+      'https://api.example:6443/prefix/api/v1/namespaces/n/services/https:s:443/proxy/api/v1/graphql',
+      { method: 'POST', body: '{}' },
+    ).catch((e: unknown) => e);
+    expect((post as Error).message).to.match(
+      /^the apiserver's service proxy is read with GET only/,
+    );
+    expect(seen).to.have.length(3);
   });
 });

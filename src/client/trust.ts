@@ -91,6 +91,14 @@ export function viaApiserverProxy(
     const root = kube.server?.href.replace(/\/+$/, '');
     const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
     if (root === undefined || !url.startsWith(`${root}/`)) return direct(input, init);
+    // The transport reads (GET) through the proxy; anything else must not go out as a GET.
+    const method = init?.method ?? 'GET';
+    if (method !== 'GET')
+      return Promise.reject(
+        new Error(
+          `the apiserver's service proxy is read with GET only here, not ${method} (a GraphQL query longer than a GET's 8 KiB): port-forward the content server instead`,
+        ),
+      );
     return kube.getResponse(url.slice(root.length), {
       resource: 'services/proxy',
       ...(init?.signal && { signal: init.signal }),

@@ -8,7 +8,7 @@ import type { Logger } from 'pino';
 import { Counter, Gauge, Histogram } from 'prom-client';
 import type { Registry } from 'prom-client';
 import { realClock } from '../controllers/runtime/index.js';
-import { createGraphqlEndpoint } from '../graphql/index.js';
+import { CatalogSchemas, createAcrossEndpoint, createGraphqlEndpoint } from '../graphql/index.js';
 import type { KubeClient } from '../kube/index.js';
 import { DEFAULT_MAX_WAITING, contentPublisher } from '../server/index.js';
 import type { ServingPair } from '../server/index.js';
@@ -29,6 +29,7 @@ import { contentServerUrl } from './controller-options.js';
 import { reclaimMemoryWhenQuiet } from './controller-memory.js';
 import { checkServerUrlScheme, servingTlsFromFlags, watchServingTls } from './controller-tls.js';
 import { apiserverCatalogMetadataWriter, pullSecretSource } from './kube-ports.js';
+import { InformerCatalogDirectory } from './catalog-directory.js';
 
 /** The program's own metrics (the apiserver client's and the sync's), beside the others'. */
 export function programMetrics(registry: Registry) {
@@ -175,6 +176,10 @@ export async function buildContentServer(opts: ControllerOptions, log: Logger, m
   const tls = await servingTlsFromFlags(flags, realClock);
   checkServerUrlScheme(flags['server-url'], tls !== undefined);
   const serverUrl = contentServerUrl(opts, tls !== undefined);
+  // GraphQL per catalog and across catalogs share the catalogs' schemas; the ClusterCatalogs
+  // the latter reads come from the controller's informer once it is set up (readFrom).
+  const catalogDirectory = new InformerCatalogDirectory();
+  const schemas = new CatalogSchemas();
   const content = await listening('server-addr', flags['server-addr'], () =>
     contentPublisher({
       dir: path.join(opts.cacheDir, 'content'),
@@ -183,7 +188,10 @@ export async function buildContentServer(opts: ControllerOptions, log: Logger, m
       ...(tls && { tls: tls.certificate.current() }),
       limits: opts.serverLimits,
       beforeBuild: () => memory.beforeBurst(),
-      ...(opts.graphql && { graphql: createGraphqlEndpoint() }),
+      ...(opts.graphql && {
+        graphql: createGraphqlEndpoint({ schemas }),
+        serverGraphql: createAcrossEndpoint({ directory: catalogDirectory, schemas }),
+      }),
       revisionWait: {
         maxWaitMs: opts.revisionWaitMs,
         maxWaiting: DEFAULT_MAX_WAITING,
@@ -207,5 +215,5 @@ export async function buildContentServer(opts: ControllerOptions, log: Logger, m
       },
       { clock: realClock, registry: metrics.registry, log },
     );
-  return { content, serverUrl, stopTlsWatch, memory, tls, certificateUsers };
+  return { content, serverUrl, stopTlsWatch, memory, tls, certificateUsers, catalogDirectory };
 }

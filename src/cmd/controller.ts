@@ -74,7 +74,7 @@ async function buildController(opts: ControllerOptions) {
   const writeRate =
     opts.maxWriteRate > 0 ? new WriteRateLimit(opts.maxWriteRate, realClock) : undefined;
   const syncer = await buildSyncer(opts, client, metrics, writeRate);
-  const { content, serverUrl, stopTlsWatch, memory, tls, certificateUsers } =
+  const { content, serverUrl, stopTlsWatch, memory, tls, certificateUsers, catalogDirectory } =
     await buildContentServer(opts, log, metrics);
   const catalogs = setupClusterCatalogController(
     {
@@ -106,6 +106,7 @@ async function buildController(opts: ControllerOptions) {
       runtimeMetrics,
     },
   );
+  catalogDirectory.readFrom(() => catalogs.clusterCatalogs());
   return {
     opts,
     log,

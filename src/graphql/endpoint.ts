@@ -64,7 +64,7 @@ export interface GraphqlEndpointOptions {
 }
 
 /** One error as upstream writes it (gqlerrors.FormattedError: message, locations, path). */
-interface ErrorOut {
+export interface ErrorOut {
   message: string;
   locations?: ReadonlyArray<{ line: number; column: number }> | undefined;
   path?: ReadonlyArray<string | number> | undefined;
@@ -93,13 +93,13 @@ export function resultJson(
   return `${out}}\n`;
 }
 
-function errorOut(e: GraphQLError): ErrorOut {
+export function errorOut(e: GraphQLError): ErrorOut {
   return { message: e.message, locations: e.locations, path: e.path, extensions: e.extensions };
 }
 
 const JSON_TYPE = 'application/json';
 
-function send(
+export function send(
   req: IncomingMessage,
   res: ServerResponse,
   status: number,
@@ -117,7 +117,7 @@ function send(
   res.end(req.method === 'HEAD' ? undefined : bytes);
 }
 
-function sendErrors(
+export function sendErrors(
   req: IncomingMessage,
   res: ServerResponse,
   status: number,
@@ -133,7 +133,7 @@ interface Params {
   operationName: string | undefined;
 }
 
-type ParamsOrError =
+export type ParamsOrError =
   | { ok: true; params: Params; raw: string }
   | { ok: false; message: string; close?: boolean }
   | { ok: false; gone: true };
@@ -172,7 +172,7 @@ function checkQuery(
 }
 
 /** GET's parameters (GraphQL over HTTP): query, variables (JSON), operationName. */
-function paramsFromQueryString(rawQuery: string): ParamsOrError {
+export function paramsFromQueryString(rawQuery: string): ParamsOrError {
   const q = new URLSearchParams(rawQuery);
   const vars = q.get('variables');
   let variables: unknown;
@@ -218,7 +218,7 @@ function readBody(req: IncomingMessage, max: number): Promise<Buffer | 'too-larg
   });
 }
 
-async function paramsFromBody(req: IncomingMessage): Promise<ParamsOrError> {
+export async function paramsFromBody(req: IncomingMessage): Promise<ParamsOrError> {
   const body = await readBody(req, MAX_BODY_BYTES);
   if (body === 'gone') return { ok: false, gone: true };
   // The rest of a body too large is not read: the connection closes after the answer.

@@ -34,6 +34,9 @@ export interface Opts {
   from?: string;
   filter?: PackageFilter;
   long: boolean;
+  /** query: --variables (JSON text) and --operation-name. */
+  variables?: string;
+  operationName?: string;
 }
 
 export interface Ctx {
@@ -170,7 +173,7 @@ export function pickChannel(view: PackageView, name: string): ChannelBlob {
 export interface Command {
   name: string;
   /** Its positional argument ('' when it takes none), named in the usage error. */
-  arg: '' | 'PACKAGE' | 'GROUP/VERSION/KIND';
+  arg: '' | 'PACKAGE' | 'GROUP/VERSION/KIND' | 'GRAPHQL';
   /** The command-scoped flags it accepts (the global ones apply to all). */
   flags: readonly string[];
   /** Flag → the usage error when it is missing. */

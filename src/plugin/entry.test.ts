@@ -20,6 +20,7 @@ describe('kubectl catalog: what a command loads', () => {
       'list.ts',
       'packages.ts',
       'provides.ts',
+      'query.ts',
       'show.ts',
       'ui.ts',
       'upgrades.ts',

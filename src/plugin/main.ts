@@ -22,6 +22,7 @@ import { graph } from './commands/graph.js';
 import { list } from './commands/list.js';
 import { FILTER_FLAGS, packageFilter, packages } from './commands/packages.js';
 import { provides } from './commands/provides.js';
+import { query } from './commands/query.js';
 import { show } from './commands/show.js';
 import { ui } from './commands/ui.js';
 import { upgrades } from './commands/upgrades.js';
@@ -47,6 +48,9 @@ Usage:
                                                          in one step, and the path to the head
   kubectl catalog provides GROUP/VERSION/KIND [--catalog C]
                                                          packages and bundles that provide an API
+  kubectl catalog query GRAPHQL [--catalog C] [--variables JSON] [--operation-name NAME]
+                                                         a GraphQL query, to one catalog or
+                                                         across every serving catalog
   kubectl catalog ui [--address HOST:PORT] [--no-open] [--catalog C]
                                                          browse the catalogs in a web browser
 
@@ -77,12 +81,15 @@ Options:
                         content server with a private CA; default: the system roots and
                         NODE_EXTRA_CA_CERTS); through the apiserver's service proxy the
                         kubeconfig's CA is used
-  -h, --help            this help (kubectl catalog show|upgrades -h: that command's)
+  -h, --help            this help (kubectl catalog show|upgrades|query -h: that command's)
 `;
 
 /** The commands that read the flags below; `ui` parses its own. */
 const COMMANDS: Record<string, Command> = Object.fromEntries(
-  [list, packages, show, channels, bundles, graph, upgrades, provides].map((c) => [c.name, c]),
+  [list, packages, show, channels, bundles, graph, upgrades, provides, query].map((c) => [
+    c.name,
+    c,
+  ]),
 );
 
 /** The flags of every command: the global ones, and those scoped to some commands. */
@@ -99,6 +106,8 @@ const SCOPED_FLAGS = [
   'channel',
   'from',
   'long',
+  'variables',
+  'operation-name',
   ...Object.values(FILTER_FLAGS),
 ] as const;
 const BOOLEAN_FLAGS = new Set<string>(['long']);
@@ -187,6 +196,8 @@ function optsOf(values: Values): Opts {
     ...(str('from') !== undefined && { from: str('from') }),
     filter: packageFilter((f) => values[f]),
     long: values.long === true,
+    ...(str('variables') !== undefined && { variables: str('variables') }),
+    ...(str('operation-name') !== undefined && { operationName: str('operation-name') }),
   };
 }
 

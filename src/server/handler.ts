@@ -51,6 +51,8 @@ export interface ContentHandlerOptions {
   revisionWaiters?: RevisionWaiters;
   /** Answers `<base>/api/v1/graphql` (GET, HEAD, POST); none: 404. */
   graphql?: LeasedEndpoint;
+  /** Answers `<server-url>/api/v1/graphql` across catalogs (GET, HEAD, POST); none: 404. */
+  serverGraphql?: ServerEndpoint;
 }
 
 /**
@@ -62,6 +64,17 @@ export type LeasedEndpoint = (
   req: IncomingMessage,
   res: ServerResponse,
   lease: RevisionLease,
+  rawQuery: string,
+) => Promise<void>;
+
+/**
+ * An endpoint of the server as a whole (GraphQL across catalogs: src/graphql), given the store
+ * to lease the revisions it reads (each released by the endpoint once read).
+ */
+export type ServerEndpoint = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  store: LeaseSource,
   rawQuery: string,
 ) => Promise<void>;
 
@@ -183,7 +196,7 @@ export function createContentHandler(opts: ContentHandlerOptions): RequestHandle
     if (onResponse) {
       const endpoint = (() => {
         const r = routeRequest(req.url ?? '', prefix);
-        return r.kind === 'content' ? r.endpoint : undefined;
+        return r.kind === 'content' || r.kind === 'server' ? r.endpoint : undefined;
       })();
       const report = (): void =>
         onResponse({
@@ -194,12 +207,18 @@ export function createContentHandler(opts: ContentHandlerOptions): RequestHandle
         });
       res.once('close', report);
     }
-    serve(opts.store, prefix, req, res, opts.revisionWaiters, opts.graphql).catch(
-      (err: unknown) => {
-        if (!res.headersSent) sendError(res, 500, 'internal error while reading the catalog');
-        else res.destroy(err instanceof Error ? err : new Error('response failed', { cause: err }));
-      },
-    );
+    serve(
+      opts.store,
+      prefix,
+      req,
+      res,
+      opts.revisionWaiters,
+      opts.graphql,
+      opts.serverGraphql,
+    ).catch((err: unknown) => {
+      if (!res.headersSent) sendError(res, 500, 'internal error while reading the catalog');
+      else res.destroy(err instanceof Error ? err : new Error('response failed', { cause: err }));
+    });
   };
 }
 
@@ -210,9 +229,18 @@ async function serve(
   res: ServerResponse,
   waiters: RevisionWaiters | undefined,
   graphql?: LeasedEndpoint,
+  serverGraphql?: ServerEndpoint,
 ): Promise<void> {
   const route = routeRequest(req.url ?? '', prefix);
   if (route.kind === 'not-found') return sendError(res, 404, 'not found');
+  if (route.kind === 'server') {
+    if (!serverGraphql) return sendError(res, 404, 'not found');
+    if (req.method !== 'GET' && req.method !== 'HEAD' && req.method !== 'POST')
+      return sendError(res, 405, 'method not allowed: use POST, or GET for a query', {
+        Allow: 'GET, HEAD, POST',
+      });
+    return serverGraphql(req, res, store, route.rawQuery);
+  }
   if (route.kind === 'bad-request') return sendError(res, 400, route.error);
   if (route.endpoint === 'graphql') return serveLeased(graphql, store, route, req, res, waiters);
   if (req.method !== 'GET' && req.method !== 'HEAD')

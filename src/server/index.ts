@@ -12,6 +12,7 @@ export type {
   ContentHandlerOptions,
   LeasedEndpoint,
   LeaseSource,
+  ServerEndpoint,
   RequestHandler,
   ServedResponse,
 } from './handler.js';

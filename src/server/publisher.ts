@@ -3,7 +3,7 @@
 import { revisionBaseUrl } from '../api/v1/index.js';
 import { readCatalog } from '../fbc/index.js';
 import type { Blob } from '../fbc/index.js';
-import type { LeasedEndpoint } from './handler.js';
+import type { LeasedEndpoint, ServerEndpoint } from './handler.js';
 import type { RevisionWaitOptions } from './revision-wait.js';
 import { RevisionWaiters } from './revision-wait.js';
 import { ContentStore } from './store.js';
@@ -63,6 +63,8 @@ export async function contentPublisher(opts: {
   limits?: Partial<ServerLimits>;
   /** Answers `<base>/api/v1/graphql` (src/graphql); none: 404. */
   graphql?: LeasedEndpoint;
+  /** Answers `<server-url>/api/v1/graphql` across catalogs (src/graphql); none: 404. */
+  serverGraphql?: ServerEndpoint;
 }): Promise<ContentPublisher> {
   const store = new ContentStore(opts.dir);
   // Unfinished builds from before a restart are deleted; complete revisions are activated again
@@ -73,6 +75,7 @@ export async function contentPublisher(opts: {
     store,
     ...(waiters && { revisionWaiters: waiters }),
     ...(opts.graphql && { graphql: opts.graphql }),
+    ...(opts.serverGraphql && { serverGraphql: opts.serverGraphql }),
     ...opts.listen,
     ...(opts.tls && { tls: opts.tls }),
     limits: opts.limits,

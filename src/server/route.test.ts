@@ -23,6 +23,15 @@ describe('server/route', () => {
     );
   });
 
+  it('routes <server-url>/api/v1/graphql to the endpoint across catalogs, and nothing under it', () => {
+    expect(routeRequest('/api/v1/graphql?query=%7Bcatalogs%7Bname%7D%7D', P)).to.deep.equal({
+      kind: 'server',
+      endpoint: 'graphql',
+      rawQuery: 'query=%7Bcatalogs%7Bname%7D%7D',
+    });
+    expectKind('not-found', ['/api/v1/graphql/', '/api/v1/all', '/api/v1']);
+  });
+
   it('routes graphql, under a revision URL too, with the raw query (GET ?query=)', () => {
     expect(routeRequest('/catalogs/ops/api/v1/graphql?query=%7Bsummary%7D', P)).to.deep.equal(
       content('ops', 'graphql', 'query=%7Bsummary%7D'),

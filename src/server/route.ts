@@ -5,10 +5,14 @@
 //
 //   <prefix>/<catalog>/api/v1/{all,metas,graphql}                    the revision served now
 //   <prefix>/<catalog>/revisions/<key>/api/v1/{all,metas,graphql}    the one status.urls.base names
+//   /api/v1/graphql                                                 across every serving catalog
 import { REVISION_SEGMENT, isRevisionKey } from '../api/v1/revision-url.js';
 import { isDNS1123Subdomain } from '../fbc/index.js';
 
 export type Endpoint = 'all' | 'metas' | 'graphql';
+
+/** The GraphQL endpoint across catalogs, under the server's URL (not under the prefix). */
+export const SERVER_GRAPHQL_PATH = '/api/v1/graphql';
 
 export type Route =
   | {
@@ -19,6 +23,8 @@ export type Route =
       endpoint: Endpoint;
       rawQuery: string;
     }
+  /** `<server-url>/api/v1/graphql`: the endpoint across catalogs. */
+  | { kind: 'server'; endpoint: 'graphql'; rawQuery: string }
   | { kind: 'bad-request'; error: string }
   | { kind: 'not-found' };
 
@@ -29,6 +35,7 @@ export function routeRequest(target: string, pathPrefix: string): Route {
   const q = target.indexOf('?');
   const rawPath = q < 0 ? target : target.slice(0, q);
   const rawQuery = q < 0 ? '' : target.slice(q + 1);
+  if (rawPath === SERVER_GRAPHQL_PATH) return { kind: 'server', endpoint: 'graphql', rawQuery };
   if (!rawPath.startsWith(`${pathPrefix}/`) || rawPath === `${pathPrefix}/`)
     return { kind: 'not-found' };
   const segments = rawPath.slice(pathPrefix.length + 1).split('/');

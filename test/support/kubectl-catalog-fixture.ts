@@ -196,6 +196,8 @@ export interface FixtureCatalog {
 export function catalogsClient(
   catalogs: readonly FixtureCatalog[],
   serve?: (url: string, line: string) => string,
+  /** Answers the GraphQL endpoints' URLs (`.../api/v1/graphql`); none: 404 as any other. */
+  graphql?: typeof fetch,
 ): {
   client: CatalogClient;
   requests: string[];
@@ -211,6 +213,7 @@ export function catalogsClient(
     fetch: async (input, init) => {
       const url = input instanceof Request ? input.url : input.toString();
       content.requests.push(url);
+      if (graphql && new URL(url).pathname.endsWith('/api/v1/graphql')) return graphql(input, init);
       const name = /\/catalogs\/([^/]+)\//.exec(new URL(url).pathname)?.[1] ?? '';
       const server = servers.get(name);
       if (!server) return new Response('not found', { status: 404 });
