@@ -36,6 +36,12 @@ export interface RevisionLease extends RevisionInfo {
    * the `skip`-th, at most `take` (for GraphQL: its pages, and the shape of the catalog).
    */
   schemaBlobs(schema: string, skip: number, take: number): AsyncIterable<string>;
+  /** The sequence numbers (blob order) of the blobs a metas query selects, as sorted half-open ranges. */
+  selectSeqs(query: MetasQuery): Promise<Array<[number, number]>>;
+  /** The catalog's packages (the index's keys). */
+  packageNames(): string[];
+  /** The blobs at those sequence numbers, in order (canonical JSON lines without their newline). */
+  blobsIn(ranges: Array<[number, number]>): AsyncIterable<{ seq: number; line: string }>;
   /** Idempotent. */
   release(): void;
 }
@@ -76,6 +82,9 @@ export function lease(s: Served, unleased: () => void): RevisionLease {
     },
     schemas: () => revision.schemaCounts(),
     schemaBlobs: (schema, skip, take) => revision.schemaBlobs(schema, skip, take),
+    selectSeqs: (q) => revision.selectSeqs(q),
+    packageNames: () => revision.packageNames(),
+    blobsIn: (ranges) => revision.blobsIn(ranges),
     release: () => {
       if (released) return;
       released = true;
