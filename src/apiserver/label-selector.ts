@@ -77,7 +77,7 @@ function checkValue(key: string, value: string): void {
     );
 }
 
-const OPERATORS = '[!= = == > < in notin]';
+const OPERATORS = 'in, notin, =, ==, !=, gt, lt';
 
 class Parser {
   private i = 0;
