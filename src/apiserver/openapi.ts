@@ -17,9 +17,7 @@ export const OPENAPI_V3_PATH = `/openapi/v3/apis/${SERVED_GROUP}/${SERVED_VERSIO
 const gvk = (kind: string) => [{ group: SERVED_GROUP, kind, version: SERVED_VERSION }];
 
 function objectSchema(): Record<string, unknown> {
-  const schema = structuredClone(
-    catalogMetadataCRD().spec.versions[0]!.schema.openAPIV3Schema,
-  ) as Record<string, unknown>;
+  const schema = structuredClone(catalogMetadataCRD().spec.versions[0]!.schema.openAPIV3Schema);
   return { ...schema, 'x-kubernetes-group-version-kind': gvk(CATALOG_METADATA_KIND) };
 }
 

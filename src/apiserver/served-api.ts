@@ -75,7 +75,10 @@ export function createServedApi(source: ViewSource, opts: ServedApiOptions): Ser
   const clock = opts.clock ?? realClock;
   const index = new ObjectIndexCache(opts.indexedRevisions ?? 8);
   const openapi = openApiDocuments();
-  const settings: ObjectSettings = { maxObjectBytes: opts.maxObjectBytes, blobUrl: opts.blobUrl };
+  const settings: ObjectSettings = {
+    maxObjectBytes: opts.maxObjectBytes,
+    blobUrl: (catalog, blob) => opts.blobUrl(catalog, blob),
+  };
   const watches = new WatchHub(source, {
     settings,
     index,

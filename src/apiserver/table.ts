@@ -89,7 +89,7 @@ function cell(obj: ServedObject, column: PrinterColumn, now: number): unknown {
   const v = lookup(obj, column.jsonPath);
   if (v === undefined || v === null) return null;
   if (column.type === 'date') {
-    const t = Date.parse(String(v));
+    const t = typeof v === 'string' ? Date.parse(v) : NaN;
     return Number.isNaN(t) ? '<invalid>' : humanDuration(now - t);
   }
   return v;

@@ -127,7 +127,7 @@ export function requestInfo(req: IncomingMessage): RequestInfo {
       subresource: '',
       name: '',
     };
-  const [, apiGroup, apiVersion, resource, name = '', subresource = ''] = parts as string[];
+  const [, apiGroup, apiVersion, resource, name = '', subresource = ''] = parts;
   const watch = ['true', '1'].includes(url.searchParams.get('watch') ?? '');
   const verbs: Record<string, string> = {
     get: name ? 'get' : watch ? 'watch' : 'list',

@@ -3,13 +3,15 @@
 // names, never an older one (SPEC §4): a replica that does not hold it yet waits for it
 // (source.waitFor), then answers 503 with Retry-After. An exact view is the state a
 // resourceVersion names, if this replica still holds its revisions.
+import { REVISION_RETRY_AFTER_SECONDS } from '../server/index.js';
 import type { RevisionLease } from '../server/index.js';
 import type { ViewCatalog, ViewSource } from './ports.js';
 import { encodeResourceVersion } from './resource-version.js';
 import type { CatalogState, ViewState } from './resource-version.js';
 import { ApiError, unavailable } from './status.js';
 
-export const REVISION_RETRY_AFTER_SECONDS = 1;
+/** The content server's Retry-After for a revision not held yet: the same answer on both surfaces. */
+export { REVISION_RETRY_AFTER_SECONDS };
 
 export interface HeldCatalog {
   catalog: ViewCatalog;
