@@ -159,6 +159,31 @@ describe('served API watch (HTTP)', () => {
     }
   });
 
+  it('with sendInitialEvents=false, starts at the current state: only the changes after it', async () => {
+    const w = new WatchStream(
+      f,
+      'sendInitialEvents=false&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true',
+    );
+    try {
+      await pollUntil(async () => w.contentType !== undefined, {
+        timeoutMs: 10_000,
+        intervalMs: 20,
+        what: 'the watch to start',
+      });
+      f.source.set([viewCatalog('ops', r2.key)]);
+      const events = await w.until(5);
+      expect(events.map((e) => e.type)).to.deep.equal([
+        'DELETED',
+        'DELETED',
+        'ADDED',
+        'MODIFIED',
+        'MODIFIED',
+      ]);
+    } finally {
+      w.close();
+    }
+  });
+
   it('sends only the events its label selector matches', async () => {
     f.source.set([viewCatalog('ops', r2.key)]);
     const w = new WatchStream(f, `resourceVersion=${rv1()}&labelSelector=package%3Dp2`);

@@ -60,6 +60,17 @@ function stateOf(c: ViewCatalog, lease: RevisionLease): CatalogState {
   };
 }
 
+/** The state the catalogs' statuses name (no lease taken). */
+export function statusState(catalogs: ViewCatalog[]): ViewState {
+  return {
+    catalogs: catalogs.filter(servesObjects).map((c) => ({
+      catalog: c.name,
+      key: c.revision.replace(/^sha256:/, '').slice(0, 16),
+      profile: c.profile === 'lean' ? 'lean' : 'full',
+    })),
+  };
+}
+
 /** The revisions the catalogs' statuses name; 503 when one is not held here in time. */
 export async function currentView(source: ViewSource, signal?: AbortSignal): Promise<View> {
   const held: HeldCatalog[] = [];

@@ -28,7 +28,7 @@ import { ApiError, badRequest, unavailable } from './status.js';
 import { partialObjectMetadata, TABLE_COLUMNS, tableRowJson } from './table.js';
 import { applyStep, diffEvents, planSteps } from './watch-plan.js';
 import type { DiffEvent, PlanStep } from './watch-plan.js';
-import { currentView, REVISION_RETRY_AFTER_SECONDS } from './view.js';
+import { currentView, REVISION_RETRY_AFTER_SECONDS, statusState } from './view.js';
 import type { View } from './view.js';
 
 export const DEFAULT_BOOKMARK_INTERVAL_MS = 60_000;
@@ -52,7 +52,12 @@ interface WatchRequest {
   representation: Representation;
 }
 
-function parseWatch(req: IncomingMessage, query: URLSearchParams, name: string): WatchRequest {
+function parseWatch(
+  req: IncomingMessage,
+  query: URLSearchParams,
+  name: string,
+  source: ViewSource,
+): WatchRequest {
   const selectors = parseSelectors(query);
   if (name !== '') selectors.fields.push({ field: 'metadata.name', operator: '=', value: name });
   const rv = query.get('resourceVersion') ?? undefined;
@@ -81,9 +86,12 @@ function parseWatch(req: IncomingMessage, query: URLSearchParams, name: string):
       `timeoutSeconds: Invalid value: "${timeoutText}": must be a non-negative integer`,
     );
   // Unset, "" or "0" (or the WatchList's initial events): from the empty state, so the initial
-  // ADDED events are the plan's own (each with a resumable resourceVersion).
-  const start: ViewState =
-    sendInitial || isAnyResourceVersion(rv) ? { catalogs: [] } : decodeResourceVersion(rv!);
+  // ADDED events are the plan's own (each with a resumable resourceVersion); with
+  // sendInitialEvents=false, from the state the statuses name (no initial events).
+  let start: ViewState;
+  if (!sendInitial && !isAnyResourceVersion(rv)) start = decodeResourceVersion(rv!);
+  else if (initial === 'false') start = statusState(source.catalogs());
+  else start = { catalogs: [] };
   return {
     start,
     sendInitialEventsEnd: sendInitial,
@@ -109,7 +117,7 @@ export class WatchHub {
     query: URLSearchParams,
     name: string,
   ): Promise<void> {
-    const w = parseWatch(req, query, name);
+    const w = parseWatch(req, query, name, this.source);
     const watch = new Watch(this.source, this.opts, w, res);
     this.open.add(watch.end);
     try {
