@@ -248,6 +248,19 @@ describe('served API over a content store (HTTP)', () => {
       expect(gone.body).to.include({ code: 410, reason: 'Expired' });
     });
 
+    it('waits for an exact resourceVersion naming the status revision not held yet, then 504', async () => {
+      f.source.set([viewCatalog('ops', 'aaaaaaaaaaaaaaaa')]);
+      const r = await getJson<{ code: number; reason: string; details: { causes: unknown[] } }>(
+        f,
+        `${BASE}?resourceVersion=1_ops~aaaaaaaaaaaaaaaaf&resourceVersionMatch=Exact`,
+      );
+      expect(r.body).to.include({ code: 504, reason: 'Timeout' });
+      expect(r.body.details.causes).to.deep.equal([
+        { reason: 'ResourceVersionTooLarge', message: 'Too large resource version' },
+      ]);
+      expect(f.source.waits).to.equal(1);
+    });
+
     it('never answers with an older revision: 503 with Retry-After when the named one is not held', async () => {
       f.source.set([viewCatalog('ops', 'aaaaaaaaaaaaaaaa')]);
       const r = await getJson<{ code: number; reason: string }>(f, BASE);

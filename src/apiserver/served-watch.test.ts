@@ -225,6 +225,19 @@ describe('served API watch (HTTP)', () => {
     }
   });
 
+  it('sends an ERROR event with a 504 Status for a revision the status names but not held yet', async () => {
+    f.source.set([viewCatalog('ops', 'aaaaaaaaaaaaaaaa')]);
+    const w = new WatchStream(f, `resourceVersion=1_ops~aaaaaaaaaaaaaaaaf`);
+    try {
+      const [e] = await w.until(1);
+      expect(e!.type).to.equal('ERROR');
+      expect(e!.object).to.include({ kind: 'Status', code: 504 });
+      expect(f.source.waits).to.equal(1);
+    } finally {
+      w.close();
+    }
+  });
+
   it('sends an ERROR event with a 410 Status when the revision it names is gone', async () => {
     const w = new WatchStream(f, `resourceVersion=1_ops~0123456789abcdeff`);
     try {

@@ -101,11 +101,24 @@ export const tooOld = (): ApiError =>
     'too old resource version: the revisions it names are no longer served',
   );
 
+/** An RV ahead of this replica: what the apiserver answers for one ahead of its cache. */
+export const tooLarge = (catalog: string, key: string): ApiError =>
+  new ApiError(
+    504,
+    'Timeout',
+    `Too large resource version: the revision ${key} of ClusterCatalog ${catalog} is not served by this replica yet`,
+    {
+      // What client-go's reflector looks for (isTooLargeResourceVersionError).
+      causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }],
+      retryAfterSeconds: REVISION_RETRY_AFTER_SECONDS,
+    },
+  );
+
 /**
- * The state a resourceVersion names (its transition left aside: the caller reads it). 410 when
- * a revision it names is gone; a revision the catalog's status names but this replica does not
- * hold yet is waited for, then 504 "Too large resource version" as the apiserver answers an RV
- * ahead of its cache.
+ * The state a resourceVersion names (its transition left aside: the caller reads it). A revision
+ * this replica does not hold is waited for (source.waitFor); then 504 "Too large resource
+ * version" (as the apiserver answers an RV ahead of its cache) when the catalog's status names
+ * it, else 410 (gone).
  */
 export async function exactView(
   source: ViewSource,
@@ -120,17 +133,11 @@ export async function exactView(
       if (!c || c.profile === 'none' || (c.profile === 'lean') !== (s.profile === 'lean'))
         throw tooOld();
       let lease = source.acquire(c.name, s.key);
-      if (!lease && c.revision?.startsWith(s.key)) {
-        if (await source.waitFor(c.name, s.key, signal)) lease = source.acquire(c.name, s.key);
-        if (!lease)
-          throw new ApiError(
-            504,
-            'Timeout',
-            `Too large resource version: the revision ${s.key} of ClusterCatalog ${c.name} is not served by this replica yet`,
-            { retryAfterSeconds: REVISION_RETRY_AFTER_SECONDS },
-          );
-      }
-      if (!lease) throw tooOld();
+      // Not held: maybe not yet (this replica behind the one that wrote the RV; its informer
+      // may be behind too), so wait, bounded as the content server's revision wait.
+      if (!lease && (await source.waitFor(c.name, s.key, signal)))
+        lease = source.acquire(c.name, s.key);
+      if (!lease) throw c.revision?.startsWith(s.key) ? tooLarge(c.name, s.key) : tooOld();
       held.push({ catalog: c, lease, state: { ...s } });
     }
   } catch (err) {

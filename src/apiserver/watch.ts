@@ -28,7 +28,13 @@ import { ApiError, badRequest, unavailable } from './status.js';
 import { partialObjectMetadata, TABLE_COLUMNS, tableRowJson } from './table.js';
 import { applyStep, diffEvents, planSteps } from './watch-plan.js';
 import type { DiffEvent, PlanStep } from './watch-plan.js';
-import { currentView, REVISION_RETRY_AFTER_SECONDS, statusState } from './view.js';
+import {
+  currentView,
+  REVISION_RETRY_AFTER_SECONDS,
+  statusState,
+  tooLarge,
+  tooOld,
+} from './view.js';
 import type { View } from './view.js';
 
 export const DEFAULT_BOOKMARK_INTERVAL_MS = 60_000;
@@ -171,6 +177,7 @@ class Watch {
     this.res.flushHeaders();
     this.lastSent = clock.now();
     try {
+      await this.awaitStartRevisions();
       let first = true;
       while (!this.ended) {
         this.changed = false;
@@ -187,6 +194,36 @@ class Watch {
       for (const t of this.timers) t.cancel();
       this.res.off('close', this.end);
       if (!this.res.destroyed) this.res.end();
+    }
+  }
+
+  /**
+   * Every revision the start state names must be held here: one this replica has not built yet
+   * (a watch resumed on a replica behind the one it left) is waited for (source.waitFor), then
+   * 504 "Too large resource version" if the catalog's status names it, else 410.
+   */
+  private async awaitStartRevisions(): Promise<void> {
+    const named = this.state.catalogs.map((c) => ({ catalog: c.catalog, key: c.key }));
+    const t = this.state.transition;
+    if (t?.to) named.push({ catalog: t.catalog, key: t.to.key });
+    const ctl = new AbortController();
+    const abort = () => ctl.abort();
+    this.res.once('close', abort);
+    try {
+      for (const { catalog, key } of named) {
+        let lease = this.source.acquire(catalog, key);
+        if (!lease && (await this.source.waitFor(catalog, key, ctl.signal)))
+          lease = this.source.acquire(catalog, key);
+        if (lease) {
+          lease.release();
+          continue;
+        }
+        const status = this.source.catalogs().find((c) => c.name === catalog)?.revision;
+        if (status?.startsWith(key)) throw tooLarge(catalog, key);
+        throw tooOld();
+      }
+    } finally {
+      this.res.off('close', abort);
     }
   }
 
