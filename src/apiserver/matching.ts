@@ -21,7 +21,7 @@ export interface Match {
 }
 
 /** Whether an object name may belong to the catalog (names start with the catalog's name). */
-function nameMayBelong(name: string, catalog: string): boolean {
+export function nameMayBelong(name: string, catalog: string): boolean {
   // objectName cuts its readable prefix to 236 characters: a longer catalog name is cut too.
   const prefix = objectName({ catalog, schema: '' }).replace(/-[0-9a-f]{16}$/, '');
   return name.startsWith(`${prefix}-`) || prefix.length >= 200;

@@ -363,10 +363,10 @@ describe('served API over a content store (HTTP)', () => {
 
     const writes: Array<[string, string, string | undefined]> = [
       ['POST', BASE, '{}'],
-      ['PUT', `${BASE}/x`, '{}'],
-      ['DELETE', `${BASE}/x`, undefined],
+      ['PUT', `${BASE}/ops-package-p1-0123456789abcdef`, '{}'],
+      ['DELETE', `${BASE}/ops-package-p1-0123456789abcdef`, undefined],
       ['DELETE', BASE, undefined],
-      ['PATCH', `${BASE}/x`, '{}'],
+      ['PATCH', `${BASE}/ops-package-p1-0123456789abcdef`, '{}'],
     ];
     for (const [method, target, body] of writes)
       it(`answers ${method} ${target === BASE ? 'the collection' : 'an object'}${method === 'PATCH' ? ' without dryRun' : ''} with 405`, async () => {
@@ -379,6 +379,7 @@ describe('served API over a content store (HTTP)', () => {
         const status = JSON.parse(r.body.toString()) as { reason: string; message: string };
         expect(status.reason).to.equal('MethodNotAllowed');
         expect(status.message).to.include('read-only views of their ClusterCatalog');
+        if (target !== BASE) expect(status.message).to.include('ClusterCatalog ops)');
       });
   });
 });

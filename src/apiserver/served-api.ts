@@ -14,6 +14,7 @@ import {
   apiResourceList,
 } from './discovery.js';
 import { parseListOptions, continueTooOld } from './list-query.js';
+import { nameMayBelong } from './matching.js';
 import { aggregatedDiscoveryVersion, negotiate } from './negotiate.js';
 import { findObject, objectBody, sendList } from './objects-response.js';
 import type { Rendering } from './objects-response.js';
@@ -45,11 +46,12 @@ const GROUP_PATH = `/apis/${SERVED_GROUP}`;
 const VERSION_PATH = `${GROUP_PATH}/${SERVED_VERSION}`;
 const DEFAULT_MAX_PATCH_BYTES = 3 * 1024 * 1024;
 
-const readOnly = (verb: string): ApiError =>
+/** The 405 of a write; `catalog`: the ClusterCatalog the object's name says it belongs to. */
+const readOnly = (verb: string, catalog?: string): ApiError =>
   new ApiError(
     405,
     'MethodNotAllowed',
-    `${verb} is not allowed: ${CATALOG_METADATA_PLURAL}.${SERVED_GROUP} are read-only views of their ClusterCatalog's content (olm.operatorframework.io/v1 ClusterCatalog); change the ClusterCatalog (its source image) instead. Only PATCH with dryRun=All is answered.`,
+    `${verb} is not allowed: ${CATALOG_METADATA_PLURAL}.${SERVED_GROUP} are read-only views of their ClusterCatalog's content (olm.operatorframework.io/v1 ClusterCatalog${catalog === undefined ? '' : ` ${catalog}`}); change the ClusterCatalog (its source image) instead. Only PATCH with dryRun=All is answered.`,
   );
 
 const pathNotFound = (): ApiError =>
@@ -90,6 +92,13 @@ export function createServedApi(source: ViewSource, opts: ServedApiOptions): Ser
     const ctl = new AbortController();
     res.once('close', () => ctl.abort());
     return ctl.signal;
+  };
+
+  /** The catalog an object's name belongs to (names start with it), when one does. */
+  const catalogOf = (name: string): string | undefined => {
+    if (name === '') return undefined;
+    const owners = source.catalogs().filter((c) => nameMayBelong(name, c.name));
+    return owners.length === 1 ? owners[0]!.name : undefined;
   };
 
   /** The view a get or list reads (the caller releases it). */
@@ -164,7 +173,7 @@ export function createServedApi(source: ViewSource, opts: ServedApiOptions): Ser
     info: RequestInfo,
     query: URLSearchParams,
   ) {
-    if (!query.getAll('dryRun').includes('All')) throw readOnly('patch');
+    if (!query.getAll('dryRun').includes('All')) throw readOnly('patch', catalogOf(info.name));
     const body = await readBody(req, opts.maxPatchBytes ?? DEFAULT_MAX_PATCH_BYTES);
     const view = await currentView(source, abortOnClose(res));
     try {
@@ -239,7 +248,7 @@ export function createServedApi(source: ViewSource, opts: ServedApiOptions): Ser
         case 'patch':
           return await patch(req, res, info, query);
         default:
-          throw readOnly(info.verb);
+          throw readOnly(info.verb, catalogOf(info.name));
       }
     } catch (err) {
       sendError(res, err);

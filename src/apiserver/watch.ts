@@ -11,35 +11,22 @@ import type { RevisionLease } from '../server/index.js';
 import type { Clock, Timer } from '../util/clock.js';
 import { readBlobs } from './blob-entries.js';
 import type { ObjectIndexCache } from './blob-entries.js';
-import { negotiate } from './negotiate.js';
-import type { Representation } from './negotiate.js';
 import type { ViewCatalog, ViewSource } from './ports.js';
-import {
-  decodeResourceVersion,
-  encodeResourceVersion,
-  isAnyResourceVersion,
-} from './resource-version.js';
+import { encodeResourceVersion } from './resource-version.js';
 import type { ViewState } from './resource-version.js';
-import { matchesSelectors, parseSelectors, unionRanges } from './selection.js';
-import type { Selectors } from './selection.js';
+import { matchesSelectors, unionRanges } from './selection.js';
 import { servedObject, SERVED_API_VERSION } from './served-object.js';
 import type { ObjectSettings } from './served-object.js';
-import { ApiError, badRequest, unavailable } from './status.js';
+import { ApiError, unavailable } from './status.js';
 import { partialObjectMetadata, TABLE_COLUMNS, tableRowJson } from './table.js';
 import { applyStep, diffEvents, planSteps } from './watch-plan.js';
 import type { DiffEvent, PlanStep } from './watch-plan.js';
-import {
-  currentView,
-  REVISION_RETRY_AFTER_SECONDS,
-  statusState,
-  tooLarge,
-  tooOld,
-} from './view.js';
+import { parseWatchRequest } from './watch-request.js';
+import type { WatchRequest } from './watch-request.js';
+import { currentView, REVISION_RETRY_AFTER_SECONDS, tooLarge, tooOld } from './view.js';
 import type { View } from './view.js';
 
 export const DEFAULT_BOOKMARK_INTERVAL_MS = 60_000;
-/** The apiserver's --min-request-timeout: a watch without timeoutSeconds ends after it. */
-export const DEFAULT_WATCH_TIMEOUT_SECONDS = 1800;
 export const INITIAL_EVENTS_END_ANNOTATION = 'k8s.io/initial-events-end';
 
 export interface WatchOptions {
@@ -47,65 +34,6 @@ export interface WatchOptions {
   index: ObjectIndexCache;
   clock: Clock;
   bookmarkIntervalMs: number;
-}
-
-interface WatchRequest {
-  start: ViewState;
-  sendInitialEventsEnd: boolean;
-  bookmarks: boolean;
-  timeoutMs: number;
-  selectors: Selectors;
-  representation: Representation;
-}
-
-function parseWatch(
-  req: IncomingMessage,
-  query: URLSearchParams,
-  name: string,
-  source: ViewSource,
-): WatchRequest {
-  const selectors = parseSelectors(query);
-  if (name !== '') selectors.fields.push({ field: 'metadata.name', operator: '=', value: name });
-  const rv = query.get('resourceVersion') ?? undefined;
-  const match = query.get('resourceVersionMatch') ?? '';
-  const initial = query.get('sendInitialEvents');
-  const bookmarks = query.get('allowWatchBookmarks') === 'true';
-  if (initial !== null && initial !== 'true' && initial !== 'false')
-    throw badRequest(`sendInitialEvents: Invalid value: "${initial}": must be true or false`);
-  const sendInitial = initial === 'true';
-  if (initial !== null && match !== 'NotOlderThan')
-    throw badRequest(
-      'resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan',
-    );
-  if (initial === null && match !== '')
-    throw badRequest(
-      'resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided',
-    );
-  if (sendInitial && !bookmarks)
-    throw badRequest(
-      'allowWatchBookmarks: Forbidden: sendInitialEvents requires setting allowWatchBookmarks to true',
-    );
-  const timeoutText = query.get('timeoutSeconds');
-  const timeoutSeconds = timeoutText === null ? DEFAULT_WATCH_TIMEOUT_SECONDS : Number(timeoutText);
-  if (!Number.isSafeInteger(timeoutSeconds) || timeoutSeconds < 0)
-    throw badRequest(
-      `timeoutSeconds: Invalid value: "${timeoutText}": must be a non-negative integer`,
-    );
-  // Unset, "" or "0" (or the WatchList's initial events): from the empty state, so the initial
-  // ADDED events are the plan's own (each with a resumable resourceVersion); with
-  // sendInitialEvents=false, from the state the statuses name (no initial events).
-  let start: ViewState;
-  if (!sendInitial && !isAnyResourceVersion(rv)) start = decodeResourceVersion(rv!);
-  else if (initial === 'false') start = statusState(source.catalogs());
-  else start = { catalogs: [] };
-  return {
-    start,
-    sendInitialEventsEnd: sendInitial,
-    bookmarks,
-    timeoutMs: (timeoutSeconds || DEFAULT_WATCH_TIMEOUT_SECONDS) * 1000,
-    selectors,
-    representation: negotiate(req.headers.accept, false),
-  };
 }
 
 /** Every open watch, so that close() ends them. */
@@ -123,7 +51,7 @@ export class WatchHub {
     query: URLSearchParams,
     name: string,
   ): Promise<void> {
-    const w = parseWatch(req, query, name, this.source);
+    const w = parseWatchRequest(req, query, name, this.source);
     const watch = new Watch(this.source, this.opts, w, res);
     this.open.add(watch.end);
     try {
