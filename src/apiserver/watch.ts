@@ -247,9 +247,10 @@ class Watch {
         for await (const blob of readBlobs(step.catalog, lease, ranges)) {
           const event = wanted.get(blob.entry.seq);
           if (!event) continue;
+          // Ended: the state stays before this event, so the closing bookmark does not skip it.
+          if (this.ended) return;
           i++;
           this.state = stateAt(i);
-          if (this.ended) return;
           if (!matchesSelectors(this.w.selectors, blob.entry)) continue;
           const rv = encodeResourceVersion(this.state);
           const built = servedObject(
