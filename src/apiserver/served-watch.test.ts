@@ -27,11 +27,11 @@ class WatchStream {
   contentType: string | undefined;
   private readonly req: ClientRequest;
 
-  constructor(f: ServedFixture, query: string) {
+  constructor(f: ServedFixture, query: string, headers: Record<string, string> = {}) {
     const { port } = new URL(f.url);
     let carry = '';
     this.req = request(
-      { hostname: '127.0.0.1', port, path: `${BASE}?watch=true&${query}` },
+      { hostname: '127.0.0.1', port, path: `${BASE}?watch=true&${query}`, headers },
       (res) => {
         this.contentType = res.headers['content-type'];
         res.setEncoding('utf8');
@@ -179,6 +179,25 @@ describe('served API watch (HTTP)', () => {
         'MODIFIED',
         'MODIFIED',
       ]);
+    } finally {
+      w.close();
+    }
+  });
+
+  it('sends Table events (kubectl get -w) with the object includeObject asks for', async () => {
+    f.source.set([viewCatalog('ops', r2.key)]);
+    const w = new WatchStream(f, `resourceVersion=${rv1()}&includeObject=Object`, {
+      Accept: 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json',
+    });
+    try {
+      const [e] = await w.until(1);
+      const table = e!.object as unknown as {
+        kind: string;
+        rows: Array<{ cells: unknown[]; object: { kind: string } }>;
+      };
+      expect(table.kind).to.equal('Table');
+      expect(table.rows[0]!.object.kind).to.equal('CatalogMetadata');
+      expect(table.rows[0]!.cells[1]).to.equal('ops');
     } finally {
       w.close();
     }

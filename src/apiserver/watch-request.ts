@@ -10,6 +10,8 @@ import type { ViewState } from './resource-version.js';
 import { parseSelectors } from './selection.js';
 import type { Selectors } from './selection.js';
 import { badRequest } from './status.js';
+import { parseIncludeObject } from './table.js';
+import type { IncludeObject } from './table.js';
 import { statusState } from './view.js';
 
 /** The apiserver's --min-request-timeout: a watch without timeoutSeconds ends after it. */
@@ -22,6 +24,7 @@ export interface WatchRequest {
   timeoutMs: number;
   selectors: Selectors;
   representation: Representation;
+  includeObject: IncludeObject;
 }
 
 export function parseWatchRequest(
@@ -71,5 +74,6 @@ export function parseWatchRequest(
     timeoutMs: (timeoutSeconds || DEFAULT_WATCH_TIMEOUT_SECONDS) * 1000,
     selectors,
     representation: negotiate(req.headers.accept, false),
+    includeObject: parseIncludeObject(query.get('includeObject')),
   };
 }

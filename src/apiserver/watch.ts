@@ -295,7 +295,7 @@ class Watch {
     else
       object =
         `{"kind":"Table","apiVersion":"meta.k8s.io/v1","metadata":{"resourceVersion":${JSON.stringify(built.object.metadata.resourceVersion)}},` +
-        `"columnDefinitions":${JSON.stringify(TABLE_COLUMNS)},"rows":[${tableRowJson(built.object, built.json, 'Metadata', this.opts.clock.now())}]}`;
+        `"columnDefinitions":${JSON.stringify(TABLE_COLUMNS)},"rows":[${tableRowJson(built.object, built.json, this.w.includeObject, this.opts.clock.now())}]}`;
     await this.writeLine(`{"type":"${event.type}","object":${object}}\n`);
   }
 
