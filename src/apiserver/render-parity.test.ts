@@ -57,7 +57,7 @@ function comparable(o: Obj): Obj {
     creationTimestamp: _c,
     ...metadata
   } = o.metadata;
-  return { ...o, apiVersion: 'any', metadata: metadata as Obj['metadata'] };
+  return { ...o, apiVersion: 'any', metadata };
 }
 
 describe('served objects equal catalogd render output', () => {
