@@ -92,6 +92,11 @@ describe('served API discovery and OpenAPI (HTTP)', () => {
       v3.components.schemas[LIST_DEFINITION]!['x-kubernetes-group-version-kind'],
     ).to.have.length(1);
     const v2 = await getText(f, '/openapi/v2');
+    const etag = v2.headers.etag!;
+    expect((await getText(f, '/openapi/v2', { 'If-None-Match': etag })).status).to.equal(304);
+    expect(
+      (await getText(f, url, { 'If-None-Match': `"${url.split('hash=')[1]!}"` })).status,
+    ).to.equal(304);
     expect(JSON.parse(v2.body)).to.have.nested.property(
       `definitions.${OBJECT_DEFINITION.replaceAll('.', '\\.')}.properties.spec`,
     );

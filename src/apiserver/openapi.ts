@@ -77,6 +77,8 @@ export function openApiV3GroupVersion(): Record<string, unknown> {
 /** The documents as served (computed once): JSON text and its hash (the v3 index's `?hash=`, ETags). */
 export interface OpenApiDocuments {
   v2: string;
+  /** A strong ETag of v2. */
+  v2Etag: string;
   v3: string;
   v3Hash: string;
   v3Index: string;
@@ -92,5 +94,7 @@ export function openApiDocuments(): OpenApiDocuments {
       },
     },
   });
-  return { v2: JSON.stringify(openApiV2()), v3, v3Hash, v3Index };
+  const v2 = JSON.stringify(openApiV2());
+  const v2Etag = `"${createHash('sha512').update(v2).digest('hex').toUpperCase().slice(0, 128)}"`;
+  return { v2, v2Etag, v3, v3Hash, v3Index };
 }

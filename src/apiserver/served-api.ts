@@ -204,21 +204,27 @@ export function createServedApi(source: ViewSource, opts: ServedApiOptions): Ser
     }
     if (path === GROUP_PATH) return sendJson(res, apiGroup());
     if (path === VERSION_PATH) return sendJson(res, apiResourceList());
-    const text =
+    const doc =
       path === '/openapi/v2'
-        ? openapi.v2
+        ? { text: openapi.v2, etag: openapi.v2Etag }
         : path === '/openapi/v3'
-          ? openapi.v3Index
+          ? { text: openapi.v3Index, etag: undefined }
           : path === OPENAPI_V3_PATH
-            ? openapi.v3
+            ? { text: openapi.v3, etag: `"${openapi.v3Hash}"` }
             : undefined;
-    if (text === undefined) throw pathNotFound();
+    if (doc === undefined) throw pathNotFound();
+    // The aggregator downloads the documents again every minute: a matching ETag is a 304.
+    if (doc.etag !== undefined && req.headers['if-none-match'] === doc.etag) {
+      res.writeHead(304, { ETag: doc.etag });
+      res.end();
+      return;
+    }
     res.writeHead(200, {
       'Content-Type': 'application/json',
-      'Content-Length': Buffer.byteLength(text),
-      ...(path === OPENAPI_V3_PATH ? { ETag: `"${openapi.v3Hash}"` } : {}),
+      'Content-Length': Buffer.byteLength(doc.text),
+      ...(doc.etag !== undefined && { ETag: doc.etag }),
     });
-    res.end(text);
+    res.end(doc.text);
   }
 
   async function handle(
