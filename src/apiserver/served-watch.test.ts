@@ -219,6 +219,29 @@ describe('served API watch (HTTP)', () => {
     }
   });
 
+  it('sends a bookmark after the bookmark interval without events', async () => {
+    // Far from its timeout, so that only the interval can send the bookmark.
+    const w = new WatchStream(
+      f,
+      `resourceVersion=${rv1()}&allowWatchBookmarks=true&timeoutSeconds=3600`,
+    );
+    try {
+      await pollUntil(async () => w.contentType !== undefined, {
+        timeoutMs: 10_000,
+        intervalMs: 20,
+        what: 'the watch to start',
+      });
+      for (let i = 0; i < 10 && w.events.length === 0; i++) {
+        await f.clock.advance(60_000);
+        await pollUntil(async () => true, { timeoutMs: 100, intervalMs: 10, what: 'a turn' });
+      }
+      expect(w.events[0]).to.deep.include({ type: 'BOOKMARK' });
+      expect(w.events[0]!.object.metadata.resourceVersion).to.equal(rv1());
+    } finally {
+      w.close();
+    }
+  });
+
   it('ends with a bookmark at its timeout when bookmarks are allowed', async () => {
     const w = new WatchStream(
       f,
