@@ -103,6 +103,34 @@ describe('served API discovery and OpenAPI (HTTP)', () => {
     expect(v2.body).to.not.include('"nullable"').and.not.include('"anyOf"');
   });
 
+  it('answers /apis/<group>/<version> also when the front calls it a resource request without a resource', async () => {
+    const res = { headers: {} as Record<string, string>, status: 0, body: '' };
+    const fake = {
+      writeHead: (status: number, headers: Record<string, string>) => {
+        res.status = status;
+        res.headers = headers;
+      },
+      end: (body: string) => (res.body = body),
+    };
+    await f.api.handle(
+      { method: 'GET', url: `/apis/${GV}`, headers: {} } as never,
+      fake as never,
+      {
+        isResourceRequest: true,
+        path: `/apis/${GV}`,
+        verb: 'list',
+        apiGroup: 'content.olm.operatorframework.io',
+        apiVersion: 'v1',
+        resource: '',
+        subresource: '',
+        name: '',
+      },
+      { name: 'u', groups: [], extra: {} },
+    );
+    expect(res.status).to.equal(200);
+    expect((JSON.parse(res.body) as { kind: string }).kind).to.equal('APIResourceList');
+  });
+
   it('answers 404 Status for other paths', async () => {
     const r = await getText(f, '/apis/other.example.com/v1');
     expect(r.status).to.equal(404);

@@ -185,8 +185,10 @@ export function createServedApi(source: ViewSource, opts: ServedApiOptions): Ser
     }
   }
 
+  /** Discovery and OpenAPI documents (by the HTTP method: the front may call /apis/<g>/<v> a list). */
   function nonResource(req: IncomingMessage, res: ServerResponse, info: RequestInfo): void {
-    if (info.verb !== 'get' && info.verb !== 'head') throw readOnly(info.verb);
+    const method = (req.method ?? 'GET').toUpperCase();
+    if (method !== 'GET' && method !== 'HEAD') throw readOnly(method.toLowerCase());
     const path = info.path.replace(/\/+$/, '') || '/';
     if (path === '/apis') {
       const aggregated = aggregatedDiscoveryVersion(req.headers.accept);
@@ -234,7 +236,9 @@ export function createServedApi(source: ViewSource, opts: ServedApiOptions): Ser
     _user: UserInfo,
   ) {
     try {
-      if (!info.isResourceRequest) return nonResource(req, res, info);
+      // The apiserver's RequestInfoResolver takes /apis/<group>/<version> for a resource request
+      // without a resource.
+      if (!info.isResourceRequest || info.resource === '') return nonResource(req, res, info);
       if (
         info.apiGroup !== SERVED_GROUP ||
         info.apiVersion !== SERVED_VERSION ||
