@@ -40,6 +40,12 @@ export interface ServedApiOptions extends ObjectSettings {
   indexedRevisions?: number;
   /** The largest PATCH body read (default 3 MiB, the apiserver's). */
   maxPatchBytes?: number;
+  /**
+   * The controller's --content-profile. Not read here: the ViewSource resolves each catalog's
+   * profile (flag, then annotation) into ViewCatalog.profile; accepted so the setup can pass
+   * its settings whole.
+   */
+  defaultProfile?: 'full' | 'lean' | 'none';
 }
 
 const GROUP_PATH = `/apis/${SERVED_GROUP}`;
