@@ -60,6 +60,11 @@ function stateOf(c: ViewCatalog, lease: RevisionLease): CatalogState {
   };
 }
 
+/** Whether a status's revision (a key, or a `sha256:` content hash) is the one `key` names. */
+export function namesRevision(revision: string | undefined, key: string): boolean {
+  return revision?.replace(/^sha256:/, '').startsWith(key) ?? false;
+}
+
 /** The state the catalogs' statuses name (no lease taken). */
 export function statusState(catalogs: ViewCatalog[]): ViewState {
   return {
@@ -137,7 +142,7 @@ export async function exactView(
       // may be behind too), so wait, bounded as the content server's revision wait.
       if (!lease && (await source.waitFor(c.name, s.key, signal)))
         lease = source.acquire(c.name, s.key);
-      if (!lease) throw c.revision?.startsWith(s.key) ? tooLarge(c.name, s.key) : tooOld();
+      if (!lease) throw namesRevision(c.revision, s.key) ? tooLarge(c.name, s.key) : tooOld();
       held.push({ catalog: c, lease, state: { ...s } });
     }
   } catch (err) {

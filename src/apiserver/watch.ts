@@ -147,7 +147,7 @@ class Watch {
           continue;
         }
         const status = this.source.catalogs().find((c) => c.name === catalog)?.revision;
-        if (status?.startsWith(key)) throw tooLarge(catalog, key);
+        if (namesRevision(status, key)) throw tooLarge(catalog, key);
         throw tooOld();
       }
     } finally {
