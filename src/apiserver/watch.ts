@@ -23,7 +23,13 @@ import { applyStep, diffEvents, planSteps } from './watch-plan.js';
 import type { DiffEvent, PlanStep } from './watch-plan.js';
 import { parseWatchRequest } from './watch-request.js';
 import type { WatchRequest } from './watch-request.js';
-import { currentView, REVISION_RETRY_AFTER_SECONDS, tooLarge, tooOld } from './view.js';
+import {
+  currentView,
+  namesRevision,
+  REVISION_RETRY_AFTER_SECONDS,
+  tooLarge,
+  tooOld,
+} from './view.js';
 import type { View } from './view.js';
 
 export const DEFAULT_BOOKMARK_INTERVAL_MS = 60_000;
