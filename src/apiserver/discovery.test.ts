@@ -91,7 +91,20 @@ describe('served API discovery and OpenAPI (HTTP)', () => {
     expect(
       v3.components.schemas[LIST_DEFINITION]!['x-kubernetes-group-version-kind'],
     ).to.have.length(1);
+    // kubectl's query-parameter verifiers: a PATCH of the kind that takes dryRun and fieldValidation.
+    const patchOf = (paths: Record<string, { patch?: { parameters: Array<{ name: string }> } }>) =>
+      Object.values(paths)
+        .find((p) => p.patch)
+        ?.patch?.parameters.map((p) => p.name);
+    expect(patchOf((v3 as unknown as { paths: never }).paths)).to.include.members([
+      'dryRun',
+      'fieldValidation',
+    ]);
     const v2 = await getText(f, '/openapi/v2');
+    expect(patchOf((JSON.parse(v2.body) as { paths: never }).paths)).to.include.members([
+      'dryRun',
+      'fieldValidation',
+    ]);
     const etag = v2.headers.etag!;
     expect((await getText(f, '/openapi/v2', { 'If-None-Match': etag })).status).to.equal(304);
     expect(

@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import { CATALOG_METADATA_KIND, CATALOG_METADATA_LIST_KIND } from '../api/v1/index.js';
 import { catalogMetadataCRD } from '../api/v1/crds.js';
+import { pathsV2, pathsV3 } from './openapi-paths.js';
 import { SERVED_GROUP, SERVED_VERSION } from './ports.js';
 
 /** Definition names as the apiserver writes them: the group reversed, the version, the kind. */
@@ -52,7 +53,7 @@ export function openApiV2(): Record<string, unknown> {
   return {
     swagger: '2.0',
     info: { title: 'catalogd-ts', version: SERVED_VERSION },
-    paths: {},
+    paths: pathsV2(`#/definitions/${OBJECT_DEFINITION}`, `#/definitions/${LIST_DEFINITION}`),
     definitions: {
       [OBJECT_DEFINITION]: toSwagger2(objectSchema()),
       [LIST_DEFINITION]: listSchema(`#/definitions/${OBJECT_DEFINITION}`),
@@ -64,7 +65,10 @@ export function openApiV3GroupVersion(): Record<string, unknown> {
   return {
     openapi: '3.0.0',
     info: { title: 'catalogd-ts', version: SERVED_VERSION },
-    paths: {},
+    paths: pathsV3(
+      `#/components/schemas/${OBJECT_DEFINITION}`,
+      `#/components/schemas/${LIST_DEFINITION}`,
+    ),
     components: {
       schemas: {
         [OBJECT_DEFINITION]: objectSchema(),
