@@ -1,6 +1,9 @@
 // get and list answers: one object or a streamed list, in the representation the request
 // negotiated (the object's JSON, a Table, or metadata only).
 import type { ServerResponse } from 'node:http';
+import type { Writable } from 'node:stream';
+import { createGzip } from 'node:zlib';
+import type { Gzip } from 'node:zlib';
 import { CATALOG_METADATA_LIST_KIND } from '../api/v1/index.js';
 import type { ObjectIndexCache } from './blob-entries.js';
 import { encodeContinue } from './list-query.js';
@@ -55,21 +58,47 @@ export function objectBody(
   );
 }
 
-async function write(res: ServerResponse, text: string): Promise<void> {
-  if (res.write(text)) return;
-  await new Promise<void>((resolve, reject) => {
-    const done = () => {
-      res.off('drain', done);
-      res.off('close', closed);
-      resolve();
-    };
-    const closed = () => {
-      res.off('drain', done);
-      reject(new Error('the client went away'));
-    };
-    res.once('drain', done);
-    res.once('close', closed);
-  });
+/** Items are written in batches of about this many characters (fewer, larger chunks). */
+const WRITE_BATCH = 64 * 1024;
+
+/** Where a list's text goes: the response, or a gzip stream into it; `closed` once the client left. */
+class ListBody {
+  private pending = '';
+  private gone = false;
+  private readonly out: Writable;
+
+  constructor(
+    private readonly res: ServerResponse,
+    gzip: boolean,
+  ) {
+    this.out = gzip ? createGzip() : res;
+    if (gzip) (this.out as Gzip).pipe(res);
+    res.once('close', () => {
+      if (res.writableFinished) return;
+      // The client left: unblock a waiting write, and free the gzip stream.
+      this.gone = true;
+      this.out.emit('drain');
+      if (this.out !== res) this.out.destroy();
+    });
+  }
+
+  async write(text: string): Promise<void> {
+    this.pending += text;
+    if (this.pending.length >= WRITE_BATCH) await this.flush();
+  }
+
+  private async flush(): Promise<void> {
+    if (this.gone) throw new Error('the client went away');
+    const text = this.pending;
+    this.pending = '';
+    if (this.out.write(text)) return;
+    await new Promise<void>((resolve) => this.out.once('drain', resolve));
+    if (this.gone) throw new Error('the client went away');
+  }
+
+  end(text: string): void {
+    this.out.end(this.pending + text);
+  }
 }
 
 /**
@@ -86,6 +115,7 @@ export async function sendList(
   r: Rendering,
   limit: number,
   from?: ListPosition,
+  gzip = false,
 ): Promise<void> {
   const rv = view.resourceVersion;
   const head =
@@ -98,8 +128,14 @@ export async function sendList(
   // The first match is read before the status line, so that an error (a revision file gone)
   // is still a Status and not a cut body.
   let next = await matches.next();
-  res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private' });
-  await write(res, head);
+  res.writeHead(200, {
+    'Content-Type': 'application/json',
+    'Cache-Control': 'no-cache, private',
+    Vary: 'Accept-Encoding',
+    ...(gzip && { 'Content-Encoding': 'gzip' }),
+  });
+  const body = new ListBody(res, gzip);
+  await body.write(head);
   let count = 0;
   let continueAt: ListPosition | undefined;
   while (!next.done) {
@@ -115,11 +151,11 @@ export async function sendList(
         : r.representation === 'metadata'
           ? JSON.stringify(partialObjectMetadata(found.object))
           : found.json;
-    await write(res, (count === 0 ? '' : ',') + item);
+    await body.write((count === 0 ? '' : ',') + item);
     count++;
     next = await matches.next();
   }
   const metadata: Record<string, string> = { resourceVersion: rv };
   if (continueAt) metadata.continue = encodeContinue(rv, continueAt);
-  res.end(`],"metadata":${JSON.stringify(metadata)}}`);
+  body.end(`],"metadata":${JSON.stringify(metadata)}}`);
 }

@@ -1,6 +1,9 @@
 // createServedApi over a real content store holding two revisions of a catalog, through real
 // HTTP requests: list (selectors, pages, RV semantics, Table), get, dry-run patch and the 405s.
+import { request } from 'node:http';
+import { gunzipSync } from 'node:zlib';
 import { expect } from 'chai';
+import { pollUntil } from '../../test/support/poll.js';
 import { ownerReference, toCatalogMetadata } from '../fbc/index.js';
 import { getText, send } from '../server/test-catalogs.test.js';
 import { SERVED_API_VERSION, derivedUid } from './served-object.js';
@@ -69,7 +72,15 @@ describe('served API over a content store (HTTP)', () => {
     f = await servedFixture('ops', [r1, r2]);
     f.source.set([viewCatalog('ops', r2.key)]);
   });
-  afterEach(async () => f.close());
+  afterEach(async () => {
+    // Every request released what it leased.
+    await pollUntil(async () => f.source.openLeases === 0, {
+      timeoutMs: 10_000,
+      intervalMs: 20,
+      what: 'every lease released',
+    });
+    await f.close();
+  });
 
   describe('list', () => {
     it('answers every blob of the revision the status names as the CRD mode writes it', async () => {
@@ -298,6 +309,49 @@ describe('served API over a content store (HTTP)', () => {
         null,
       ]);
       expect(body.rows[0]!.object.kind).to.equal('PartialObjectMetadata');
+    });
+
+    it('gzips a list for a client that accepts gzip', async () => {
+      const plain = await getText(f, BASE);
+      const r = await send(f, BASE, { headers: { 'Accept-Encoding': 'gzip' } });
+      expect(r.headers['content-encoding']).to.equal('gzip');
+      expect(gunzipSync(r.body).toString()).to.equal(plain.body);
+      expect(plain.headers['content-encoding']).to.equal(undefined);
+    });
+
+    it('releases its leases when the client leaves in the middle of a long list', async () => {
+      const big = await parseBlobs(
+        'ops',
+        Array.from({ length: 3000 }, (_, i) => ({
+          schema: 's',
+          package: 'p',
+          name: `b${i}`,
+          pad: 'x'.repeat(2000),
+        })),
+      );
+      const g = await servedFixture('ops', [big]);
+      try {
+        g.source.set([viewCatalog('ops', big.key)]);
+        const { port } = new URL(g.url);
+        await new Promise<void>((resolve) => {
+          const req = request({ hostname: '127.0.0.1', port, path: BASE }, (res) => {
+            res.once('data', () => {
+              req.destroy();
+              resolve();
+            });
+          });
+          req.end();
+        });
+        await pollUntil(async () => g.source.openLeases === 0, {
+          timeoutMs: 10_000,
+          intervalMs: 20,
+          what: 'the leases released',
+        });
+        // The server still answers.
+        expect((await getText(g, `${BASE}?limit=1`)).status).to.equal(200);
+      } finally {
+        await g.close();
+      }
     });
 
     it('answers 406 to a client that accepts neither JSON nor the Table', async () => {

@@ -5,6 +5,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { CATALOG_METADATA_PLURAL } from '../api/v1/index.js';
 import { realClock } from '../util/clock.js';
 import type { Clock } from '../util/clock.js';
+import { acceptsGzip } from '../server/index.js';
 import { ObjectIndexCache } from './blob-entries.js';
 import {
   aggregatedDiscoveryContentType,
@@ -167,7 +168,17 @@ export function createServedApi(source: ViewSource, opts: ServedApiOptions): Ser
     const selectors = parseSelectors(query);
     const { view, options } = await viewFor(query, res);
     try {
-      await sendList(res, view, selectors, index, settings, r, options.limit, options.from);
+      await sendList(
+        res,
+        view,
+        selectors,
+        index,
+        settings,
+        r,
+        options.limit,
+        options.from,
+        acceptsGzip(req.headers['accept-encoding']),
+      );
     } finally {
       view.release();
     }

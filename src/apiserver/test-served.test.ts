@@ -86,8 +86,22 @@ export class FakeSource implements ViewSource {
   catalogs(): ViewCatalog[] {
     return [...this.list].sort((a, b) => (a.name < b.name ? -1 : 1));
   }
+  /** Leases acquired and not released yet. */
+  openLeases = 0;
+
   acquire(catalog: string, revision: string) {
-    return this.store.acquire(catalog, revision);
+    const lease = this.store.acquire(catalog, revision);
+    if (!lease) return undefined;
+    this.openLeases++;
+    let released = false;
+    return {
+      ...lease,
+      release: () => {
+        if (!released) this.openLeases--;
+        released = true;
+        lease.release();
+      },
+    };
   }
   async waitFor(): Promise<boolean> {
     this.waits++;
