@@ -79,7 +79,14 @@ describe('served API watch (HTTP)', () => {
     f = await servedFixture('ops', [r1, r2]);
     f.source.set([viewCatalog('ops', r1.key)]);
   });
-  afterEach(async () => f.close());
+  afterEach(async () => {
+    await pollUntil(async () => f.source.openLeases === 0, {
+      timeoutMs: 10_000,
+      intervalMs: 20,
+      what: 'every lease released',
+    });
+    await f.close();
+  });
 
   /** The events from r1 to r2, as a live watch sees them. */
   async function liveEvents(): Promise<WatchEvent[]> {
