@@ -287,6 +287,24 @@ describe('served API watch (HTTP)', () => {
     }
   });
 
+  it('ends with a 410 ERROR event when its catalog is deleted with its revisions', async () => {
+    const w = new WatchStream(f, `resourceVersion=${rv1()}`);
+    try {
+      await pollUntil(async () => w.contentType !== undefined, {
+        timeoutMs: 10_000,
+        intervalMs: 20,
+        what: 'the watch to start',
+      });
+      await f.store.remove('ops');
+      f.source.set([]);
+      const [e] = await w.until(1);
+      expect(e!.type).to.equal('ERROR');
+      expect(e!.object).to.include({ kind: 'Status', code: 410 });
+    } finally {
+      w.close();
+    }
+  });
+
   it('sends an ERROR event with a 410 Status when the revision it names is gone', async () => {
     const w = new WatchStream(f, `resourceVersion=1_ops~0123456789abcdeff`);
     try {
