@@ -6,8 +6,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RevisionLease } from '../server/index.js';
 
 /** The served API group: the ClusterCatalog CRD owns olm.operatorframework.io/v1, and one group-version has one backend. */
-export const SERVED_GROUP = 'content.olm.operatorframework.io';
-export const SERVED_VERSION = 'v1';
+export { SERVED_GROUP } from '../api/v1/group.js';
+export { VERSION as SERVED_VERSION } from '../api/v1/group.js';
 
 /** Who asks, as the front proxy's request headers name them (requestheader authentication). */
 export interface UserInfo {

@@ -5,6 +5,7 @@ import {
   ANNOTATION_CONTENT_OMITTED,
   API_VERSION,
   CATALOG_METADATA_KIND,
+  CLUSTER_CATALOG_KIND,
   CONTENT_PROFILE_LEAN,
   LABEL_CATALOG,
   LABEL_NAME,
@@ -47,6 +48,21 @@ export interface ToCatalogMetadataOptions {
    * gives the same object as in full.
    */
   profile?: ContentProfile;
+}
+
+/**
+ * The owner reference of a catalog's objects: its ClusterCatalog, as controller (the garbage
+ * collector deletes the objects with it). The CRD mode writes it and the served API shows it.
+ */
+export function ownerReference(catalog: { name: string; uid: string }): OwnerReference {
+  return {
+    apiVersion: API_VERSION,
+    kind: CLUSTER_CATALOG_KIND,
+    name: catalog.name,
+    uid: catalog.uid,
+    controller: true,
+    blockOwnerDeletion: true,
+  };
 }
 
 /** Whether an object's content is present but partial (reduced by the lean profile). */

@@ -227,7 +227,8 @@ export class Revision {
     }
   }
 
-  private async selectSeqs(query: MetasQuery): Promise<SeqRanges> {
+  /** The sequence numbers (blob order) of the blobs matching every given field of the query. */
+  async selectSeqs(query: MetasQuery): Promise<SeqRanges> {
     let ranges: SeqRanges = this.blobs > 0 ? [[0, this.blobs]] : [];
     if (query.schema !== undefined)
       ranges = intersectRanges(ranges, this.p.schemas.get(query.schema) ?? []);
@@ -236,6 +237,37 @@ export class Revision {
     if (query.name !== undefined && ranges.length > 0)
       ranges = seqsWithin(await this.seqsNamed(query.name), ranges);
     return ranges;
+  }
+
+  /** The catalog's packages (the index's keys), in blob order of their first blob. */
+  packageNames(): string[] {
+    return [...this.p.packages.keys()];
+  }
+
+  /**
+   * The blobs at the given sequence numbers (canonical JSON, no newline) in order, each with its
+   * sequence number: read in batches of about BLOB_READ_BATCH bytes, as schemaBlobs.
+   */
+  async *blobsIn(ranges: SeqRanges): AsyncGenerator<{ seq: number; line: string }> {
+    const offsets = this.p.offsets;
+    for (const [from, to] of ranges) {
+      let seq = Math.max(0, from);
+      const end = Math.min(to, this.blobs);
+      while (seq < end) {
+        const start = offsets[seq]!;
+        let last = seq + 1;
+        while (last < end && offsets[last + 1]! - start <= BLOB_READ_BATCH) last++;
+        const bytes = offsets[last]! - start;
+        const buf = await readExactly(this.p.all, start, bytes);
+        this.p.io.contentBytesRead += bytes;
+        for (let s = seq; s < last; s++)
+          yield {
+            seq: s,
+            line: buf.toString('utf8', offsets[s]! - start, offsets[s + 1]! - start - 1),
+          };
+        seq = last;
+      }
+    }
   }
 
   /** The catalog's schemas in blob order, each with its number of blobs. */

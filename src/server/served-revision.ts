@@ -42,6 +42,12 @@ export interface RevisionLease extends RevisionInfo {
    * GraphQL's joins: read through the package and name indexes, never the whole catalog).
    */
   selectedBlobs(query: MetasQuery, skip?: number, take?: number): AsyncIterable<string>;
+  /** The sequence numbers (blob order) of the blobs a metas query selects, as sorted half-open ranges. */
+  selectSeqs(query: MetasQuery): Promise<Array<[number, number]>>;
+  /** The catalog's packages (the index's keys). */
+  packageNames(): string[];
+  /** The blobs at those sequence numbers, in order (canonical JSON lines without their newline). */
+  blobsIn(ranges: Array<[number, number]>): AsyncIterable<{ seq: number; line: string }>;
   /** Idempotent. */
   release(): void;
 }
@@ -83,6 +89,9 @@ export function lease(s: Served, unleased: () => void): RevisionLease {
     schemas: () => revision.schemaCounts(),
     schemaBlobs: (schema, skip, take) => revision.schemaBlobs(schema, skip, take),
     selectedBlobs: (query, skip, take) => revision.selectedBlobs(query, skip, take),
+    selectSeqs: (q) => revision.selectSeqs(q),
+    packageNames: () => revision.packageNames(),
+    blobsIn: (ranges) => revision.blobsIn(ranges),
     release: () => {
       if (released) return;
       released = true;

@@ -5,8 +5,8 @@
 //          each object that differs from what exists (spool.ts);
 //   apply  send the spooled bodies, a bounded number at a time, then the deletes.
 // Nothing is written before the whole catalog has been validated.
-import type { CatalogMetadata, ContentProfile, OwnerReference } from '../api/v1/index.js';
-import { API_VERSION, CONTENT_PROFILE_NONE, OMITTED_APISERVER_LIMIT } from '../api/v1/index.js';
+import type { CatalogMetadata, ContentProfile } from '../api/v1/index.js';
+import { CONTENT_PROFILE_NONE, OMITTED_APISERVER_LIMIT } from '../api/v1/index.js';
 import type { Blob } from '../fbc/index.js';
 import {
   CatalogHasher,
@@ -14,6 +14,7 @@ import {
   hasPartialContent,
   isDNS1123Subdomain,
   isValidLabelValue,
+  ownerReference,
   readCatalog,
   serializeCatalogMetadata,
   toCatalogMetadata,
@@ -92,17 +93,6 @@ export interface ScanResult {
    * counts objects the apiserver made omit their content at their omitted size.
    */
   storedBytes: number;
-}
-
-export function ownerReference(catalog: { name: string; uid: string }): OwnerReference {
-  return {
-    apiVersion: API_VERSION,
-    kind: 'ClusterCatalog',
-    name: catalog.name,
-    uid: catalog.uid,
-    controller: true,
-    blockOwnerDeletion: true,
-  };
 }
 
 function buildObject(blob: Blob, target: SyncTarget): CatalogMetadata {

@@ -13,8 +13,7 @@ import type { ApiFront, FrontLog } from '../front/index.js';
 import { RequestHeaderAuthenticator, startApiFront } from '../front/index.js';
 import type { RequestHeaderConfigLog } from './authentication-config.js';
 import { RequestHeaderSettings, authenticationConfigMapReader } from './authentication-config.js';
-// The resource handlers' stand-in until they are merged (then: '../index.js').
-import { createServedApi } from './placeholder-api.js';
+import { createServedApi } from '../index.js';
 import type { CatalogIndex, HeldRevisions } from './view-source.js';
 import { catalogViewSource } from './view-source.js';
 

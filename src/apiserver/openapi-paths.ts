@@ -1,0 +1,126 @@
+// The operations of the OpenAPI documents: get and list of catalogmetadata and PATCH of one, each
+// with its x-kubernetes-group-version-kind and query parameters, as the apiserver publishes them.
+// kubectl reads these to decide whether the server takes dryRun and fieldValidation on a PATCH
+// of the kind (its query-parameter verifiers), before `kubectl diff` and `kubectl apply`.
+import { CATALOG_METADATA_KIND, CATALOG_METADATA_PLURAL } from '../api/v1/index.js';
+import { SERVED_GROUP, SERVED_VERSION } from './ports.js';
+
+type ParamType = 'string' | 'integer' | 'boolean';
+
+const PATCH_PARAMS: Array<[string, ParamType, string]> = [
+  [
+    'dryRun',
+    'string',
+    'All: answer without storing (the only PATCH these read-only views answer).',
+  ],
+  ['fieldManager', 'string', 'The name of the actor making the change.'],
+  ['fieldValidation', 'string', 'Ignore, Warn or Strict: how unknown fields are reported.'],
+  ['force', 'boolean', 'Force an apply patch over conflicts.'],
+];
+const LIST_PARAMS: Array<[string, ParamType, string]> = [
+  ['labelSelector', 'string', 'A label selector (=, ==, !=, in, notin, exists, !exists).'],
+  [
+    'fieldSelector',
+    'string',
+    'metadata.name, spec.catalog.name, spec.schema, spec.package, spec.name with =, ==, !=.',
+  ],
+  ['limit', 'integer', 'At most this many objects; metadata.continue names the next page.'],
+  ['continue', 'string', 'The continue token of the previous page.'],
+  ['resourceVersion', 'string', 'The state to read or watch from (docs/served.md).'],
+  ['resourceVersionMatch', 'string', 'Exact or NotOlderThan.'],
+  ['watch', 'boolean', 'Watch for changes.'],
+  ['allowWatchBookmarks', 'boolean', 'Send BOOKMARK events.'],
+  ['sendInitialEvents', 'boolean', 'The WatchList protocol.'],
+  ['timeoutSeconds', 'integer', 'End the list or watch after it.'],
+];
+
+const GVK = { group: SERVED_GROUP, version: SERVED_VERSION, kind: CATALOG_METADATA_KIND };
+const COLLECTION = `/apis/${SERVED_GROUP}/${SERVED_VERSION}/${CATALOG_METADATA_PLURAL}`;
+const OPERATION_KIND = 'ContentOlmOperatorframeworkIoV1CatalogMetadata';
+
+function operation(
+  action: string,
+  id: string,
+  params: Array<Record<string, unknown>>,
+  ok: Record<string, unknown>,
+): Record<string, unknown> {
+  return {
+    operationId: `${id}${OPERATION_KIND}`,
+    parameters: params,
+    responses: { '200': ok },
+    'x-kubernetes-action': action,
+    'x-kubernetes-group-version-kind': GVK,
+  };
+}
+
+/** The operations in OpenAPI v2 (`ref`: the object and list definitions' references). */
+export function pathsV2(objectRef: string, listRef: string): Record<string, unknown> {
+  const query = (p: Array<[string, ParamType, string]>) =>
+    p.map(([name, type, description]) => ({
+      name,
+      in: 'query',
+      type,
+      uniqueItems: true,
+      description,
+    }));
+  const nameParam = { name: 'name', in: 'path', required: true, type: 'string', uniqueItems: true };
+  const body = { name: 'body', in: 'body', required: true, schema: { type: 'object' } };
+  const ok = (ref: string) => ({ description: 'OK', schema: { $ref: ref } });
+  return {
+    [COLLECTION]: { get: operation('list', 'list', query(LIST_PARAMS), ok(listRef)) },
+    [`${COLLECTION}/{name}`]: {
+      get: operation('get', 'read', [nameParam], ok(objectRef)),
+      patch: {
+        ...operation('patch', 'patch', [nameParam, body, ...query(PATCH_PARAMS)], ok(objectRef)),
+        consumes: [
+          'application/json-patch+json',
+          'application/merge-patch+json',
+          'application/strategic-merge-patch+json',
+          'application/apply-patch+yaml',
+        ],
+      },
+    },
+  };
+}
+
+/** The operations in OpenAPI v3. */
+export function pathsV3(objectRef: string, listRef: string): Record<string, unknown> {
+  const query = (p: Array<[string, ParamType, string]>) =>
+    p.map(([name, type, description]) => ({
+      name,
+      in: 'query',
+      description,
+      schema: { type, uniqueItems: true },
+    }));
+  const nameParam = {
+    name: 'name',
+    in: 'path',
+    required: true,
+    schema: { type: 'string', uniqueItems: true },
+  };
+  const ok = (ref: string) => ({
+    description: 'OK',
+    content: { 'application/json': { schema: { $ref: ref } } },
+  });
+  const patchBody = {
+    required: true,
+    content: Object.fromEntries(
+      [
+        'application/json-patch+json',
+        'application/merge-patch+json',
+        'application/strategic-merge-patch+json',
+        'application/apply-patch+yaml',
+      ].map((t) => [t, { schema: { type: 'object' } }]),
+    ),
+  };
+  return {
+    [COLLECTION]: { get: operation('list', 'list', query(LIST_PARAMS), ok(listRef)) },
+    [`${COLLECTION}/{name}`]: {
+      get: operation('get', 'read', [nameParam], ok(objectRef)),
+      patch: {
+        ...operation('patch', 'patch', [nameParam, ...query(PATCH_PARAMS)], ok(objectRef)),
+        requestBody: patchBody,
+      },
+    },
+  };
+}

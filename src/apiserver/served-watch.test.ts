@@ -1,0 +1,318 @@
+// watch over a real content store through HTTP: live events when the catalog's revision changes,
+// a watch resumed from any event's resourceVersion gets exactly the events after it, the
+// WatchList protocol, selectors on events, and 410 for a gone revision.
+import { request } from 'node:http';
+import type { ClientRequest } from 'node:http';
+import { expect } from 'chai';
+import { pollUntil } from '../../test/support/poll.js';
+import { catalogBlobs, parseBlobs, servedFixture, viewCatalog } from './test-served.test.js';
+import type { ParsedRevision, ServedFixture } from './test-served.test.js';
+
+const BASE = '/apis/content.olm.operatorframework.io/v1/catalogmetadata';
+
+interface WatchEvent {
+  type: string;
+  object: {
+    kind: string;
+    code?: number;
+    metadata: { name?: string; resourceVersion: string; annotations?: Record<string, string> };
+    spec?: { package?: string };
+  };
+}
+
+/** An open watch: the events as they arrive, parsed line by line. */
+class WatchStream {
+  readonly events: WatchEvent[] = [];
+  ended = false;
+  contentType: string | undefined;
+  private readonly req: ClientRequest;
+
+  constructor(f: ServedFixture, query: string, headers: Record<string, string> = {}) {
+    const { port } = new URL(f.url);
+    let carry = '';
+    this.req = request(
+      { hostname: '127.0.0.1', port, path: `${BASE}?watch=true&${query}`, headers },
+      (res) => {
+        this.contentType = res.headers['content-type'];
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          const lines = (carry + chunk).split('\n');
+          carry = lines.pop()!;
+          for (const l of lines) this.events.push(JSON.parse(l) as WatchEvent);
+        });
+        res.on('end', () => (this.ended = true));
+        res.on('error', () => (this.ended = true));
+      },
+    );
+    this.req.on('error', () => (this.ended = true));
+    this.req.end();
+  }
+
+  async until(n: number): Promise<WatchEvent[]> {
+    await pollUntil(async () => this.events.length >= n, {
+      timeoutMs: 10_000,
+      intervalMs: 20,
+      what: `${n} watch events`,
+    });
+    return this.events.slice(0, n);
+  }
+
+  close(): void {
+    this.req.destroy();
+  }
+}
+
+const brief = (e: WatchEvent) => `${e.type} ${e.object.metadata.name ?? ''}`;
+
+describe('served API watch (HTTP)', () => {
+  let r1: ParsedRevision;
+  let r2: ParsedRevision;
+  let f: ServedFixture;
+  const rv1 = () => `1_ops~${r1.key}f`;
+  const rv2 = () => `1_ops~${r2.key}f`;
+
+  before(async () => {
+    r1 = await parseBlobs('ops', catalogBlobs(1));
+    r2 = await parseBlobs('ops', catalogBlobs(2, { dropBundle: true }));
+  });
+  beforeEach(async () => {
+    f = await servedFixture('ops', [r1, r2]);
+    f.source.set([viewCatalog('ops', r1.key)]);
+  });
+  afterEach(async () => {
+    await pollUntil(async () => f.source.openLeases === 0, {
+      timeoutMs: 10_000,
+      intervalMs: 20,
+      what: 'every lease released',
+    });
+    await f.close();
+  });
+
+  /** The events from r1 to r2, as a live watch sees them. */
+  async function liveEvents(): Promise<WatchEvent[]> {
+    const w = new WatchStream(f, `resourceVersion=${rv1()}`);
+    try {
+      // Nothing to catch up on: the change below is the first event.
+      await pollUntil(async () => w.contentType !== undefined, {
+        timeoutMs: 10_000,
+        intervalMs: 20,
+        what: 'the watch to start',
+      });
+      f.source.set([viewCatalog('ops', r2.key)]);
+      await pollUntil(async () => w.events.at(-1)?.object.metadata.resourceVersion === rv2(), {
+        timeoutMs: 10_000,
+        intervalMs: 20,
+        what: 'the last event of the change',
+      });
+      return [...w.events];
+    } finally {
+      w.close();
+    }
+  }
+
+  it('sends the change of revision as DELETED, then ADDED/MODIFIED, each with the state after it', async () => {
+    const events = await liveEvents();
+    expect(events.map((e) => e.type)).to.deep.equal([
+      'DELETED',
+      'DELETED',
+      'ADDED',
+      'MODIFIED',
+      'MODIFIED',
+    ]);
+    expect(events.map((e) => e.object.metadata.resourceVersion)).to.deep.equal([
+      `${rv1()}_-ops~${r2.key}f~1`,
+      `${rv1()}_-ops~${r2.key}f~2`,
+      `${rv1()}_-ops~${r2.key}f~3`,
+      `${rv1()}_-ops~${r2.key}f~4`,
+      rv2(),
+    ]);
+    expect(events[0]!.object.kind).to.equal('CatalogMetadata');
+  });
+
+  it('resumed from any event, sends exactly the events after it', async () => {
+    const events = await liveEvents();
+    for (let k = 0; k < events.length - 1; k++) {
+      const w = new WatchStream(f, `resourceVersion=${events[k]!.object.metadata.resourceVersion}`);
+      try {
+        const got = await w.until(events.length - k - 1);
+        expect(got.map(brief), `resumed after event ${k}`).to.deep.equal(
+          events.slice(k + 1).map(brief),
+        );
+        expect(got.at(-1)!.object.metadata.resourceVersion).to.equal(rv2());
+      } finally {
+        w.close();
+      }
+    }
+  });
+
+  it('answers the WatchList protocol: ADDED for the current state, then the initial-events-end bookmark', async () => {
+    f.source.set([viewCatalog('ops', r2.key)]);
+    const w = new WatchStream(
+      f,
+      'sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true',
+    );
+    try {
+      const events = await w.until(r2.blobs.length + 1);
+      expect(events.slice(0, -1).every((e) => e.type === 'ADDED')).to.equal(true);
+      const end = events.at(-1)!;
+      expect(end.type).to.equal('BOOKMARK');
+      expect(end.object.metadata).to.deep.equal({
+        resourceVersion: rv2(),
+        annotations: { 'k8s.io/initial-events-end': 'true' },
+      });
+      expect(w.contentType).to.equal('application/json');
+    } finally {
+      w.close();
+    }
+  });
+
+  it('with sendInitialEvents=false, starts at the current state: only the changes after it', async () => {
+    const w = new WatchStream(
+      f,
+      'sendInitialEvents=false&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true',
+    );
+    try {
+      await pollUntil(async () => w.contentType !== undefined, {
+        timeoutMs: 10_000,
+        intervalMs: 20,
+        what: 'the watch to start',
+      });
+      f.source.set([viewCatalog('ops', r2.key)]);
+      const events = await w.until(5);
+      expect(events.map((e) => e.type)).to.deep.equal([
+        'DELETED',
+        'DELETED',
+        'ADDED',
+        'MODIFIED',
+        'MODIFIED',
+      ]);
+    } finally {
+      w.close();
+    }
+  });
+
+  it('sends Table events (kubectl get -w) with the object includeObject asks for', async () => {
+    f.source.set([viewCatalog('ops', r2.key)]);
+    const w = new WatchStream(f, `resourceVersion=${rv1()}&includeObject=Object`, {
+      Accept: 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json',
+    });
+    try {
+      const [e] = await w.until(1);
+      const table = e!.object as unknown as {
+        kind: string;
+        rows: Array<{ cells: unknown[]; object: { kind: string } }>;
+      };
+      expect(table.kind).to.equal('Table');
+      expect(table.rows[0]!.object.kind).to.equal('CatalogMetadata');
+      expect(table.rows[0]!.cells[1]).to.equal('ops');
+    } finally {
+      w.close();
+    }
+  });
+
+  it('sends only the events its label selector matches', async () => {
+    f.source.set([viewCatalog('ops', r2.key)]);
+    const w = new WatchStream(f, `resourceVersion=${rv1()}&labelSelector=package%3Dp2`);
+    try {
+      await pollUntil(async () => w.events.some((e) => e.type === 'MODIFIED'), {
+        timeoutMs: 10_000,
+        intervalMs: 20,
+        what: 'p2 events',
+      });
+      expect(w.events.map((e) => e.type)).to.deep.equal(['DELETED', 'MODIFIED']);
+      expect(w.events.every((e) => e.object.spec?.package === 'p2')).to.equal(true);
+    } finally {
+      w.close();
+    }
+  });
+
+  it('sends a bookmark after the bookmark interval without events', async () => {
+    // Far from its timeout, so that only the interval can send the bookmark.
+    const w = new WatchStream(
+      f,
+      `resourceVersion=${rv1()}&allowWatchBookmarks=true&timeoutSeconds=3600`,
+    );
+    try {
+      await pollUntil(async () => w.contentType !== undefined, {
+        timeoutMs: 10_000,
+        intervalMs: 20,
+        what: 'the watch to start',
+      });
+      for (let i = 0; i < 10 && w.events.length === 0; i++) {
+        await f.clock.advance(60_000);
+        await pollUntil(async () => true, { timeoutMs: 100, intervalMs: 10, what: 'a turn' });
+      }
+      expect(w.events[0]).to.deep.include({ type: 'BOOKMARK' });
+      expect(w.events[0]!.object.metadata.resourceVersion).to.equal(rv1());
+    } finally {
+      w.close();
+    }
+  });
+
+  it('ends with a bookmark at its timeout when bookmarks are allowed', async () => {
+    const w = new WatchStream(
+      f,
+      `resourceVersion=${rv1()}&allowWatchBookmarks=true&timeoutSeconds=5`,
+    );
+    try {
+      await pollUntil(async () => w.contentType !== undefined, {
+        timeoutMs: 10_000,
+        intervalMs: 20,
+        what: 'the watch to start',
+      });
+      await f.clock.advance(5_000);
+      await pollUntil(async () => w.ended, {
+        timeoutMs: 10_000,
+        intervalMs: 20,
+        what: 'the watch to end',
+      });
+      expect(w.events.map((e) => [e.type, e.object.metadata.resourceVersion])).to.deep.equal([
+        ['BOOKMARK', rv1()],
+      ]);
+    } finally {
+      w.close();
+    }
+  });
+
+  it('sends an ERROR event with a 504 Status for a revision the status names but not held yet', async () => {
+    f.source.set([viewCatalog('ops', 'aaaaaaaaaaaaaaaa')]);
+    const w = new WatchStream(f, `resourceVersion=1_ops~aaaaaaaaaaaaaaaaf`);
+    try {
+      const [e] = await w.until(1);
+      expect(e!.type).to.equal('ERROR');
+      expect(e!.object).to.include({ kind: 'Status', code: 504 });
+      expect(f.source.waits).to.equal(1);
+    } finally {
+      w.close();
+    }
+  });
+
+  it('ends with a 410 ERROR event when its catalog is deleted with its revisions', async () => {
+    const w = new WatchStream(f, `resourceVersion=${rv1()}`);
+    try {
+      await pollUntil(async () => w.contentType !== undefined, {
+        timeoutMs: 10_000,
+        intervalMs: 20,
+        what: 'the watch to start',
+      });
+      await f.store.remove('ops');
+      f.source.set([]);
+      const [e] = await w.until(1);
+      expect(e!.type).to.equal('ERROR');
+      expect(e!.object).to.include({ kind: 'Status', code: 410 });
+    } finally {
+      w.close();
+    }
+  });
+
+  it('sends an ERROR event with a 410 Status when the revision it names is gone', async () => {
+    const w = new WatchStream(f, `resourceVersion=1_ops~0123456789abcdeff`);
+    try {
+      const [e] = await w.until(1);
+      expect(e!.type).to.equal('ERROR');
+      expect(e!.object).to.include({ kind: 'Status', code: 410 });
+    } finally {
+      w.close();
+    }
+  });
+});

@@ -1,0 +1,122 @@
+// The Table format (meta.k8s.io/v1 Table, what `kubectl get` asks for): the columns of the CRD's
+// additionalPrinterColumns after Name, cells as the apiserver's CRD table converter fills them
+// (a date as a human duration since it, an absent value as null), priority 1 columns for
+// `-o wide`, and each row's object as includeObject asks.
+import { CATALOG_METADATA_PRINTER_COLUMNS } from '../api/v1/crds.js';
+import type { PrinterColumn } from '../api/v1/crds.js';
+import type { ServedObject } from './served-object.js';
+import { badRequest } from './status.js';
+
+export interface TableColumnDefinition {
+  name: string;
+  type: string;
+  format: string;
+  description: string;
+  priority: number;
+}
+
+const NAME_DESCRIPTION =
+  'Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names';
+
+export const TABLE_COLUMNS: readonly TableColumnDefinition[] = [
+  { name: 'Name', type: 'string', format: 'name', description: NAME_DESCRIPTION, priority: 0 },
+  ...CATALOG_METADATA_PRINTER_COLUMNS.map((c) => ({
+    name: c.name,
+    type: c.type,
+    format: '',
+    description:
+      c.description ?? `Custom resource definition column (in JSONPath format): ${c.jsonPath}`,
+    priority: c.priority ?? 0,
+  })),
+];
+
+export type IncludeObject = 'None' | 'Metadata' | 'Object';
+
+export function parseIncludeObject(value: string | null): IncludeObject {
+  if (value === null || value === '' || value === 'Metadata') return 'Metadata';
+  if (value === 'None' || value === 'Object') return value;
+  throw badRequest(
+    `includeObject: Unsupported value: "${value}": supported values: "Metadata", "None", "Object"`,
+  );
+}
+
+/** Go's duration.HumanDuration (apimachinery/pkg/util/duration), what kubectl shows as AGE. */
+export function humanDuration(ms: number): string {
+  const seconds = Math.floor(ms / 1000);
+  if (seconds < -1) return '<invalid>';
+  if (seconds < 0) return '0s';
+  if (seconds < 120) return `${seconds}s`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 10) {
+    const s = seconds % 60;
+    return s === 0 ? `${minutes}m` : `${minutes}m${s}s`;
+  }
+  if (minutes < 180) return `${minutes}m`;
+  const hours = Math.floor(minutes / 60);
+  if (hours < 8) {
+    const m = minutes % 60;
+    return m === 0 ? `${hours}h` : `${hours}h${m}m`;
+  }
+  if (hours < 48) return `${hours}h`;
+  if (hours < 24 * 8) {
+    const h = hours % 24;
+    return h === 0 ? `${Math.floor(hours / 24)}d` : `${Math.floor(hours / 24)}d${h}h`;
+  }
+  if (hours < 24 * 365 * 2) return `${Math.floor(hours / 24)}d`;
+  if (hours < 24 * 365 * 8) {
+    const years = Math.floor(hours / 24 / 365);
+    const days = Math.floor(hours / 24) % 365;
+    return days === 0 ? `${years}y` : `${years}y${days}d`;
+  }
+  return `${Math.floor(hours / 24 / 365)}y`;
+}
+
+/** The value at a printer column's simple JSONPath (`.a.b`, `\.` escaping a dot in a key). */
+function lookup(obj: unknown, jsonPath: string): unknown {
+  const keys = jsonPath
+    .slice(1)
+    .split(/(?<!\\)\./)
+    .map((k) => k.replaceAll('\\.', '.'));
+  let v: unknown = obj;
+  for (const k of keys) {
+    if (typeof v !== 'object' || v === null) return undefined;
+    v = (v as Record<string, unknown>)[k];
+  }
+  return v;
+}
+
+function cell(obj: ServedObject, column: PrinterColumn, now: number): unknown {
+  const v = lookup(obj, column.jsonPath);
+  if (v === undefined || v === null) return null;
+  if (column.type === 'date') {
+    const t = typeof v === 'string' ? Date.parse(v) : NaN;
+    return Number.isNaN(t) ? '<invalid>' : humanDuration(now - t);
+  }
+  return v;
+}
+
+export interface TableRow {
+  cells: unknown[];
+  object?: unknown;
+}
+
+/** The row of an object; `json` is its JSON, spliced in as the row's object for includeObject=Object. */
+export function tableRowJson(
+  obj: ServedObject,
+  json: string,
+  include: IncludeObject,
+  now: number,
+): string {
+  const cells = [
+    obj.metadata.name,
+    ...CATALOG_METADATA_PRINTER_COLUMNS.map((c) => cell(obj, c, now)),
+  ];
+  const head = `{"cells":${JSON.stringify(cells)}`;
+  if (include === 'None') return `${head}}`;
+  if (include === 'Object') return `${head},"object":${json}}`;
+  return `${head},"object":${JSON.stringify(partialObjectMetadata(obj))}}`;
+}
+
+export function partialObjectMetadata(obj: ServedObject): Record<string, unknown> {
+  return { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: obj.metadata };
+}

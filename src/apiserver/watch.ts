@@ -1,0 +1,345 @@
+// watch: a JSON stream of events (one WatchEvent object per line, chunked), from the state a
+// resourceVersion names (or the empty state: initial ADDED events) to the current one
+// (watch-plan.ts), then live on each change of the catalogs (source.subscribe). BOOKMARK events
+// when allowed (periodically and before the watch ends), the WatchList protocol
+// (sendInitialEvents: the initial events, then a bookmark annotated
+// k8s.io/initial-events-end), timeoutSeconds, and an ERROR event (Status 410) when the revisions
+// a resourceVersion names are no longer held.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { CATALOG_METADATA_KIND } from '../api/v1/index.js';
+import type { RevisionLease } from '../server/index.js';
+import type { Clock, Timer } from '../util/clock.js';
+import { readBlobs } from './blob-entries.js';
+import type { ObjectIndexCache } from './blob-entries.js';
+import type { ViewCatalog, ViewSource } from './ports.js';
+import { encodeResourceVersion } from './resource-version.js';
+import type { ViewState } from './resource-version.js';
+import { matchesSelectors, unionRanges } from './selection.js';
+import { servedObject, SERVED_API_VERSION } from './served-object.js';
+import type { ObjectSettings } from './served-object.js';
+import { ApiError, unavailable } from './status.js';
+import { partialObjectMetadata, TABLE_COLUMNS, tableRowJson } from './table.js';
+import { applyStep, diffEvents, planSteps } from './watch-plan.js';
+import type { DiffEvent, PlanStep } from './watch-plan.js';
+import { parseWatchRequest } from './watch-request.js';
+import type { WatchRequest } from './watch-request.js';
+import {
+  currentView,
+  namesRevision,
+  REVISION_RETRY_AFTER_SECONDS,
+  tooLarge,
+  tooOld,
+} from './view.js';
+import type { View } from './view.js';
+
+export const DEFAULT_BOOKMARK_INTERVAL_MS = 60_000;
+export const INITIAL_EVENTS_END_ANNOTATION = 'k8s.io/initial-events-end';
+
+export interface WatchOptions {
+  settings: ObjectSettings;
+  index: ObjectIndexCache;
+  clock: Clock;
+  bookmarkIntervalMs: number;
+}
+
+/** Every open watch, so that close() ends them. */
+export class WatchHub {
+  private readonly open = new Set<() => void>();
+
+  constructor(
+    private readonly source: ViewSource,
+    private readonly opts: WatchOptions,
+  ) {}
+
+  async serve(
+    req: IncomingMessage,
+    res: ServerResponse,
+    query: URLSearchParams,
+    name: string,
+  ): Promise<void> {
+    const w = parseWatchRequest(req, query, name, this.source);
+    const watch = new Watch(this.source, this.opts, w, res);
+    this.open.add(watch.end);
+    try {
+      await watch.run();
+    } finally {
+      this.open.delete(watch.end);
+    }
+  }
+
+  close(): void {
+    for (const end of [...this.open]) end();
+  }
+}
+
+class Watch {
+  private state: ViewState;
+  private readonly known = new Map<string, ViewCatalog>();
+  private ended = false;
+  private changed = false;
+  private wake: (() => void) | undefined;
+  private timers: Timer[] = [];
+  private lastSent = 0;
+
+  constructor(
+    private readonly source: ViewSource,
+    private readonly opts: WatchOptions,
+    private readonly w: WatchRequest,
+    private readonly res: ServerResponse,
+  ) {
+    this.state = w.start;
+  }
+
+  readonly end = (): void => {
+    this.ended = true;
+    this.wake?.();
+  };
+
+  async run(): Promise<void> {
+    const unsubscribe = this.source.subscribe(() => {
+      this.changed = true;
+      this.wake?.();
+    });
+    this.res.once('close', this.end);
+    const { clock } = this.opts;
+    this.timers.push(clock.setTimer(this.w.timeoutMs, this.end));
+    this.res.writeHead(200, {
+      'Content-Type': 'application/json',
+      'Cache-Control': 'no-cache, private',
+      'Transfer-Encoding': 'chunked',
+    });
+    this.res.flushHeaders();
+    this.lastSent = clock.now();
+    try {
+      await this.awaitStartRevisions();
+      let first = true;
+      while (!this.ended) {
+        this.changed = false;
+        await this.catchUp();
+        if (first && this.w.sendInitialEventsEnd && !this.ended) await this.bookmark(true);
+        first = false;
+        while (!this.ended && !this.changed) await this.idle();
+      }
+      if (this.w.bookmarks && !this.res.destroyed) await this.bookmark(false);
+    } catch (err) {
+      if (!this.res.destroyed) await this.send('ERROR', errorStatus(err));
+    } finally {
+      unsubscribe();
+      for (const t of this.timers) t.cancel();
+      this.res.off('close', this.end);
+      if (!this.res.destroyed) this.res.end();
+    }
+  }
+
+  /**
+   * Every revision the start state names must be held here: one this replica has not built yet
+   * (a watch resumed on a replica behind the one it left) is waited for (source.waitFor), then
+   * 504 "Too large resource version" if the catalog's status names it, else 410.
+   */
+  private async awaitStartRevisions(): Promise<void> {
+    const named = this.state.catalogs.map((c) => ({ catalog: c.catalog, key: c.key }));
+    const t = this.state.transition;
+    if (t?.to) named.push({ catalog: t.catalog, key: t.to.key });
+    const ctl = new AbortController();
+    const abort = () => ctl.abort();
+    this.res.once('close', abort);
+    try {
+      for (const { catalog, key } of named) {
+        let lease = this.source.acquire(catalog, key);
+        if (!lease && (await this.source.waitFor(catalog, key, ctl.signal)))
+          lease = this.source.acquire(catalog, key);
+        if (lease) {
+          lease.release();
+          continue;
+        }
+        const status = this.source.catalogs().find((c) => c.name === catalog)?.revision;
+        if (namesRevision(status, key)) throw tooLarge(catalog, key);
+        throw tooOld();
+      }
+    } finally {
+      this.res.off('close', abort);
+    }
+  }
+
+  /** Waits for a change, the end, or the next bookmark. */
+  private async idle(): Promise<void> {
+    const { clock, bookmarkIntervalMs } = this.opts;
+    const due = this.lastSent + bookmarkIntervalMs - clock.now();
+    if (this.w.bookmarks && due <= 0) {
+      await this.bookmark(false);
+      return;
+    }
+    await new Promise<void>((resolve) => {
+      this.wake = resolve;
+      if (this.w.bookmarks) this.timers.push(clock.setTimer(due, resolve));
+    });
+    this.wake = undefined;
+  }
+
+  /** Sends the events from the watch's state to the current one. */
+  private async catchUp(): Promise<void> {
+    let view: View;
+    try {
+      view = await currentView(this.source);
+    } catch (err) {
+      // A revision not held yet: the change that brings it wakes the watch again.
+      if (err instanceof ApiError && err.code === 503) return;
+      throw err;
+    }
+    try {
+      for (const h of view.catalogs) this.known.set(h.catalog.name, h.catalog);
+      for (const step of planSteps(this.state, view.state)) {
+        if (this.ended) return;
+        await this.runStep(step);
+      }
+    } finally {
+      view.release();
+    }
+  }
+
+  /** The step's own lease of a revision (the view's are released with it); 410 when it is gone. */
+  private lease(catalog: string, key: string): RevisionLease {
+    const lease = this.source.acquire(catalog, key);
+    if (!lease)
+      throw new ApiError(
+        410,
+        'Expired',
+        'too old resource version: the revisions it names are no longer served',
+      );
+    return lease;
+  }
+
+  private async runStep(step: PlanStep): Promise<void> {
+    const leases: RevisionLease[] = [];
+    try {
+      const from = step.from && this.lease(step.catalog, step.from.key);
+      const to = step.to && this.lease(step.catalog, step.to.key);
+      if (from) leases.push(from);
+      if (to) leases.push(to);
+      const { index } = this.opts;
+      const events = diffEvents(
+        from && (await index.get(step.catalog, from)),
+        to && (await index.get(step.catalog, to)),
+        step.from !== undefined && step.to !== undefined && step.from.profile !== step.to.profile,
+      );
+      const base: ViewState = { catalogs: this.state.catalogs };
+      const stateAt = (i: number): ViewState =>
+        i === events.length
+          ? applyStep(base, { catalog: step.catalog, to: step.to })
+          : {
+              catalogs: base.catalogs,
+              transition: { catalog: step.catalog, to: step.to, index: i },
+            };
+      if (step.start > events.length)
+        throw new ApiError(
+          410,
+          'Expired',
+          'too old resource version: it names no position of this change',
+        );
+      const catalog = this.catalogInfo(step.catalog);
+      let i = step.start;
+      const deleted = events.slice(i).filter((e) => e.type === 'DELETED');
+      const changed = events.slice(i).filter((e) => e.type !== 'DELETED');
+      for (const [lease, part, profile] of [
+        [from, deleted, step.from?.profile],
+        [to, changed, step.to?.profile],
+      ] as const) {
+        if (!lease || part.length === 0) continue;
+        const wanted = new Map(part.map((e) => [e.object.seq, e]));
+        const ranges = unionRanges([
+          part.map((e) => [Math.max(0, e.object.seq - 1), e.object.seq + 1] as [number, number]),
+        ]);
+        const info: ViewCatalog = { ...catalog, profile: profile ?? 'full' };
+        for await (const blob of readBlobs(step.catalog, lease, ranges)) {
+          const event = wanted.get(blob.entry.seq);
+          if (!event) continue;
+          // Ended: the state stays before this event, so the closing bookmark does not skip it.
+          if (this.ended) return;
+          i++;
+          this.state = stateAt(i);
+          if (!matchesSelectors(this.w.selectors, blob.entry)) continue;
+          const rv = encodeResourceVersion(this.state);
+          const built = servedObject(
+            info,
+            blob.entry,
+            blob.content,
+            blob.line,
+            this.opts.settings,
+            rv,
+          );
+          await this.sendObject(event, built);
+        }
+      }
+      this.state = stateAt(events.length);
+    } finally {
+      for (const l of leases) l.release();
+    }
+  }
+
+  private catalogInfo(name: string): ViewCatalog {
+    const now = this.source.catalogs().find((c) => c.name === name) ?? this.known.get(name);
+    return (
+      now ?? {
+        name,
+        uid: '',
+        creationTimestamp: new Date(0).toISOString(),
+        priority: 0,
+        revision: undefined,
+        profile: 'full',
+      }
+    );
+  }
+
+  private async sendObject(
+    event: DiffEvent,
+    built: ReturnType<typeof servedObject>,
+  ): Promise<void> {
+    let object: string;
+    if (this.w.representation === 'object') object = built.json;
+    else if (this.w.representation === 'metadata')
+      object = JSON.stringify(partialObjectMetadata(built.object));
+    else
+      object =
+        `{"kind":"Table","apiVersion":"meta.k8s.io/v1","metadata":{"resourceVersion":${JSON.stringify(built.object.metadata.resourceVersion)}},` +
+        `"columnDefinitions":${JSON.stringify(TABLE_COLUMNS)},"rows":[${tableRowJson(built.object, built.json, this.w.includeObject, this.opts.clock.now())}]}`;
+    await this.writeLine(`{"type":"${event.type}","object":${object}}\n`);
+  }
+
+  private async bookmark(initialEventsEnd: boolean): Promise<void> {
+    const metadata: Record<string, unknown> = {
+      resourceVersion: encodeResourceVersion(this.state),
+    };
+    if (initialEventsEnd) metadata.annotations = { [INITIAL_EVENTS_END_ANNOTATION]: 'true' };
+    await this.send('BOOKMARK', {
+      kind: CATALOG_METADATA_KIND,
+      apiVersion: SERVED_API_VERSION,
+      metadata,
+    });
+  }
+
+  private async send(type: string, object: unknown): Promise<void> {
+    await this.writeLine(`${JSON.stringify({ type, object })}\n`);
+  }
+
+  private async writeLine(line: string): Promise<void> {
+    this.lastSent = this.opts.clock.now();
+    if (this.res.write(line)) return;
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        this.res.off('drain', done);
+        this.res.off('close', done);
+        resolve();
+      };
+      this.res.once('drain', done);
+      this.res.once('close', done);
+    });
+  }
+}
+
+function errorStatus(err: unknown) {
+  if (err instanceof ApiError) return err.toStatus();
+  return unavailable(
+    `the watch ended: ${err instanceof Error ? err.message : String(err)}`,
+    REVISION_RETRY_AFTER_SECONDS,
+  ).toStatus();
+}
