@@ -27,7 +27,7 @@ import type { ServedApiRegistration } from '../support/served-api.js';
 
 const RESOURCE = `catalogmetadata.${SERVED_GROUP}`;
 const COLLECTION = `/apis/${SERVED_GROUP}/v1/catalogmetadata`;
-const NAMESPACE = 'catalogd-served-e2e';
+const NAMESPACE = 'default';
 const SERVICE = 'catalogd-served-e2e';
 
 interface Item {
@@ -123,6 +123,16 @@ describe('served view e2e: CatalogMetadata through the aggregation layer', funct
       ...['api-resources', '--api-group', SERVED_GROUP, '-o', 'name'],
     ]);
     expect(resources.split('\n')).to.include(RESOURCE);
+    // The aggregator merges an APIService's OpenAPI v3 into the cluster's when it has fetched it.
+    await pollUntil(
+      async () => {
+        const index = JSON.parse(await kubectlOk(['get', '--raw', '/openapi/v3'])) as {
+          paths: Record<string, unknown>;
+        };
+        return index.paths[`apis/${SERVED_GROUP}/v1`];
+      },
+      { timeoutMs: 60_000, what: 'the served group in the cluster OpenAPI v3 index' },
+    );
     const explained = await kubectlOk(['explain', `${RESOURCE}.spec`]);
     expect(explained).to.match(/catalog/);
     expect(explained).to.match(/schema/);
@@ -206,12 +216,33 @@ describe('served view e2e: CatalogMetadata through the aggregation layer', funct
     expect(denied.stderr).to.include(
       `User "${reader}" cannot list resource "catalogmetadata" in API group "${SERVED_GROUP}"`,
     );
-    await kubectlOk(['create', 'clusterrole', reader, '--verb=get,list,watch', `--resource=${RESOURCE}`]);
-    await kubectlOk(['create', 'clusterrolebinding', reader, `--clusterrole=${reader}`, `--user=${reader}`]);
+    await kubectlOk([
+      'create',
+      'clusterrole',
+      reader,
+      '--verb=get,list,watch',
+      `--resource=${RESOURCE}`,
+    ]);
+    await kubectlOk([
+      'create',
+      'clusterrolebinding',
+      reader,
+      `--clusterrole=${reader}`,
+      `--user=${reader}`,
+    ]);
     // The front caches a denial for a few seconds: poll.
     const allowed = await pollUntil(
       async () => {
-        const r = await kubectl(['get', RESOURCE, '-l', `catalog=${name}`, '--as', reader, '-o', 'name']);
+        const r = await kubectl([
+          'get',
+          RESOURCE,
+          '-l',
+          `catalog=${name}`,
+          '--as',
+          reader,
+          '-o',
+          'name',
+        ]);
         return r.code === 0 ? r.stdout : undefined;
       },
       { timeoutMs: 60_000, what: `${reader} to be allowed to list` },

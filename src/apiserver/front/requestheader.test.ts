@@ -44,9 +44,20 @@ describe('apiserver/front/requestheader', () => {
       ).to.deep.equal({
         name: 'bob',
         uid: 'u-9',
-        groups: ['a', 'b', 'c'],
+        groups: ['a', 'b', 'c', 'system:authenticated'],
         extra: { scopes: ['s1', 's2'], 'example.org/key': ['v'], 'bad%zz': ['w'] },
       });
+    });
+
+    it('puts every user in system:authenticated once, as the apiserver does (RBAC binds discovery to it)', () => {
+      expect(
+        userFromHeaders({ 'x-remote-user': ['system:aggregator'] }, headerNames),
+      ).to.deep.equal({ name: 'system:aggregator', groups: ['system:authenticated'], extra: {} });
+      const again = userFromHeaders(
+        { 'x-remote-user': ['u'], 'x-remote-group': ['system:authenticated'] },
+        headerNames,
+      );
+      expect(again?.groups).to.deep.equal(['system:authenticated']);
     });
 
     it('names no user without a user name header', () => {

@@ -153,8 +153,16 @@ export function userFromHeaders(
       (extra[key] ??= []).push(...(values ?? []));
     }
   }
-  return { name, ...(uid && { uid }), groups: allValues(headers, config.groupHeaders), extra };
+  // As the apiserver's AuthenticatedGroupAdder does for every authenticated user: RBAC's
+  // system:discovery and system:basic-user bind this group (the aggregator fetches /openapi as
+  // system:aggregator with no group of its own).
+  const groups = allValues(headers, config.groupHeaders);
+  if (!groups.includes(AUTHENTICATED_GROUP)) groups.push(AUTHENTICATED_GROUP);
+  return { name, ...(uid && { uid }), groups, extra };
 }
+
+/** The group every authenticated user is in (k8s.io/apiserver user.AllAuthenticated). */
+export const AUTHENTICATED_GROUP = 'system:authenticated';
 
 /** The front's authenticator; setConfig replaces what the ConfigMap says. */
 export class RequestHeaderAuthenticator {
