@@ -101,7 +101,11 @@ async function scan(
     if (u.length < 100 && o.length < 100) break;
   }
   const pages = [...verdicts].map(([v, n]) => `${n} ${v}`).join(', ');
-  const asList = (l: unknown[]) => ({ status: 200, contentType: 'application/json', body: JSON.stringify({ data: { [root.field]: l } }) });
+  const asList = (l: unknown[]) => ({
+    status: 200,
+    contentType: 'application/json',
+    body: JSON.stringify({ data: { [root.field]: l } }),
+  });
   const all = compareAnswers(asList(whole.ours), asList(whole.upstream));
   const verdict = verdicts.size === 1 && verdicts.has('equal') ? 'equal' : all.verdict;
   return {

@@ -57,8 +57,8 @@ export function upstreamGraphqlBinary(): string {
 
 /**
  * Marks the local registry insecure (plain HTTP) in the registries.conf upstream's build points
- * containers/image at (`<bin dir>/../registries.conf`, hack/olmv1/build.sh; v1.11's binary reads
- * the one beside it, hack/upstream-catalogd/build.sh: pass the binary's path as `binDir`). Appended, never
+ * containers/image at (`<bin dir>/../registries.conf`, hack/olmv1/build.sh; for v1.11's binary,
+ * pass the binary's path as `binDir`: the file beside it, given as UpstreamOptions.registriesConf). Appended, never
  * rewritten: other clusters on this machine may have their own registry there.
  */
 export async function allowInsecureRegistry(binDir: string, registry: string): Promise<void> {
@@ -143,6 +143,11 @@ export interface UpstreamOptions {
   binary?: string;
   /** --feature-gates (default `APIV1MetasHandler=true`). */
   featureGates?: string;
+  /**
+   * CONTAINERS_REGISTRIES_CONF for the process: v1.11's image library reads it (v1.5.1's path
+   * is linked in instead, hack/olmv1/build.sh).
+   */
+  registriesConf?: string;
 }
 
 /**
@@ -201,7 +206,12 @@ export async function startUpstream(
     ],
     {
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, SA_SRC: o.serviceAccountDir, KUBECONFIG: o.kubeconfig },
+      env: {
+        ...process.env,
+        SA_SRC: o.serviceAccountDir,
+        KUBECONFIG: o.kubeconfig,
+        ...(o.registriesConf && { CONTAINERS_REGISTRIES_CONF: o.registriesConf }),
+      },
     },
   );
   child.stdout.pipe(out);

@@ -131,7 +131,7 @@ export function compareAnswers(ours: Answer, upstream: Answer): Comparison {
   if (errorsOnly(a) && errorsOnly(b))
     return {
       verdict: 'other error text',
-      detail: `${JSON.stringify(a.errors?.[0]?.message)} vs ${JSON.stringify(b.errors?.[0]?.message)}${status}`,
+      detail: `${firstDifference(sortKeys(a), sortKeys(b))}${status}`,
     };
   return { verdict: 'different', detail: `${firstDifference(sortKeys(a), sortKeys(b))}${status}` };
 }

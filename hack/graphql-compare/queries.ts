@@ -93,17 +93,45 @@ export function fixedRequests(): CompareRequest[] {
     b('offset=-5', '(limit: 3, offset: -5)'),
     b('offset=3', '(limit: 3, offset: 3)'),
     b('offset=past-end', '(offset: 100000)'),
-    { id: 'bounds:two-roots', query: '{ olmpackages(limit: 2) { name } olmchannels(limit: 2) { name package } }' },
-    { id: 'bounds:alias-pages', query: '{ a: olmbundles(limit: 2) { name } b: olmbundles(limit: 2, offset: 2) { name } }' },
+    {
+      id: 'bounds:two-roots',
+      query: '{ olmpackages(limit: 2) { name } olmchannels(limit: 2) { name package } }',
+    },
+    {
+      id: 'bounds:alias-pages',
+      query: '{ a: olmbundles(limit: 2) { name } b: olmbundles(limit: 2, offset: 2) { name } }',
+    },
     { id: 'summary:total', query: '{ summary { totalSchemas } }' },
-    { id: 'summary:all', query: '{ summary { totalSchemas schemas { name totalObjects totalFields } } }' },
+    {
+      id: 'summary:all',
+      query: '{ summary { totalSchemas schemas { name totalObjects totalFields } } }',
+    },
     { id: 'intro:typename', query: '{ __typename }' },
-    { id: 'intro:root-args', query: '{ __schema { queryType { name fields { name description args { name description defaultValue type { name kind } } } } } }' },
-    { id: 'intro:bundle-type', query: '{ __type(name: "OlmBundle") { name kind description fields { name description type { name kind ofType { name kind } } } } }' },
-    { id: 'intro:properties-type', query: '{ __type(name: "OlmBundleProperties") { name kind fields { name type { name kind ofType { name kind } } } } }' },
-    { id: 'intro:summary-types', query: '{ __type(name: "CatalogSummary") { name fields { name type { name kind ofType { name kind } } } } }' },
+    {
+      id: 'intro:root-args',
+      query:
+        '{ __schema { queryType { name fields { name description args { name description defaultValue type { name kind } } } } } }',
+    },
+    {
+      id: 'intro:bundle-type',
+      query:
+        '{ __type(name: "OlmBundle") { name kind description fields { name description type { name kind ofType { name kind } } } } }',
+    },
+    {
+      id: 'intro:properties-type',
+      query:
+        '{ __type(name: "OlmBundleProperties") { name kind fields { name type { name kind ofType { name kind } } } } }',
+    },
+    {
+      id: 'intro:summary-types',
+      query:
+        '{ __type(name: "CatalogSummary") { name fields { name type { name kind ofType { name kind } } } } }',
+    },
     { id: 'intro:types', query: '{ __schema { types { name kind } } }' },
-    { id: 'intro:directives', query: '{ __schema { directives { name locations args { name } } } }' },
+    {
+      id: 'intro:directives',
+      query: '{ __schema { directives { name locations args { name } } } }',
+    },
     { id: 'error:unknown-root', query: '{ nosuch }' },
     { id: 'error:unknown-field', query: '{ olmbundles { nosuch } }' },
     { id: 'error:did-you-mean', query: '{ olmbundles { nam } }' },
@@ -113,13 +141,26 @@ export function fixedRequests(): CompareRequest[] {
     { id: 'error:syntax', query: '{ olmbundles { name }' },
     { id: 'error:mutation', query: 'mutation { x }' },
     { id: 'error:two-anonymous', query: '{ summary { totalSchemas } } { __typename }' },
-    { id: 'limit:depth-10', query: `{ __schema { types { fields { type { ofType { ofType { ofType { ofType { ofType { name } } } } } } } } } }` },
-    { id: 'limit:depth-11', query: `{ __schema { types { fields { type { ofType { ofType { ofType { ofType { ofType { ofType { name } } } } } } } } } } }` },
+    {
+      id: 'limit:depth-10',
+      query: `{ __schema { types { fields { type { ofType { ofType { ofType { ofType { ofType { name } } } } } } } } } }`,
+    },
+    {
+      id: 'limit:depth-11',
+      query: `{ __schema { types { fields { type { ofType { ofType { ofType { ofType { ofType { ofType { name } } } } } } } } } } }`,
+    },
     { id: 'limit:aliases-50', query: `{ ${repeat(50, (i) => `a${i}: __typename`)} }` },
     { id: 'limit:aliases-51', query: `{ ${repeat(51, (i) => `a${i}: __typename`)} }` },
     { id: 'limit:fields-500', query: `{ olmpackages(limit: 1) { ${repeat(499, () => 'name')} } }` },
     { id: 'limit:fields-501', query: `{ olmpackages(limit: 1) { ${repeat(500, () => 'name')} } }` },
-    { id: 'vars:ignored-upstream', query: 'query($l: Int) { olmbundles(limit: $l) { name } }', body: JSON.stringify({ query: 'query($l: Int) { olmbundles(limit: $l) { name } }', variables: { l: 2 } }) },
+    {
+      id: 'vars:ignored-upstream',
+      query: 'query($l: Int) { olmbundles(limit: $l) { name } }',
+      body: JSON.stringify({
+        query: 'query($l: Int) { olmbundles(limit: $l) { name } }',
+        variables: { l: 2 },
+      }),
+    },
     { id: 'http:empty-query', query: '', body: '{"query": ""}' },
     { id: 'http:not-json', query: '', body: '{"query": ' },
     { id: 'http:get', query: '{ __typename }', method: 'GET' },

@@ -107,8 +107,14 @@ function kubectl(args: string[], input?: string): string {
   });
 }
 
-/** Replaces the ClusterCatalog CRD with `file`'s (deleting the old one deletes its catalogs). */
+/**
+ * Replaces the ClusterCatalog CRD with `file`'s. Deleting the old one deletes its catalogs; a
+ * finalizer left by a controller no longer running would hold that forever, so they are cleared.
+ */
 export function replaceCrd(file: string): void {
+  const left = kubectl(['get', 'clustercatalogs', '-o', 'name', '--ignore-not-found']);
+  for (const c of left.split('\n').filter(Boolean))
+    kubectl(['patch', c, '--type=merge', '-p', '{"metadata":{"finalizers":null}}']);
   kubectl(['delete', 'crd', CRD, '--ignore-not-found', '--wait=true']);
   kubectl(['apply', '--server-side', '--force-conflicts', '-f', file]);
   kubectl(['wait', '--for=condition=Established', '--timeout=60s', `crd/${CRD}`]);
@@ -151,6 +157,7 @@ export async function startUpstreamSide(
     serviceAccountDir: saDir,
     tls,
     featureGates: 'APIV1MetasHandler=true,GraphQLCatalogQueries=true',
+    registriesConf: path.join(path.dirname(binary), 'registries.conf'),
   });
   log(`upstream catalogd v1.11 on ${upstream.contentAddr} (log ${upstream.logFile})`);
   try {
@@ -186,6 +193,8 @@ export async function startUpstreamSide(
     url: (name) => `https://${upstream.contentAddr}/catalogs/${name}/api/v1/graphql`,
     send: (url, method, body) => request(url, method, body, ca),
     async close() {
+      // Deleted while upstream runs: it removes its finalizers (and its files).
+      for (const { name } of catalogs) kubectl(['delete', 'clustercatalog', name, '--wait=true']);
       await upstream.stop();
       replaceCrd(path.join(repoRoot, 'crds', 'olm.operatorframework.io_clustercatalogs.yaml'));
       await rm(work, { recursive: true, force: true });

@@ -19,9 +19,10 @@
 #      GONOSUMDB, GOFLAGS=-mod=mod or GOINSECURE. GOPROXY=file://…,https://proxy.golang.org: every
 #      other module still comes from the proxy (a file proxy miss is a 404, which falls through).
 #
-# CGO_ENABLED=0 with containers_image_openpgp as in hack/olmv1/build.sh; the registries.conf path
-# is set at link time to registries.conf beside the binary's directory (a caller pulling from a
-# plain-HTTP registry writes it; see hack/olmv1/build.sh).
+# CGO_ENABLED=0 with containers_image_openpgp as in hack/olmv1/build.sh. Unlike v1.5.1's
+# containers/image, v1.11's go.podman.io/image reads CONTAINERS_REGISTRIES_CONF, so no path is
+# linked in: a caller pulling from a plain-HTTP registry points that variable at a file (by
+# convention registries.conf beside the binary, bench/lib/upstream.ts).
 #
 #   CATALOGD_CACHE  cache root (default ${XDG_CACHE_HOME:-$HOME/.cache}/catalogd-ts).
 #   BOXCUTTER_GIT   a git directory holding boxcutter's tags (default
@@ -76,7 +77,6 @@ build() {
   tag=$(sed -n "s|^[[:space:]]*$boxcutter \(v[^ ]*\).*|\1|p" "$src/go.mod")
   boxcutter_proxy "$proxy" "$tag"
   local x="-X $module/internal/shared/version.version=$upstream_version"
-  x+=" -X go.podman.io/image/v5/pkg/sysregistriesv2.systemRegistriesConfPath=$cache_dir/registries.conf"
   export GOPROXY="file://$proxy,https://proxy.golang.org" GOFLAGS=-mod=readonly CGO_ENABLED=0
   # boxcutter first and alone: go.sum holds its hash, so a zip that is not the tag's module
   # fails here ("SECURITY ERROR … checksum mismatch").
