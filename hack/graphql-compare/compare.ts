@@ -18,6 +18,11 @@ export type Verdict =
   | 'equal body'
   /** The same once every list of objects is sorted (order of blobs or of summary.schemas). */
   | 'equal as sets'
+  /**
+   * `__schema.types` the same once the introspection types (`__Type`, …) are left out: their
+   * fields are each library's (graphql-js has the newer specification's isOneOf, isRepeatable…).
+   */
+  | 'equal but built-in types'
   /** Both errors with no data, the messages other. */
   | 'other error text'
   | 'different';
@@ -126,6 +131,19 @@ export function compareAnswers(ours: Answer, upstream: Answer): Comparison {
     return {
       verdict: 'equal as sets',
       detail: `${firstDifference(sortKeys(a), sortKeys(b))}${status}`,
+    };
+  const withoutBuiltIns = (x: GraphqlBody) => {
+    const schema = (x.data as { __schema?: { types?: Array<{ name?: string }> } } | null)?.__schema;
+    if (!Array.isArray(schema?.types) || !schema.types.every((t) => typeof t.name === 'string'))
+      return undefined;
+    const types = schema.types.filter((t) => !t.name!.startsWith('__'));
+    return JSON.stringify(sortLists({ ...x, data: { __schema: { ...schema, types } } }));
+  };
+  const [ta, tb] = [withoutBuiltIns(a), withoutBuiltIns(b)];
+  if (ta !== undefined && ta === tb)
+    return {
+      verdict: 'equal but built-in types',
+      detail: `${firstDifference(sortLists(a), sortLists(b))}${status}`,
     };
   const errorsOnly = (x: GraphqlBody) => (x.errors?.length ?? 0) > 0 && (x.data ?? null) === null;
   if (errorsOnly(a) && errorsOnly(b))
