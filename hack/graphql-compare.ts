@@ -14,12 +14,18 @@ import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { UPSTREAM_HOWTO_QUERIES, upstreamSampleQueries } from '../bench/lib/graphql-queries.js';
+import {
+  SHAPE_QUERY,
+  UPSTREAM_HOWTO_QUERIES,
+  rootLists,
+  upstreamSampleQueries,
+} from '../bench/lib/graphql-queries.js';
 import { repoRoot } from '../test/support/cluster.js';
 import type { Answer, Comparison } from './graphql-compare/compare.js';
 import { compareAnswers } from './graphql-compare/compare.js';
-import type { CompareRequest, Shape } from './graphql-compare/queries.js';
-import { SHAPE_QUERY, fixedRequests, rootLists, scanPage } from './graphql-compare/queries.js';
+import type { Shape } from '../bench/lib/graphql-queries.js';
+import type { CompareRequest } from './graphql-compare/queries.js';
+import { fixedRequests, scanPage } from './graphql-compare/queries.js';
 import type { CatalogDir, Side } from './graphql-compare/sides.js';
 import { startOurs, startUpstreamSide } from './graphql-compare/sides.js';
 

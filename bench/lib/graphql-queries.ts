@@ -74,3 +74,50 @@ export function parseSampleQueries(text: string): Array<NamedQuery & { title: st
 export function upstreamSampleQueries(): Array<NamedQuery & { title: string }> {
   return parseSampleQueries(readFileSync(UPSTREAM_SAMPLE_FILE, 'utf8'));
 }
+
+/** Upstream's introspection of the root fields and object types, as selectAll reads it. */
+export const SHAPE_QUERY =
+  '{ __schema { queryType { fields { name type { kind name ofType { kind name } } } } ' +
+  'types { name kind fields { name type { kind name ofType { kind name ofType { kind name } } } } } } }';
+
+interface TypeRef {
+  kind: string;
+  name: string | null;
+  ofType?: TypeRef | null;
+}
+export interface Shape {
+  __schema: {
+    queryType: { fields: Array<{ name: string; type: TypeRef }> };
+    types: Array<{
+      name: string;
+      kind: string;
+      fields: Array<{ name: string; type: TypeRef }> | null;
+    }>;
+  };
+}
+
+function named(t: TypeRef | null | undefined): TypeRef | undefined {
+  let at = t ?? undefined;
+  while (at && (at.kind === 'LIST' || at.kind === 'NON_NULL')) at = at.ofType ?? undefined;
+  return at;
+}
+
+/** A selection of every field of `typeName`, object fields with every field of theirs. */
+export function selectAll(shape: Shape, typeName: string, depth = 0): string {
+  const type = shape.__schema.types.find((t) => t.name === typeName);
+  const parts = (type?.fields ?? []).map((f) => {
+    const inner = named(f.type);
+    if (inner?.kind === 'OBJECT' && inner.name && depth < 3)
+      return `${f.name} { ${selectAll(shape, inner.name, depth + 1)} }`;
+    return f.name;
+  });
+  return parts.join(' ');
+}
+
+/** The catalog's root list fields (every one but summary), with their element type. */
+export function rootLists(shape: Shape): Array<{ field: string; type: string }> {
+  return shape.__schema.queryType.fields
+    .filter((f) => f.name !== 'summary')
+    .map((f) => ({ field: f.name, type: named(f.type)?.name ?? '' }))
+    .filter((f) => f.type !== '');
+}

@@ -3,7 +3,8 @@
 // type page by page (built from upstream's introspection), limit/offset bounds, summary,
 // introspection, and errors of each kind (parse, validation, the three limits, HTTP).
 
-import type { NamedQuery } from '../../bench/lib/graphql-queries.js';
+import type { NamedQuery, Shape } from '../../bench/lib/graphql-queries.js';
+import { selectAll } from '../../bench/lib/graphql-queries.js';
 
 /** One request: a query POSTed as `{"query": …}` unless `method`/`body` say otherwise. */
 export interface CompareRequest extends NamedQuery {
@@ -12,53 +13,6 @@ export interface CompareRequest extends NamedQuery {
   body?: string;
   /** Part of a paged scan of `scan` (the root field), compared page by page and as a whole. */
   scan?: string;
-}
-
-/** Upstream's introspection of the root fields and object types, as this file reads it. */
-export const SHAPE_QUERY =
-  '{ __schema { queryType { fields { name type { kind name ofType { kind name } } } } ' +
-  'types { name kind fields { name type { kind name ofType { kind name ofType { kind name } } } } } } }';
-
-interface TypeRef {
-  kind: string;
-  name: string | null;
-  ofType?: TypeRef | null;
-}
-export interface Shape {
-  __schema: {
-    queryType: { fields: Array<{ name: string; type: TypeRef }> };
-    types: Array<{
-      name: string;
-      kind: string;
-      fields: Array<{ name: string; type: TypeRef }> | null;
-    }>;
-  };
-}
-
-function named(t: TypeRef | null | undefined): TypeRef | undefined {
-  let at = t ?? undefined;
-  while (at && (at.kind === 'LIST' || at.kind === 'NON_NULL')) at = at.ofType ?? undefined;
-  return at;
-}
-
-/** A selection of every field of `typeName`, object fields with every field of theirs. */
-export function selectAll(shape: Shape, typeName: string, depth = 0): string {
-  const type = shape.__schema.types.find((t) => t.name === typeName);
-  const parts = (type?.fields ?? []).map((f) => {
-    const inner = named(f.type);
-    if (inner?.kind === 'OBJECT' && inner.name && depth < 3)
-      return `${f.name} { ${selectAll(shape, inner.name, depth + 1)} }`;
-    return f.name;
-  });
-  return parts.join(' ');
-}
-
-/** The catalog's root list fields (every one but summary), with their element type. */
-export function rootLists(shape: Shape): Array<{ field: string; type: string }> {
-  return shape.__schema.queryType.fields
-    .filter((f) => f.name !== 'summary')
-    .map((f) => ({ field: f.name, type: named(f.type)?.name ?? '' }))
-    .filter((f) => f.type !== '');
 }
 
 /** A scan page of `field` selecting everything. */

@@ -33,6 +33,10 @@ export interface CatalogDir {
 }
 
 export interface Side {
+  /** The serving process, when it is not this one. */
+  pid?: number;
+  /** The certificate to trust for its https URLs. */
+  ca?: Buffer;
   /** The GraphQL URL of catalog `name`. */
   url(name: string): string;
   send(url: string, method: 'POST' | 'GET', body: string | undefined): Promise<Answer>;
@@ -190,6 +194,8 @@ export async function startUpstreamSide(
     throw err;
   }
   return {
+    pid: upstream.pid,
+    ca,
     url: (name) => `https://${upstream.contentAddr}/catalogs/${name}/api/v1/graphql`,
     send: (url, method, body) => request(url, method, body, ca),
     async close() {

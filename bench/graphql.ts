@@ -1,0 +1,430 @@
+// `graphql` (issue 56): GraphQL query latency and memory. The content server as the controller
+// runs it (bench/serve-server.mjs with SERVE_GRAPHQL=1: the built server, the Deployment's
+// NODE_OPTIONS and MALLOC_ARENA_MAX, the endpoint mounted as the controller mounts it) serves a
+// generated catalog and each real one; per catalog, over one keep-alive connection:
+//   - p50/p99 of each of upstream's own queries (its how-to and sample-queries.txt);
+//   - p50/p99 of a one-package query, every field of the package's olm.package, olm.channel and
+//     olm.bundle blobs, beside GET /api/v1/metas?package= of the same package (the same blobs);
+//   - the server's peak RSS while 16 clients send those queries at once.
+// With --upstream, upstream catalogd v1.11 (GraphQLCatalogQueries on; needs `make cluster-up`,
+// hack/graphql-compare/sides.ts) serves the same catalogs, and the same queries are timed against
+// both over HTTPS, interleaved query by query, and its RSS under the same 16 clients.
+//
+//   npx tsx bench/graphql.ts [--size-mb 50] [--real /tmp/real/v4.20] [--runs 30] [--upstream]
+//
+// The one-package query is built from upstream-compatible root fields (limit/offset over the
+// package's run of blobs in blob order); BENCH_GRAPHQL_PACKAGE_QUERY replaces it with any query
+// text in which $PACKAGE stands for the package's name (e.g. with a package filter argument).
+// Needs `make build`. Writes bench/results/graphql.json and prints a table.
+import type { ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { Agent as HttpAgent, request as httpRequest } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { parseArgs } from 'node:util';
+import type { Side } from '../hack/graphql-compare/sides.js';
+import { startUpstreamSide } from '../hack/graphql-compare/sides.js';
+import { CatalogHasher, readCatalog } from '../src/fbc/index.js';
+import { ContentStore } from '../src/server/index.js';
+import { generateCatalog } from '../test/support/fbcgen.js';
+import { MALLOC_ARENA_MAX, NODE_OPTIONS, RESULTS, ROOT, log, round } from './lib/config.js';
+import type { NamedQuery, Shape } from './lib/graphql-queries.js';
+import {
+  SHAPE_QUERY,
+  UPSTREAM_HOWTO_QUERIES,
+  rootLists,
+  selectAll,
+  upstreamSampleQueries,
+} from './lib/graphql-queries.js';
+import { percentile } from './lib/stats.js';
+
+const TLS = path.join(ROOT, 'test/fixtures/tls');
+const CLIENTS = 16;
+
+interface Reply {
+  status: number;
+  body: string;
+  ms: number;
+}
+
+/** One request over `agent`; `ca` trusts a certificate for https. */
+function send(
+  agent: HttpAgent,
+  url: string,
+  body: string | undefined,
+  ca?: Buffer,
+): Promise<Reply> {
+  const t0 = performance.now();
+  const u = new URL(url);
+  const req = u.protocol === 'https:' ? httpsRequest : httpRequest;
+  return new Promise((resolve, reject) => {
+    const r = req(
+      u,
+      {
+        agent,
+        method: body === undefined ? 'GET' : 'POST',
+        headers: body === undefined ? {} : { 'content-type': 'application/json' },
+        ...(ca && { ca }),
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            body: Buffer.concat(chunks).toString('utf8'),
+            ms: performance.now() - t0,
+          }),
+        );
+        res.on('error', reject);
+      },
+    );
+    r.on('error', reject);
+    r.end(body);
+  });
+}
+
+/** A server to time: how to reach one catalog's GraphQL and metas, and its process. */
+interface Target {
+  id: string;
+  pid: number;
+  graphql(catalog: string): string;
+  metas(catalog: string): string | undefined;
+  ca?: Buffer;
+  agent: HttpAgent;
+}
+
+interface Timing {
+  p50Ms: number;
+  p99Ms: number;
+  requests: number;
+  status: number;
+  bytes: number;
+}
+
+async function time(
+  t: Target,
+  url: string,
+  body: string | undefined,
+  runs: number,
+): Promise<Timing> {
+  const ms: number[] = [];
+  let last: Reply | undefined;
+  for (let i = 0; i < runs; i++) {
+    last = await send(t.agent, url, body, t.ca);
+    ms.push(last.ms);
+  }
+  return {
+    p50Ms: round(percentile(ms, 0.5)),
+    p99Ms: round(percentile(ms, 0.99)),
+    requests: runs,
+    status: last?.status ?? 0,
+    bytes: Buffer.byteLength(last?.body ?? ''),
+  };
+}
+
+function rssBytes(pid: number, field: 'VmRSS' | 'VmHWM' = 'VmRSS'): number {
+  const m = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(
+    readFileSync(`/proc/${pid}/status`, 'utf8'),
+  );
+  return Number(m?.[1] ?? 0) * 1024;
+}
+
+/** The highest RSS of `pid` while CLIENTS clients each send every request `each` times. */
+async function peakRssUnderClients(
+  t: Target,
+  requests: Array<{ url: string; body: string | undefined }>,
+  each: number,
+): Promise<{ peakRssMB: number; seconds: number; requests: number; non200: number }> {
+  let peak = rssBytes(t.pid);
+  const timer = setInterval(() => (peak = Math.max(peak, rssBytes(t.pid))), 50);
+  const t0 = performance.now();
+  let non200 = 0;
+  try {
+    await Promise.all(
+      Array.from({ length: CLIENTS }, async (_, c) => {
+        const agent = new (t.ca ? HttpsAgent : HttpAgent)({ keepAlive: true, maxSockets: 1 });
+        for (let i = 0; i < each; i++)
+          for (let j = 0; j < requests.length; j++) {
+            const r = requests[(j + c) % requests.length]!;
+            if ((await send(agent, r.url, r.body, t.ca)).status !== 200) non200++;
+          }
+        agent.destroy();
+      }),
+    );
+  } finally {
+    clearInterval(timer);
+  }
+  return {
+    peakRssMB: round(Math.max(peak, rssBytes(t.pid)) / 1048576, 1),
+    seconds: round((performance.now() - t0) / 1000),
+    requests: CLIENTS * each * requests.length,
+    non200,
+  };
+}
+
+interface Catalog {
+  name: string;
+  dir: string;
+  contentHash: string;
+}
+
+async function storeCatalog(store: ContentStore, name: string, dir: string): Promise<Catalog> {
+  const hasher = new CatalogHasher();
+  for await (const b of readCatalog(dir, { catalog: name })) hasher.add(b.hash);
+  const contentHash = hasher.digest();
+  await store.buildRevision(name, contentHash, readCatalog(dir, { catalog: name }));
+  return { name, dir, contentHash };
+}
+
+const post = (query: string) => JSON.stringify({ query });
+
+/**
+ * The package with the most bundles, and a query for all its blobs with every field: each
+ * schema's run of the package's blobs as pages (blob order is schema, package, name), found by
+ * paging through the `package` (olm.package: `name`) field.
+ */
+async function onePackage(
+  t: Target,
+  catalog: string,
+): Promise<{ pkg: string; query: string; blobs: number }> {
+  const url = t.graphql(catalog);
+  const shape = (
+    JSON.parse((await send(t.agent, url, post(SHAPE_QUERY), t.ca)).body) as { data: Shape }
+  ).data;
+  const keyOf = (field: string) => (field === 'olmpackages' ? 'name' : 'package');
+  const runs = new Map<string, Map<string, { offset: number; count: number }>>();
+  for (const { field } of rootLists(shape)) {
+    if (!['olmpackages', 'olmchannels', 'olmbundles'].includes(field)) continue;
+    const byPkg = new Map<string, { offset: number; count: number }>();
+    for (let offset = 0; ; offset += 100) {
+      const r = await send(
+        t.agent,
+        url,
+        post(`{ ${field}(limit: 100, offset: ${offset}) { ${keyOf(field)} } }`),
+        t.ca,
+      );
+      const page =
+        (JSON.parse(r.body) as { data: Record<string, Array<Record<string, string>>> }).data[
+          field
+        ] ?? [];
+      page.forEach((o, i) => {
+        const k = o[keyOf(field)] ?? '';
+        const run = byPkg.get(k) ?? { offset: offset + i, count: 0 };
+        run.count++;
+        byPkg.set(k, run);
+      });
+      if (page.length < 100) break;
+    }
+    runs.set(field, byPkg);
+  }
+  const bundles = runs.get('olmbundles') ?? new Map<string, { offset: number; count: number }>();
+  const pkg = [...bundles].sort((a, b) => b[1].count - a[1].count || (a[0] < b[0] ? -1 : 1))[0]![0];
+  const override = process.env.BENCH_GRAPHQL_PACKAGE_QUERY;
+  if (override) return { pkg, query: override.replaceAll('$PACKAGE', pkg), blobs: NaN };
+  const typeOf = (field: string) => rootLists(shape).find((f) => f.field === field)!.type;
+  const parts: string[] = [];
+  let blobs = 0;
+  for (const [field, byPkg] of runs) {
+    const run = byPkg.get(pkg);
+    if (!run) continue;
+    blobs += run.count;
+    for (let i = 0; i < run.count; i += 100)
+      parts.push(
+        `${field}${i}: ${field}(limit: ${Math.min(100, run.count - i)}, offset: ${run.offset + i}) { ${selectAll(shape, typeOf(field))} }`,
+      );
+  }
+  return { pkg, query: `{ ${parts.join(' ')} }`, blobs };
+}
+
+interface CatalogResult {
+  catalog: string;
+  package: string;
+  packageBlobs: number;
+  targets: Record<
+    string,
+    {
+      queries: Record<string, Timing>;
+      onePackage: Timing;
+      metasPackage?: Timing;
+      clients: Awaited<ReturnType<typeof peakRssUnderClients>>;
+    }
+  >;
+}
+
+async function startServer(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+): Promise<[ChildProcess, { http: string; https: string }]> {
+  const p = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
+  const line = await new Promise<string>((resolve, reject) => {
+    createInterface({ input: p.stdout! }).once('line', resolve);
+    p.once('exit', (code) => reject(new Error(`serve-server exited ${code}`)));
+  });
+  return [p, JSON.parse(line) as { http: string; https: string }];
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      'size-mb': { type: 'string', default: '50' },
+      real: { type: 'string', default: '/tmp/real/v4.20' },
+      runs: { type: 'string', default: '30' },
+      each: { type: 'string', default: '2' },
+      upstream: { type: 'boolean', default: false },
+    },
+  });
+  const runs = Number(values.runs);
+  const tmp = await mkdtemp(path.join(tmpdir(), 'graphql-bench-'));
+  const procs: ChildProcess[] = [];
+  let upstream: Side | undefined;
+  try {
+    const gen = path.join(tmp, 'fbc');
+    await generateCatalog(gen, { seed: 1, sizeMB: Number(values['size-mb']) });
+    const store = new ContentStore(path.join(tmp, 'store'));
+    const catalogs = [await storeCatalog(store, `generated-${values['size-mb']}mb`, gen)];
+    for (const dir of (values.real ?? '').split(',').filter((d) => d && existsSync(d)))
+      catalogs.push(await storeCatalog(store, path.basename(dir).replace(/[^a-z0-9-]/g, '-'), dir));
+    await store.close();
+    const env = {
+      ...process.env,
+      NODE_OPTIONS,
+      MALLOC_ARENA_MAX: MALLOC_ARENA_MAX ?? '',
+      SERVE_GRAPHQL: '1',
+    };
+    const [ours, urls] = await startServer(
+      [
+        path.join(ROOT, 'bench/serve-server.mjs'),
+        store.root,
+        path.join(TLS, 'a.crt'),
+        path.join(TLS, 'a.key'),
+        ...catalogs.map((c) => `${c.name}=${c.contentHash}`),
+      ],
+      env,
+    );
+    procs.push(ours);
+    const ca = readFileSync(path.join(TLS, 'ca.crt'));
+    const oursOver = (base: string, id: string, tlsCa?: Buffer): Target => ({
+      id,
+      pid: ours.pid!,
+      graphql: (c) => `${base}/catalogs/${c}/api/v1/graphql`,
+      metas: (c) => `${base}/catalogs/${c}/api/v1/metas`,
+      ...(tlsCa && { ca: tlsCa }),
+      agent: new (tlsCa ? HttpsAgent : HttpAgent)({ keepAlive: true, maxSockets: 1 }),
+    });
+    const targets = [oursOver(urls.http, 'catalogd-ts http')];
+    if (values.upstream) {
+      upstream = await startUpstreamSide(
+        catalogs.map(({ name, dir }) => ({ name, dir })),
+        log,
+      );
+      const u = upstream;
+      targets.push(oursOver(urls.https, 'catalogd-ts https', ca), {
+        id: 'upstream v1.11 https',
+        pid: u.pid!,
+        graphql: (c) => u.url(c),
+        metas: (c) => u.url(c).replace(/graphql$/, 'metas'),
+        ...(u.ca && { ca: u.ca }),
+        agent: new HttpsAgent({ keepAlive: true, maxSockets: 1 }),
+      });
+    }
+    const queries: NamedQuery[] = [...UPSTREAM_HOWTO_QUERIES, ...upstreamSampleQueries()];
+    const results: CatalogResult[] = [];
+    for (const c of catalogs) {
+      log(`graphql bench: ${c.name}`);
+      const one = await onePackage(targets[0]!, c.name);
+      const r: CatalogResult = {
+        catalog: c.name,
+        package: one.pkg,
+        packageBlobs: one.blobs,
+        targets: {},
+      };
+      for (const t of targets)
+        r.targets[t.id] = {
+          queries: {},
+          onePackage: undefined as unknown as Timing,
+          clients: undefined as never,
+        };
+      // Interleaved: each query on each target before the next query.
+      for (const q of queries)
+        for (const t of targets)
+          r.targets[t.id]!.queries[q.id] = await time(t, t.graphql(c.name), post(q.query), runs);
+      for (const t of targets) {
+        const slot = r.targets[t.id]!;
+        slot.onePackage = await time(t, t.graphql(c.name), post(one.query), runs);
+        const metas = t.metas(c.name);
+        if (metas)
+          slot.metasPackage = await time(
+            t,
+            `${metas}?package=${encodeURIComponent(one.pkg)}`,
+            undefined,
+            runs,
+          );
+      }
+      for (const t of targets) {
+        const mix = [
+          { url: t.graphql(c.name), body: post(one.query) },
+          ...queries.map((q) => ({ url: t.graphql(c.name), body: post(q.query) })),
+        ];
+        r.targets[t.id]!.clients = await peakRssUnderClients(t, mix, Number(values.each));
+      }
+      results.push(r);
+    }
+    const out = { runs, clients: CLIENTS, nodeOptions: NODE_OPTIONS, catalogs: results };
+    await mkdir(RESULTS, { recursive: true });
+    await writeFile(path.join(RESULTS, 'graphql.json'), `${JSON.stringify(out, null, 2)}\n`);
+    process.stdout.write(graphqlMarkdown(out));
+  } finally {
+    await upstream?.close();
+    for (const p of procs) p.kill();
+    await rm(tmp, { recursive: true, force: true });
+  }
+}
+
+/** The bench's table (README). */
+export function graphqlMarkdown(out: { catalogs: CatalogResult[] }): string {
+  const lines: string[] = [];
+  for (const c of out.catalogs) {
+    const ids = Object.keys(c.targets);
+    lines.push(
+      `\n**${c.catalog}**: one package \`${c.package}\` (${c.packageBlobs} blobs)\n`,
+      `| query | ${ids.map((i) => `${i} p50 / p99 ms (status)`).join(' | ')} |`,
+      `| --- | ${ids.map(() => '---').join(' | ')} |`,
+    );
+    const row = (name: string, pick: (t: CatalogResult['targets'][string]) => Timing | undefined) =>
+      lines.push(
+        `| ${name} | ${ids
+          .map((i) => {
+            const x = pick(c.targets[i]!);
+            return x
+              ? `${x.p50Ms} / ${x.p99Ms} (${x.status}, ${round(x.bytes / 1024, 1)} KiB)`
+              : '-';
+          })
+          .join(' | ')} |`,
+      );
+    row('one package, GraphQL', (t) => t.onePackage);
+    row('one package, /api/v1/metas?package=', (t) => t.metasPackage);
+    for (const q of Object.keys(c.targets[ids[0]!]!.queries)) row(q, (t) => t.queries[q]);
+    lines.push(
+      `| peak RSS, ${CLIENTS} clients | ${ids
+        .map((i) => {
+          const x = c.targets[i]!.clients;
+          return `${x.peakRssMB} MB (${x.requests} requests in ${x.seconds} s, ${x.non200} not 200)`;
+        })
+        .join(' | ')} |`,
+    );
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`)
+  main().catch((err: unknown) => {
+    process.stderr.write(
+      `bench/graphql: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
+    );
+    process.exit(1);
+  });
