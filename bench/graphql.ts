@@ -134,14 +134,54 @@ function rssBytes(pid: number, field: 'VmRSS' | 'VmHWM' = 'VmRSS'): number {
   return Number(m?.[1] ?? 0) * 1024;
 }
 
-/** The highest RSS of `pid` while CLIENTS clients each send every request `each` times. */
+/** process.memoryUsage() of a serve-server.mjs child, asked over its IPC channel. */
+function memoryUsageOf(p: ChildProcess): Promise<NodeJS.MemoryUsage> {
+  return new Promise((resolve) => {
+    p.once('message', (m) => resolve(m as NodeJS.MemoryUsage));
+    p.send('memoryUsage');
+  });
+}
+
+interface ClientsResult {
+  /** VmRSS before the clients start. */
+  rssBeforeMB: number;
+  peakRssMB: number;
+  /** ours only: the highest V8 heap used and external (incl. array buffers) seen, sampled. */
+  peakHeapUsedMB?: number;
+  peakHeapTotalMB?: number;
+  peakExternalMB?: number;
+  seconds: number;
+  requests: number;
+  non200: number;
+}
+
+/**
+ * The highest RSS of `t`'s process while CLIENTS clients each send every request `each` times
+ * (each client starting at another request); `proc`: also sample its V8 memory.
+ */
 async function peakRssUnderClients(
   t: Target,
   requests: Array<{ url: string; body: string | undefined }>,
   each: number,
-): Promise<{ peakRssMB: number; seconds: number; requests: number; non200: number }> {
-  let peak = rssBytes(t.pid);
-  const timer = setInterval(() => (peak = Math.max(peak, rssBytes(t.pid))), 50);
+  proc?: ChildProcess,
+): Promise<ClientsResult> {
+  const rssBefore = rssBytes(t.pid);
+  let peak = rssBefore;
+  let heap = 0;
+  let heapTotal = 0;
+  let external = 0;
+  let sampling = false;
+  const timer = setInterval(() => {
+    peak = Math.max(peak, rssBytes(t.pid));
+    if (!proc || sampling) return;
+    sampling = true;
+    void memoryUsageOf(proc).then((m) => {
+      heap = Math.max(heap, m.heapUsed);
+      heapTotal = Math.max(heapTotal, m.heapTotal);
+      external = Math.max(external, m.external);
+      sampling = false;
+    });
+  }, 50);
   const t0 = performance.now();
   let non200 = 0;
   try {
@@ -159,8 +199,15 @@ async function peakRssUnderClients(
   } finally {
     clearInterval(timer);
   }
+  const MiB = 1048576;
   return {
-    peakRssMB: round(Math.max(peak, rssBytes(t.pid)) / 1048576, 1),
+    rssBeforeMB: round(rssBefore / MiB, 1),
+    peakRssMB: round(Math.max(peak, rssBytes(t.pid)) / MiB, 1),
+    ...(proc && {
+      peakHeapUsedMB: round(heap / MiB, 1),
+      peakHeapTotalMB: round(heapTotal / MiB, 1),
+      peakExternalMB: round(external / MiB, 1),
+    }),
     seconds: round((performance.now() - t0) / 1000),
     requests: CLIENTS * each * requests.length,
     non200,
@@ -251,7 +298,12 @@ interface CatalogResult {
       queries: Record<string, Timing>;
       onePackage: Timing;
       metasPackage?: Timing;
-      clients: Awaited<ReturnType<typeof peakRssUnderClients>>;
+      /** In a process started for this phase (ours; upstream: the one process). */
+      clients: ClientsResult;
+      /** ours: in the process that served the timings before (long-running). */
+      clientsAfterTimings?: ClientsResult;
+      /** ours: the same clients sending /api/v1/metas?package= only, in a process started for them. */
+      clientsMetasOnly?: ClientsResult;
     }
   >;
 }
@@ -296,21 +348,25 @@ async function main(): Promise<void> {
       MALLOC_ARENA_MAX: MALLOC_ARENA_MAX ?? '',
       SERVE_GRAPHQL: '1',
     };
-    const [ours, urls] = await startServer(
-      [
-        path.join(ROOT, 'bench/serve-server.mjs'),
-        store.root,
-        path.join(TLS, 'a.crt'),
-        path.join(TLS, 'a.key'),
-        ...catalogs.map((c) => `${c.name}=${c.contentHash}`),
-      ],
-      env,
-    );
-    procs.push(ours);
+    const startOurs = async () => {
+      const [p, u] = await startServer(
+        [
+          path.join(ROOT, 'bench/serve-server.mjs'),
+          store.root,
+          path.join(TLS, 'a.crt'),
+          path.join(TLS, 'a.key'),
+          ...catalogs.map((c) => `${c.name}=${c.contentHash}`),
+        ],
+        env,
+      );
+      procs.push(p);
+      return { proc: p, urls: u };
+    };
+    const { proc: ours, urls } = await startOurs();
     const ca = readFileSync(path.join(TLS, 'ca.crt'));
-    const oursOver = (base: string, id: string, tlsCa?: Buffer): Target => ({
+    const oursOver = (base: string, id: string, tlsCa?: Buffer, pid = ours.pid!): Target => ({
       id,
-      pid: ours.pid!,
+      pid,
       graphql: (c) => `${base}/catalogs/${c}/api/v1/graphql`,
       metas: (c) => `${base}/catalogs/${c}/api/v1/metas`,
       ...(tlsCa && { ca: tlsCa }),
@@ -370,7 +426,36 @@ async function main(): Promise<void> {
           { url: t.graphql(c.name), body: post(one.query) },
           ...queries.map((q) => ({ url: t.graphql(c.name), body: post(q.query) })),
         ];
-        r.targets[t.id]!.clients = await peakRssUnderClients(t, mix, Number(values.each));
+        const each = Number(values.each);
+        if (t.pid !== ours.pid) {
+          r.targets[t.id]!.clients = await peakRssUnderClients(t, mix, each);
+          continue;
+        }
+        r.targets[t.id]!.clientsAfterTimings = await peakRssUnderClients(t, mix, each, ours);
+        // The same clients against a process started for them (as after a restart).
+        const fresh = await startOurs();
+        const https = t.ca !== undefined;
+        const ft = oursOver(https ? fresh.urls.https : fresh.urls.http, t.id, t.ca, fresh.proc.pid);
+        const freshMix = mix.map((m) => ({
+          url: ft.graphql(c.name),
+          body: m.body,
+        }));
+        r.targets[t.id]!.clients = await peakRssUnderClients(ft, freshMix, each, fresh.proc);
+        fresh.proc.kill();
+        // The content server's own share: the same clients, the same number of requests, metas.
+        const plain = await startOurs();
+        const pt = oursOver(https ? plain.urls.https : plain.urls.http, t.id, t.ca, plain.proc.pid);
+        const metasMix = mix.map(() => ({
+          url: `${pt.metas(c.name)!}?package=${encodeURIComponent(one.pkg)}`,
+          body: undefined,
+        }));
+        r.targets[t.id]!.clientsMetasOnly = await peakRssUnderClients(
+          pt,
+          metasMix,
+          each,
+          plain.proc,
+        );
+        plain.proc.kill();
       }
       results.push(r);
     }
@@ -409,13 +494,14 @@ export function graphqlMarkdown(out: { catalogs: CatalogResult[] }): string {
     row('one package, GraphQL', (t) => t.onePackage);
     row('one package, /api/v1/metas?package=', (t) => t.metasPackage);
     for (const q of Object.keys(c.targets[ids[0]!]!.queries)) row(q, (t) => t.queries[q]);
+    const rss = (x: ClientsResult | undefined) =>
+      x
+        ? `${x.peakRssMB} MB (${x.rssBeforeMB} MB before${x.peakHeapUsedMB === undefined ? '' : `; V8 heap used ≤ ${x.peakHeapUsedMB}, total ≤ ${x.peakHeapTotalMB}, external ≤ ${x.peakExternalMB}`}; ${x.requests} requests in ${x.seconds} s, ${x.non200} not 200)`
+        : '-';
     lines.push(
-      `| peak RSS, ${CLIENTS} clients | ${ids
-        .map((i) => {
-          const x = c.targets[i]!.clients;
-          return `${x.peakRssMB} MB (${x.requests} requests in ${x.seconds} s, ${x.non200} not 200)`;
-        })
-        .join(' | ')} |`,
+      `| peak RSS, ${CLIENTS} clients, process started for them | ${ids.map((i) => rss(c.targets[i]!.clients)).join(' | ')} |`,
+      `| peak RSS, ${CLIENTS} clients, after the timings above | ${ids.map((i) => rss(c.targets[i]!.clientsAfterTimings)).join(' | ')} |`,
+      `| peak RSS, ${CLIENTS} clients, as many metas?package= instead, process started for them | ${ids.map((i) => rss(c.targets[i]!.clientsMetasOnly)).join(' | ')} |`,
     );
   }
   return `${lines.join('\n')}\n`;
