@@ -40,6 +40,7 @@ import {
   selectAll,
   upstreamSampleQueries,
 } from './lib/graphql-queries.js';
+import { residentMemory } from './lib/proc-memory.js';
 import { percentile } from './lib/stats.js';
 
 const TLS = path.join(ROOT, 'test/fixtures/tls');
@@ -150,6 +151,8 @@ interface ClientsResult {
   peakHeapUsedMB?: number;
   peakHeapTotalMB?: number;
   peakExternalMB?: number;
+  /** Right after the clients: anonymous and file-backed resident memory, glibc's main arena. */
+  after?: { anonymousMB: number; fileMB: number; mainArenaMB: number };
   seconds: number;
   requests: number;
   non200: number;
@@ -200,7 +203,13 @@ async function peakRssUnderClients(
     clearInterval(timer);
   }
   const MiB = 1048576;
+  const after = residentMemory(t.pid);
   return {
+    after: {
+      anonymousMB: round(after.anonymousBytes / MiB, 1),
+      fileMB: round(after.fileBytes / MiB, 1),
+      mainArenaMB: round(after.mainArenaBytes / MiB, 1),
+    },
     rssBeforeMB: round(rssBefore / MiB, 1),
     peakRssMB: round(Math.max(peak, rssBytes(t.pid)) / MiB, 1),
     ...(proc && {
@@ -496,7 +505,7 @@ export function graphqlMarkdown(out: { catalogs: CatalogResult[] }): string {
     for (const q of Object.keys(c.targets[ids[0]!]!.queries)) row(q, (t) => t.queries[q]);
     const rss = (x: ClientsResult | undefined) =>
       x
-        ? `${x.peakRssMB} MB (${x.rssBeforeMB} MB before${x.peakHeapUsedMB === undefined ? '' : `; V8 heap used ≤ ${x.peakHeapUsedMB}, total ≤ ${x.peakHeapTotalMB}, external ≤ ${x.peakExternalMB}`}; ${x.requests} requests in ${x.seconds} s, ${x.non200} not 200)`
+        ? `${x.peakRssMB} MB (${x.rssBeforeMB} MB before${x.peakHeapUsedMB === undefined ? '' : `; V8 heap used ≤ ${x.peakHeapUsedMB}, total ≤ ${x.peakHeapTotalMB}, external ≤ ${x.peakExternalMB}`}${x.after ? `; after: anonymous ${x.after.anonymousMB}, of it main arena ${x.after.mainArenaMB}, files ${x.after.fileMB}` : ''}; ${x.requests} requests in ${x.seconds} s, ${x.non200} not 200)`
         : '-';
     lines.push(
       `| peak RSS, ${CLIENTS} clients, process started for them | ${ids.map((i) => rss(c.targets[i]!.clients)).join(' | ')} |`,
