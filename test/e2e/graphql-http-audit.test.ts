@@ -12,7 +12,7 @@ import { serveSampleForSuite } from '../support/e2e-setup.js';
 import { uniqueName } from '../support/names.js';
 
 /** Audit id → why it does not apply here. None is a MUST. */
-export const NOT_APPLIED: Readonly<Record<string, string>> = {
+const NOT_APPLIED: Readonly<Record<string, string>> = {
   '22EB':
     'SHOULD answer application/graphql-response+json when asked: every answer is application/json, as upstream’s',
   '9ABE':
