@@ -8,9 +8,12 @@
 //   - the server's peak RSS while 16 clients send those queries at once.
 // With --upstream, upstream catalogd v1.11 (GraphQLCatalogQueries on; needs `make cluster-up`,
 // hack/graphql-compare/sides.ts) serves the same catalogs, and the same queries are timed against
-// both over HTTPS, interleaved query by query, and its RSS under the same 16 clients.
+// both over HTTPS, interleaved query by query, and its RSS under the same 16 clients. With
+// --controller, the whole controller syncs the same catalogs and takes the same 16 clients
+// (bench/graphql-controller.ts): its peak RSS.
 //
 //   npx tsx bench/graphql.ts [--size-mb 50] [--real /tmp/real/v4.20] [--runs 30] [--upstream]
+//                            [--controller]
 //
 // The one-package query is built from upstream-compatible root fields (limit/offset over the
 // package's run of blobs in blob order); BENCH_GRAPHQL_PACKAGE_QUERY replaces it with any query
@@ -32,6 +35,8 @@ import { CatalogHasher, readCatalog } from '../src/fbc/index.js';
 import { ContentStore } from '../src/server/index.js';
 import { generateCatalog } from '../test/support/fbcgen.js';
 import { MALLOC_ARENA_MAX, NODE_OPTIONS, RESULTS, ROOT, log, round } from './lib/config.js';
+import type { ControllerClients } from './graphql-controller.js';
+import { controllerUnderClients } from './graphql-controller.js';
 import type { ClientsResult, Target, Timing } from './lib/graphql-clients.js';
 import { CLIENTS, onePackage, peakRssUnderClients, post, time } from './lib/graphql-clients.js';
 import type { NamedQuery } from './lib/graphql-queries.js';
@@ -93,6 +98,7 @@ async function main(): Promise<void> {
       runs: { type: 'string', default: '30' },
       each: { type: 'string', default: '2' },
       upstream: { type: 'boolean', default: false },
+      controller: { type: 'boolean', default: false },
     },
   });
   const runs = Number(values.runs);
@@ -224,7 +230,25 @@ async function main(): Promise<void> {
       }
       results.push(r);
     }
-    const out = { runs, clients: CLIENTS, nodeOptions: NODE_OPTIONS, catalogs: results };
+    let controller: ControllerClients[] | undefined;
+    if (values.controller) {
+      // Upstream's CRD gives way to ours first (its close puts ours back).
+      await upstream?.close();
+      upstream = undefined;
+      controller = await controllerUnderClients(
+        catalogs.map(({ name, dir }) => ({ name, dir })),
+        queries,
+        Number(values.each),
+        tmp,
+      );
+    }
+    const out = {
+      runs,
+      clients: CLIENTS,
+      nodeOptions: NODE_OPTIONS,
+      catalogs: results,
+      ...(controller && { controller }),
+    };
     await mkdir(RESULTS, { recursive: true });
     await writeFile(path.join(RESULTS, 'graphql.json'), `${JSON.stringify(out, null, 2)}\n`);
     process.stdout.write(graphqlMarkdown(out));
@@ -236,7 +260,10 @@ async function main(): Promise<void> {
 }
 
 /** The bench's table (README). */
-export function graphqlMarkdown(out: { catalogs: CatalogResult[] }): string {
+export function graphqlMarkdown(out: {
+  catalogs: CatalogResult[];
+  controller?: ControllerClients[];
+}): string {
   const lines: string[] = [];
   for (const c of out.catalogs) {
     const ids = Object.keys(c.targets);
@@ -268,6 +295,19 @@ export function graphqlMarkdown(out: { catalogs: CatalogResult[] }): string {
       `| peak RSS, ${CLIENTS} clients, after the timings above | ${ids.map((i) => rss(c.targets[i]!.clientsAfterTimings)).join(' | ')} |`,
       `| peak RSS, ${CLIENTS} clients, as many metas?package= instead, process started for them | ${ids.map((i) => rss(c.targets[i]!.clientsMetasOnly)).join(' | ')} |`,
     );
+  }
+  if (out.controller?.length) {
+    lines.push(
+      `\n**The controller** (as deployed; every catalog synced, objects written), ${CLIENTS} clients on one catalog at a time:\n`,
+      '| catalog | one package | peak RSS |',
+      '| --- | --- | --- |',
+    );
+    for (const c of out.controller) {
+      const x = c.clients;
+      lines.push(
+        `| ${c.catalog} | \`${c.package}\` | ${x.peakRssMB} MB (${x.rssBeforeMB} MB before; after: anonymous ${x.after?.anonymousMB}, of it main arena ${x.after?.mainArenaMB}, files ${x.after?.fileMB}; ${x.requests} requests in ${x.seconds} s, ${x.non200} not 200) |`,
+      );
+    }
   }
   return `${lines.join('\n')}\n`;
 }

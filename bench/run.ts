@@ -19,7 +19,8 @@
 //                           `make bench-peer`)
 //   BENCH_ONLY=graphql      only GraphQL query latency and memory (bench/graphql.ts) on the
 //                           largest of BENCH_SIZES and BENCH_REAL_CATALOGS, beside /api/v1/metas,
-//                           and beside upstream catalogd v1.11 unless BENCH_GRAPHQL_UPSTREAM=0;
+//                           and beside upstream catalogd v1.11 unless BENCH_GRAPHQL_UPSTREAM=0,
+//                           and the whole controller's RSS unless BENCH_GRAPHQL_CONTROLLER=0;
 //                           BENCH_GRAPHQL_RUNS (default 30) requests per query
 //   BENCH_ONLY=watchCache   only the apiserver's price per content profile with its CatalogMetadata
 //                           watch cache on and off (scenarios/watch-cache.ts; docs/deploy.md)
@@ -225,14 +226,15 @@ function applyCrds(): void {
 }
 
 /**
- * bench/graphql.ts as its own process, upstream's side on this run's cluster (its .local/env)
- * unless BENCH_GRAPHQL_UPSTREAM=0.
+ * bench/graphql.ts as its own process, upstream's side and the controller on this run's cluster
+ * (its .local/env) unless BENCH_GRAPHQL_UPSTREAM=0 / BENCH_GRAPHQL_CONTROLLER=0.
  */
 function graphqlBench(largest: number): unknown {
   process.env.CATALOGD_LOCAL = LOCAL;
   const args = ['--size-mb', String(largest), '--runs', process.env.BENCH_GRAPHQL_RUNS ?? '30'];
   args.push('--real', process.env.BENCH_REAL_CATALOGS ?? '/tmp/real/v4.20');
   if (process.env.BENCH_GRAPHQL_UPSTREAM !== '0') args.push('--upstream');
+  if (process.env.BENCH_GRAPHQL_CONTROLLER !== '0') args.push('--controller');
   return childBench('graphql', args, 1_800_000);
 }
 
