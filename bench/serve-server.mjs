@@ -17,7 +17,10 @@ for (const c of catalogs) {
   const [name, contentHash] = c.split('=');
   await store.activate(name, contentHash, new Date(0));
 }
-const graphql = process.env.SERVE_GRAPHQL === '1' ? createGraphqlEndpoint() : undefined;
+// SERVE_GRAPHQL_RUNNING: queries executing at once (the endpoint's default otherwise), to try.
+const running = Number(process.env.SERVE_GRAPHQL_RUNNING) || undefined;
+const graphql =
+  process.env.SERVE_GRAPHQL === '1' ? createGraphqlEndpoint(running ? { running } : {}) : undefined;
 const http = await startContentServer({ store, graphql });
 const https = await startContentServer({
   store,
