@@ -99,6 +99,10 @@ cosign: ## Build (once, cached outside the repo) the cosign the signature e2e te
 olmv1: ## Build (once, cached outside the repo) operator-controller, upstream catalogd v1.5.1 and hack/olmv1-check (docs/olmv1.md).
 	@hack/olmv1/build.sh >/dev/null
 
+.PHONY: upstream-catalogd
+upstream-catalogd: ## Build (once, cached outside the repo) upstream catalogd v1.11 alone, for the GraphQL comparison and bench (docs/graphql.md).
+	@hack/upstream-catalogd/build.sh >/dev/null
+
 .PHONY: operator-controller
 operator-controller: ## Build (once, cached outside the repo) operator-controller v1.5.1 alone, for its image in the OLM v1 e2e (hack/olmv1/image.sh).
 	@hack/olmv1/build.sh --image >/dev/null

@@ -17,6 +17,11 @@
 //                           largest of BENCH_SIZES and BENCH_REAL_CATALOGS (default /tmp/real/v4.20)
 //   BENCH_ONLY=peer         only catalogd-ts beside upstream catalogd v1.5.1 (scenarios/peer.ts;
 //                           `make bench-peer`)
+//   BENCH_ONLY=graphql      only GraphQL query latency and memory (bench/graphql.ts) on the
+//                           largest of BENCH_SIZES and BENCH_REAL_CATALOGS, beside /api/v1/metas,
+//                           and beside upstream catalogd v1.11 unless BENCH_GRAPHQL_UPSTREAM=0,
+//                           and the whole controller's RSS unless BENCH_GRAPHQL_CONTROLLER=0;
+//                           BENCH_GRAPHQL_RUNS (default 30) requests per query
 //   BENCH_ONLY=watchCache   only the apiserver's price per content profile with its CatalogMetadata
 //                           watch cache on and off (scenarios/watch-cache.ts; docs/deploy.md)
 //   BENCH_SKIP_CONTROL_PLANE=1   skip that section in a full run
@@ -57,6 +62,7 @@ import {
 } from './lib/config.js';
 import { running, startController } from './lib/controller-process.js';
 import { finish, merge, rssGrowth, writeResults } from './lib/report.js';
+import { graphqlMarkdown } from './graphql.js';
 import { childBench } from './scenarios/child-bench.js';
 import type { ColdResult, ColdSyncContext } from './scenarios/cold-sync.js';
 import { coldSync } from './scenarios/cold-sync.js';
@@ -113,6 +119,14 @@ async function main(): Promise<void> {
         { api, etcd, kubeconfig, registry, work, logDir, resetControlPlane },
         results,
         started,
+      );
+      return;
+    }
+    if (ONLY === 'graphql') {
+      results.graphql = graphqlBench(largest);
+      await writeResults(results, started);
+      process.stdout.write(
+        graphqlMarkdown(results.graphql as Parameters<typeof graphqlMarkdown>[0]),
       );
       return;
     }
@@ -209,6 +223,19 @@ function applyCrds(): void {
       stdio: 'ignore',
     },
   );
+}
+
+/**
+ * bench/graphql.ts as its own process, upstream's side and the controller on this run's cluster
+ * (its .local/env) unless BENCH_GRAPHQL_UPSTREAM=0 / BENCH_GRAPHQL_CONTROLLER=0.
+ */
+function graphqlBench(largest: number): unknown {
+  process.env.CATALOGD_LOCAL = LOCAL;
+  const args = ['--size-mb', String(largest), '--runs', process.env.BENCH_GRAPHQL_RUNS ?? '30'];
+  args.push('--real', process.env.BENCH_REAL_CATALOGS ?? '/tmp/real/v4.20');
+  if (process.env.BENCH_GRAPHQL_UPSTREAM !== '0') args.push('--upstream');
+  if (process.env.BENCH_GRAPHQL_CONTROLLER !== '0') args.push('--controller');
+  return childBench('graphql', args, 1_800_000);
 }
 
 /** The benches that run as their own processes, unless skipped. */

@@ -1,7 +1,8 @@
-// Upstream catalogd (operator-framework/operator-controller v1.5.1, built by hack/olmv1/build.sh)
-// as a process beside the bench's cluster, for the peer scenario (bench/scenarios/peer.ts): its
-// registries.conf, a self-signed certificate, the ServiceAccount token it insists on reading from
-// the pod path, and its ClusterCatalog CRD.
+// Upstream catalogd (operator-framework/operator-controller v1.5.1, built by hack/olmv1/build.sh;
+// v1.11 with the GraphQL endpoint, built by hack/upstream-catalogd/build.sh) as a process beside
+// the bench's cluster, for the peer scenario (bench/scenarios/peer.ts), the graphql bench and
+// hack/graphql-compare.ts: its registries.conf, a self-signed certificate, the ServiceAccount
+// token it insists on reading from the pod path, and its ClusterCatalog CRD.
 import { execFileSync, spawn } from 'node:child_process';
 import { createWriteStream, existsSync, readFileSync } from 'node:fs';
 import { appendFile, mkdir, mkdtemp, writeFile } from 'node:fs/promises';
@@ -21,6 +22,14 @@ export const UPSTREAM_CRD = path.join(
   'upstream',
   'clustercatalogs-operator-controller-v1.5.1.yaml',
 );
+/** Upstream v1.11's ClusterCatalog CRD (committed copy), for upstreamGraphqlBinary()'s catalogd. */
+export const UPSTREAM_GRAPHQL_CRD = path.join(
+  ROOT,
+  'test',
+  'fixtures',
+  'upstream',
+  'clustercatalogs-operator-controller-v1.11.0.yaml',
+);
 /** Where upstream keeps its leader-election Lease and whose ServiceAccount it claims to be. */
 export const UPSTREAM_NS = 'olmv1-system';
 const UPSTREAM_SA = 'catalogd-controller-manager';
@@ -36,8 +45,20 @@ export function upstreamBinDir(): string {
 }
 
 /**
+ * Upstream catalogd v1.11's binary (hack/upstream-catalogd/build.sh builds it on first use): the
+ * release with the GraphQL endpoint (GraphQLCatalogQueries) answering from its on-disk index.
+ */
+export function upstreamGraphqlBinary(): string {
+  return execFileSync(path.join(ROOT, 'hack', 'upstream-catalogd', 'build.sh'), {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  }).trim();
+}
+
+/**
  * Marks the local registry insecure (plain HTTP) in the registries.conf upstream's build points
- * containers/image at (`<bin dir>/../registries.conf`, hack/olmv1/build.sh). Appended, never
+ * containers/image at (`<bin dir>/../registries.conf`, hack/olmv1/build.sh; for v1.11's binary,
+ * pass the binary's path as `binDir`: the file beside it, given as UpstreamOptions.registriesConf). Appended, never
  * rewritten: other clusters on this machine may have their own registry there.
  */
 export async function allowInsecureRegistry(binDir: string, registry: string): Promise<void> {
@@ -118,6 +139,15 @@ export interface UpstreamOptions {
   /** From serviceAccountFiles. */
   serviceAccountDir: string;
   tls: { cert: string; key: string };
+  /** The catalogd binary (default `<binDir>/catalogd`). */
+  binary?: string;
+  /** --feature-gates (default `APIV1MetasHandler=true`). */
+  featureGates?: string;
+  /**
+   * CONTAINERS_REGISTRIES_CONF for the process: v1.11's image library reads it (v1.5.1's path
+   * is linked in instead, hack/olmv1/build.sh).
+   */
+  registriesConf?: string;
 }
 
 /**
@@ -150,7 +180,7 @@ export async function startUpstream(
     `--cache-dir=${cacheDir}`,
     `--tls-cert=${o.tls.cert}`,
     `--tls-key=${o.tls.key}`,
-    '--feature-gates=APIV1MetasHandler=true',
+    `--feature-gates=${o.featureGates ?? 'APIV1MetasHandler=true'}`,
   ];
   // /var/run is /run here; /run/secrets does not exist on the host, so a tmpfs over /run in the
   // private namespace holds the pod path. unshare and sh exec: the pid is catalogd's.
@@ -171,12 +201,17 @@ export async function startUpstream(
       '-c',
       script,
       'catalogd',
-      path.join(o.binDir, 'catalogd'),
+      o.binary ?? path.join(o.binDir, 'catalogd'),
       ...args,
     ],
     {
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, SA_SRC: o.serviceAccountDir, KUBECONFIG: o.kubeconfig },
+      env: {
+        ...process.env,
+        SA_SRC: o.serviceAccountDir,
+        KUBECONFIG: o.kubeconfig,
+        ...(o.registriesConf && { CONTAINERS_REGISTRIES_CONF: o.registriesConf }),
+      },
     },
   );
   child.stdout.pipe(out);

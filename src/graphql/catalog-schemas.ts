@@ -2,6 +2,8 @@
 // kept (a few kilobytes each) for the next: at most `maxEntries` revisions, the least recently
 // queried forgotten first. Building reads the blobs one batch at a time (the revision's
 // schemaBlobs) and keeps only the shape: memory does not grow with the catalog.
+import type { GraphQLSchema } from 'graphql';
+import { isIntrospectionType, isObjectType, isSpecifiedScalarType } from 'graphql';
 import { buildCatalogSchema, SchemaBuildError } from './schema.js';
 import type { CatalogSchema } from './schema.js';
 import { DEFAULT_SHAPE_BOUNDS, isObject, ShapeBuilder, ShapeError } from './shape.js';
@@ -15,6 +17,26 @@ export interface RevisionBlobs {
 }
 
 export const DEFAULT_MAX_SCHEMAS_KEPT = 64;
+
+/**
+ * graphql-go's introspection gives a type, field or argument without a description as `""`
+ * (its configs hold a Go string), graphql-js's as `null`: the schema's own types (not the
+ * built-in scalars and introspection types, which are each library's) get `""` where they
+ * have none, so that `{ __schema { queryType { fields { name description } } } }`, upstream's
+ * discovery query, answers byte for byte as upstream's (hack/graphql-compare.ts).
+ */
+export function describeAsGraphqlGo(schema: GraphQLSchema): GraphQLSchema {
+  for (const type of Object.values(schema.getTypeMap())) {
+    if (isIntrospectionType(type) || isSpecifiedScalarType(type)) continue;
+    type.description ??= '';
+    if (!isObjectType(type)) continue;
+    for (const field of Object.values(type.getFields())) {
+      field.description ??= '';
+      for (const arg of field.args) arg.description ??= '';
+    }
+  }
+  return schema;
+}
 
 /** The shape of a revision's blobs, read one batch at a time. */
 export async function inferShape(
@@ -77,6 +99,8 @@ export class CatalogSchemas {
       if (err instanceof ShapeError) throw new SchemaBuildError(err.message, { cause: err });
       throw err;
     }
-    return buildCatalogSchema(shape);
+    const built = buildCatalogSchema(shape);
+    describeAsGraphqlGo(built.schema);
+    return built;
   }
 }

@@ -19,6 +19,9 @@ describe('graphql/go-values: values as upstream’s Go writes them', () => {
       '"\\u2028\\u2029\\b\\f\\n\\t\\u0001\\"\\\\"',
     );
     expect(goJson('a\ud800b\udc00')).to.equal('"a\ufffdb\ufffd"');
+    // A pair is kept; escapes and replacements in one string with plain text around them.
+    expect(goJson('x\ud83d\ude00<y\udc00')).to.equal('"x\ud83d\ude00\\u003cy\ufffd"');
+    expect(goJson('plain "quoted" \\ text')).to.equal(JSON.stringify('plain "quoted" \\ text'));
     expect(goJson('😀')).to.equal('"😀"');
     // UTF-8 order: an astral character sorts after U+FFFF, unlike UTF-16's.
     expect(['\uffff', '😀', 'b', 'B'].sort(compareGoKeys)).to.deep.equal([

@@ -31,9 +31,16 @@ const GO_ESCAPES: Record<string, string> = {
 
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 
+/** Whether a string holds anything JSON.stringify writes otherwise than encoding/json. */
+const NOT_AS_JSON_STRINGIFY = /[<>&\u2028\u2029\ud800-\udfff]/;
+const SURROGATE = /[\ud800-\udfff]/;
+
 /** A JSON string as encoding/json writes it (HTML-safe; a lone surrogate is U+FFFD). */
 export function goJsonString(s: string): string {
-  const quoted = JSON.stringify(s.replace(LONE_SURROGATE, '\ufffd'));
+  // Most strings (names, images, base64 data) have none of those characters: one scan, then
+  // JSON.stringify alone, instead of two replacing passes (a third of a large answer's time).
+  if (!NOT_AS_JSON_STRINGIFY.test(s)) return JSON.stringify(s);
+  const quoted = JSON.stringify(SURROGATE.test(s) ? s.replace(LONE_SURROGATE, '\ufffd') : s);
   return quoted.replace(HTML_AND_SEPARATORS, (c) => GO_ESCAPES[c]!);
 }
 

@@ -1,0 +1,113 @@
+// The graphql bench's controller part (bench/graphql.ts --controller): the whole controller, as
+// the Deployment runs it (built dist/, its NODE_OPTIONS and malloc settings,
+// bench/lib/controller-process.ts), syncing each catalog pushed to the local registry until its
+// objects are written, then the same 16 clients as against the content server alone, sent to
+// each catalog's status.urls.base: the controller's peak RSS, the SPEC's 150 MB bound's subject.
+import { execFileSync } from 'node:child_process';
+import { Agent as HttpAgent } from 'node:http';
+import { pushCatalog } from '../src/source/index.js';
+import { useLocalCluster } from '../hack/graphql-compare/sides.js';
+import { pollUntil } from '../test/support/poll.js';
+import { log } from './lib/config.js';
+import { startController } from './lib/controller-process.js';
+import type { ClientsResult, Target } from './lib/graphql-clients.js';
+import { onePackage, peakRssUnderClients, post } from './lib/graphql-clients.js';
+import type { NamedQuery } from './lib/graphql-queries.js';
+
+interface CatalogStatus {
+  metadata: { generation: number };
+  status?: {
+    urls?: { base?: string };
+    conditions?: Array<{ type: string; status: string; observedGeneration?: number }>;
+  };
+}
+
+const kubectl = (args: string[], input?: string) =>
+  execFileSync('kubectl', args, { encoding: 'utf8', input, stdio: ['pipe', 'pipe', 'pipe'] });
+
+/** Serving, and its objects written (ObjectsSynced=True of the current generation): its base. */
+function syncedBase(name: string): string | undefined {
+  const c = JSON.parse(kubectl(['get', 'clustercatalog', name, '-o', 'json'])) as CatalogStatus;
+  const is = (type: string) =>
+    c.status?.conditions?.some(
+      (x) =>
+        x.type === type &&
+        x.status === 'True' &&
+        (x.observedGeneration ?? c.metadata.generation) === c.metadata.generation,
+    );
+  return is('Serving') && is('ObjectsSynced') ? c.status?.urls?.base : undefined;
+}
+
+export interface ControllerClients {
+  catalog: string;
+  package: string;
+  /** The controller's VmRSS once every catalog synced, before the clients. */
+  clients: ClientsResult;
+}
+
+/**
+ * Starts the controller, syncs `catalogs` (name, FBC directory), and runs the 16 clients with
+ * the one-package query and `queries` against each catalog in turn; the catalogs are deleted
+ * and the controller stopped at the end.
+ */
+export async function controllerUnderClients(
+  catalogs: Array<{ name: string; dir: string }>,
+  queries: readonly NamedQuery[],
+  each: number,
+  logDir: string,
+): Promise<ControllerClients[]> {
+  const { kubeconfig, registry } = useLocalCluster();
+  const controller = await startController(kubeconfig, logDir);
+  const out: ControllerClients[] = [];
+  try {
+    for (const { name, dir } of catalogs) {
+      const { ref } = await pushCatalog(dir, `${registry}/graphql-bench/${name}:latest`);
+      kubectl(
+        ['apply', '-f', '-'],
+        JSON.stringify({
+          apiVersion: 'olm.operatorframework.io/v1',
+          kind: 'ClusterCatalog',
+          metadata: { name },
+          spec: { source: { type: 'Image', image: { ref } } },
+        }),
+      );
+    }
+    const bases = new Map<string, string>();
+    for (const { name } of catalogs)
+      bases.set(
+        name,
+        await pollUntil(() => Promise.resolve(syncedBase(name)), {
+          timeoutMs: 900_000,
+          intervalMs: 1000,
+          what: `${name} synced by the controller`,
+        }),
+      );
+    log(`graphql bench: the controller synced ${catalogs.map((c) => c.name).join(', ')}`);
+    for (const { name } of catalogs) {
+      const base = bases.get(name)!;
+      const t: Target = {
+        id: 'controller',
+        pid: controller.pid,
+        graphql: () => `${base}/api/v1/graphql`,
+        metas: () => `${base}/api/v1/metas`,
+        agent: new HttpAgent({ keepAlive: true, maxSockets: 1 }),
+      };
+      const one = await onePackage(t, name);
+      const mix = [one.query, ...queries.map((q) => q.query)].map((q) => ({
+        url: t.graphql(name),
+        body: post(q),
+      }));
+      out.push({
+        catalog: name,
+        package: one.pkg,
+        clients: await peakRssUnderClients(t, mix, each),
+      });
+      t.agent.destroy();
+    }
+  } finally {
+    for (const { name } of catalogs)
+      kubectl(['delete', 'clustercatalog', name, '--ignore-not-found', '--wait=true']);
+    await controller.stop();
+  }
+  return out;
+}
