@@ -6,7 +6,7 @@
 # `node` user (uid 1000), CMD node. Stored in buildah's storage under BASE_IMAGE, so that
 # `FROM node:24-bookworm-slim` resolves to it with --pull=never.
 #
-# Rebuilt only when its inputs change: this script, versions.env, and the two npm tarballs'
+# Rebuilt only when its inputs change: this script, its pins in versions.env, and the two npm tarballs'
 # digests are hashed into the label org.catalogd-ts.base-inputs (Debian's packages are taken as
 # of the build; rebuild with FORCE=1).
 set -euo pipefail
@@ -28,7 +28,8 @@ pack() { # pack <spec>: prints the tarball path
 }
 node_tgz=$(pack "$NODE_PACKAGE")
 npm_tgz=$(pack "$NPM_PACKAGE")
-inputs=$(cat "$0" "$here/versions.env" "$node_tgz" "$npm_tgz" | sha256sum | cut -c1-16)
+# Only the pins the image is made of: another tool's pin in versions.env rebuilds nothing.
+inputs=$( (cat "$0" "$node_tgz" "$npm_tgz"; grep -E '^(BASE_IMAGE|BASE_SUITE|NODE_PACKAGE|NPM_PACKAGE)=' "$here/versions.env") | sha256sum | cut -c1-16)
 
 current=$(buildah inspect --type image --format '{{index .ImageAnnotations "org.catalogd-ts.base-inputs"}}{{index .OCIv1.Config.Labels "org.catalogd-ts.base-inputs"}}' "$BASE_IMAGE" 2>/dev/null || true)
 if [ "$current" = "$inputs" ] && [ -z "${FORCE:-}" ]; then
