@@ -5,7 +5,9 @@
 // so the Service has no selector and an EndpointSlice of our own names this host's address:
 // HOST_IP from .local/env (the default route's address), never loopback, which the apiserver
 // refuses as an endpoint. The server must listen on that address (or on all of them).
+import { rm } from 'node:fs/promises';
 import os from 'node:os';
+import path from 'node:path';
 import { readClusterEnv } from './cluster.js';
 import { kubectl, kubectlOk } from './kubectl.js';
 import { pollUntil } from './poll.js';
@@ -93,9 +95,10 @@ export function servedApiObjects(o: Required<RegisterServedApiOptions>): string 
         version: SERVED_VERSION,
         service: { namespace: o.namespace, name: o.service, port: 443 },
         caBundle: Buffer.from(o.caBundle).toString('base64'),
-        // As config/served: above the built-in groups' minimum (so it sorts after them), and
-        // the group's only version.
-        groupPriorityMinimum: 1000,
+        // As config/served: below the CRD groups' 1000, so that where both serve `catalogmetadata`
+        // (these tests, beside the CRD mode's) kubectl's short name means the CRD's; the group's
+        // only version.
+        groupPriorityMinimum: 100,
         versionPriority: 15,
       },
     },
@@ -126,6 +129,7 @@ export async function registerServedApi(
   const objects = servedApiObjects(o);
   const unregister = async () => {
     await kubectl(['delete', '--ignore-not-found', '--wait=true', '-f', '-'], objects);
+    await forgetDiscovery();
   };
   await kubectlOk(['apply', '-f', '-'], objects);
   try {
@@ -161,4 +165,24 @@ export async function frontProxyCa(): Promise<string> {
     );
   }
   return raw;
+}
+
+/**
+ * Removes kubectl's discovery cache of this cluster (~/.kube/cache/discovery/<host>, named as
+ * kubectl's computeDiscoverCacheDir names it): kept for hours, it would still list the served
+ * group after its APIService is gone, and the next kubectl would map `catalogmetadata` to it.
+ */
+async function forgetDiscovery(): Promise<void> {
+  const server = await kubectlOk([
+    ...['config', 'view', '--minify', '-o', 'jsonpath={.clusters[0].cluster.server}'],
+  ]);
+  const host = server.trim().replace('https://', '').replace('http://', '');
+  const dir = path.join(
+    os.homedir(),
+    '.kube',
+    'cache',
+    'discovery',
+    host.replace(/[^(\w/.)]/g, '_'),
+  );
+  await rm(dir, { recursive: true, force: true });
 }

@@ -154,7 +154,7 @@ describe('config/served (the served mode)', function () {
     expect(apiService.spec).to.include({
       group: SERVED_GROUP,
       version: 'v1',
-      groupPriorityMinimum: 1000,
+      groupPriorityMinimum: 100,
       versionPriority: 15,
     });
     expect(apiService.spec.insecureSkipTLSVerify ?? false).to.equal(false);
