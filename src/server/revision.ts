@@ -249,25 +249,8 @@ export class Revision {
    * sequence number: read in batches of about BLOB_READ_BATCH bytes, as schemaBlobs.
    */
   async *blobsIn(ranges: SeqRanges): AsyncGenerator<{ seq: number; line: string }> {
-    const offsets = this.p.offsets;
-    for (const [from, to] of ranges) {
-      let seq = Math.max(0, from);
-      const end = Math.min(to, this.blobs);
-      while (seq < end) {
-        const start = offsets[seq]!;
-        let last = seq + 1;
-        while (last < end && offsets[last + 1]! - start <= BLOB_READ_BATCH) last++;
-        const bytes = offsets[last]! - start;
-        const buf = await readExactly(this.p.all, start, bytes);
-        this.p.io.contentBytesRead += bytes;
-        for (let s = seq; s < last; s++)
-          yield {
-            seq: s,
-            line: buf.toString('utf8', offsets[s]! - start, offsets[s + 1]! - start - 1),
-          };
-        seq = last;
-      }
-    }
+    for (const [from, to] of ranges)
+      yield* this.seqLinesOf(Math.max(0, from), Math.min(to, this.blobs));
   }
 
   /** The catalog's schemas in blob order, each with its number of blobs. */
@@ -289,6 +272,14 @@ export class Revision {
 
   /** The lines of blobs `from` to `end` (exclusive), read in batches of BLOB_READ_BATCH. */
   private async *linesOf(from: number, end: number): AsyncGenerator<string> {
+    for await (const { line } of this.seqLinesOf(from, end)) yield line;
+  }
+
+  /** linesOf, each line with its sequence number. */
+  private async *seqLinesOf(
+    from: number,
+    end: number,
+  ): AsyncGenerator<{ seq: number; line: string }> {
     const offsets = this.p.offsets;
     let seq = from;
     while (seq < end) {
@@ -300,7 +291,10 @@ export class Revision {
       this.p.io.contentBytesRead += bytes;
       // Each line without its newline.
       for (let s = seq; s < last; s++)
-        yield buf.toString('utf8', offsets[s]! - start, offsets[s + 1]! - start - 1);
+        yield {
+          seq: s,
+          line: buf.toString('utf8', offsets[s]! - start, offsets[s + 1]! - start - 1),
+        };
       seq = last;
     }
   }
