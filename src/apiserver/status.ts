@@ -4,6 +4,8 @@ import type { ServerResponse } from 'node:http';
 
 export type StatusReason =
   | 'BadRequest'
+  | 'Unauthorized'
+  | 'Forbidden'
   | 'NotFound'
   | 'MethodNotAllowed'
   | 'NotAcceptable'

@@ -3,34 +3,19 @@
 // kubectl prints what it prints for any other resource.
 import type { ServerResponse } from 'node:http';
 import type { RequestInfo, UserInfo } from '../ports.js';
+import { ApiError } from '../status.js';
+import type { Status, StatusReason } from '../status.js';
 
-export interface Status {
-  kind: 'Status';
-  apiVersion: 'v1';
-  metadata: Record<string, never>;
-  status: 'Failure';
-  message: string;
-  reason: string;
-  details?: { name?: string; group?: string; kind?: string };
-  code: number;
-}
+export type { Status };
 
+/** The handlers' Status (../status.ts): one shape and builder for every refusal of the API. */
 function status(
   code: number,
-  reason: string,
+  reason: StatusReason,
   message: string,
   details?: Status['details'],
 ): Status {
-  return {
-    kind: 'Status',
-    apiVersion: 'v1',
-    metadata: {},
-    status: 'Failure',
-    message,
-    reason,
-    ...(details && { details }),
-    code,
-  };
+  return new ApiError(code, reason, message, details).toStatus();
 }
 
 /** A request without a verified front-proxy certificate and user (the apiserver's body). */
