@@ -11,15 +11,8 @@
 import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
 import { gzip as gzipCallback } from 'node:zlib';
-import {
-  execute,
-  getOperationAST,
-  OperationTypeNode,
-  parse,
-  specifiedRules,
-  validate,
-} from 'graphql';
-import type { DocumentNode, ExecutionResult } from 'graphql';
+import { execute, getOperationAST, OperationTypeNode, specifiedRules, validate } from 'graphql';
+import type { ExecutionResult } from 'graphql';
 import { acceptsGzip, etagHeader, httpDate, requestIsNotModified } from '../server/index.js';
 import type { ServerEndpoint } from '../server/index.js';
 import { realClock } from '../util/clock.js';
@@ -34,10 +27,8 @@ import { CatalogSchemas } from './catalog-schemas.js';
 import {
   DEFAULT_DEADLINE_MS,
   GRAPHQL_RETRY_AFTER_SECONDS,
-  MAX_QUERY_TOKENS,
   errorOut,
-  paramsFromBody,
-  paramsFromQueryString,
+  readQuery,
   resultJson,
   send,
   sendErrors,
@@ -45,8 +36,6 @@ import {
 import { QueryGate } from './gate.js';
 import {
   DEFAULT_QUERY_LIMITS,
-  QueryLimitError,
-  checkComplexity,
   checkJoinCost,
   checkListCost,
   joinCost,
@@ -120,30 +109,10 @@ export function createAcrossEndpoint(opts: AcrossEndpointOptions): ServerEndpoin
   };
 
   return async (req, res, store, rawQuery) => {
-    const isGet = req.method !== 'POST';
-    const parsed = isGet ? paramsFromQueryString(rawQuery) : await paramsFromBody(req);
-    if (!parsed.ok) {
-      if ('gone' in parsed) return;
-      return sendErrors(
-        req,
-        res,
-        400,
-        [{ message: parsed.message }],
-        parsed.close ? { Connection: 'close' } : {},
-      );
-    }
-    const { query, variables, operationName } = parsed.params;
-    let document: DocumentNode;
-    try {
-      document = parse(query, { maxTokens: MAX_QUERY_TOKENS });
-      checkComplexity(document, limits);
-    } catch (err) {
-      const message =
-        err instanceof QueryLimitError
-          ? err.message
-          : `query parse error: ${(err as Error).message}`;
-      return sendErrors(req, res, 400, [{ message }]);
-    }
+    const read = await readQuery(req, res, rawQuery, limits);
+    if (!read) return;
+    const { isGet, document, params, raw } = read;
+    const { variables, operationName } = params;
     const entries = opts.directory.catalogs();
     const { answering, errors: left } = await answeringCatalogs(entries, store, schemas);
     try {
@@ -172,7 +141,7 @@ export function createAcrossEndpoint(opts: AcrossEndpointOptions): ServerEndpoin
       const gzipped = acceptsGzip(req.headers['accept-encoding']);
       const headers: Record<string, string> = { Vary: 'Accept-Encoding' };
       if (isGet) {
-        const tag = acrossEntityTag(entries, answering, parsed.raw);
+        const tag = acrossEntityTag(entries, answering, raw);
         const lastModified = new Date(
           Math.max(0, ...answering.map((a) => a.lease.lastModified.getTime())),
         );

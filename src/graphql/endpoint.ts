@@ -238,6 +238,43 @@ export function graphqlEntityTag(contentHash: string, rawParams: string): string
   return createHash('sha256').update(`${contentHash}\ngraphql\n${rawParams}`).digest('hex');
 }
 
+/**
+ * A request's GraphQL parameters (query string for GET, JSON body for POST) and its parsed
+ * document within the depth, alias and field limits; undefined when it was answered already
+ * (400, or a client that went away). Both endpoints, per catalog and across catalogs, read so.
+ */
+export async function readQuery(
+  req: IncomingMessage,
+  res: ServerResponse,
+  rawQuery: string,
+  limits: QueryLimits,
+): Promise<{ isGet: boolean; params: Params; raw: string; document: DocumentNode } | undefined> {
+  const isGet = req.method !== 'POST';
+  const parsed = isGet ? paramsFromQueryString(rawQuery) : await paramsFromBody(req);
+  if (!parsed.ok) {
+    if ('gone' in parsed) return undefined;
+    sendErrors(
+      req,
+      res,
+      400,
+      [{ message: parsed.message }],
+      parsed.close ? { Connection: 'close' } : {},
+    );
+    return undefined;
+  }
+  let document: DocumentNode;
+  try {
+    document = parse(parsed.params.query, { maxTokens: MAX_QUERY_TOKENS });
+    checkComplexity(document, limits);
+  } catch (err) {
+    const message =
+      err instanceof QueryLimitError ? err.message : `query parse error: ${(err as Error).message}`;
+    sendErrors(req, res, 400, [{ message }]);
+    return undefined;
+  }
+  return { isGet, params: parsed.params, raw: parsed.raw, document };
+}
+
 export function createGraphqlEndpoint(opts: GraphqlEndpointOptions = {}): LeasedEndpoint {
   const limits: QueryLimits = { ...DEFAULT_QUERY_LIMITS, ...opts.limits };
   const budgets: QueryBudgets = { ...DEFAULT_QUERY_BUDGETS, ...opts.budgets };
@@ -250,30 +287,10 @@ export function createGraphqlEndpoint(opts: GraphqlEndpointOptions = {}): Leased
   const clock = opts.clock ?? realClock;
 
   return async (req, res, lease, rawQuery) => {
-    const isGet = req.method !== 'POST';
-    const parsed = isGet ? paramsFromQueryString(rawQuery) : await paramsFromBody(req);
-    if (!parsed.ok) {
-      if ('gone' in parsed) return;
-      return sendErrors(
-        req,
-        res,
-        400,
-        [{ message: parsed.message }],
-        parsed.close ? { Connection: 'close' } : {},
-      );
-    }
-    const { query, variables, operationName } = parsed.params;
-    let document: DocumentNode;
-    try {
-      document = parse(query, { maxTokens: MAX_QUERY_TOKENS });
-      checkComplexity(document, limits);
-    } catch (err) {
-      const message =
-        err instanceof QueryLimitError
-          ? err.message
-          : `query parse error: ${(err as Error).message}`;
-      return sendErrors(req, res, 400, [{ message }]);
-    }
+    const read = await readQuery(req, res, rawQuery, limits);
+    if (!read) return;
+    const { isGet, document, params, raw } = read;
+    const { variables, operationName } = params;
     let catalog;
     try {
       catalog = await schemas.get(lease);
@@ -306,7 +323,7 @@ export function createGraphqlEndpoint(opts: GraphqlEndpointOptions = {}): Leased
     const gzipped = acceptsGzip(req.headers['accept-encoding']);
     const headers: Record<string, string> = { Vary: 'Accept-Encoding' };
     if (isGet) {
-      const tag = graphqlEntityTag(lease.contentHash, parsed.raw);
+      const tag = graphqlEntityTag(lease.contentHash, raw);
       headers.ETag = etagHeader(tag, gzipped);
       headers['Last-Modified'] = httpDate(lease.lastModified);
       if (requestIsNotModified(req.headers, tag, lease.lastModified)) {
