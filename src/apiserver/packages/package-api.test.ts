@@ -340,5 +340,12 @@ describe('served API catalogpackages (HTTP)', () => {
     await json<List>(`${BASE}?labelSelector=package%3Detcd`);
     // Of etcd's three bundles, the two channel heads only (1.0.0 heads alpha, 2.0.0 stable).
     expect(read.filter((l) => l.includes('"olm.bundle"')).length).to.equal(2);
+    read.length = 0;
+    await json<CatalogPackage>(`${BASE}/${packageObjectName('ops', 'zk')}`);
+    // A get reads that package only.
+    expect(
+      read.filter((l) => l.includes('"package":"etcd"') || l.includes('"name":"etcd"')),
+    ).to.deep.equal([]);
+    expect(read).to.have.length(4);
   });
 });

@@ -32,6 +32,7 @@ import {
   SelectorError,
 } from '../label-selector.js';
 import type { LabelRequirement } from '../label-selector.js';
+import { nameMayBelong } from '../matching.js';
 import type { ListPosition } from '../matching.js';
 import { unionRanges } from '../selection.js';
 import type { SeqRanges } from '../selection.js';
@@ -43,6 +44,7 @@ import {
   FIELD_PACKAGE_NAME,
   packageFields,
   packageLabels,
+  packageObjectName,
 } from './package-object.js';
 import type { PackageBlobs } from './package-object.js';
 
@@ -142,7 +144,18 @@ export async function readPackageParts(
 }
 
 /** The sequence ranges of the olm.package blobs the selectors may match in this revision. */
-async function packageRanges(s: PackageSelectors, lease: RevisionLease): Promise<SeqRanges> {
+async function packageRanges(
+  s: PackageSelectors,
+  catalog: string,
+  lease: RevisionLease,
+): Promise<SeqRanges> {
+  // A get (metadata.name): the package whose object has that name, when the index knows it.
+  const objectName = pinnedFieldValue(s.fields, 'metadata.name');
+  const named =
+    typeof objectName === 'string'
+      ? lease.packageNames().find((p) => packageObjectName(catalog, p) === objectName)
+      : undefined;
+  if (named !== undefined) return lease.selectSeqs({ schema: SCHEMA_PACKAGE, name: named });
   const names = pinned(s, LABEL_PACKAGE, FIELD_PACKAGE_NAME, lease.packageNames());
   const labelValues = pinnedLabelValues(s.labels, LABEL_PACKAGE);
   // packageNames() lists the packages with channels or bundles: a value it does not map back
@@ -170,9 +183,10 @@ export async function* matchingPackages(
   for (const held of view.catalogs) {
     const catalog = held.catalog.name;
     if (from && catalog < from.catalog) continue;
+    if (name !== undefined && !nameMayBelong(name, catalog)) continue;
     const catalogs = pinned(s, LABEL_CATALOG, FIELD_PACKAGE_CATALOG, [catalog]);
     if (catalogs !== undefined && catalogs.length === 0) continue;
-    const ranges = await packageRanges(s, held.lease);
+    const ranges = await packageRanges(s, catalog, held.lease);
     const start = from?.catalog === catalog ? from.seq : 0;
     const clipped = ranges
       .filter(([, e]) => e > start)
