@@ -3,6 +3,7 @@
 // of revision, dry-run PATCH and 405, and that a package's object reads only that package's
 // blobs.
 import { request } from 'node:http';
+import { gunzipSync } from 'node:zlib';
 import { expect } from 'chai';
 import { pollUntil } from '../../../test/support/poll.js';
 import { getText, send } from '../../server/test-catalogs.test.js';
@@ -292,6 +293,55 @@ describe('served API catalogpackages (HTTP)', () => {
     } finally {
       req.destroy();
     }
+  });
+
+  it('sends watch events as Table rows (kubectl get -w), gzips a list when asked', async () => {
+    const { port } = new URL(f.url);
+    const lines: string[] = [];
+    const req = request(
+      {
+        hostname: '127.0.0.1',
+        port,
+        path: `${BASE}?watch=true&labelSelector=package%3Dzk`,
+        headers: { Accept: TABLE },
+      },
+      (res) => {
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => lines.push(...chunk.split('\n').filter(Boolean)));
+      },
+    );
+    req.on('error', () => undefined);
+    req.end();
+    try {
+      await pollUntil(async () => lines.length >= 1, {
+        timeoutMs: 10_000,
+        intervalMs: 20,
+        what: 'the initial event',
+      });
+      const event = JSON.parse(lines[0]!) as {
+        type: string;
+        object: {
+          kind: string;
+          columnDefinitions: Array<{ name: string }>;
+          rows: Array<{ cells: unknown[] }>;
+        };
+      };
+      expect(event.type).to.equal('ADDED');
+      expect(event.object.kind).to.equal('Table');
+      expect(event.object.columnDefinitions[5]!.name).to.equal('Head Version');
+      expect(event.object.rows[0]!.cells.slice(1, 6)).to.deep.equal([
+        'ops',
+        'zk',
+        null,
+        'beta',
+        '0.1.0',
+      ]);
+    } finally {
+      req.destroy();
+    }
+    const zipped = await send(f, BASE, { headers: { 'Accept-Encoding': 'gzip' } });
+    expect(zipped.headers['content-encoding']).to.equal('gzip');
+    expect((JSON.parse(gunzipSync(zipped.body).toString('utf8')) as List).items).to.have.length(2);
   });
 
   it('answers a dry-run PATCH with the object and refuses other writes with 405', async () => {

@@ -3,6 +3,7 @@
 // index), PATCH with dryRun=All; the view, resourceVersions and continue tokens are the
 // CatalogMetadata resource's.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { acceptsGzip } from '../../server/index.js';
 import type { Clock } from '../../util/clock.js';
 import { encodeContinue } from '../list-query.js';
 import type { ListOptions } from '../list-query.js';
@@ -119,11 +120,14 @@ export function createPackageApi(deps: PackageApiDeps) {
       const packages = matchingPackages(view, selectors, options.from);
       // The first is read before the status line, so that an error is still a Status.
       let next = await packages.next();
+      const gzip = acceptsGzip(req.headers['accept-encoding']);
       res.writeHead(200, {
         'Content-Type': 'application/json',
         'Cache-Control': 'no-cache, private',
+        Vary: 'Accept-Encoding',
+        ...(gzip && { 'Content-Encoding': 'gzip' }),
       });
-      const body = new ListBody(res, false);
+      const body = new ListBody(res, gzip);
       await body.write(head);
       let count = 0;
       let continueAt: ListPosition | undefined;
