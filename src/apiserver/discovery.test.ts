@@ -47,6 +47,15 @@ describe('served API discovery and OpenAPI (HTTP)', () => {
         shortNames: crd.spec.names.shortNames,
         categories: crd.spec.names.categories,
       },
+      {
+        name: 'catalogpackages',
+        singularName: 'catalogpackage',
+        namespaced: false,
+        kind: 'CatalogPackage',
+        verbs: ['get', 'list', 'patch', 'watch'],
+        shortNames: ['cpkg'],
+        categories: crd.spec.names.categories,
+      },
     ]);
   });
 

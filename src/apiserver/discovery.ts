@@ -9,6 +9,12 @@ import {
   CATALOG_METADATA_SINGULAR,
 } from '../api/v1/index.js';
 import { CATEGORY } from '../api/v1/crds.js';
+import {
+  CATALOG_PACKAGE_KIND,
+  CATALOG_PACKAGE_PLURAL,
+  CATALOG_PACKAGE_SHORT_NAMES,
+  CATALOG_PACKAGE_SINGULAR,
+} from './packages/package-object.js';
 import { SERVED_GROUP, SERVED_VERSION } from './ports.js';
 
 export const SERVED_RESOURCE = CATALOG_METADATA_PLURAL;
@@ -48,6 +54,15 @@ export function apiResourceList(): Record<string, unknown> {
         shortNames: [...CATALOG_METADATA_SHORT_NAMES],
         categories: [CATEGORY],
       },
+      {
+        name: CATALOG_PACKAGE_PLURAL,
+        singularName: CATALOG_PACKAGE_SINGULAR,
+        namespaced: false,
+        kind: CATALOG_PACKAGE_KIND,
+        verbs: SERVED_VERBS,
+        shortNames: [...CATALOG_PACKAGE_SHORT_NAMES],
+        categories: [CATEGORY],
+      },
     ],
   };
 }
@@ -76,6 +91,19 @@ export function apiGroupDiscoveryList(version: 'v2' | 'v2beta1'): Record<string,
                 singularResource: CATALOG_METADATA_SINGULAR,
                 verbs: SERVED_VERBS,
                 shortNames: [...CATALOG_METADATA_SHORT_NAMES],
+                categories: [CATEGORY],
+              },
+              {
+                resource: CATALOG_PACKAGE_PLURAL,
+                responseKind: {
+                  group: SERVED_GROUP,
+                  version: SERVED_VERSION,
+                  kind: CATALOG_PACKAGE_KIND,
+                },
+                scope: 'Cluster',
+                singularResource: CATALOG_PACKAGE_SINGULAR,
+                verbs: SERVED_VERBS,
+                shortNames: [...CATALOG_PACKAGE_SHORT_NAMES],
                 categories: [CATEGORY],
               },
             ],

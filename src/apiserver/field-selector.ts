@@ -58,8 +58,11 @@ function unescape(s: string, term: string): string {
   return out;
 }
 
-/** Parses a field selector (an empty one selects everything). Throws SelectorError. */
-export function parseFieldSelector(selector: string): FieldRequirement[] {
+/** Parses a field selector (an empty one selects everything) over `selectable` fields. Throws SelectorError. */
+export function parseFieldSelector(
+  selector: string,
+  selectable: readonly string[] = SELECTABLE_FIELDS,
+): FieldRequirement[] {
   if (selector.trim() === '') return [];
   const reqs: FieldRequirement[] = [];
   for (const term of splitTerms(selector)) {
@@ -67,8 +70,7 @@ export function parseFieldSelector(selector: string): FieldRequirement[] {
     const m = /^((?:[^=!\\]|\\.)*?)(!=|==|=)(.*)$/s.exec(term);
     if (!m) throw new SelectorError(`invalid selector: '${selector}'; can't understand '${term}'`);
     const field = m[1]!.trim();
-    if (!SELECTABLE_FIELDS.includes(field))
-      throw new SelectorError(`field label not supported: ${field}`);
+    if (!selectable.includes(field)) throw new SelectorError(`field label not supported: ${field}`);
     reqs.push({
       field,
       operator: m[2] === '!=' ? '!=' : '=',

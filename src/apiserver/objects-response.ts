@@ -62,7 +62,7 @@ export function objectBody(
 const WRITE_BATCH = 64 * 1024;
 
 /** Where a list's text goes: the response, or a gzip stream into it; `closed` once the client left. */
-class ListBody {
+export class ListBody {
   private pending = '';
   private gone = false;
   private readonly out: Writable;

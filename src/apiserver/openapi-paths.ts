@@ -19,11 +19,7 @@ const PATCH_PARAMS: Array<[string, ParamType, string]> = [
 ];
 const LIST_PARAMS: Array<[string, ParamType, string]> = [
   ['labelSelector', 'string', 'A label selector (=, ==, !=, in, notin, exists, !exists).'],
-  [
-    'fieldSelector',
-    'string',
-    'metadata.name, spec.catalog.name, spec.schema, spec.package, spec.name with =, ==, !=.',
-  ],
+  ['fieldSelector', 'string', ''],
   ['limit', 'integer', 'At most this many objects; metadata.continue names the next page.'],
   ['continue', 'string', 'The continue token of the previous page.'],
   ['resourceVersion', 'string', 'The state to read or watch from (docs/served.md).'],
@@ -34,27 +30,56 @@ const LIST_PARAMS: Array<[string, ParamType, string]> = [
   ['timeoutSeconds', 'integer', 'End the list or watch after it.'],
 ];
 
-const GVK = { group: SERVED_GROUP, version: SERVED_VERSION, kind: CATALOG_METADATA_KIND };
-const COLLECTION = `/apis/${SERVED_GROUP}/${SERVED_VERSION}/${CATALOG_METADATA_PLURAL}`;
-const OPERATION_KIND = 'ContentOlmOperatorframeworkIoV1CatalogMetadata';
+/** A resource of the served group whose operations are published. */
+export interface OpenApiResource {
+  plural: string;
+  kind: string;
+  /** What its fieldSelector takes. */
+  fieldSelector: string;
+}
+
+export const CATALOG_METADATA_RESOURCE: OpenApiResource = {
+  plural: CATALOG_METADATA_PLURAL,
+  kind: CATALOG_METADATA_KIND,
+  fieldSelector:
+    'metadata.name, spec.catalog.name, spec.schema, spec.package, spec.name with =, ==, !=.',
+};
+
+const collection = (r: OpenApiResource) => `/apis/${SERVED_GROUP}/${SERVED_VERSION}/${r.plural}`;
+
+function listParams(r: OpenApiResource): Array<[string, ParamType, string]> {
+  return LIST_PARAMS.map(([name, type, description]) =>
+    name === 'fieldSelector' ? [name, type, r.fieldSelector] : [name, type, description],
+  );
+}
 
 function operation(
+  r: OpenApiResource,
   action: string,
   id: string,
   params: Array<Record<string, unknown>>,
   ok: Record<string, unknown>,
 ): Record<string, unknown> {
   return {
-    operationId: `${id}${OPERATION_KIND}`,
+    operationId: `${id}ContentOlmOperatorframeworkIoV1${r.kind}`,
     parameters: params,
     responses: { '200': ok },
     'x-kubernetes-action': action,
-    'x-kubernetes-group-version-kind': GVK,
+    'x-kubernetes-group-version-kind': {
+      group: SERVED_GROUP,
+      version: SERVED_VERSION,
+      kind: r.kind,
+    },
   };
 }
 
 /** The operations in OpenAPI v2 (`ref`: the object and list definitions' references). */
-export function pathsV2(objectRef: string, listRef: string): Record<string, unknown> {
+export function pathsV2(
+  objectRef: string,
+  listRef: string,
+  r: OpenApiResource = CATALOG_METADATA_RESOURCE,
+): Record<string, unknown> {
+  const COLLECTION = collection(r);
   const query = (p: Array<[string, ParamType, string]>) =>
     p.map(([name, type, description]) => ({
       name,
@@ -67,11 +92,11 @@ export function pathsV2(objectRef: string, listRef: string): Record<string, unkn
   const body = { name: 'body', in: 'body', required: true, schema: { type: 'object' } };
   const ok = (ref: string) => ({ description: 'OK', schema: { $ref: ref } });
   return {
-    [COLLECTION]: { get: operation('list', 'list', query(LIST_PARAMS), ok(listRef)) },
+    [COLLECTION]: { get: operation(r, 'list', 'list', query(listParams(r)), ok(listRef)) },
     [`${COLLECTION}/{name}`]: {
-      get: operation('get', 'read', [nameParam], ok(objectRef)),
+      get: operation(r, 'get', 'read', [nameParam], ok(objectRef)),
       patch: {
-        ...operation('patch', 'patch', [nameParam, body, ...query(PATCH_PARAMS)], ok(objectRef)),
+        ...operation(r, 'patch', 'patch', [nameParam, body, ...query(PATCH_PARAMS)], ok(objectRef)),
         consumes: [
           'application/json-patch+json',
           'application/merge-patch+json',
@@ -84,7 +109,12 @@ export function pathsV2(objectRef: string, listRef: string): Record<string, unkn
 }
 
 /** The operations in OpenAPI v3. */
-export function pathsV3(objectRef: string, listRef: string): Record<string, unknown> {
+export function pathsV3(
+  objectRef: string,
+  listRef: string,
+  r: OpenApiResource = CATALOG_METADATA_RESOURCE,
+): Record<string, unknown> {
+  const COLLECTION = collection(r);
   const query = (p: Array<[string, ParamType, string]>) =>
     p.map(([name, type, description]) => ({
       name,
@@ -114,11 +144,11 @@ export function pathsV3(objectRef: string, listRef: string): Record<string, unkn
     ),
   };
   return {
-    [COLLECTION]: { get: operation('list', 'list', query(LIST_PARAMS), ok(listRef)) },
+    [COLLECTION]: { get: operation(r, 'list', 'list', query(listParams(r)), ok(listRef)) },
     [`${COLLECTION}/{name}`]: {
-      get: operation('get', 'read', [nameParam], ok(objectRef)),
+      get: operation(r, 'get', 'read', [nameParam], ok(objectRef)),
       patch: {
-        ...operation('patch', 'patch', [nameParam, ...query(PATCH_PARAMS)], ok(objectRef)),
+        ...operation(r, 'patch', 'patch', [nameParam, ...query(PATCH_PARAMS)], ok(objectRef)),
         requestBody: patchBody,
       },
     },

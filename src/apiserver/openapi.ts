@@ -7,12 +7,16 @@ import { createHash } from 'node:crypto';
 import { CATALOG_METADATA_KIND, CATALOG_METADATA_LIST_KIND } from '../api/v1/index.js';
 import { catalogMetadataCRD } from '../api/v1/crds.js';
 import { pathsV2, pathsV3 } from './openapi-paths.js';
+import { catalogPackageSchema, CATALOG_PACKAGE_RESOURCE } from './packages/package-openapi.js';
+import { CATALOG_PACKAGE_KIND, CATALOG_PACKAGE_LIST_KIND } from './packages/package-object.js';
 import { SERVED_GROUP, SERVED_VERSION } from './ports.js';
 
 /** Definition names as the apiserver writes them: the group reversed, the version, the kind. */
 const DEFINITION_PREFIX = `${SERVED_GROUP.split('.').reverse().join('.')}.${SERVED_VERSION}`;
 export const OBJECT_DEFINITION = `${DEFINITION_PREFIX}.${CATALOG_METADATA_KIND}`;
 export const LIST_DEFINITION = `${DEFINITION_PREFIX}.${CATALOG_METADATA_LIST_KIND}`;
+export const PACKAGE_DEFINITION = `${DEFINITION_PREFIX}.${CATALOG_PACKAGE_KIND}`;
+export const PACKAGE_LIST_DEFINITION = `${DEFINITION_PREFIX}.${CATALOG_PACKAGE_LIST_KIND}`;
 export const OPENAPI_V3_PATH = `/openapi/v3/apis/${SERVED_GROUP}/${SERVED_VERSION}`;
 
 const gvk = (kind: string) => [{ group: SERVED_GROUP, kind, version: SERVED_VERSION }];
@@ -22,9 +26,20 @@ function objectSchema(): Record<string, unknown> {
   return { ...schema, 'x-kubernetes-group-version-kind': gvk(CATALOG_METADATA_KIND) };
 }
 
-function listSchema(ref: string): Record<string, unknown> {
+function packageSchema(): Record<string, unknown> {
   return {
-    description: `${CATALOG_METADATA_LIST_KIND} is a list of ${CATALOG_METADATA_KIND}`,
+    ...catalogPackageSchema(),
+    'x-kubernetes-group-version-kind': gvk(CATALOG_PACKAGE_KIND),
+  };
+}
+
+function listSchema(
+  ref: string,
+  kind = CATALOG_METADATA_KIND,
+  listKind = CATALOG_METADATA_LIST_KIND,
+): Record<string, unknown> {
+  return {
+    description: `${listKind} is a list of ${kind}`,
     type: 'object',
     required: ['items'],
     properties: {
@@ -33,7 +48,7 @@ function listSchema(ref: string): Record<string, unknown> {
       metadata: { type: 'object' },
       items: { type: 'array', items: { $ref: ref } },
     },
-    'x-kubernetes-group-version-kind': gvk(CATALOG_METADATA_LIST_KIND),
+    'x-kubernetes-group-version-kind': gvk(listKind),
   };
 }
 
@@ -53,10 +68,23 @@ export function openApiV2(): Record<string, unknown> {
   return {
     swagger: '2.0',
     info: { title: 'catalogd-ts', version: SERVED_VERSION },
-    paths: pathsV2(`#/definitions/${OBJECT_DEFINITION}`, `#/definitions/${LIST_DEFINITION}`),
+    paths: {
+      ...pathsV2(`#/definitions/${OBJECT_DEFINITION}`, `#/definitions/${LIST_DEFINITION}`),
+      ...pathsV2(
+        `#/definitions/${PACKAGE_DEFINITION}`,
+        `#/definitions/${PACKAGE_LIST_DEFINITION}`,
+        CATALOG_PACKAGE_RESOURCE,
+      ),
+    },
     definitions: {
       [OBJECT_DEFINITION]: toSwagger2(objectSchema()),
       [LIST_DEFINITION]: listSchema(`#/definitions/${OBJECT_DEFINITION}`),
+      [PACKAGE_DEFINITION]: packageSchema(),
+      [PACKAGE_LIST_DEFINITION]: listSchema(
+        `#/definitions/${PACKAGE_DEFINITION}`,
+        CATALOG_PACKAGE_KIND,
+        CATALOG_PACKAGE_LIST_KIND,
+      ),
     },
   };
 }
@@ -65,14 +93,27 @@ export function openApiV3GroupVersion(): Record<string, unknown> {
   return {
     openapi: '3.0.0',
     info: { title: 'catalogd-ts', version: SERVED_VERSION },
-    paths: pathsV3(
-      `#/components/schemas/${OBJECT_DEFINITION}`,
-      `#/components/schemas/${LIST_DEFINITION}`,
-    ),
+    paths: {
+      ...pathsV3(
+        `#/components/schemas/${OBJECT_DEFINITION}`,
+        `#/components/schemas/${LIST_DEFINITION}`,
+      ),
+      ...pathsV3(
+        `#/components/schemas/${PACKAGE_DEFINITION}`,
+        `#/components/schemas/${PACKAGE_LIST_DEFINITION}`,
+        CATALOG_PACKAGE_RESOURCE,
+      ),
+    },
     components: {
       schemas: {
         [OBJECT_DEFINITION]: objectSchema(),
         [LIST_DEFINITION]: listSchema(`#/components/schemas/${OBJECT_DEFINITION}`),
+        [PACKAGE_DEFINITION]: packageSchema(),
+        [PACKAGE_LIST_DEFINITION]: listSchema(
+          `#/components/schemas/${PACKAGE_DEFINITION}`,
+          CATALOG_PACKAGE_KIND,
+          CATALOG_PACKAGE_LIST_KIND,
+        ),
       },
     },
   };

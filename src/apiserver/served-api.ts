@@ -31,6 +31,8 @@ import { parseIncludeObject } from './table.js';
 import { currentView, exactView } from './view.js';
 import type { View } from './view.js';
 import { WatchHub, DEFAULT_BOOKMARK_INTERVAL_MS } from './watch.js';
+import { createPackageApi } from './packages/package-api.js';
+import { CATALOG_PACKAGE_PLURAL } from './packages/package-object.js';
 
 export interface ServedApiOptions extends ObjectSettings {
   /** Ages in tables, bookmarks, watch timeouts (default: the system clock). */
@@ -54,11 +56,15 @@ const VERSION_PATH = `${GROUP_PATH}/${SERVED_VERSION}`;
 const DEFAULT_MAX_PATCH_BYTES = 3 * 1024 * 1024;
 
 /** The 405 of a write; `catalog`: the ClusterCatalog the object's name says it belongs to. */
-const readOnly = (verb: string, catalog?: string): ApiError =>
+const readOnly = (
+  verb: string,
+  catalog?: string,
+  resource: string = CATALOG_METADATA_PLURAL,
+): ApiError =>
   new ApiError(
     405,
     'MethodNotAllowed',
-    `${verb} is not allowed: ${CATALOG_METADATA_PLURAL}.${SERVED_GROUP} are read-only views of their ClusterCatalog's content (olm.operatorframework.io/v1 ClusterCatalog${catalog === undefined ? '' : ` ${catalog}`}); change the ClusterCatalog (its source image) instead. Only PATCH with dryRun=All is answered.`,
+    `${verb} is not allowed: ${resource}.${SERVED_GROUP} are read-only views of their ClusterCatalog's content (olm.operatorframework.io/v1 ClusterCatalog${catalog === undefined ? '' : ` ${catalog}`}); change the ClusterCatalog (its source image) instead. Only PATCH with dryRun=All is answered.`,
   );
 
 const pathNotFound = (): ApiError =>
@@ -137,6 +143,16 @@ export function createServedApi(source: ViewSource, opts: ServedApiOptions): Ser
       now: clock.now(),
     };
   }
+
+  const packages = createPackageApi({
+    clock,
+    watches,
+    currentView: (res) => currentView(source, abortOnClose(res)),
+    viewFor,
+    rendering,
+    readBody: (req) => readBody(req, opts.maxPatchBytes ?? DEFAULT_MAX_PATCH_BYTES),
+    readOnly: (verb) => readOnly(verb, undefined, CATALOG_PACKAGE_PLURAL),
+  });
 
   async function get(
     req: IncomingMessage,
@@ -259,12 +275,14 @@ export function createServedApi(source: ViewSource, opts: ServedApiOptions): Ser
       if (
         info.apiGroup !== SERVED_GROUP ||
         info.apiVersion !== SERVED_VERSION ||
-        info.resource !== CATALOG_METADATA_PLURAL ||
+        (info.resource !== CATALOG_METADATA_PLURAL && info.resource !== CATALOG_PACKAGE_PLURAL) ||
         info.subresource !== '' ||
         info.path.includes('/namespaces/')
       )
         throw pathNotFound();
       const query = new URL(req.url ?? '/', 'http://served.invalid').searchParams;
+      if (info.resource === CATALOG_PACKAGE_PLURAL)
+        return await packages.handle(req, res, info.verb, info.name, query);
       switch (info.verb) {
         case 'get':
           return await get(req, res, info, query);

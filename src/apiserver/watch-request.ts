@@ -32,8 +32,9 @@ export function parseWatchRequest(
   query: URLSearchParams,
   name: string,
   source: ViewSource,
+  parse: (query: URLSearchParams) => Selectors = parseSelectors,
 ): WatchRequest {
-  const selectors = parseSelectors(query);
+  const selectors = parse(query);
   if (name !== '') selectors.fields.push({ field: 'metadata.name', operator: '=', value: name });
   const rv = query.get('resourceVersion') ?? undefined;
   const match = query.get('resourceVersionMatch') ?? '';

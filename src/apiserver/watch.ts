@@ -6,22 +6,20 @@
 // k8s.io/initial-events-end), timeoutSeconds, and an ERROR event (Status 410) when the revisions
 // a resourceVersion names are no longer held.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { CATALOG_METADATA_KIND } from '../api/v1/index.js';
 import type { RevisionLease } from '../server/index.js';
 import type { Clock, Timer } from '../util/clock.js';
-import { readBlobs } from './blob-entries.js';
 import type { ObjectIndexCache } from './blob-entries.js';
 import type { ViewCatalog, ViewSource } from './ports.js';
 import { encodeResourceVersion } from './resource-version.js';
 import type { ViewState } from './resource-version.js';
-import { matchesSelectors, unionRanges } from './selection.js';
-import { servedObject, SERVED_API_VERSION } from './served-object.js';
+import { SERVED_API_VERSION } from './served-object.js';
 import type { ObjectSettings } from './served-object.js';
 import { ApiError, unavailable } from './status.js';
-import { partialObjectMetadata, TABLE_COLUMNS, tableRowJson } from './table.js';
 import { applyStep, diffEvents, planSteps } from './watch-plan.js';
-import type { DiffEvent, PlanStep } from './watch-plan.js';
+import type { PlanStep } from './watch-plan.js';
 import { parseWatchRequest } from './watch-request.js';
+import { catalogMetadataKind } from './watched-kind.js';
+import type { WatchedKind } from './watched-kind.js';
 import type { WatchRequest } from './watch-request.js';
 import {
   currentView,
@@ -51,14 +49,17 @@ export class WatchHub {
     private readonly opts: WatchOptions,
   ) {}
 
+  /** `kind`: what is watched (default: CatalogMetadata). */
   async serve(
     req: IncomingMessage,
     res: ServerResponse,
     query: URLSearchParams,
     name: string,
+    kind?: WatchedKind,
   ): Promise<void> {
-    const w = parseWatchRequest(req, query, name, this.source);
-    const watch = new Watch(this.source, this.opts, w, res);
+    const watched = kind ?? catalogMetadataKind(this.opts.settings, this.opts.index);
+    const w = parseWatchRequest(req, query, name, this.source, (q) => watched.parseSelectors(q));
+    const watch = new Watch(this.source, this.opts, w, res, watched);
     this.open.add(watch.end);
     try {
       await watch.run();
@@ -86,6 +87,7 @@ class Watch {
     private readonly opts: WatchOptions,
     private readonly w: WatchRequest,
     private readonly res: ServerResponse,
+    private readonly kind: WatchedKind,
   ) {
     this.state = w.start;
   }
@@ -216,10 +218,10 @@ class Watch {
       const to = step.to && this.lease(step.catalog, step.to.key);
       if (from) leases.push(from);
       if (to) leases.push(to);
-      const { index } = this.opts;
+      const { kind } = this;
       const events = diffEvents(
-        from && (await index.get(step.catalog, from)),
-        to && (await index.get(step.catalog, to)),
+        from && (await kind.index(step.catalog, from)),
+        to && (await kind.index(step.catalog, to)),
         step.from !== undefined && step.to !== undefined && step.from.profile !== step.to.profile,
       );
       const base: ViewState = { catalogs: this.state.catalogs };
@@ -246,28 +248,20 @@ class Watch {
       ] as const) {
         if (!lease || part.length === 0) continue;
         const wanted = new Map(part.map((e) => [e.object.seq, e]));
-        const ranges = unionRanges([
-          part.map((e) => [Math.max(0, e.object.seq - 1), e.object.seq + 1] as [number, number]),
-        ]);
         const info: ViewCatalog = { ...catalog, profile: profile ?? 'full' };
-        for await (const blob of readBlobs(step.catalog, lease, ranges)) {
-          const event = wanted.get(blob.entry.seq);
+        const read = this.kind.read(info, lease, [...wanted.keys()], this.w, () =>
+          this.opts.clock.now(),
+        );
+        for await (const object of read) {
+          const event = wanted.get(object.seq);
           if (!event) continue;
           // Ended: the state stays before this event, so the closing bookmark does not skip it.
           if (this.ended) return;
           i++;
           this.state = stateAt(i);
-          if (!matchesSelectors(this.w.selectors, blob.entry)) continue;
+          if (!object.matches) continue;
           const rv = encodeResourceVersion(this.state);
-          const built = servedObject(
-            info,
-            blob.entry,
-            blob.content,
-            blob.line,
-            this.opts.settings,
-            rv,
-          );
-          await this.sendObject(event, built);
+          await this.writeLine(`{"type":"${event.type}","object":${object.render(rv)}}\n`);
         }
       }
       this.state = stateAt(events.length);
@@ -290,28 +284,13 @@ class Watch {
     );
   }
 
-  private async sendObject(
-    event: DiffEvent,
-    built: ReturnType<typeof servedObject>,
-  ): Promise<void> {
-    let object: string;
-    if (this.w.representation === 'object') object = built.json;
-    else if (this.w.representation === 'metadata')
-      object = JSON.stringify(partialObjectMetadata(built.object));
-    else
-      object =
-        `{"kind":"Table","apiVersion":"meta.k8s.io/v1","metadata":{"resourceVersion":${JSON.stringify(built.object.metadata.resourceVersion)}},` +
-        `"columnDefinitions":${JSON.stringify(TABLE_COLUMNS)},"rows":[${tableRowJson(built.object, built.json, this.w.includeObject, this.opts.clock.now())}]}`;
-    await this.writeLine(`{"type":"${event.type}","object":${object}}\n`);
-  }
-
   private async bookmark(initialEventsEnd: boolean): Promise<void> {
     const metadata: Record<string, unknown> = {
       resourceVersion: encodeResourceVersion(this.state),
     };
     if (initialEventsEnd) metadata.annotations = { [INITIAL_EVENTS_END_ANNOTATION]: 'true' };
     await this.send('BOOKMARK', {
-      kind: CATALOG_METADATA_KIND,
+      kind: this.kind.kind,
       apiVersion: SERVED_API_VERSION,
       metadata,
     });
