@@ -157,6 +157,9 @@ describe('kubectl catalog e2e: the served view', function () {
   after(async () => {
     await console?.close();
     await registration?.unregister();
+    // kubectl keeps the discovery it read on disk: `kubectl get catalogmetadata` in the suites
+    // after this one would still resolve to the served group. api-resources reads it again.
+    await kubectlOk(['api-resources', '-o', 'name']).catch(() => undefined);
     await tearDownE2e({ controllers: [crdController, servedController], catalogs: [name], tmp });
     if (v2Dir) await rm(v2Dir, { recursive: true, force: true });
   });
