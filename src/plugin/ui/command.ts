@@ -131,6 +131,14 @@ export async function runUi(argv: string[], io: UiIo): Promise<number> {
         `warning: the console listens on ${addr.host}, not on loopback: anyone who can reach that address and has the URL below (its token) reads the catalogs with your credentials; --address 127.0.0.1:${addr.port} keeps it on this machine\n`,
       );
     io.stdout(`Serving the catalog console at ${server.url} (Ctrl-C to stop)\n`);
+    // The object view is found now rather than on the first page, so that a cluster with both
+    // views is said here, as the other commands say it; a failure is the pages' to show.
+    client.objectView().then(
+      (found) => {
+        if (found.both) io.stderr(`warning: ${found.reason}\n`);
+      },
+      () => undefined,
+    );
     if (!values['no-open']) (io.open ?? openBrowser)(server.url);
     await (io.stopped ??
       new Promise((resolve) => {
