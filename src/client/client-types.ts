@@ -2,6 +2,7 @@
 // returns. Types only: the client library's entry point loads nothing for them
 // (entry-point.test.ts counts its modules).
 import type { CatalogMetadata } from '../api/v1/catalogmetadata.js';
+import type { ObjectView } from '../api/v1/group.js';
 import type { KubeClient } from '../kube/client.js';
 import type { KubeClientOptions } from '../kube/request-options.js';
 import type { ExponentialBackoffOptions } from '../util/backoff.js';
@@ -34,6 +35,12 @@ export interface CatalogClientOptions {
   ca?: string | Buffer;
   /** Blobs fetched from the content server at once (default 4). */
   fetchConcurrency?: number;
+  /**
+   * Where CatalogMetadata are read: `crd` (olm.operatorframework.io/v1, the CRD mode) or
+   * `served` (content.olm.operatorframework.io/v1, the served mode). Default: found from the
+   * cluster's discovery documents on the first read (CatalogClient.objectView).
+   */
+  objectView?: ObjectView;
 }
 
 export interface ListMetadataOptions {

@@ -66,6 +66,11 @@ function fake(
   let i = 0;
   const kube = {
     request(path: string, opts: RequestOptions): Promise<unknown> {
+      // Discovery (object-view.test.ts tests it): the CRD mode, not logged.
+      if (opts.resource === 'discovery')
+        return path === '/apis/olm.operatorframework.io/v1'
+          ? Promise.resolve({ resources: [{ name: 'catalogmetadata' }] })
+          : Promise.reject(new KubeApiError(404, 'NotFound', '', 'get', 'discovery'));
       const selector = opts.query?.labelSelector;
       const fields = opts.query?.fieldSelector;
       log.push(

@@ -9,6 +9,7 @@ import type { ClusterCatalog } from '../api/v1/clustercatalog.js';
 import { CLUSTER_CATALOG_PLURAL, LABEL_METADATA_NAME } from '../api/v1/clustercatalog.js';
 import type { Condition } from '../api/v1/conditions.js';
 import { TYPE_SERVING, findCondition } from '../api/v1/conditions.js';
+import type { ObjectView } from '../api/v1/group.js';
 import { GROUP, VERSION } from '../api/v1/group.js';
 import { labelValue } from '../api/v1/identity.js';
 import { KubeClient } from '../kube/client.js';
@@ -39,6 +40,7 @@ import { SCHEMA_BUNDLE, isBundleBlob } from '../answers/fbc-types.js';
 import type { Provider } from '../answers/graph.js';
 import { gvkProviders, sortProviders } from '../answers/graph.js';
 import type { GraphqlAnswer, GraphqlQueryOptions } from './graphql-query.js';
+import type { ObjectViewChoice } from './object-view.js';
 import type { MetadataQuery } from './query.js';
 import { matchesQuery, metadataSelectors } from './query.js';
 
@@ -95,8 +97,11 @@ export class CatalogClient {
   readonly kube: KubeClient;
   private readonly ownsKube: boolean;
   private readonly pageSize: number;
-  private readonly metadata: Resource<CatalogMetadata>;
-  private readonly metadataOnly: Resource<ObjectMetadata>;
+  /** The objectView option: no discovery when set. */
+  private readonly forcedView: ObjectView | undefined;
+  /** The view and its CatalogMetadata resources, found once (a failed discovery is retried). */
+  private view?: Promise<MetadataResources>;
+  private viewFound?: ObjectViewChoice;
   private readonly catalogs: Resource<ClusterCatalog>;
   private readonly fetchOptions: ContentFetchOptions;
   private readonly fetchConcurrency: number;
@@ -125,14 +130,51 @@ export class CatalogClient {
         ),
     };
     this.fetchConcurrency = Math.max(1, opts.fetchConcurrency ?? 4);
-    const cm = { group: GROUP, version: VERSION, plural: CATALOG_METADATA_PLURAL };
-    this.metadata = new Resource<CatalogMetadata>(this.kube, cm);
-    this.metadataOnly = new Resource<ObjectMetadata>(this.kube, cm, { metadataOnly: true });
+    this.forcedView = opts.objectView;
     this.catalogs = new Resource<ClusterCatalog>(this.kube, {
       group: GROUP,
       version: VERSION,
       plural: CLUSTER_CATALOG_PLURAL,
     });
+  }
+
+  /**
+   * Which object view the client reads CatalogMetadata from, and why (docs/client.md, "Object
+   * view"): the objectView option, else found once from the discovery documents of
+   * olm.operatorframework.io/v1 and content.olm.operatorframework.io/v1 (read at once), and kept
+   * for the client's life. ObjectViewUnknownError when neither serves CatalogMetadata.
+   */
+  async objectView(signal?: AbortSignal): Promise<ObjectViewChoice> {
+    return (await this.metadataResources(signal)).choice;
+  }
+
+  /** The view once a read has found it (no request); undefined before. */
+  get foundObjectView(): ObjectViewChoice | undefined {
+    return this.viewFound;
+  }
+
+  private metadataResources(signal?: AbortSignal): Promise<MetadataResources> {
+    this.view ??= this.findView(signal).catch((err: unknown) => {
+      this.view = undefined; // not kept: the next read asks again
+      throw err;
+    });
+    return this.view;
+  }
+
+  private async findView(signal?: AbortSignal): Promise<MetadataResources> {
+    const ov = await import('./object-view.js');
+    const choice =
+      this.forcedView !== undefined
+        ? ov.forcedObjectView(this.forcedView)
+        : await ov.discoverObjectView(this.kube, signal);
+    const cm = { group: choice.group, version: VERSION, plural: CATALOG_METADATA_PLURAL };
+    this.viewFound = choice;
+    return {
+      choice,
+      objectsLag: choice.view === 'served' ? ov.servedObjectsLag : () => false,
+      full: new Resource<CatalogMetadata>(this.kube, cm),
+      metadataOnly: new Resource<ObjectMetadata>(this.kube, cm, { metadataOnly: true }),
+    };
   }
 
   close(): void {
@@ -209,7 +251,8 @@ export class CatalogClient {
     opts: ListMetadataOptions = {},
   ): AsyncGenerator<CatalogMetadata> {
     const { labelSelector, fieldSelector } = metadataSelectors(q);
-    for await (const o of this.metadata.listAll(
+    const { full } = await this.metadataResources(opts.signal);
+    for await (const o of full.listAll(
       labelSelector || undefined,
       this.pageSize,
       opts.signal,
@@ -229,7 +272,8 @@ export class CatalogClient {
     opts: ListMetadataOptions = {},
   ): AsyncGenerator<ObjectMetadata> {
     const { labelSelector, fieldSelector } = metadataSelectors(q);
-    yield* this.metadataOnly.listAll(
+    const { metadataOnly } = await this.metadataResources(opts.signal);
+    yield* metadataOnly.listAll(
       labelSelector || undefined,
       this.pageSize,
       opts.signal,
@@ -250,7 +294,8 @@ export class CatalogClient {
     signal: AbortSignal,
   ): Promise<void> {
     const { labelSelector, fieldSelector } = metadataSelectors(q);
-    await this.metadata.watch(
+    const { full } = await this.metadataResources(signal);
+    await full.watch(
       {
         resourceVersion,
         allowWatchBookmarks: true,
@@ -272,10 +317,11 @@ export class CatalogClient {
   ): Promise<{ items: CatalogMetadata[]; resourceVersion: string }> {
     const { labelSelector, fieldSelector } = metadataSelectors(q);
     const items: CatalogMetadata[] = [];
+    const { full } = await this.metadataResources(opts.signal);
     let cont: string | undefined;
     let resourceVersion = '';
     do {
-      const page = await this.metadata.list(
+      const page = await full.list(
         {
           limit: this.pageSize,
           ...(cont && { continue: cont }),
@@ -357,11 +403,12 @@ export class CatalogClient {
       q.catalog !== undefined
         ? [await this.servingCatalog(q.catalog, signal)]
         : await this.listCatalogs(signal);
+    const { objectsLag } = await this.metadataResources(signal);
     const revisions: Record<string, string> = {};
     const syncing: string[] = [];
     for (const c of catalogs) {
       this.bases.saw(c);
-      if (c.status?.syncingTo) syncing.push(c.metadata.name);
+      if (c.status?.syncingTo || objectsLag(c.status)) syncing.push(c.metadata.name);
       else if (c.status?.contentHash) revisions[c.metadata.name] = c.status.contentHash;
     }
     return { revisions, syncing };
@@ -474,6 +521,15 @@ export class CatalogClient {
       return { state: 'full', blob: await fetchWholeBlob(o, c, this.fetchOptions, signal) };
     });
   }
+}
+
+/** Where a client reads CatalogMetadata: the view found, its resources, its status rule. */
+interface MetadataResources {
+  choice: ObjectViewChoice;
+  /** Whether a status says its objects are not yet the revision contentHash names (served). */
+  objectsLag: (status: ClusterCatalog['status']) => boolean;
+  full: Resource<CatalogMetadata>;
+  metadataOnly: Resource<ObjectMetadata>;
 }
 
 function sameRevisions(a: Record<string, string>, b: Record<string, string>): boolean {

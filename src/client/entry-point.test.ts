@@ -28,6 +28,15 @@ describe('client: the catalogd-ts/client entry point', () => {
     expect(graph.files.length, graph.files.join('\n')).to.be.at.most(25);
   });
 
+  it('loads the object view module on first use only, and it adds two API files', () => {
+    // client.ts imports it dynamically on a client's first CatalogMetadata read (docs/client.md).
+    expect(graph.files).to.not.include('src/client/object-view.ts');
+    const later = importGraph('src/client/object-view.ts');
+    const added = later.files.filter((f) => !graph.files.includes(f)).sort();
+    expect(added).to.deep.equal(['src/api/v1/revision-url.ts', 'src/client/object-view.ts']);
+    expect(later.packages).to.deep.equal([]);
+  });
+
   it('loads no npm package but the kubeconfig parser (client-node only for exec users, undici only with a content CA)', () => {
     expect(graph.packages).to.deep.equal(['js-yaml']);
     expect(graph.dynamicPackages).to.deep.equal(['undici']);

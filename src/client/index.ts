@@ -7,6 +7,9 @@ export type * from './client-types.js';
 export * from './content.js';
 export { fetchTrusting, readCertificateAuthority, untrustedReason } from './trust.js';
 export * from './query.js';
+// The object view's choice and error (their module loads on a client's first CatalogMetadata read).
+export type { ObjectViewChoice } from './object-view.js';
+export type { ObjectView } from '../api/v1/group.js';
 export * from '../answers/fbc-types.js';
 export * from '../answers/graph.js';
 export * from '../answers/semver.js';

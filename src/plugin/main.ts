@@ -14,6 +14,7 @@ import {
   UnknownBundleError,
   readCertificateAuthority,
 } from '../client/index.js';
+import { isObjectView } from '../api/v1/group.js';
 import { CommandError, usageError } from '../util/command-error.js';
 import { terminalLine, terminalText } from '../util/terminal-text.js';
 import { bundles } from './commands/bundles.js';
@@ -81,6 +82,10 @@ Options:
                         content server with a private CA; default: the system roots and
                         NODE_EXTRA_CA_CERTS); through the apiserver's service proxy the
                         kubeconfig's CA is used
+      --object-view crd|served
+                        where the CatalogMetadata are read: crd (olm.operatorframework.io/v1)
+                        or served (content.olm.operatorframework.io/v1); default: found from
+                        the cluster's discovery documents (the CRD's when both are there)
   -h, --help            this help (kubectl catalog show|upgrades|query -h: that command's)
 `;
 
@@ -99,6 +104,7 @@ const GLOBAL_FLAGS = {
   kubeconfig: { type: 'string' },
   'server-url': { type: 'string' },
   'certificate-authority': { type: 'string' },
+  'object-view': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 const SCOPED_FLAGS = [
@@ -152,6 +158,9 @@ export async function run(argv: string[], io: Io): Promise<number> {
     try {
       return await command.run(ctx, args[0] ?? '');
     } finally {
+      // Both views on the cluster: the answer came from the CRD's, which the user should know.
+      const found = client.foundObjectView;
+      if (found?.both) ctx.io.stderr(`warning: ${found.reason}\n`);
       client.close();
     }
   } catch (err) {
@@ -206,6 +215,9 @@ function clientOf(io: Io, values: Values): CatalogClient {
   if (serverUrl !== undefined && !URL.canParse(serverUrl))
     throw usageError(`--server-url ${serverUrl}: not a URL (e.g. http://localhost:8090)`);
   const ca = certificateAuthority(values['certificate-authority'] as string | undefined);
+  const objectView = values['object-view'] as string | undefined;
+  if (objectView !== undefined && !isObjectView(objectView))
+    throw usageError(`--object-view ${objectView}: one of crd, served`);
   const make =
     io.client ??
     ((kubeconfig) =>
@@ -213,6 +225,7 @@ function clientOf(io: Io, values: Values): CatalogClient {
         ...(kubeconfig !== undefined && { kubeconfig }),
         ...(serverUrl !== undefined && { serverUrl }),
         ...(ca !== undefined && { ca }),
+        ...(objectView !== undefined && { objectView }),
       }));
   return make(values.kubeconfig as string | undefined);
 }

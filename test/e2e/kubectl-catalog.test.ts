@@ -320,15 +320,22 @@ describe('kubectl catalog e2e', function () {
   });
 
   it("a package's channels take a bounded number of API requests, whatever the number of catalogs", async () => {
+    // The command's requests; the client's discovery of the object view (its two group-version
+    // documents, once per client) is checked apart.
     async function count(args: string[]): Promise<number> {
       let n = 0;
+      let discovery = 0;
       const out: string[] = [];
       const code = await run(args, {
         stdout: (s) => out.push(s),
         stderr: (s) => out.push(s),
-        client: () => new CatalogClient({ onRequest: () => n++ }),
+        client: () =>
+          new CatalogClient({
+            onRequest: (_verb, resource) => (resource === 'discovery' ? discovery++ : n++),
+          }),
       });
       expect(code, out.join('')).to.equal(0);
+      expect(discovery, 'discovery requests').to.equal(2);
       return n;
     }
     // --catalog: status, list (one page), status
@@ -425,13 +432,16 @@ describe('kubectl catalog e2e', function () {
     expect(byName.trim().split(' ')).to.include(b);
     // The client selects the long value by field: one request, exactly its objects.
     const requests: string[] = [];
-    const client = new CatalogClient({ onRequest: (verb) => requests.push(verb) });
+    const client = new CatalogClient({
+      onRequest: (verb, resource) => requests.push(resource === 'discovery' ? resource : verb),
+    });
     try {
       const names: string[] = [];
       for await (const o of client.listMetadata({ catalog: b, package: longPkg }))
         names.push(o.spec.name!);
       expect(names.sort()).to.deep.equal(['long.v1', 'stable']);
-      expect(requests).to.deep.equal(['list']);
+      // (after the client's discovery of the object view, once per client)
+      expect(requests).to.deep.equal(['discovery', 'discovery', 'list']);
     } finally {
       client.close();
     }

@@ -27,11 +27,17 @@ export interface RunningConsoleServer {
   stop(): Promise<number>;
 }
 
-/** Starts the console for `catalog`, without a browser (its pages read over HTTP). */
-export async function startConsoleServer(catalog: string): Promise<RunningConsoleServer> {
+/**
+ * Starts the console for `catalog`, without a browser (its pages read over HTTP); `args` are
+ * more flags of `kubectl catalog ui` (e.g. --object-view served).
+ */
+export async function startConsoleServer(
+  catalog: string,
+  args: readonly string[] = [],
+): Promise<RunningConsoleServer> {
   const out: string[] = [];
   let stop = () => {};
-  const done = runUi(['--no-open', '--catalog', catalog], {
+  const done = runUi(['--no-open', '--catalog', catalog, ...args], {
     stdout: (s) => out.push(s),
     stderr: (s) => out.push(s),
     stopped: new Promise((r) => (stop = () => r(undefined))),
@@ -54,9 +60,12 @@ export async function startConsoleServer(catalog: string): Promise<RunningConsol
   }
 }
 
-/** Starts the console for `catalog` and a browser. */
-export async function startConsole(catalog: string): Promise<RunningConsole> {
-  const server = await startConsoleServer(catalog);
+/** Starts the console for `catalog` (with more flags `args`) and a browser. */
+export async function startConsole(
+  catalog: string,
+  args: readonly string[] = [],
+): Promise<RunningConsole> {
+  const server = await startConsoleServer(catalog, args);
   const { base } = server;
   const browser = await puppeteer.launch({
     executablePath: CHROMIUM,

@@ -198,6 +198,8 @@ export function catalogsClient(
   serve?: (url: string, line: string) => string,
   /** Answers the GraphQL endpoints' URLs (`.../api/v1/graphql`); none: 404 as any other. */
   graphql?: typeof fetch,
+  /** The groups whose discovery documents list catalogmetadata (default: the CRD mode's). */
+  views: ReadonlyArray<'crd' | 'served'> = ['crd'],
 ): {
   client: CatalogClient;
   requests: string[];
@@ -228,6 +230,13 @@ export function catalogsClient(
   const requests: string[] = [];
   const kube = {
     request(path: string, opts: RequestOptions): Promise<unknown> {
+      // The client's discovery of the object view (src/client/object-view.ts): the CRD mode's
+      // documents, not counted among the command's requests.
+      if (opts.resource === 'discovery')
+        return (path === '/apis/olm.operatorframework.io/v1' && views.includes('crd')) ||
+          (path === '/apis/content.olm.operatorframework.io/v1' && views.includes('served'))
+          ? Promise.resolve({ resources: [{ name: 'catalogmetadata' }] })
+          : Promise.reject(new KubeApiError(404, 'NotFound', 'not found', 'get', 'discovery'));
       const q = opts.query ?? {};
       requests.push(
         [opts.verb, opts.resource, q.labelSelector, q.fieldSelector]

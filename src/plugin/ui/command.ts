@@ -3,6 +3,7 @@
 // on stderr, and the URL carries the session's token (server.ts).
 import { spawn } from 'node:child_process';
 import { parseArgs } from 'node:util';
+import { isObjectView } from '../../api/v1/group.js';
 import { CatalogClient, readCertificateAuthority } from '../../client/index.js';
 import { UiData } from './data.js';
 import { startUiServer } from './server.js';
@@ -11,7 +12,7 @@ const UI_USAGE = `kubectl catalog ui: browse the catalogs of the cluster in a we
 
 Usage:
   kubectl catalog ui [--address 127.0.0.1:PORT] [--no-open] [--catalog C] [--kubeconfig PATH]
-                     [--server-url URL] [--certificate-authority FILE]
+                     [--server-url URL] [--certificate-authority FILE] [--object-view crd|served]
 
 Serves the console on a local address (default 127.0.0.1 and a free port), reading through the
 apiserver with your kubeconfig (nothing is deployed in the cluster). Stop it with Ctrl-C.
@@ -28,6 +29,10 @@ Options:
       --certificate-authority FILE
                            PEM CA the content server's certificate is verified against (an
                            HTTPS content server with a private CA)
+      --object-view crd|served
+                           where the CatalogMetadata are read: crd (olm.operatorframework.io/v1)
+                           or served (content.olm.operatorframework.io/v1); default: found
+                           from the cluster's discovery documents (the CRD's when both are)
 `;
 
 interface UiIo {
@@ -72,6 +77,7 @@ export async function runUi(argv: string[], io: UiIo): Promise<number> {
         kubeconfig: { type: 'string' },
         'server-url': { type: 'string' },
         'certificate-authority': { type: 'string' },
+        'object-view': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -93,6 +99,11 @@ export async function runUi(argv: string[], io: UiIo): Promise<number> {
     io.stderr(`error: --server-url ${serverUrl}: not a URL (e.g. http://localhost:8090)\n`);
     return 2;
   }
+  const objectView = values['object-view'];
+  if (objectView !== undefined && !isObjectView(objectView)) {
+    io.stderr(`error: --object-view ${objectView}: one of crd, served\n`);
+    return 2;
+  }
   let ca: Buffer | undefined;
   try {
     const file = values['certificate-authority'];
@@ -107,6 +118,7 @@ export async function runUi(argv: string[], io: UiIo): Promise<number> {
         ...(values.kubeconfig !== undefined && { kubeconfig: values.kubeconfig }),
         ...(serverUrl !== undefined && { serverUrl }),
         ...(ca !== undefined && { ca }),
+        ...(objectView !== undefined && { objectView }),
       });
   try {
     const server = await startUiServer({
@@ -119,6 +131,14 @@ export async function runUi(argv: string[], io: UiIo): Promise<number> {
         `warning: the console listens on ${addr.host}, not on loopback: anyone who can reach that address and has the URL below (its token) reads the catalogs with your credentials; --address 127.0.0.1:${addr.port} keeps it on this machine\n`,
       );
     io.stdout(`Serving the catalog console at ${server.url} (Ctrl-C to stop)\n`);
+    // The object view is found now rather than on the first page, so that a cluster with both
+    // views is said here, as the other commands say it; a failure is the pages' to show.
+    client.objectView().then(
+      (found) => {
+        if (found.both) io.stderr(`warning: ${found.reason}\n`);
+      },
+      () => undefined,
+    );
     if (!values['no-open']) (io.open ?? openBrowser)(server.url);
     await (io.stopped ??
       new Promise((resolve) => {
