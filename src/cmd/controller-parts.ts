@@ -12,6 +12,7 @@ import {
   CatalogSchemas,
   DEFAULT_RUNNING_QUERIES,
   DEFAULT_WAITING_QUERIES,
+  PackageCache,
   QueryGate,
   createAcrossEndpoint,
   createGraphqlEndpoint,
@@ -190,6 +191,7 @@ export async function buildContentServer(opts: ControllerOptions, log: Logger, m
   const catalogDirectory = new InformerCatalogDirectory();
   const schemas = new CatalogSchemas();
   const gate = new QueryGate(DEFAULT_RUNNING_QUERIES, DEFAULT_WAITING_QUERIES);
+  const packages = new PackageCache();
   const content = await listening('server-addr', flags['server-addr'], () =>
     contentPublisher({
       dir: path.join(opts.cacheDir, 'content'),
@@ -199,8 +201,13 @@ export async function buildContentServer(opts: ControllerOptions, log: Logger, m
       limits: opts.serverLimits,
       beforeBuild: () => memory.beforeBurst(),
       ...(opts.graphql && {
-        graphql: createGraphqlEndpoint({ schemas, gate }),
-        serverGraphql: createAcrossEndpoint({ directory: catalogDirectory, schemas, gate }),
+        graphql: createGraphqlEndpoint({ schemas, gate, packages }),
+        serverGraphql: createAcrossEndpoint({
+          directory: catalogDirectory,
+          schemas,
+          gate,
+          packages,
+        }),
       }),
       revisionWait: {
         maxWaitMs: opts.revisionWaitMs,

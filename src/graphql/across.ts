@@ -40,6 +40,7 @@ import {
   sendResult,
 } from './endpoint.js';
 import { QueryGate } from './gate.js';
+import { PackageCache } from './package-cache.js';
 import {
   DEFAULT_QUERY_LIMITS,
   QueryLimitError,
@@ -76,6 +77,8 @@ export interface AcrossEndpointOptions {
    * catalog endpoint's, so that GraphQL holds one query's memory at a time in the process.
    */
   gate?: QueryGate;
+  /** What the additions keep of revisions' packages across queries (share the per-catalog one). */
+  packages?: PackageCache;
   clock?: Pick<Clock, 'setTimer'>;
 }
 
@@ -103,6 +106,7 @@ export function createAcrossEndpoint(opts: AcrossEndpointOptions): ServerEndpoin
     opts.gate ??
     new QueryGate(opts.running ?? DEFAULT_ACROSS_RUNNING, opts.waiting ?? DEFAULT_ACROSS_WAITING);
   const clock = opts.clock ?? realClock;
+  const packages = opts.packages ?? new PackageCache();
   const acrossSchemas = new Map<string, AcrossSchema>();
   const acrossSchemaOf = (answering: readonly Answering[]): AcrossSchema => {
     const key = answering.map((a) => `${a.entry.name}@${a.lease.contentHash}`).join(' ');
@@ -197,8 +201,15 @@ export function createAcrossEndpoint(opts: AcrossEndpointOptions): ServerEndpoin
       let outcome: Outcome;
       try {
         outcome = await runQuery(stop, (signal) => {
-          const run = new AcrossRun(rows, answering, across, variables, budgets, signal, (err) =>
-            stop.abort(err),
+          const run = new AcrossRun(
+            rows,
+            answering,
+            across,
+            variables,
+            budgets,
+            signal,
+            (err) => stop.abort(err),
+            packages,
           );
           return {
             run,

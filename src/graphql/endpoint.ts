@@ -29,6 +29,7 @@ import {
   listCost,
 } from './limits.js';
 import type { QueryLimits } from './limits.js';
+import { PackageCache } from './package-cache.js';
 import { DEFAULT_QUERY_BUDGETS, QueryRun } from './query-run.js';
 import type { QueryBudgets } from './query-run.js';
 import { SchemaBuildError } from './schema.js';
@@ -69,6 +70,8 @@ export interface GraphqlEndpointOptions {
    * memory at a time in the process.
    */
   gate?: QueryGate;
+  /** What the additions keep of revisions' packages across queries; default a new one. */
+  packages?: PackageCache;
   /** The revisions' schemas (tests share one); default a new cache. */
   schemas?: CatalogSchemas;
   clock?: Pick<Clock, 'setTimer'>;
@@ -273,6 +276,7 @@ export function createGraphqlEndpoint(opts: GraphqlEndpointOptions = {}): Leased
     opts.gate ??
     new QueryGate(opts.running ?? DEFAULT_RUNNING_QUERIES, opts.waiting ?? DEFAULT_WAITING_QUERIES);
   const clock = opts.clock ?? realClock;
+  const packages = opts.packages ?? new PackageCache();
 
   return async (req, res, lease, rawQuery) => {
     const isGet = req.method !== 'POST';
@@ -397,7 +401,10 @@ export function createGraphqlEndpoint(opts: GraphqlEndpointOptions = {}): Leased
         late = true;
         stop.abort(new Error('deadline'));
       });
-      const query = new QueryRun(lease, budgets, stop.signal, (err) => stop.abort(err));
+      const query = new QueryRun(lease, budgets, stop.signal, (err) => stop.abort(err), {
+        cache: packages,
+        revision: lease.contentHash,
+      });
       let result: ExecutionResult | undefined;
       try {
         result = await execute({

@@ -4,6 +4,7 @@
 // query (400), and it stops reading at once.
 import type { MetasQuery } from '../server/index.js';
 import { QueryLimitError } from './limits.js';
+import type { RevisionCache } from './package-cache.js';
 import { remapFieldNameCached } from './names.js';
 import type { BlobFields, BlobLoader } from './schema.js';
 import { isObject } from './shape.js';
@@ -17,7 +18,7 @@ export interface QueryBudgets {
 
 export const DEFAULT_QUERY_BUDGETS: QueryBudgets = {
   readBytes: 64 * 1024 * 1024,
-  answerBytes: 8 * 1024 * 1024,
+  answerBytes: 4 * 1024 * 1024,
 };
 
 const MIB = 1024 * 1024;
@@ -69,6 +70,8 @@ export class QueryRun implements BlobLoader {
     private readonly signal: AbortSignal,
     /** Called when a budget is passed (the caller aborts the execution). */
     private readonly onFailure: (err: QueryLimitError) => void = () => undefined,
+    /** What the additions keep of this revision's packages across queries (package-cache.ts). */
+    readonly cached?: RevisionCache,
   ) {}
 
   async load(
