@@ -189,8 +189,7 @@ async function main(): Promise<void> {
           r.targets[t.id]!.queries[q.id] = await time(t, t.graphql(c.name), post(q.query), runs);
       for (const t of targets) {
         const slot = r.targets[t.id]!;
-        if (t.additions)
-          slot.onePackage = await time(t, t.graphql(c.name), post(one.query), runs);
+        if (t.additions) slot.onePackage = await time(t, t.graphql(c.name), post(one.query), runs);
         slot.onePackageEveryField = await time(
           t,
           t.graphql(c.name),
