@@ -27,7 +27,7 @@ import { packageFacts } from '../answers/packages.js';
 import type { PackageFacts } from '../answers/packages.js';
 import type { MetasQuery } from '../server/index.js';
 import type { RevisionCache } from './package-cache.js';
-import { jsonSizeUpTo } from './query-run.js';
+import { jsonSizeUpTo } from './json-size.js';
 import { isObject } from './shape.js';
 
 const byName = <T extends { name: string }>(a: T, b: T): number =>
