@@ -292,7 +292,7 @@ export function graphqlMarkdown(out: {
           .map((i) => {
             const x = pick(c.targets[i]!);
             return x
-              ? `${x.p50Ms} / ${x.p99Ms} (${x.status}, ${round(x.bytes / 1024, 1)} KiB)`
+              ? `${x.p50Ms} / ${x.p99Ms} (${x.status}, ${round(x.bytes / 1024, 1)} KiB${x.firstMs === undefined ? '' : `, first ${x.firstMs}`})`
               : '-';
           })
           .join(' | ')} |`,

@@ -71,6 +71,8 @@ export interface Target {
 export interface Timing {
   p50Ms: number;
   p99Ms: number;
+  /** The first of the runs (cold: for the channels-and-heads query, the package not yet kept). */
+  firstMs?: number;
   requests: number;
   status: number;
   bytes: number;
@@ -91,6 +93,7 @@ export async function time(
   return {
     p50Ms: round(percentile(ms, 0.5)),
     p99Ms: round(percentile(ms, 0.99)),
+    ...(ms.length > 0 && { firstMs: round(ms[0]!) }),
     requests: runs,
     status: last?.status ?? 0,
     bytes: Buffer.byteLength(last?.body ?? ''),
