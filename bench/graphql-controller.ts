@@ -93,7 +93,7 @@ export async function controllerUnderClients(
         agent: new HttpAgent({ keepAlive: true, maxSockets: 1 }),
       };
       const one = await onePackage(t, name);
-      const mix = [one.query, ...queries.map((q) => q.query)].map((q) => ({
+      const mix = [one.query, one.everyFieldQuery, ...queries.map((q) => q.query)].map((q) => ({
         url: t.graphql(name),
         body: post(q),
       }));

@@ -3,8 +3,10 @@
 // NODE_OPTIONS and MALLOC_ARENA_MAX, the endpoint mounted as the controller mounts it) serves a
 // generated catalog and each real one; per catalog, over one keep-alive connection:
 //   - p50/p99 of each of upstream's own queries (its how-to and sample-queries.txt);
-//   - p50/p99 of a one-package query, every field of the package's olm.package, olm.channel and
-//     olm.bundle blobs, beside GET /api/v1/metas?package= of the same package (the same blobs);
+//   - p50/p99 of the one-package query (the package's channels and their heads, through the
+//     additions: the issue's acceptance query) beside GET /api/v1/metas?package= of the same
+//     package (the blobs a client would fetch to compute it), and of every field of the
+//     package's olm.package, olm.channel and olm.bundle blobs through upstream's fields;
 //   - the server's peak RSS while 16 clients send those queries at once.
 // With --upstream, upstream catalogd v1.11 (GraphQLCatalogQueries on; needs `make cluster-up`,
 // hack/graphql-compare/sides.ts) serves the same catalogs, and the same queries are timed against
@@ -15,9 +17,9 @@
 //   npx tsx bench/graphql.ts [--size-mb 50] [--real /tmp/real/v4.20] [--runs 30] [--upstream]
 //                            [--controller]
 //
-// The one-package query is built from upstream-compatible root fields (limit/offset over the
-// package's run of blobs in blob order); BENCH_GRAPHQL_PACKAGE_QUERY replaces it with any query
-// text in which $PACKAGE stands for the package's name (e.g. with a package filter argument).
+// The every-field query is built from upstream-compatible root fields (limit/offset over the
+// package's run of blobs in blob order); BENCH_GRAPHQL_PACKAGE_QUERY replaces the channels-and-
+// heads one with any query text in which $PACKAGE stands for the package's name.
 // Needs `make build`. Writes bench/results/graphql.json and prints a table.
 import type { ChildProcess } from 'node:child_process';
 import { spawn } from 'node:child_process';
@@ -66,7 +68,10 @@ interface CatalogResult {
     string,
     {
       queries: Record<string, Timing>;
-      onePackage: Timing;
+      /** Channels and heads (the additions: ours only). */
+      onePackage?: Timing;
+      /** Every field of the package's blobs through upstream's fields. */
+      onePackageEveryField: Timing;
       metasPackage?: Timing;
       /** In a process started for this phase (ours; upstream: the one process). */
       clients: ClientsResult;
@@ -140,6 +145,7 @@ async function main(): Promise<void> {
       pid,
       graphql: (c) => `${base}/catalogs/${c}/api/v1/graphql`,
       metas: (c) => `${base}/catalogs/${c}/api/v1/metas`,
+      additions: true,
       ...(tlsCa && { ca: tlsCa }),
       agent: new (tlsCa ? HttpsAgent : HttpAgent)({ keepAlive: true, maxSockets: 1 }),
     });
@@ -155,6 +161,7 @@ async function main(): Promise<void> {
         pid: u.pid!,
         graphql: (c) => u.url(c),
         metas: (c) => u.url(c).replace(/graphql$/, 'metas'),
+        additions: false,
         ...(u.ca && { ca: u.ca }),
         agent: new HttpsAgent({ keepAlive: true, maxSockets: 1 }),
       });
@@ -173,7 +180,7 @@ async function main(): Promise<void> {
       for (const t of targets)
         r.targets[t.id] = {
           queries: {},
-          onePackage: undefined as unknown as Timing,
+          onePackageEveryField: undefined as unknown as Timing,
           clients: undefined as never,
         };
       // Interleaved: each query on each target before the next query.
@@ -182,7 +189,13 @@ async function main(): Promise<void> {
           r.targets[t.id]!.queries[q.id] = await time(t, t.graphql(c.name), post(q.query), runs);
       for (const t of targets) {
         const slot = r.targets[t.id]!;
-        slot.onePackage = await time(t, t.graphql(c.name), post(one.query), runs);
+        if (t.additions) slot.onePackage = await time(t, t.graphql(c.name), post(one.query), runs);
+        slot.onePackageEveryField = await time(
+          t,
+          t.graphql(c.name),
+          post(one.everyFieldQuery),
+          runs,
+        );
         const metas = t.metas(c.name);
         if (metas)
           slot.metasPackage = await time(
@@ -194,7 +207,8 @@ async function main(): Promise<void> {
       }
       for (const t of targets) {
         const mix = [
-          { url: t.graphql(c.name), body: post(one.query) },
+          ...(t.additions ? [{ url: t.graphql(c.name), body: post(one.query) }] : []),
+          { url: t.graphql(c.name), body: post(one.everyFieldQuery) },
           ...queries.map((q) => ({ url: t.graphql(c.name), body: post(q.query) })),
         ];
         const each = Number(values.each);
@@ -278,13 +292,14 @@ export function graphqlMarkdown(out: {
           .map((i) => {
             const x = pick(c.targets[i]!);
             return x
-              ? `${x.p50Ms} / ${x.p99Ms} (${x.status}, ${round(x.bytes / 1024, 1)} KiB)`
+              ? `${x.p50Ms} / ${x.p99Ms} (${x.status}, ${round(x.bytes / 1024, 1)} KiB${x.firstMs === undefined ? '' : `, first ${x.firstMs}`})`
               : '-';
           })
           .join(' | ')} |`,
       );
-    row('one package, GraphQL', (t) => t.onePackage);
+    row('one package, GraphQL channels and heads', (t) => t.onePackage);
     row('one package, /api/v1/metas?package=', (t) => t.metasPackage);
+    row('one package, GraphQL every field (upstream fields)', (t) => t.onePackageEveryField);
     for (const q of Object.keys(c.targets[ids[0]!]!.queries)) row(q, (t) => t.queries[q]);
     const rss = (x: ClientsResult | undefined) =>
       x

@@ -8,7 +8,15 @@ import type { Logger } from 'pino';
 import { Counter, Gauge, Histogram } from 'prom-client';
 import type { Registry } from 'prom-client';
 import { realClock } from '../controllers/runtime/index.js';
-import { CatalogSchemas, createAcrossEndpoint, createGraphqlEndpoint } from '../graphql/index.js';
+import {
+  CatalogSchemas,
+  DEFAULT_RUNNING_QUERIES,
+  DEFAULT_WAITING_QUERIES,
+  PackageCache,
+  QueryGate,
+  createAcrossEndpoint,
+  createGraphqlEndpoint,
+} from '../graphql/index.js';
 import type { KubeClient } from '../kube/index.js';
 import { DEFAULT_MAX_WAITING, contentPublisher } from '../server/index.js';
 import type { ServingPair } from '../server/index.js';
@@ -176,10 +184,14 @@ export async function buildContentServer(opts: ControllerOptions, log: Logger, m
   const tls = await servingTlsFromFlags(flags, realClock);
   checkServerUrlScheme(flags['server-url'], tls !== undefined);
   const serverUrl = contentServerUrl(opts, tls !== undefined);
-  // GraphQL per catalog and across catalogs share the catalogs' schemas; the ClusterCatalogs
-  // the latter reads come from the controller's informer once it is set up (readFrom).
+  // GraphQL per catalog and across catalogs share the catalogs' schemas and the turns to
+  // execute (one query at a time in the process: what GraphQL holds at once is one query's);
+  // the ClusterCatalogs the latter reads come from the controller's informer once it is set up
+  // (readFrom).
   const catalogDirectory = new InformerCatalogDirectory();
   const schemas = new CatalogSchemas();
+  const gate = new QueryGate(DEFAULT_RUNNING_QUERIES, DEFAULT_WAITING_QUERIES);
+  const packages = new PackageCache();
   const content = await listening('server-addr', flags['server-addr'], () =>
     contentPublisher({
       dir: path.join(opts.cacheDir, 'content'),
@@ -189,8 +201,13 @@ export async function buildContentServer(opts: ControllerOptions, log: Logger, m
       limits: opts.serverLimits,
       beforeBuild: () => memory.beforeBurst(),
       ...(opts.graphql && {
-        graphql: createGraphqlEndpoint({ schemas }),
-        serverGraphql: createAcrossEndpoint({ directory: catalogDirectory, schemas }),
+        graphql: createGraphqlEndpoint({ schemas, gate, packages }),
+        serverGraphql: createAcrossEndpoint({
+          directory: catalogDirectory,
+          schemas,
+          gate,
+          packages,
+        }),
       }),
       revisionWait: {
         maxWaitMs: opts.revisionWaitMs,

@@ -13,6 +13,7 @@ import type { CatalogSchemas } from './catalog-schemas.js';
 import { errorOut } from './endpoint.js';
 import type { ErrorOut } from './endpoint.js';
 import { QueryLimitError } from './limits.js';
+import type { PackageCache } from './package-cache.js';
 import { QueryRun } from './query-run.js';
 import type { QueryBudgets } from './query-run.js';
 import { SchemaBuildError } from './schema.js';
@@ -79,6 +80,7 @@ export class AcrossRun implements AcrossContext {
     private readonly budgets: QueryBudgets,
     private readonly signal: AbortSignal,
     private readonly abort: (err: Error) => void,
+    private readonly packages?: PackageCache,
   ) {}
 
   catalogRows(): readonly CatalogRow[] {
@@ -111,6 +113,7 @@ export class AcrossRun implements AcrossContext {
           this.failure ??= new QueryLimitError(`${err.message} (all catalogs together)`);
           this.abort(err);
         },
+        this.packages && { cache: this.packages, revision: c.lease.contentHash },
       );
       let result: ExecutionResult;
       try {

@@ -9,8 +9,6 @@
 // answer. Request handling, limits, the deadline, ETag/304 and gzip are the per-catalog
 // endpoint's.
 import { createHash } from 'node:crypto';
-import { promisify } from 'node:util';
-import { gzip as gzipCallback } from 'node:zlib';
 import { execute, getOperationAST, OperationTypeNode, specifiedRules, validate } from 'graphql';
 import type { ExecutionResult } from 'graphql';
 import { acceptsGzip, etagHeader, httpDate, requestIsNotModified } from '../server/index.js';
@@ -29,11 +27,11 @@ import {
   GRAPHQL_RETRY_AFTER_SECONDS,
   errorOut,
   readQuery,
-  resultJson,
-  send,
   sendErrors,
+  sendResult,
 } from './endpoint.js';
 import { QueryGate } from './gate.js';
+import { PackageCache } from './package-cache.js';
 import {
   DEFAULT_QUERY_LIMITS,
   checkJoinCost,
@@ -46,8 +44,6 @@ import { isAdditionRootField } from './names.js';
 import type { QueryLimits } from './limits.js';
 import { DEFAULT_QUERY_BUDGETS } from './query-run.js';
 import type { QueryBudgets } from './query-run.js';
-
-const gzip = promisify(gzipCallback);
 
 /** Queries across catalogs executing at once, and waiting, per process (each reads many). */
 export const DEFAULT_ACROSS_RUNNING = 1;
@@ -65,6 +61,13 @@ export interface AcrossEndpointOptions {
   deadlineMs?: number;
   running?: number;
   waiting?: number;
+  /**
+   * The turns to execute (`running`, `waiting` are then unused): the controller gives the per
+   * catalog endpoint's, so that GraphQL holds one query's memory at a time in the process.
+   */
+  gate?: QueryGate;
+  /** What the additions keep of revisions' packages across queries (share the per-catalog one). */
+  packages?: PackageCache;
   clock?: Pick<Clock, 'setTimer'>;
 }
 
@@ -88,11 +91,11 @@ export function createAcrossEndpoint(opts: AcrossEndpointOptions): ServerEndpoin
   const budgets: QueryBudgets = { ...DEFAULT_QUERY_BUDGETS, ...opts.budgets };
   const deadlineMs = opts.deadlineMs ?? DEFAULT_DEADLINE_MS;
   const schemas = opts.schemas ?? new CatalogSchemas();
-  const gate = new QueryGate(
-    opts.running ?? DEFAULT_ACROSS_RUNNING,
-    opts.waiting ?? DEFAULT_ACROSS_WAITING,
-  );
+  const gate =
+    opts.gate ??
+    new QueryGate(opts.running ?? DEFAULT_ACROSS_RUNNING, opts.waiting ?? DEFAULT_ACROSS_WAITING);
   const clock = opts.clock ?? realClock;
+  const packages = opts.packages ?? new PackageCache();
   const acrossSchemas = new Map<string, AcrossSchema>();
   const acrossSchemaOf = (answering: readonly Answering[]): AcrossSchema => {
     const key = answering.map((a) => `${a.entry.name}@${a.lease.contentHash}`).join(' ');
@@ -164,11 +167,18 @@ export function createAcrossEndpoint(opts: AcrossEndpointOptions): ServerEndpoin
       const stop = new AbortController();
       const onClose = (): void => stop.abort(new Error('the client left'));
       res.once('close', onClose);
-      let outcome: { result?: ExecutionResult; run?: AcrossRun; late: boolean; busy: boolean };
+      let outcome: Outcome;
       try {
         outcome = await runQuery(stop, (signal) => {
-          const run = new AcrossRun(rows, answering, across, variables, budgets, signal, (err) =>
-            stop.abort(err),
+          const run = new AcrossRun(
+            rows,
+            answering,
+            across,
+            variables,
+            budgets,
+            signal,
+            (err) => stop.abort(err),
+            packages,
           );
           return {
             run,
@@ -185,39 +195,52 @@ export function createAcrossEndpoint(opts: AcrossEndpointOptions): ServerEndpoin
       } finally {
         res.off('close', onClose);
       }
-      if (outcome.busy)
-        return sendErrors(req, res, 503, [{ message: 'too many GraphQL queries at once: retry' }], {
-          'Retry-After': String(GRAPHQL_RETRY_AFTER_SECONDS),
-        });
-      if (outcome.run?.failure)
-        return sendErrors(req, res, 400, [{ message: outcome.run.failure.message }]);
-      if (outcome.late)
-        return sendErrors(
-          req,
-          res,
-          503,
-          [{ message: `query exceeds its deadline of ${deadlineMs / 1000}s` }],
-          { 'Retry-After': String(GRAPHQL_RETRY_AFTER_SECONDS) },
-        );
-      const result = outcome.result;
-      if (!result || stop.signal.aborted) return;
-      if (result.data === undefined)
-        return sendErrors(req, res, 400, (result.errors ?? []).map(errorOut));
-      const errors = [
-        ...left,
-        ...(outcome.run?.errors ?? []),
-        ...(result.errors ?? []).map(errorOut),
-      ];
-      let body: Buffer | string = resultJson(result.data, errors, result.extensions);
-      if (gzipped) {
-        body = await gzip(body);
-        headers['Content-Encoding'] = 'gzip';
+      // The turn is held until the answer is written (endpoint.ts says why).
+      try {
+        if (outcome.busy)
+          return sendErrors(
+            req,
+            res,
+            503,
+            [{ message: 'too many GraphQL queries at once: retry' }],
+            { 'Retry-After': String(GRAPHQL_RETRY_AFTER_SECONDS) },
+          );
+        if (outcome.run?.failure)
+          return sendErrors(req, res, 400, [{ message: outcome.run.failure.message }]);
+        if (outcome.late)
+          return sendErrors(
+            req,
+            res,
+            503,
+            [{ message: `query exceeds its deadline of ${deadlineMs / 1000}s` }],
+            { 'Retry-After': String(GRAPHQL_RETRY_AFTER_SECONDS) },
+          );
+        const result = outcome.result;
+        if (!result || stop.signal.aborted) return;
+        if (result.data === undefined)
+          return sendErrors(req, res, 400, (result.errors ?? []).map(errorOut));
+        const errors = [
+          ...left,
+          ...(outcome.run?.errors ?? []),
+          ...(result.errors ?? []).map(errorOut),
+        ];
+        await sendResult(req, res, result, gzipped, headers, errors);
+      } finally {
+        outcome.leave?.();
       }
-      send(req, res, 200, body, headers);
     } finally {
       for (const a of answering) a.lease.release();
     }
   };
+
+  interface Outcome {
+    result?: ExecutionResult;
+    run?: AcrossRun;
+    late: boolean;
+    busy: boolean;
+    /** Gives the turn back: the caller, once the answer is written. */
+    leave?: () => void;
+  }
 
   /** Runs the execution within the gate and the deadline. */
   async function runQuery(
@@ -226,7 +249,7 @@ export function createAcrossEndpoint(opts: AcrossEndpointOptions): ServerEndpoin
       run: AcrossRun;
       result: ReturnType<typeof execute>;
     },
-  ): Promise<{ result?: ExecutionResult; run?: AcrossRun; late: boolean; busy: boolean }> {
+  ): Promise<Outcome> {
     const leave = await gate.enter(stop.signal);
     if (!leave) return { late: false, busy: !stop.signal.aborted };
     let late = false;
@@ -239,13 +262,15 @@ export function createAcrossEndpoint(opts: AcrossEndpointOptions): ServerEndpoin
       // execute throws at once when the signal has aborted already (a deadline of 0).
       const started = start(stop.signal);
       run = started.run;
-      return { run, result: await started.result, late, busy: false };
+      return { run, result: await started.result, late, busy: false, leave };
     } catch (err) {
-      if (!stop.signal.aborted) throw err;
-      return { ...(run && { run }), late, busy: false };
+      if (!stop.signal.aborted) {
+        leave();
+        throw err;
+      }
+      return { ...(run && { run }), late, busy: false, leave };
     } finally {
       timer.cancel();
-      leave();
     }
   }
 }

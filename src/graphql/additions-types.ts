@@ -3,7 +3,9 @@
 // fields are the client library's answers (src/answers: channel heads, package facts,
 // deprecations, upgrades), computed by the same code as `kubectl catalog`, and the joins
 // between a package, its channels, their entries and the bundles, read per package
-// (FbcReader). Each resolver's source is a typed blob as src/answers reads it.
+// (FbcReader). Each resolver's source is a typed blob as src/answers reads it; a bundle reached
+// through a join (a head, an entry's bundle) is a stub (name, package, version), kept across
+// queries, and the fields a stub lacks read the bundle whole (FbcReader.wholeBundle).
 import {
   GraphQLEnumType,
   GraphQLInt,
@@ -129,7 +131,10 @@ export const BundleType: GraphQLObjectType<BundleBlob, QueryReads> = new GraphQL
   fields: (): GraphQLFieldConfigMap<BundleBlob, QueryReads> => ({
     name: { type: GraphQLString },
     package: { type: GraphQLString },
-    image: { type: GraphQLString, resolve: (b) => b.image ?? null },
+    image: {
+      type: GraphQLString,
+      resolve: async (b, _args, run) => (await readerOf(run).wholeBundle(b)).image ?? null,
+    },
     version: {
       type: GraphQLString,
       description: 'Its olm.package property’s version',
@@ -138,17 +143,19 @@ export const BundleType: GraphQLObjectType<BundleBlob, QueryReads> = new GraphQL
     properties: {
       type: new GraphQLList(PropertyType),
       args: { type: { type: GraphQLString, description: 'Only properties of this type' } },
-      resolve: (b, args: { type?: string | null }) =>
-        (b.properties ?? []).filter((p) => args.type == null || p.type === args.type),
+      resolve: async (b, args: { type?: string | null }, run) =>
+        ((await readerOf(run).wholeBundle(b)).properties ?? []).filter(
+          (p) => args.type == null || p.type === args.type,
+        ),
     },
     provides: {
       type: new GraphQLList(GvkType),
       description: 'The APIs it provides (olm.gvk properties)',
-      resolve: (b) => bundleGvks(b),
+      resolve: async (b, _args, run) => bundleGvks(await readerOf(run).wholeBundle(b)),
     },
     relatedImages: {
       type: new GraphQLList(RelatedImageType),
-      resolve: (b) => b.relatedImages ?? [],
+      resolve: async (b, _args, run) => (await readerOf(run).wholeBundle(b)).relatedImages ?? [],
     },
     channels: {
       type: new GraphQLList(ChannelType),
@@ -183,7 +190,7 @@ const EntryType: GraphQLObjectType<EntrySource, QueryReads> = new GraphQLObjectT
       type: BundleType,
       description: 'The entry’s bundle (null when the catalog has none of that name)',
       resolve: async (s, _args, run) =>
-        (await readerOf(run).bundle(s.channel.package, s.entry.name)) ?? null,
+        (await readerOf(run).bundleStub(s.channel.package, s.entry.name)) ?? null,
     },
   }),
 });
@@ -215,7 +222,9 @@ export const ChannelType: GraphQLObjectType<ChannelBlob, QueryReads> = new Graph
       description: 'The head’s bundle',
       resolve: async (c, _args, run) => {
         const head = channelHead(c).head;
-        return head === undefined ? null : ((await readerOf(run).bundle(c.package, head)) ?? null);
+        return head === undefined
+          ? null
+          : ((await readerOf(run).bundleStub(c.package, head)) ?? null);
       },
     },
     deprecation: {
@@ -263,7 +272,7 @@ export const PackageType: GraphQLObjectType<PackageBlob, QueryReads> = new Graph
         const reader = readerOf(run);
         const def = (await reader.channels(p.name)).find((c) => c.name === p.defaultChannel);
         const head = def ? channelHead(def).head : undefined;
-        return head === undefined ? null : ((await reader.bundle(p.name, head)) ?? null);
+        return head === undefined ? null : ((await reader.bundleStub(p.name, head)) ?? null);
       },
     },
     channels: {

@@ -28,7 +28,7 @@ import {
 import type { BundleArgs } from './additions-types.js';
 import { UpgradesType } from './additions-upgrades.js';
 import type { UpgradesSource } from './additions-upgrades.js';
-import { typed } from './fbc-reader.js';
+import { sizeOf, typed } from './fbc-reader.js';
 import type { QueryReads } from './fbc-reader.js';
 import { pageOffset, pageSize } from './limits.js';
 
@@ -111,7 +111,7 @@ async function packages(run: QueryReads, args: PackagesArgs): Promise<PackageBlo
     for await (const value of run.blobs(SCHEMA_PACKAGE, offset, limit)) {
       const p = typed(value);
       if (!p || !isPackageBlob(p)) continue;
-      run.hold(JSON.stringify(p).length);
+      run.hold(sizeOf(p));
       out.push(p);
     }
     return out;
@@ -124,7 +124,7 @@ async function packages(run: QueryReads, args: PackagesArgs): Promise<PackageBlo
       skipped++;
       continue;
     }
-    run.hold(JSON.stringify(p).length);
+    run.hold(sizeOf(p));
     if (out.push(p) >= limit) break;
   }
   return out;
@@ -157,7 +157,7 @@ async function provides(run: QueryReads, args: ProvidesArgs): Promise<BundleBlob
     for await (const value of run.blobs(SCHEMA_BUNDLE)) {
       const b = typed(value);
       if (!b || !isBundleBlob(b) || gvkProviders([b], gvk).length === 0) continue;
-      run.hold(JSON.stringify(b).length);
+      run.hold(sizeOf(b));
       found.push(b);
     }
   }

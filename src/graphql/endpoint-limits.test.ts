@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { blobOf, catalogOf } from '../server/test-catalogs.test.js';
 import type { Timer } from '../util/clock.js';
+import { QueryGate } from './gate.js';
 import { createGraphqlEndpoint } from './endpoint.js';
 import { servedForSuite, smallCatalog, withServed } from './test-fixtures.test.js';
 import { ENDPOINT, call, postQuery, requestError } from './test-requests.test.js';
@@ -173,5 +174,22 @@ describe('graphql/endpoint: schema errors, budgets, turns and deadlines', functi
           requestError(message),
         ]);
       });
+  });
+  it('takes its turns from a gate it is given (the controller shares one with the endpoint across catalogs)', async () => {
+    const gate = new QueryGate(1, 0);
+    const held = await gate.enter(new AbortController().signal);
+    if (!held) throw new Error('the gate has a turn');
+    await withServed({ cat: smallCatalog() }, createGraphqlEndpoint({ gate }), async (s) => {
+      const busy = await postQuery(s.server, 'cat', '{ summary { totalSchemas } }');
+      expect([busy.status, busy.text]).to.deep.equal([
+        503,
+        requestError('too many GraphQL queries at once: retry'),
+      ]);
+      held();
+      const r = await postQuery(s.server, 'cat', '{ summary { totalSchemas } }');
+      expect(r.status, r.text).to.equal(200);
+      // Its turn was given back once the answer was written.
+      expect(gate.load).to.deep.equal({ running: 0, waiting: 0 });
+    });
   });
 });

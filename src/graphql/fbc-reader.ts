@@ -26,6 +26,8 @@ import { channelHead } from '../answers/graph.js';
 import { packageFacts } from '../answers/packages.js';
 import type { PackageFacts } from '../answers/packages.js';
 import type { MetasQuery } from '../server/index.js';
+import type { RevisionCache } from './package-cache.js';
+import { jsonSizeUpTo } from './json-size.js';
 import { isObject } from './shape.js';
 
 const byName = <T extends { name: string }>(a: T, b: T): number =>
@@ -44,6 +46,26 @@ export interface QueryReads {
   blobs(query: MetasQuery | string, skip?: number, take?: number): AsyncIterable<unknown>;
   /** Counts bytes kept for the answer; throws past the query's budget. */
   hold(bytes: number): void;
+  /** Where the revision's package blobs, channels and bundle stubs are kept across queries. */
+  readonly cached?: RevisionCache | undefined;
+}
+
+/** About the JSON size of a value (no string of it is built). */
+export const sizeOf = (value: unknown): number => jsonSizeUpTo(value, Number.MAX_SAFE_INTEGER);
+
+/** Bundle stubs (bundleStub): a field a stub lacks reads the whole bundle (wholeBundle). */
+const stubs = new WeakSet<BundleBlob>();
+
+/** Its name, package and olm.package property (its version): what a channel head asks. */
+function stubOf(b: BundleBlob): BundleBlob {
+  const stub: BundleBlob = {
+    schema: SCHEMA_BUNDLE,
+    package: b.package,
+    name: b.name,
+    properties: (b.properties ?? []).filter((p) => p.type === PROPERTY_PACKAGE),
+  };
+  stubs.add(stub);
+  return stub;
 }
 
 export class FbcReader {
@@ -51,19 +73,23 @@ export class FbcReader {
 
   constructor(private readonly run: QueryReads) {}
 
-  /** The olm.package blob of `name`. */
+  /** The olm.package blob of `name` (kept across queries). */
   pkg(name: string): Promise<PackageBlob | undefined> {
-    return this.once(`p\0${name}`, async () =>
-      (await this.held({ schema: SCHEMA_PACKAGE, name })).find(isPackageBlob),
+    return this.once(`p\0${name}`, () =>
+      this.across(`p\0${name}`, async () =>
+        (await this.held({ schema: SCHEMA_PACKAGE, name })).find(isPackageBlob),
+      ),
     );
   }
 
-  /** The package's channels, by name. */
+  /** The package's channels, by name (kept across queries). */
   channels(pkg: string): Promise<ChannelBlob[]> {
-    return this.once(`c\0${pkg}`, async () =>
-      (await this.held({ schema: SCHEMA_CHANNEL, package: pkg }))
-        .filter(isChannelBlob)
-        .sort(byName),
+    return this.once(`c\0${pkg}`, () =>
+      this.across(`c\0${pkg}`, async () =>
+        (await this.held({ schema: SCHEMA_CHANNEL, package: pkg }))
+          .filter(isChannelBlob)
+          .sort(byName),
+      ),
     );
   }
 
@@ -72,6 +98,24 @@ export class FbcReader {
     return this.once(`b\0${pkg}\0${name}`, async () =>
       (await this.held({ schema: SCHEMA_BUNDLE, package: pkg, name })).find(isBundleBlob),
     );
+  }
+
+  /**
+   * One bundle of the package as a stub (stubOf; kept across queries): read whole the first
+   * time (this query's other fields have it whole), then from the cache, unread.
+   */
+  bundleStub(pkg: string, name: string): Promise<BundleBlob | undefined> {
+    return this.once(`s\0${pkg}\0${name}`, () =>
+      this.across(`s\0${pkg}\0${name}`, async () => {
+        const whole = await this.bundle(pkg, name);
+        return whole && stubOf(whole);
+      }),
+    );
+  }
+
+  /** `b` whole: itself, or the bundle a stub stands for. */
+  async wholeBundle(b: BundleBlob): Promise<BundleBlob> {
+    return stubs.has(b) ? ((await this.bundle(b.package, b.name)) ?? b) : b;
   }
 
   /** A page of the package's bundles, whole, in blob order (by name): only the page is read. */
@@ -100,7 +144,7 @@ export class FbcReader {
         skipped++;
         continue;
       }
-      this.run.hold(JSON.stringify(b).length);
+      this.run.hold(sizeOf(b));
       if (out.push(b) >= take) break;
     }
     return out;
@@ -123,7 +167,7 @@ export class FbcReader {
           name: b.name,
           properties,
         };
-        this.run.hold(JSON.stringify(stub).length);
+        this.run.hold(sizeOf(stub));
         out.push(stub);
       }
       return out;
@@ -157,7 +201,7 @@ export class FbcReader {
               isBundleBlob,
             );
       const facts = packageFacts(p, channels, bundles);
-      this.run.hold(JSON.stringify(facts).length);
+      this.run.hold(sizeOf(facts));
       return facts;
     });
   }
@@ -181,10 +225,29 @@ export class FbcReader {
     for await (const value of this.run.blobs(query, skip, take)) {
       const b = typed(value);
       if (!b) continue;
-      this.run.hold(JSON.stringify(b).length);
+      this.run.hold(sizeOf(b));
       out.push(b);
     }
     return out;
+  }
+
+  /**
+   * The revision's value of `key` from the cache across queries, else read and kept there (a
+   * value taken from the cache counts against this query's answer budget as a read one does).
+   */
+  private async across<T>(key: string, read: () => Promise<T>): Promise<T> {
+    const cached = this.run.cached;
+    if (!cached) return read();
+    const at = `${cached.revision}\0${key}`;
+    const kept = cached.cache.get(at) as { value: T; bytes: number } | undefined;
+    if (kept) {
+      this.run.hold(kept.bytes);
+      return kept.value;
+    }
+    const value = await read();
+    const bytes = sizeOf(value);
+    cached.cache.set(at, { value, bytes }, bytes);
+    return value;
   }
 
   private once<T>(key: string, read: () => Promise<T>): Promise<T> {

@@ -11,6 +11,8 @@ export {
 } from './endpoint.js';
 export type { GraphqlEndpointOptions } from './endpoint.js';
 export { CatalogSchemas } from './catalog-schemas.js';
+export { QueryGate } from './gate.js';
+export { PackageCache } from './package-cache.js';
 export { DEFAULT_QUERY_LIMITS } from './limits.js';
 export type { QueryLimits } from './limits.js';
 export { DEFAULT_QUERY_BUDGETS } from './query-run.js';

@@ -3,7 +3,9 @@
 // of blobs read, bytes of values kept for the answer). The first budget passed fails the
 // query (400), and it stops reading at once.
 import type { MetasQuery } from '../server/index.js';
+import { jsonSizeUpTo } from './json-size.js';
 import { QueryLimitError } from './limits.js';
+import type { RevisionCache } from './package-cache.js';
 import { remapFieldNameCached } from './names.js';
 import type { BlobFields, BlobLoader } from './schema.js';
 import { isObject } from './shape.js';
@@ -17,38 +19,13 @@ export interface QueryBudgets {
 
 export const DEFAULT_QUERY_BUDGETS: QueryBudgets = {
   readBytes: 64 * 1024 * 1024,
-  answerBytes: 8 * 1024 * 1024,
+  answerBytes: 4 * 1024 * 1024,
 };
 
 const MIB = 1024 * 1024;
 
 function mib(bytes: number): string {
   return bytes % MIB === 0 ? `${bytes / MIB} MiB` : `${bytes} bytes`;
-}
-
-/** About how many bytes `value` takes as JSON; counting stops past `limit`. */
-export function jsonSizeUpTo(value: unknown, limit: number): number {
-  let size = 0;
-  const stack: unknown[] = [value];
-  while (stack.length > 0 && size <= limit) {
-    const v = stack.pop();
-    if (typeof v === 'string') size += v.length + 2;
-    else if (typeof v === 'number') size += 8;
-    else if (typeof v === 'boolean') size += 5;
-    else if (v === null || v === undefined) size += 4;
-    else if (Array.isArray(v)) {
-      size += 2 + v.length;
-      for (const x of v) stack.push(x);
-    } else {
-      const o = v as Record<string, unknown>;
-      size += 2;
-      for (const k of Object.keys(o)) {
-        size += k.length + 4;
-        stack.push(o[k]);
-      }
-    }
-  }
-  return size;
 }
 
 /** What the run reads from: the leased revision (src/server's RevisionLease). */
@@ -69,6 +46,8 @@ export class QueryRun implements BlobLoader {
     private readonly signal: AbortSignal,
     /** Called when a budget is passed (the caller aborts the execution). */
     private readonly onFailure: (err: QueryLimitError) => void = () => undefined,
+    /** What the additions keep of this revision's packages across queries (package-cache.ts). */
+    readonly cached?: RevisionCache,
   ) {}
 
   async load(
