@@ -6,6 +6,7 @@
 //	{"event":"WATCH","resourceVersion":"<from>","watches":N}      a watch (re)started from a resourceVersion
 //	{"event":"WATCH_END","resourceVersion":"<from>","events":N}  that watch's result channel closed
 //	{"event":"WATCH_ERROR","error":"..."}                        the reflector's watch error handler
+//	{"event":"WATCH_EVENT_ERROR","status":{...}}                 an ERROR event in a watch (the reflector relists after it)
 //	{"event":"ADD"|"UPDATE"|"DELETE","name":"...","resourceVersion":"...","contentHash":"...","initial":bool}
 //	{"event":"SYNCED"}                                           the informer's cache synced once
 //	{"event":"STORE","objects":{"<name>":"<content-hash annotation>"}}   on SIGTERM, then exit 0
@@ -29,8 +30,8 @@ import (
 	"sync/atomic"
 	"syscall"
 
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
@@ -171,6 +172,10 @@ func newCountingWatch(inner watch.Interface, from string) *countingWatch {
 		for e := range inner.ResultChan() {
 			if e.Type != watch.Bookmark {
 				n++
+			}
+			if e.Type == watch.Error {
+				// The reflector ends the watch on it and lists again: say what it was.
+				emit(map[string]any{"event": "WATCH_EVENT_ERROR", "resourceVersion": from, "status": e.Object})
 			}
 			select {
 			case w.result <- e:

@@ -148,6 +148,8 @@ describe('served view on the node: 2 replicas behind the APIService, a client-go
     };
     let hash = (await waitSynced(catalog)).status?.contentHash;
     let seen = 0; // informer events accounted for so far
+    /** What the reflector did (lists, watches, errors), for failure messages. */
+    const reflectorLines = () => JSON.stringify(informer!.lines.filter((l) => !l.name));
     const expectedAll: string[] = [];
 
     /**
@@ -180,7 +182,9 @@ describe('served view on the node: 2 replicas behind the APIService, a client-go
       expect(want.length, 'the update changes objects').to.be.greaterThan(0);
       const events = informer!.events();
       const got = events.slice(seen).map(eventLine).sort();
-      expect(got, 'each changed object once').to.deep.equal(want);
+      expect(got, `each changed object once; the reflector: ${reflectorLines()}`).to.deep.equal(
+        want,
+      );
       seen = events.length;
       expectedAll.push(...want);
       state = next;
