@@ -173,8 +173,9 @@ async function runController(app: Built): Promise<number> {
     }),
   );
   shutdown.onShutdown('controller', () => work);
-  await work;
-  return 0;
+  // Not when the work ends (the signal aborted it): once the hooks after it have run too (the
+  // served API's watches ended cleanly, the content server closed); the caller exits the process.
+  return shutdown.exitCodeAfter(work);
 }
 
 /**
