@@ -33,7 +33,7 @@ import { kubectl, kubectlOk } from '../support/kubectl.js';
 import { uniqueName } from '../support/names.js';
 import { pollUntil } from '../support/poll.js';
 import { renderTo } from '../support/render.js';
-import { SERVED_GROUP } from '../support/served-api.js';
+import { forgetServedGroup, SERVED_GROUP } from '../support/served-api.js';
 
 const RESOURCE = `catalogmetadata.${SERVED_GROUP}`;
 const CONTENT_HASH = 'olm.operatorframework.io/content-hash';
@@ -104,6 +104,7 @@ describe('served view on the node: 2 replicas behind the APIService, a client-go
     if (informer) await informer.stop().catch(() => undefined);
     await kubectl(['delete', 'clustercatalog', catalog, '--ignore-not-found', '--wait=false']);
     await undeployCatalogdTs();
+    await forgetServedGroup(); // later suites' kubectl must not resolve catalogmetadata to it
     if (tmp) await rm(tmp, { recursive: true, force: true });
   });
 

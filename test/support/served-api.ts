@@ -126,6 +126,7 @@ export async function registerServedApi(
   const objects = servedApiObjects(o);
   const unregister = async () => {
     await kubectl(['delete', '--ignore-not-found', '--wait=true', '-f', '-'], objects);
+    await forgetServedGroup();
   };
   await kubectlOk(['apply', '-f', '-'], objects);
   try {
@@ -147,6 +148,20 @@ export async function registerServedApi(
     throw err;
   }
   return { host: o.host, port: o.port, unregister };
+}
+
+/**
+ * Once the APIService is deleted: waits until discovery no longer lists the served group, which
+ * also refreshes kubectl's discovery cache (`api-resources` reads discovery anew and rewrites it).
+ * Without it, later kubectl calls in the run resolve `catalogmetadata` to the served group from
+ * the cache (it sorts before olm.operatorframework.io) and get NotFound.
+ */
+export async function forgetServedGroup(): Promise<void> {
+  await pollUntil(
+    async () =>
+      (await kubectlOk(['api-resources', '--api-group', SERVED_GROUP, '-o', 'name'])).trim() === '',
+    { timeoutMs: 60_000, what: `discovery to drop ${SERVED_GROUP}` },
+  );
 }
 
 /** The front-proxy CA the apiserver publishes for aggregated apiservers, as PEM. */
