@@ -228,11 +228,12 @@ describe('served view on the node: 2 replicas behind the APIService, a client-go
         ]);
       },
     );
-    const podsAfter = (await controllerPods()).filter(isReady).map((p) => p.metadata.name);
-    expect(
-      podsAfter.filter((p) => podsBefore.includes(p)),
-      'every pod replaced',
-    ).to.deep.equal([]);
+    // `rollout status` returns while old pods may still be terminating (and serving a watch).
+    await pollUntil(
+      async () => !(await controllerPods()).some((p) => podsBefore.includes(p.metadata.name)),
+      { timeoutMs: 120_000, what: 'the old pods to be gone' },
+    );
+    expect((await controllerPods()).filter(isReady)).to.have.length(2);
 
     // (c) After the rollout, on the new pods: back to the sample (a bundle deleted, a channel
     // changed back) with the revision blob changed.
