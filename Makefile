@@ -96,7 +96,7 @@ cosign: ## Build (once, cached outside the repo) the cosign the signature e2e te
 	@hack/cosign.sh >/dev/null
 
 .PHONY: olmv1
-olmv1: ## Build (once, cached outside the repo) operator-controller, upstream catalogd v1.5.1 and hack/olmv1-check (docs/olmv1.md).
+olmv1: ## Build (once, cached outside the repo) operator-controller, upstream catalogd v1.5.1, hack/olmv1-check and hack/informer-check (docs/olmv1.md).
 	@hack/olmv1/build.sh >/dev/null
 
 .PHONY: upstream-catalogd

@@ -2,8 +2,10 @@
 # Prints the directory holding `operator-controller` and upstream `catalogd`, both built from
 # github.com/operator-framework/operator-controller (version pinned as OPERATOR_CONTROLLER_VERSION in
 # hack/versions.env, through the wrapper hack/olmv1/go.mod that carries the module's `replace`
-# directives) via the Go module proxy, and `olmv1-check` (hack/olmv1-check: operator-controller's
-# view of a catalog from upstream catalogd and from catalogd-ts), building them on first use
+# directives) via the Go module proxy, `olmv1-check` (hack/olmv1-check: operator-controller's
+# view of a catalog from upstream catalogd and from catalogd-ts) and `informer-check`
+# (hack/informer-check: a client-go shared informer printing its events, lists and watches),
+# building them on first use
 # (`make olmv1`). Used to run OLM v1 beside catalogd-ts and to compare catalogd-ts with upstream
 # catalogd (docs/olmv1.md). The cache directory's name includes a hash of the check's sources and
 # of this script, so a change to either builds again (the Go build cache keeps that to the
@@ -35,7 +37,7 @@ build() {
   local registries_conf
   registries_conf="$(dirname "$out")/registries.conf"
   mkdir -p "$out"
-  # One `go build` for the three binaries: they share almost all packages, so one build graph
+  # One `go build` for the four binaries: they share almost all packages, so one build graph
   # compiles each package once. CGO_ENABLED=0 with containers_image_openpgp: the default build needs
   # cgo gpgme. The -X flags stand in for upstream's Makefile (version) and give the registries.conf
   # path (see above).
@@ -55,15 +57,17 @@ build() {
   rm -rf "$src"
   cp -R "$(cd "$here" && go list -m -f '{{.Dir}}' "$module")" "$src"
   chmod -R u+w "$src"
-  mkdir -p "$src/cmd/olmv1-check"
+  mkdir -p "$src/cmd/olmv1-check" "$src/cmd/informer-check"
   cp "$here"/../olmv1-check/*.go "$src/cmd/olmv1-check/"
+  cp "$here"/../informer-check/*.go "$src/cmd/informer-check/"
   { cat "$here/go.mod"; echo "replace $module => $src"; } > "$modfile"
   cp "$here/go.sum" "$cache_dir/go.sum"
   (cd "$here" && CGO_ENABLED=0 nice -n 10 go build -modfile "$modfile" -trimpath \
     -tags containers_image_openpgp -ldflags "-s -w $x" \
-    -o "$out" "$module/cmd/operator-controller" "$module/cmd/catalogd" "$module/cmd/olmv1-check")
+    -o "$out" "$module/cmd/operator-controller" "$module/cmd/catalogd" "$module/cmd/olmv1-check" \
+    "$module/cmd/informer-check")
 }
-sum=$(cat "$here"/../olmv1-check/*.go "$here/build.sh" | sha256sum | cut -c1-12)
+sum=$(cat "$here"/../olmv1-check/*.go "$here"/../informer-check/*.go "$here/build.sh" | sha256sum | cut -c1-12)
 case "${1:-}" in
 --image)
   dir=$(go_tool olmv1 "$version-$sum" build)

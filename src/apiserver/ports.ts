@@ -72,6 +72,9 @@ export interface ServedApi {
     info: RequestInfo,
     user: UserInfo,
   ): Promise<void>;
-  /** Ends open watches (shutdown). */
-  close(): void;
+  /**
+   * Ends open watches (shutdown); resolves once each has finished its response (its last
+   * bookmark, then the end of the stream), so the listener can close connections without cutting one.
+   */
+  close(): Promise<void>;
 }

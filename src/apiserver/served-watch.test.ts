@@ -24,6 +24,8 @@ interface WatchEvent {
 class WatchStream {
   readonly events: WatchEvent[] = [];
   ended = false;
+  /** Whether the response arrived whole (not cut mid-stream), once it closed. */
+  complete = false;
   contentType: string | undefined;
   private readonly req: ClientRequest;
 
@@ -41,6 +43,7 @@ class WatchStream {
           for (const l of lines) this.events.push(JSON.parse(l) as WatchEvent);
         });
         res.on('end', () => (this.ended = true));
+        res.on('close', () => (this.complete = res.complete));
         res.on('error', () => (this.ended = true));
       },
     );
@@ -266,6 +269,31 @@ describe('served API watch (HTTP)', () => {
         intervalMs: 20,
         what: 'the watch to end',
       });
+      expect(w.events.map((e) => [e.type, e.object.metadata.resourceVersion])).to.deep.equal([
+        ['BOOKMARK', rv1()],
+      ]);
+    } finally {
+      w.close();
+    }
+  });
+
+  it('close() resolves once each open watch has ended its response with its last bookmark', async () => {
+    const w = new WatchStream(f, `resourceVersion=${rv1()}&allowWatchBookmarks=true`);
+    try {
+      await pollUntil(async () => w.contentType !== undefined, {
+        timeoutMs: 10_000,
+        intervalMs: 20,
+        what: 'the watch to start',
+      });
+      await f.api.close();
+      // What a shutdown does next: the connections cut. The response was complete before.
+      f.server.closeAllConnections();
+      await pollUntil(async () => w.ended, {
+        timeoutMs: 10_000,
+        intervalMs: 20,
+        what: 'the watch to end',
+      });
+      expect(w.complete).to.equal(true);
       expect(w.events.map((e) => [e.type, e.object.metadata.resourceVersion])).to.deep.equal([
         ['BOOKMARK', rv1()],
       ]);

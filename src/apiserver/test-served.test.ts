@@ -214,7 +214,7 @@ export async function servedFixture(
     url: `http://127.0.0.1:${port}`,
     clock,
     close: async () => {
-      api.close();
+      await api.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await store.close();

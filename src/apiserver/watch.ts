@@ -43,6 +43,7 @@ export interface WatchOptions {
 /** Every open watch, so that close() ends them. */
 export class WatchHub {
   private readonly open = new Set<() => void>();
+  private readonly running = new Set<Promise<void>>();
 
   constructor(
     private readonly source: ViewSource,
@@ -61,15 +62,20 @@ export class WatchHub {
     const w = parseWatchRequest(req, query, name, this.source, (q) => watched.parseSelectors(q));
     const watch = new Watch(this.source, this.opts, w, res, watched);
     this.open.add(watch.end);
+    const running = watch.run();
+    this.running.add(running);
     try {
-      await watch.run();
+      await running;
     } finally {
       this.open.delete(watch.end);
+      this.running.delete(running);
     }
   }
 
-  close(): void {
+  /** Ends every open watch; resolves once each has ended its response. */
+  async close(): Promise<void> {
     for (const end of [...this.open]) end();
+    await Promise.allSettled([...this.running]);
   }
 }
 
@@ -129,7 +135,12 @@ class Watch {
       unsubscribe();
       for (const t of this.timers) t.cancel();
       this.res.off('close', this.end);
-      if (!this.res.destroyed) this.res.end();
+      // Resolved once the end is handed to the socket: WatchHub.close() waits for it.
+      if (!this.res.destroyed)
+        await new Promise<void>((resolve) => {
+          this.res.once('close', resolve);
+          this.res.end(resolve);
+        });
     }
   }
 

@@ -144,7 +144,6 @@ async function runController(app: Built): Promise<number> {
     await probes.close();
     await metricsServer.close();
   });
-  shutdown.onShutdown('served API', () => app.served?.close());
   shutdown.onShutdown('content server', () => {
     app.stopTlsWatch?.();
     return content.close();
@@ -173,8 +172,13 @@ async function runController(app: Built): Promise<number> {
     }),
   );
   shutdown.onShutdown('controller', () => work);
-  await work;
-  return 0;
+  // Registered last, so it runs first: the served API's watches end (cleanly) at once, and
+  // their clients resume on a replica that keeps following the catalogs, instead of reading
+  // from this one while its informers and content server stop.
+  shutdown.onShutdown('served API', () => app.served?.close());
+  // Not when the work ends (the signal aborted it): once the hooks after it have run too (the
+  // served API's watches ended cleanly, the content server closed); the caller exits the process.
+  return shutdown.exitCodeAfter(work);
 }
 
 /**

@@ -29,7 +29,8 @@ export interface Olmv1CheckResult {
 }
 
 /**
- * The directory of the OLM v1 binaries (operator-controller, catalogd, olmv1-check), built on
+ * The directory of the OLM v1 binaries (operator-controller, catalogd, olmv1-check,
+ * informer-check), built on
  * first use: minutes with an empty Go build cache (`make test` builds them before the e2e tests).
  */
 export async function olmv1BinDir(): Promise<string> {

@@ -5,9 +5,7 @@
 // so the Service has no selector and an EndpointSlice of our own names this host's address:
 // HOST_IP from .local/env (the default route's address), never loopback, which the apiserver
 // refuses as an endpoint. The server must listen on that address (or on all of them).
-import { rm } from 'node:fs/promises';
 import os from 'node:os';
-import path from 'node:path';
 import { readClusterEnv } from './cluster.js';
 import { kubectl, kubectlOk } from './kubectl.js';
 import { pollUntil } from './poll.js';
@@ -129,7 +127,7 @@ export async function registerServedApi(
   const objects = servedApiObjects(o);
   const unregister = async () => {
     await kubectl(['delete', '--ignore-not-found', '--wait=true', '-f', '-'], objects);
-    await forgetDiscovery();
+    await forgetServedGroup();
   };
   await kubectlOk(['apply', '-f', '-'], objects);
   try {
@@ -153,6 +151,20 @@ export async function registerServedApi(
   return { host: o.host, port: o.port, unregister };
 }
 
+/**
+ * Once the APIService is deleted: waits until discovery no longer lists the served group, which
+ * also refreshes kubectl's discovery cache (`api-resources` reads discovery anew and rewrites it).
+ * Without it, later kubectl calls in the run resolve `catalogmetadata` to the served group from
+ * the cache and get NotFound (where both groups serve it, the CRD's sorts first: its priority).
+ */
+export async function forgetServedGroup(): Promise<void> {
+  await pollUntil(
+    async () =>
+      (await kubectlOk(['api-resources', '--api-group', SERVED_GROUP, '-o', 'name'])).trim() === '',
+    { timeoutMs: 60_000, what: `discovery to drop ${SERVED_GROUP}` },
+  );
+}
+
 /** The front-proxy CA the apiserver publishes for aggregated apiservers, as PEM. */
 export async function frontProxyCa(): Promise<string> {
   const raw = await kubectlOk([
@@ -165,24 +177,4 @@ export async function frontProxyCa(): Promise<string> {
     );
   }
   return raw;
-}
-
-/**
- * Removes kubectl's discovery cache of this cluster (~/.kube/cache/discovery/<host>, named as
- * kubectl's computeDiscoverCacheDir names it): kept for hours, it would still list the served
- * group after its APIService is gone, and the next kubectl would map `catalogmetadata` to it.
- */
-async function forgetDiscovery(): Promise<void> {
-  const server = await kubectlOk([
-    ...['config', 'view', '--minify', '-o', 'jsonpath={.clusters[0].cluster.server}'],
-  ]);
-  const host = server.trim().replace('https://', '').replace('http://', '');
-  const dir = path.join(
-    os.homedir(),
-    '.kube',
-    'cache',
-    'discovery',
-    host.replace(/[^(\w/.)]/g, '_'),
-  );
-  await rm(dir, { recursive: true, force: true });
 }

@@ -9,6 +9,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
+import { pollUntil } from '../../../test/support/poll.js';
 import { makeTestPki } from '../../../test/support/test-pki.js';
 import type {
   AccessRequest,
@@ -50,6 +51,30 @@ class RecordingApi implements ServedApi {
   }
   close() {
     this.closed = true;
+    return Promise.resolve();
+  }
+}
+
+/**
+ * Answers each request with a stream of lines, as a watch does; close() ends each stream with a
+ * last line on a later turn of the event loop (as a watch sends its last bookmark) and resolves
+ * once every response has finished.
+ */
+class StreamingApi implements ServedApi {
+  private readonly open = new Set<ServerResponse>();
+  handle(_req: IncomingMessage, res: ServerResponse) {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.write('{"type":"ADDED"}\n');
+    this.open.add(res);
+    return Promise.resolve();
+  }
+  async close() {
+    await new Promise((resolve) => setImmediate(resolve));
+    await Promise.all(
+      [...this.open].map(
+        (res) => new Promise<void>((resolve) => res.end('{"type":"BOOKMARK"}\n', () => resolve())),
+      ),
+    );
   }
 }
 
@@ -293,6 +318,42 @@ describe('apiserver/front: the HTTPS listener', function () {
     ready = true;
     expect((await request(list, fp, userHeaders)).status).to.equal(200);
     expect(await request('/readyz', undefined)).to.deep.equal({ status: 200, body: 'ok' });
+  });
+
+  it('lets open streams end their responses before it closes the connections', async () => {
+    const authenticator = new RequestHeaderAuthenticator();
+    authenticator.setConfig(config);
+    const streaming = await startApiFront({
+      listen: { host: '127.0.0.1', port: 0 },
+      tls: serving,
+      authenticator,
+      authorizer,
+      api: new StreamingApi(),
+    });
+    const fp = await main.cert('front-proxy-client');
+    let body = '';
+    const done = new Promise<{ complete: boolean }>((resolve, reject) => {
+      const req = https.request(
+        `${streaming.url}/apis/${G}/v1/catalogmetadata?watch=true`,
+        { ca: main.ca, ...fp, headers: userHeaders, agent: false },
+        (res) => {
+          res.setEncoding('utf8');
+          res.on('data', (c: string) => (body += c));
+          res.on('close', () => resolve({ complete: res.complete }));
+        },
+      );
+      req.on('error', reject);
+      req.end();
+    });
+    await pollUntil(async () => body.includes('ADDED'), {
+      timeoutMs: 10_000,
+      intervalMs: 10,
+      what: 'the first line of the stream',
+    });
+    await streaming.close();
+    // Cut mid-stream, a client-go watch through the aggregator gets an ERROR event and relists.
+    expect(await done).to.deep.equal({ complete: true });
+    expect(body).to.equal('{"type":"ADDED"}\n{"type":"BOOKMARK"}\n');
   });
 
   it('ends the served API on close', async () => {

@@ -15,6 +15,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { setTimeout as delay } from 'node:timers/promises';
 import type { TLSSocket } from 'node:tls';
 import type {
   AccessRequest,
@@ -38,6 +39,8 @@ import {
 
 /** Paths answered without a user: the probes (as metrics-server's always-allowed paths). */
 export const HEALTH_PATHS = ['/healthz', '/livez', '/readyz'];
+/** On close, how long open watches get to end their responses before connections are cut. */
+export const WATCH_END_BOUND_MS = 2_000;
 
 export interface FrontLog {
   warn(obj: object, msg: string): void;
@@ -190,11 +193,16 @@ export async function startApiFront(opts: ApiFrontOptions): Promise<ApiFront> {
       authenticator.setConfig(config);
       server.setSecureContext(contextOptions());
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        api.close();
+    close: async () => {
+      // The watches end first, each with its last bookmark and the end of its stream: a stream
+      // cut mid-response reaches a client-go reflector through the aggregator as an ERROR event,
+      // after which it lists everything again (a relist on every replica's shutdown). Bounded:
+      // a watch may be stuck writing to a client that does not read.
+      await Promise.race([api.close(), delay(WATCH_END_BOUND_MS, undefined, { ref: false })]);
+      await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
-      }),
+      });
+    },
   };
 }

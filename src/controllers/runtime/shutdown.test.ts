@@ -97,6 +97,26 @@ describe('GracefulShutdown', () => {
     expect(proc.listenerCount('SIGTERM')).to.equal(0);
   });
 
+  it('exitCodeAfter resolves once the work has ended and every hook has run', async () => {
+    const sd = new GracefulShutdown({ clock: new ManualClock(0) });
+    const proc = new FakeProcess();
+    let release: () => void = () => undefined;
+    sd.onShutdown('served API', () => new Promise<void>((r) => (release = r)));
+    // The main loop: ends as soon as the signal aborts, before the other hooks.
+    const work = new Promise<void>((r) => sd.signal.addEventListener('abort', () => r()));
+    sd.onShutdown('controller', () => work);
+    sd.installSignalHandlers(proc);
+    let code: number | undefined;
+    void sd.exitCodeAfter(work).then((c) => (code = c));
+    proc.emit('SIGTERM');
+    await settle();
+    expect(code, 'not before the served API hook is done').to.equal(undefined);
+    release();
+    await settle();
+    expect(code).to.equal(0);
+    expect(proc.exits).to.deep.equal([0]);
+  });
+
   it('unregisters hooks', async () => {
     const sd = new GracefulShutdown({ clock: new ManualClock(0) });
     const off = sd.onShutdown('x', () => undefined);

@@ -68,6 +68,16 @@ export class GracefulShutdown {
     };
   }
 
+  /**
+   * Waits for `work` (the process's main loop, which ends when the signal aborts), then for the
+   * shutdown it is part of (begun by a signal, or now): the exit code once every hook has run.
+   * A process that exits when its main loop ends would exit under the hooks still running.
+   */
+  async exitCodeAfter(work: Promise<unknown>, reason = 'the work ended'): Promise<number> {
+    await work;
+    return (await this.shutdown(reason)).exitCode;
+  }
+
   /** Begins shutdown (idempotent: later calls return the first call's report). */
   shutdown(reason = 'requested'): Promise<ShutdownReport> {
     this.#running ??= this.#run(reason);
