@@ -55,6 +55,14 @@ export function fakeCatalogs(
       },
     }) as unknown as CatalogMetadata;
   const client = {
+    // A cluster in the CRD mode alone (the console asks at start, to warn when both are served).
+    objectView: () =>
+      Promise.resolve({
+        view: 'crd' as const,
+        group: 'olm.operatorframework.io',
+        reason: 'the cluster serves the CatalogMetadata CRD only',
+        both: false,
+      }),
     listCatalogs: () => Promise.resolve(Object.keys(catalogs).map(catalog)),
     watchCatalogs: (_onChange: () => void, signal: AbortSignal) =>
       new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve())),
