@@ -7,6 +7,7 @@ import path from 'node:path';
 import type { Logger } from 'pino';
 import { Counter, Gauge, Histogram } from 'prom-client';
 import type { Registry } from 'prom-client';
+import type { Syncer } from '../controllers/clustercatalog/ports.js';
 import { realClock } from '../controllers/runtime/index.js';
 import {
   CatalogSchemas,
@@ -27,8 +28,8 @@ import {
   registerSourceMetrics,
 } from '../source/index.js';
 import { PolicyError, signatureChecks } from '../source/signature/index.js';
-import type { CatalogSyncer, WriteRateLimit } from '../sync/index.js';
-import { catalogSyncer, servedViewWriter } from '../sync/index.js';
+import type { WriteRateLimit } from '../sync/index.js';
+import { catalogSyncer, servedViewSyncer } from '../sync/index.js';
 import { parseDuration } from '../util/deadline.js';
 import { CommandError } from '../util/command-error.js';
 import { listening } from './listen-failure.js';
@@ -134,24 +135,25 @@ export async function buildPuller(
   return { puller, signatures };
 }
 
-/** The sync (src/sync/syncer.ts) over the apiserver, its writes counted in `metrics`. */
+/**
+ * The sync (src/sync/syncer.ts) over the apiserver, its writes counted in `metrics`; the served
+ * view's (src/sync/served-view-syncer.ts) stores no objects: it scans and writes nothing.
+ */
 export async function buildSyncer(
   opts: ControllerOptions,
   client: KubeClient,
   metrics: Metrics,
   writeRate: WriteRateLimit | undefined,
-): Promise<CatalogSyncer> {
+): Promise<Syncer> {
   // The writes a sync has planned, spooled between its two passes (src/sync/spool.ts). A spool
   // left by a killed process is of no use: start empty. Per host name, so that replicas sharing
   // a cache volume never remove each other's.
   const spoolDir = path.join(opts.cacheDir, 'sync', os.hostname());
   await rm(spoolDir, { recursive: true, force: true });
+  if (opts.objectView.view === 'served') return servedViewSyncer();
   await mkdir(spoolDir, { recursive: true });
-  // The served view stores no objects: its writer writes nothing, and counts nothing.
-  const served = opts.objectView.view === 'served';
-  const noCount = { inc: () => {} };
   const syncer = catalogSyncer({
-    writer: served ? servedViewWriter() : apiserverCatalogMetadataWriter(client),
+    writer: apiserverCatalogMetadataWriter(client),
     spoolDir,
     writeConcurrency: opts.writeConcurrency,
     ...(opts.writePacing && {
@@ -162,9 +164,7 @@ export async function buildSyncer(
       },
     }),
     ...(writeRate && { writeRate }),
-    counters: served
-      ? { writes: noCount, dryRunWrites: noCount }
-      : { writes: metrics.writes, dryRunWrites: metrics.dryRunWrites },
+    counters: { writes: metrics.writes, dryRunWrites: metrics.dryRunWrites },
   });
   new Gauge({
     name: 'catalogd_catalogmetadata_write_window',

@@ -9,4 +9,4 @@ export * from './plan-error.js';
 export * from './syncer.js';
 export * from './pacing.js';
 export * from './write-rate.js';
-export * from './served-view-writer.js';
+export * from './served-view-syncer.js';

@@ -31,7 +31,8 @@ export interface ClusterCatalogSetupOptions {
   driftWatchPauseWrites: number;
   /**
    * --object-view: crd (default) writes CatalogMetadata and watches them for drift; served
-   * writes none (the syncer's writer is the served view's) and watches none.
+   * writes none (the syncer is the served view's, src/sync/served-view-syncer.ts) and
+   * watches none.
    */
   objectView?: 'crd' | 'served';
   /** Lead by a Lease (--leader-elect); none: this process always leads. */
