@@ -2,12 +2,10 @@
 // (the default): the controller writes them to the apiserver. served: it writes none, and every
 // replica answers the Kubernetes API for them itself, through the aggregation layer, on
 // --api-listen over HTTPS with the content server's certificate (docs/served-security.md).
+import { OBJECT_VIEWS, isObjectView } from '../api/v1/index.js';
 import { CommandError } from '../util/command-error.js';
 import type { HostPort } from './host-port.js';
 import { hostPort } from './host-port.js';
-
-export const OBJECT_VIEWS = ['crd', 'served'] as const;
-export type ObjectView = (typeof OBJECT_VIEWS)[number];
 
 export interface ObjectViewFlags {
   'object-view': string;
@@ -21,8 +19,10 @@ export type ObjectViewOptions = { view: 'crd' } | { view: 'served'; apiListen: H
 /** The checked object view; each mistake a one-line CommandError. */
 export function objectViewFromFlags(flags: ObjectViewFlags): ObjectViewOptions {
   const view = flags['object-view'];
-  if (view !== 'crd' && view !== 'served')
-    throw new CommandError(`--object-view must be crd or served, not ${JSON.stringify(view)}`);
+  if (!isObjectView(view))
+    throw new CommandError(
+      `--object-view must be ${OBJECT_VIEWS.join(' or ')}, not ${JSON.stringify(view)}`,
+    );
   const listen = flags['api-listen'];
   if (view === 'crd') {
     if (listen !== undefined)

@@ -1,6 +1,6 @@
 // What the ClusterCatalog controller's setup takes from the program that runs it (src/cmd parses
 // them from flags): its own settings, log and metrics, so that nothing here imports src/cmd.
-import type { ContentProfile } from '../../../api/v1/index.js';
+import type { ContentProfile, ObjectView } from '../../../api/v1/index.js';
 
 /** The log lines the setup writes (pino's Logger is one). */
 export interface SetupLog {
@@ -34,7 +34,7 @@ export interface ClusterCatalogSetupOptions {
    * writes none (the syncer is the served view's, src/sync/served-view-syncer.ts) and
    * watches none.
    */
-  objectView?: 'crd' | 'served';
+  objectView?: ObjectView;
   /** Lead by a Lease (--leader-elect); none: this process always leads. */
   leaderElection?: LeaderElectionSettings;
 }
