@@ -106,7 +106,7 @@ async function buildController(opts: ControllerOptions) {
       runtimeMetrics,
     },
   );
-  catalogDirectory.readFrom(() => catalogs.clusterCatalogs());
+  catalogDirectory.readFrom(() => catalogs.catalogs.values());
   return {
     opts,
     log,

@@ -65,12 +65,13 @@ export interface ClusterCatalogParts {
 export interface ClusterCatalogSetup {
   /** The informers readiness waits for (the catalogs and the drift watch). */
   informers: SyncSource[];
-  /** The ClusterCatalog informer (every replica runs it): the served view reads it. */
+  /**
+   * The ClusterCatalog informer (every replica runs it): the served view and GraphQL across
+   * catalogs read it.
+   */
   catalogs: Informer<ClusterCatalog>;
   /** Queues every catalog (a new signature policy, the CRD check's verdict). */
   requeueAll(): void;
-  /** The ClusterCatalogs as the informer holds them (GraphQL across catalogs reads them). */
-  clusterCatalogs(): Iterable<ClusterCatalog>;
   /**
    * Runs the informers, the content replicator (every replica) and the controller (while this
    * replica leads, with leader election), until `signal`. `onElector` gets the health check of
@@ -217,7 +218,6 @@ export function setupClusterCatalogController(
     informers: metadataRefs ? [informer, metadataRefs] : [informer],
     catalogs: informer,
     requeueAll,
-    clusterCatalogs: () => informer.values(),
     run: async (signal, onElector) => {
       const informersRun = runInformers(signal, informer, metadataRefs, crdCheck);
       const replicatorRun = replicator.run(signal);
