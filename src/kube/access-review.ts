@@ -37,6 +37,7 @@ export interface ResourceAttributes {
   version: string;
   resource: string;
   subresource?: string;
+  /** Empty or absent: the collection. */
   name?: string;
 }
 

@@ -12,6 +12,7 @@
 // the same cache (authorize).
 import { createHash } from 'node:crypto';
 import { KubeApiError, isNetworkError } from '../../kube/errors.js';
+import type { ResourceAttributes } from '../../kube/index.js';
 import type { Clock } from '../../util/clock.js';
 import type { RequestGuard } from './health.js';
 
@@ -44,16 +45,11 @@ export interface NonResourceRequest {
   verb: string;
 }
 
-/** What the user asks to do: a verb on a (cluster-scoped) resource (`list catalogmetadata`). */
-export interface ResourceRequest {
-  verb: string;
-  group: string;
-  version: string;
-  resource: string;
-  subresource?: string;
-  /** Empty or absent: the collection. */
-  name?: string;
-}
+/**
+ * What the user asks to do: a verb on a (cluster-scoped) resource (`list catalogmetadata`), as
+ * the review sends it (the transport's resourceAttributes).
+ */
+export type ResourceRequest = ResourceAttributes;
 
 /** A SubjectAccessReview's attributes: a non-resource URL, or a resource (with `resource`). */
 export type AccessRequest = NonResourceRequest | ResourceRequest;
