@@ -18,7 +18,7 @@ import type {
 } from '../../controllers/runtime/delegated-access.js';
 import type { ServingPair } from '../../server/index.js';
 import type { RequestInfo, ServedApi, UserInfo } from '../ports.js';
-import type { ApiFront } from './front.js';
+import type { ApiFront, ApiFrontOptions } from './front.js';
 import { startApiFront } from './front.js';
 import type { RequestHeaderConfig } from './requestheader.js';
 import { RequestHeaderAuthenticator } from './requestheader.js';
@@ -128,18 +128,25 @@ describe('apiserver/front: the HTTPS listener', function () {
 
   after(() => rm(dir, { recursive: true, force: true }));
 
-  beforeEach(async () => {
-    api = new RecordingApi();
-    authorizer = new FakeAuthorizer();
+  /** A front on a free port of 127.0.0.1, its authenticator set to `config`. */
+  function start(
+    options: Pick<ApiFrontOptions, 'api'> & Partial<ApiFrontOptions>,
+  ): Promise<ApiFront> {
     const authenticator = new RequestHeaderAuthenticator();
     authenticator.setConfig(config);
-    front = await startApiFront({
+    return startApiFront({
       listen: { host: '127.0.0.1', port: 0 },
       tls: serving,
       authenticator,
       authorizer,
-      api,
+      ...options,
     });
+  }
+
+  beforeEach(async () => {
+    api = new RecordingApi();
+    authorizer = new FakeAuthorizer();
+    front = await start({ api });
   });
 
   afterEach(() => front.close());
@@ -293,16 +300,7 @@ describe('apiserver/front: the HTTPS listener', function () {
   it('answers a retryable 503 and /readyz 503 until its catalogs are listed', async () => {
     await front.close();
     let ready = false;
-    const authenticator = new RequestHeaderAuthenticator();
-    authenticator.setConfig(config);
-    front = await startApiFront({
-      listen: { host: '127.0.0.1', port: 0 },
-      tls: serving,
-      authenticator,
-      authorizer,
-      api,
-      ready: () => ready,
-    });
+    front = await start({ api, ready: () => ready });
     const fp = await main.cert('front-proxy-client');
     const early = await request(list, fp, userHeaders);
     expect(early.status).to.equal(503);
@@ -321,15 +319,7 @@ describe('apiserver/front: the HTTPS listener', function () {
   });
 
   it('lets open streams end their responses before it closes the connections', async () => {
-    const authenticator = new RequestHeaderAuthenticator();
-    authenticator.setConfig(config);
-    const streaming = await startApiFront({
-      listen: { host: '127.0.0.1', port: 0 },
-      tls: serving,
-      authenticator,
-      authorizer,
-      api: new StreamingApi(),
-    });
+    const streaming = await start({ api: new StreamingApi() });
     const fp = await main.cert('front-proxy-client');
     let body = '';
     const done = new Promise<{ complete: boolean }>((resolve, reject) => {
@@ -359,12 +349,6 @@ describe('apiserver/front: the HTTPS listener', function () {
   it('ends the served API on close', async () => {
     await front.close();
     expect(api.closed).to.equal(true);
-    front = await startApiFront({
-      listen: { host: '127.0.0.1', port: 0 },
-      tls: serving,
-      authenticator: new RequestHeaderAuthenticator(),
-      authorizer,
-      api,
-    });
+    front = await start({ api, authenticator: new RequestHeaderAuthenticator() });
   });
 });
