@@ -7,30 +7,38 @@ import { ManualClock } from '../util/clock.js';
 import { contentPublisher } from './publisher.js';
 import type { ContentPublisher } from './publisher.js';
 
-describe('server/publisher: prepare', () => {
-  let root: string;
-  let publisher: ContentPublisher;
-  let builds = 0;
+type PublisherOptions = Parameters<typeof contentPublisher>[0];
 
+/**
+ * Registers the suite's hooks: before it, a publisher on a free port with `options`, and a copy
+ * of the json-stream fixture (its `dir`); after it, both gone.
+ */
+function publisherSuite(options: Partial<PublisherOptions>) {
+  const suite = {} as { root: string; dir: string; publisher: ContentPublisher };
   before(async () => {
-    root = await mkdtemp(path.join(tmpdir(), 'publisher-'));
-    await cp(path.join(FIXTURES, 'json-stream'), path.join(root, 'catalog'), {
-      recursive: true,
-    });
-    publisher = await contentPublisher({
-      dir: path.join(root, 'content'),
+    suite.root = await mkdtemp(path.join(tmpdir(), 'publisher-'));
+    suite.dir = path.join(suite.root, 'catalog');
+    await cp(path.join(FIXTURES, 'json-stream'), suite.dir, { recursive: true });
+    suite.publisher = await contentPublisher({
+      dir: path.join(suite.root, 'content'),
       serverUrl: 'http://127.0.0.1',
       listen: { host: '127.0.0.1', port: 0 },
-      beforeBuild: () => builds++,
+      ...options,
     });
   });
   after(async () => {
-    await publisher?.close();
-    await rm(root, { recursive: true, force: true });
+    await suite.publisher?.close();
+    await rm(suite.root, { recursive: true, force: true });
   });
+  return suite;
+}
+
+describe('server/publisher: prepare', () => {
+  let builds = 0;
+  const suite = publisherSuite({ beforeBuild: () => builds++ });
 
   it('announces a new revision build (the memory reclaim), not the reuse of a stored one', async () => {
-    const dir = path.join(root, 'catalog');
+    const { publisher, dir } = suite;
     const hash = await publisher.prepare('cat', dir);
     expect(hash).to.match(/^sha256:[0-9a-f]{64}$/);
     expect(builds).to.equal(1);
@@ -40,31 +48,13 @@ describe('server/publisher: prepare', () => {
 });
 
 describe('server/publisher: waitFor and onChange (the served API)', () => {
-  let root: string;
-  let publisher: ContentPublisher;
   const clock = new ManualClock();
-
-  before(async () => {
-    root = await mkdtemp(path.join(tmpdir(), 'publisher-'));
-    await cp(path.join(FIXTURES, 'json-stream'), path.join(root, 'catalog'), {
-      recursive: true,
-    });
-    publisher = await contentPublisher({
-      dir: path.join(root, 'content'),
-      serverUrl: 'http://127.0.0.1',
-      listen: { host: '127.0.0.1', port: 0 },
-      revisionWait: { maxWaitMs: 5000, maxWaiting: 10, clock },
-    });
-  });
-  after(async () => {
-    await publisher?.close();
-    await rm(root, { recursive: true, force: true });
-  });
+  const suite = publisherSuite({ revisionWait: { maxWaitMs: 5000, maxWaiting: 10, clock } });
 
   it('tells listeners of a publish and a removal, and waits for a revision until it is held', async () => {
+    const { publisher, dir } = suite;
     const changes: string[] = [];
     const unsubscribe = publisher.onChange((c) => changes.push(c));
-    const dir = path.join(root, 'catalog');
     const hash = await publisher.prepare('cat', dir);
     const waiting = publisher.waitFor('cat', hash);
     await publisher.publish('cat', hash, dir, new Date(0));
