@@ -38,9 +38,9 @@ import {
 } from './status.js';
 
 /** Paths answered without a user: the probes (as metrics-server's always-allowed paths). */
-export const HEALTH_PATHS = ['/healthz', '/livez', '/readyz'];
+const HEALTH_PATHS = ['/healthz', '/livez', '/readyz'];
 /** On close, how long open watches get to end their responses before connections are cut. */
-export const WATCH_END_BOUND_MS = 2_000;
+const WATCH_END_BOUND_MS = 2_000;
 
 export interface FrontLog {
   warn(obj: object, msg: string): void;
@@ -85,7 +85,7 @@ const isHealthPath = (path: string): boolean =>
   HEALTH_PATHS.some((p) => path === p || path.startsWith(`${p}/`));
 
 /** The SubjectAccessReview's attributes of a request. */
-export function accessRequestOf(info: RequestInfo): AccessRequest {
+function accessRequestOf(info: RequestInfo): AccessRequest {
   if (!info.isResourceRequest) return { path: info.path, verb: info.verb };
   return {
     verb: info.verb,
