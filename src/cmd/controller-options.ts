@@ -247,8 +247,6 @@ function parseFlags(args: string[]) {
 
 export type ControllerFlags = ReturnType<typeof parseFlags>['values'];
 
-export type { HostPort } from './host-port.js';
-
 /** Leader election's periods (src/controllers/runtime/leader.ts), from the --leader-elect-* flags. */
 export interface LeaderElectionPeriods {
   leaseDurationMs: number;
