@@ -28,6 +28,13 @@ export interface LeaseSource {
   acquire(catalog: string, revision?: string): RevisionLease | undefined;
 }
 
+/** Whether the store holds that revision of the catalog now (a lease taken and given back). */
+export function holdsRevision(store: LeaseSource, catalog: string, revision: string): boolean {
+  const lease = store.acquire(catalog, revision);
+  lease?.release();
+  return lease !== undefined;
+}
+
 /** One finished response, for metrics and logs (no timing inside: the caller measures). */
 export interface ServedResponse {
   method: string;
@@ -154,13 +161,12 @@ async function awaitRevision(
   const gone = new AbortController();
   const onClose = () => gone.abort();
   res.once('close', onClose);
-  const held = () => {
-    const lease = store.acquire(catalog, revision);
-    lease?.release();
-    return lease !== undefined;
-  };
   try {
-    const outcome = await waiters.wait(catalog, held, gone.signal);
+    const outcome = await waiters.wait(
+      catalog,
+      () => holdsRevision(store, catalog, revision),
+      gone.signal,
+    );
     return outcome === 'held' ? store.acquire(catalog, revision) : undefined;
   } finally {
     res.off('close', onClose);

@@ -3,6 +3,7 @@
 import { revisionBaseUrl } from '../api/v1/index.js';
 import { readCatalog } from '../fbc/index.js';
 import type { Blob } from '../fbc/index.js';
+import { holdsRevision } from './handler.js';
 import type { LeasedEndpoint, ServerEndpoint } from './handler.js';
 import type { RevisionWaitOptions } from './revision-wait.js';
 import { RevisionWaiters } from './revision-wait.js';
@@ -85,11 +86,7 @@ export async function contentPublisher(opts: {
   const changed = (catalog: string) => {
     for (const listener of [...listeners]) listener(catalog);
   };
-  const holds = (catalog: string, revision: string) => {
-    const lease = store.acquire(catalog, revision);
-    lease?.release();
-    return lease !== undefined;
-  };
+  const holds = (catalog: string, revision: string) => holdsRevision(store, catalog, revision);
   return {
     store,
     served: (catalog) => store.current(catalog)?.contentHash,

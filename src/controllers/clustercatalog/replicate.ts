@@ -13,9 +13,6 @@ export interface ReplicaContent extends ContentPublisher {
   served(catalog: string): string | undefined;
 }
 
-/** The revision a status names (src/api/v1/status-revision.ts; the served API reads it too). */
-export { statusRevision };
-
 export async function replicateContent(
   name: string,
   catalog: ClusterCatalog | undefined,
