@@ -13,6 +13,7 @@ import { execFileSync } from 'node:child_process';
 import { readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { ClusterCatalog } from '../../src/api/v1/index.js';
+import { SERVED_GROUP } from '../../src/api/v1/index.js';
 import type { CatalogMetadata, MetadataEventType } from '../../src/client/index.js';
 import { CatalogClient } from '../../src/client/index.js';
 import { applyCatalog, getCatalog, objectsSynced, push } from '../support/catalogs.js';
@@ -29,7 +30,7 @@ import { pollUntil } from '../support/poll.js';
 import { freePort } from '../support/ports.js';
 import type { ProcessResult } from '../support/process.js';
 import { runProcess } from '../support/process.js';
-import { SERVED_GROUP, registerServedApi } from '../support/served-api.js';
+import { registerServedApi } from '../support/served-api.js';
 import type { ServedApiRegistration } from '../support/served-api.js';
 
 const plugin = path.join(repoRoot, 'src', 'plugin', 'kubectl-catalog.ts');

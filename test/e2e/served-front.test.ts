@@ -15,6 +15,7 @@ import { readFile } from 'node:fs/promises';
 import https from 'node:https';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { SERVED_GROUP } from '../../src/api/v1/index.js';
 import { DelegatedAccess } from '../../src/controllers/runtime/delegated-access.js';
 import { KubeClient, accessReviews } from '../../src/kube/index.js';
 import { realClock } from '../../src/util/clock.js';
@@ -28,7 +29,6 @@ import { pollUntil } from '../support/poll.js';
 import { freePort } from '../support/ports.js';
 
 const exec = promisify(execFile);
-const GROUP = 'content.olm.operatorframework.io';
 
 function get(
   url: string,
@@ -127,7 +127,11 @@ describe('served view e2e: the front (--object-view=served)', function () {
   });
 
   it('refuses a direct request without the front-proxy certificate with 401, whatever headers it sends', async () => {
-    for (const p of [`/apis/${GROUP}/v1/catalogmetadata`, '/apis', `/apis/${GROUP}/v1`]) {
+    for (const p of [
+      `/apis/${SERVED_GROUP}/v1/catalogmetadata`,
+      '/apis',
+      `/apis/${SERVED_GROUP}/v1`,
+    ]) {
       const answer = await get(`${api}${p}`, ca, {
         'X-Remote-User': 'system:admin',
         'X-Remote-Group': 'system:masters',
@@ -163,7 +167,12 @@ describe('served view e2e: the front (--object-view=served)', function () {
     try {
       const access = new DelegatedAccess(accessReviews(client), { clock: realClock, denyTtlMs: 0 });
       const user = { username: reader, groups: ['system:authenticated'] };
-      const list = { verb: 'list', group: GROUP, version: 'v1', resource: 'catalogmetadata' };
+      const list = {
+        verb: 'list',
+        group: SERVED_GROUP,
+        version: 'v1',
+        resource: 'catalogmetadata',
+      };
       expect(await access.authorize(user, list)).to.deep.include({ allowed: false, status: 403 });
       await kubectlOk(
         ['apply', '-f', '-'],
@@ -175,7 +184,9 @@ describe('served view e2e: the front (--object-view=served)', function () {
               apiVersion: 'rbac.authorization.k8s.io/v1',
               kind: 'ClusterRole',
               metadata: { name: reader },
-              rules: [{ apiGroups: [GROUP], resources: ['catalogmetadata'], verbs: ['list'] }],
+              rules: [
+                { apiGroups: [SERVED_GROUP], resources: ['catalogmetadata'], verbs: ['list'] },
+              ],
             },
             {
               apiVersion: 'rbac.authorization.k8s.io/v1',

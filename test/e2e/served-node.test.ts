@@ -16,6 +16,7 @@ import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { loadAll } from 'js-yaml';
+import { SERVED_GROUP } from '../../src/api/v1/index.js';
 import { applyCatalog, push, sampleDir, waitSynced, writeSampleV2 } from '../support/catalogs.js';
 import {
   CATALOGD_NS as NS,
@@ -33,7 +34,7 @@ import { kubectl, kubectlOk } from '../support/kubectl.js';
 import { uniqueName } from '../support/names.js';
 import { pollUntil } from '../support/poll.js';
 import { renderTo } from '../support/render.js';
-import { forgetServedGroup, SERVED_GROUP } from '../support/served-api.js';
+import { forgetServedGroup } from '../support/served-api.js';
 
 const RESOURCE = `catalogmetadata.${SERVED_GROUP}`;
 const CONTENT_HASH = 'olm.operatorframework.io/content-hash';

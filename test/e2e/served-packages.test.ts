@@ -9,6 +9,7 @@ import { expect } from 'chai';
 import { execFileSync } from 'node:child_process';
 import { readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
+import { SERVED_GROUP } from '../../src/api/v1/index.js';
 import { applyCatalog, getCatalog, objectsSynced, push } from '../support/catalogs.js';
 import { sampleDir, writeSampleV2 } from '../support/catalogs.js';
 import { repoRoot } from '../support/cluster.js';
@@ -18,7 +19,7 @@ import { kubectlOk } from '../support/kubectl.js';
 import { uniqueName } from '../support/names.js';
 import { pollUntil } from '../support/poll.js';
 import { freePort } from '../support/ports.js';
-import { SERVED_GROUP, registerServedApi } from '../support/served-api.js';
+import { registerServedApi } from '../support/served-api.js';
 import type { ServedApiRegistration } from '../support/served-api.js';
 
 const RESOURCE = `catalogpackages.${SERVED_GROUP}`;

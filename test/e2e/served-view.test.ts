@@ -12,6 +12,7 @@ import { readFile, rm } from 'node:fs/promises';
 import https from 'node:https';
 import path from 'node:path';
 import { loadAll } from 'js-yaml';
+import { SERVED_GROUP } from '../../src/api/v1/index.js';
 import { push, sampleDir, writeSampleV2 } from '../support/catalogs.js';
 import { applyCatalog, getCatalog, objectsSynced } from '../support/catalogs.js';
 import { repoRoot } from '../support/cluster.js';
@@ -22,7 +23,7 @@ import { uniqueName } from '../support/names.js';
 import { pollUntil } from '../support/poll.js';
 import { freePort } from '../support/ports.js';
 import { renderTo } from '../support/render.js';
-import { SERVED_GROUP, registerServedApi } from '../support/served-api.js';
+import { registerServedApi } from '../support/served-api.js';
 import type { ServedApiRegistration } from '../support/served-api.js';
 
 const RESOURCE = `catalogmetadata.${SERVED_GROUP}`;

@@ -7,9 +7,9 @@ import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadAll } from 'js-yaml';
+import { SERVED_API_SERVICE as API_SERVICE } from '../support/served-api.js';
 
 const repoRoot = path.resolve(import.meta.dirname, '..', '..');
-const API_SERVICE = 'v1.content.olm.operatorframework.io';
 
 interface Rendered {
   kind: string;

@@ -9,11 +9,11 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadAll } from 'js-yaml';
+import { SERVED_GROUP } from '../../src/api/v1/index.js';
+import { SERVED_API_SERVICE as API_SERVICE } from '../support/served-api.js';
 
 const repoRoot = path.resolve(import.meta.dirname, '..', '..');
 const NS = 'catalogd-system';
-const API_SERVICE = 'v1.content.olm.operatorframework.io';
-const SERVED_GROUP = 'content.olm.operatorframework.io';
 
 interface KObject {
   apiVersion: string;
