@@ -10,7 +10,6 @@
 // APIService, 403 for a user without list, the objects for one with it): served-view.test.ts.
 import { expect } from 'chai';
 import { readFile } from 'node:fs/promises';
-import https from 'node:https';
 import { SERVED_GROUP } from '../../src/api/v1/index.js';
 import { DelegatedAccess } from '../../src/controllers/runtime/delegated-access.js';
 import { KubeClient, accessReviews } from '../../src/kube/index.js';
@@ -22,24 +21,7 @@ import { kubectlOk } from '../support/kubectl.js';
 import { uniqueName } from '../support/names.js';
 import { pollUntil } from '../support/poll.js';
 import type { ServedController } from '../support/served-e2e.js';
-import { startServedController } from '../support/served-e2e.js';
-
-function get(
-  url: string,
-  ca: string,
-  headers: Record<string, string> = {},
-): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    https
-      .get(url, { ca, headers, agent: false }, (res) => {
-        let body = '';
-        res.setEncoding('utf8');
-        res.on('data', (c: string) => (body += c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-      })
-      .on('error', reject);
-  });
-}
+import { httpsGet as get, startServedController } from '../support/served-e2e.js';
 
 /** The controller's JSON log records whose msg starts with `prefix`. */
 async function logRecords(file: string, prefix: string): Promise<Array<Record<string, unknown>>> {

@@ -8,7 +8,6 @@
 // of `render --object-view served` output exiting 0. Nothing is written to etcd.
 import { expect } from 'chai';
 import { readFile } from 'node:fs/promises';
-import https from 'node:https';
 import path from 'node:path';
 import { loadAll } from 'js-yaml';
 import { SERVED_GROUP } from '../../src/api/v1/index.js';
@@ -20,6 +19,7 @@ import { pollUntil } from '../support/poll.js';
 import { renderTo } from '../support/render.js';
 import type { ServedController } from '../support/served-e2e.js';
 import {
+  httpsGet,
   listServed,
   startServedController,
   syncSampleV2,
@@ -39,17 +39,6 @@ interface List {
 }
 
 const names = (items: readonly Item[]) => items.map((i) => i.metadata.name).sort();
-
-function direct(url: string, ca: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    https
-      .get(url, { ca, agent: false }, (res) => {
-        res.resume();
-        res.on('end', () => resolve(res.statusCode ?? 0));
-      })
-      .on('error', reject);
-  });
-}
 
 describe('served view e2e: CatalogMetadata through the aggregation layer', function () {
   this.timeout(600_000);
@@ -212,7 +201,8 @@ describe('served view e2e: CatalogMetadata through the aggregation layer', funct
   });
 
   it('refuses a direct connection without the front-proxy certificate (401)', async () => {
-    expect(await direct(`${served!.directUrl}${COLLECTION}`, served!.ca)).to.equal(401);
+    const answer = await httpsGet(`${served!.directUrl}${COLLECTION}`, served!.ca);
+    expect(answer.status).to.equal(401);
   });
 
   it('`kubectl diff` of `render --object-view served` output exits 0, client- and server-side', async () => {

@@ -2,9 +2,11 @@
 // kubectl-catalog-served) share: a controller started with --object-view=served, its API on
 // --api-listen with a serving certificate from hack/serving-cert.sh, and (unless told not to)
 // registered behind the served group's APIService (served-api.ts); a list of a served collection
-// through the apiserver, a watch of it from a resourceVersion, and the sample catalog's update.
+// through the apiserver, a watch of it from a resourceVersion, a request to the API without the
+// apiserver, and the sample catalog's update.
 import { execFile } from 'node:child_process';
 import { readFile, rm } from 'node:fs/promises';
+import https from 'node:https';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import type { ClusterCatalog } from '../../src/api/v1/index.js';
@@ -83,6 +85,24 @@ export async function startServedController(opts: {
       await controller.stop();
     },
   };
+}
+
+/** One GET over a new connection trusting `ca` (e.g. ServedController's): its status and body. */
+export function httpsGet(
+  url: string,
+  ca: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    https
+      .get(url, { ca, headers, agent: false }, (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (body += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      })
+      .on('error', reject);
+  });
 }
 
 export interface ServedList<T> {
