@@ -30,7 +30,10 @@ export interface ServedController {
   ca: string;
   /** The API without the aggregation layer: https://127.0.0.1:<port> (the certificate names it). */
   directUrl: string;
-  /** Deletes the APIService, its Service and EndpointSlice (when registered), then stops the controller. */
+  /**
+   * Deletes the APIService, its Service and EndpointSlice (when registered), then stops the
+   * controller, also when the deletion failed.
+   */
   stop(): Promise<void>;
 }
 
@@ -81,8 +84,11 @@ export async function startServedController(opts: {
     ca,
     directUrl: `https://127.0.0.1:${port}`,
     async stop() {
-      await registration?.unregister();
-      await controller.stop();
+      try {
+        await registration?.unregister();
+      } finally {
+        await controller.stop();
+      }
     },
   };
 }
