@@ -15,18 +15,13 @@ import os from 'node:os';
 import path from 'node:path';
 import type { TLSSocket } from 'node:tls';
 import { X509Certificate } from 'node:crypto';
+import { SERVED_API_VERSION } from '../../src/api/v1/index.js';
 import { repoRoot } from '../support/cluster.js';
 import { kubectlOk } from '../support/kubectl.js';
 import type { ServedApiRegistration } from '../support/served-api.js';
-import {
-  SERVED_GROUP,
-  SERVED_VERSION,
-  frontProxyCa,
-  registerServedApi,
-} from '../support/served-api.js';
+import { frontProxyCa, registerServedApi } from '../support/served-api.js';
 
-const GROUP_VERSION = `${SERVED_GROUP}/${SERVED_VERSION}`;
-const DISCOVERY_PATH = `/apis/${GROUP_VERSION}`;
+const DISCOVERY_PATH = `/apis/${SERVED_API_VERSION}`;
 const NAMESPACE = 'default';
 const SERVICE = 'catalogd-ts-served-e2e';
 
@@ -40,7 +35,7 @@ interface SeenRequest {
 const resourceList = {
   kind: 'APIResourceList',
   apiVersion: 'v1',
-  groupVersion: GROUP_VERSION,
+  groupVersion: SERVED_API_VERSION,
   resources: [],
 };
 

@@ -6,24 +6,20 @@
 import { expect } from 'chai';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { push, sampleDir } from '../support/catalogs.js';
+import { applyCatalog, push, sampleDir, waitSynced } from '../support/catalogs.js';
 import { repoRoot } from '../support/cluster.js';
 import type { RunningController } from '../support/controller.js';
 import { pushAndSync, setUpE2e, tearDownE2e } from '../support/e2e-setup.js';
-import { applyCatalog, waitSynced } from '../support/catalogs.js';
 import { kubectlOk } from '../support/kubectl.js';
 import { uniqueName } from '../support/names.js';
 import { pollUntil } from '../support/poll.js';
 import type { ProcessResult } from '../support/process.js';
-import { runProcess } from '../support/process.js';
-
-const plugin = path.join(repoRoot, 'src', 'plugin', 'kubectl-catalog.ts');
+import { runProcess, tsxEntry } from '../support/process.js';
 
 /** Runs the plugin as a process, as kubectl would (KUBECONFIG from the e2e hooks). */
 function kc(...args: string[]): Promise<ProcessResult> {
-  return runProcess(process.execPath, ['--import', 'tsx', plugin, ...args], {
+  return runProcess(process.execPath, [...tsxEntry('plugin/kubectl-catalog.ts'), ...args], {
     cwd: repoRoot,
-    env: process.env,
   });
 }
 

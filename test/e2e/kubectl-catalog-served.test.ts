@@ -9,14 +9,10 @@
 // the client library's watch follows a catalog update in the served group; the console's
 // packages page lists the catalog's packages.
 import { expect } from 'chai';
-import { execFileSync } from 'node:child_process';
-import { readFile, rm } from 'node:fs/promises';
-import path from 'node:path';
-import type { ClusterCatalog } from '../../src/api/v1/index.js';
+import { SERVED_GROUP } from '../../src/api/v1/index.js';
 import type { CatalogMetadata, MetadataEventType } from '../../src/client/index.js';
 import { CatalogClient } from '../../src/client/index.js';
-import { applyCatalog, getCatalog, objectsSynced, push } from '../support/catalogs.js';
-import { sampleDir, writeSampleV2 } from '../support/catalogs.js';
+import { sampleDir } from '../support/catalogs.js';
 import { repoRoot } from '../support/cluster.js';
 import type { RunningConsole } from '../support/console.js';
 import { startConsole } from '../support/console.js';
@@ -26,20 +22,18 @@ import { pushAndSync, setUpE2e, tearDownE2e } from '../support/e2e-setup.js';
 import { kubectlOk } from '../support/kubectl.js';
 import { uniqueName } from '../support/names.js';
 import { pollUntil } from '../support/poll.js';
-import { freePort } from '../support/ports.js';
 import type { ProcessResult } from '../support/process.js';
-import { runProcess } from '../support/process.js';
-import { SERVED_GROUP, registerServedApi } from '../support/served-api.js';
-import type { ServedApiRegistration } from '../support/served-api.js';
+import { runProcess, tsxEntry } from '../support/process.js';
+import type { ServedController } from '../support/served-e2e.js';
+import { startServedController, syncSampleV2 } from '../support/served-e2e.js';
 
-const plugin = path.join(repoRoot, 'src', 'plugin', 'kubectl-catalog.ts');
-const NAMESPACE = 'default';
-const SERVICE = 'catalogd-kc-served-e2e';
 const PKG = 'example-operator';
 
 /** Runs the plugin as a process, as kubectl would (KUBECONFIG from the e2e hooks). */
 const kc = (args: readonly string[]): Promise<ProcessResult> =>
-  runProcess(process.execPath, ['--import', 'tsx', plugin, ...args], { cwd: repoRoot });
+  runProcess(process.execPath, [...tsxEntry('plugin/kubectl-catalog.ts'), ...args], {
+    cwd: repoRoot,
+  });
 
 /** The commands compared; list is compared on the fields that do not name the controller. */
 function commands(catalog: string): string[][] {
@@ -82,10 +76,8 @@ describe('kubectl catalog e2e: the served view', function () {
   const name = uniqueName('kc-served');
   let tmp = '';
   let crdController: RunningController | undefined;
-  let servedController: RunningController | undefined;
-  let registration: ServedApiRegistration | undefined;
+  let served: ServedController | undefined;
   let console: RunningConsole | undefined;
-  let v2Dir = '';
   const crdAnswers = new Map<string, ProcessResult>();
   let crdList: unknown;
   let objectCount = 0;
@@ -112,32 +104,7 @@ describe('kubectl catalog e2e: the served view', function () {
       '--wait=true',
     ]);
 
-    const certs = path.join(tmp, 'certs');
-    execFileSync(
-      path.join(repoRoot, 'hack', 'serving-cert.sh'),
-      [
-        ...['--out', certs, '--namespace', NAMESPACE, '--service', SERVICE, '--no-secret'],
-        ...['--days', '2', '--ip', '127.0.0.1', '--dns', 'localhost'],
-      ],
-      { stdio: 'pipe' },
-    );
-    const ca = await readFile(path.join(certs, 'ca.crt'), 'utf8');
-    const port = await freePort();
-    servedController = await startController({
-      args: [
-        '--object-view=served',
-        `--api-listen=0.0.0.0:${port}`,
-        `--tls-cert-file=${certs}/tls.crt`,
-        `--tls-key-file=${certs}/tls.key`,
-        '--no-metrics-secure',
-      ],
-    });
-    registration = await registerServedApi({
-      port,
-      caBundle: ca,
-      namespace: NAMESPACE,
-      service: SERVICE,
-    });
+    served = await startServedController({ tmp, service: 'catalogd-kc-served-e2e' });
     // The served controller holds the catalog's revision and answers its objects.
     let seen = '';
     await pollUntil(
@@ -156,12 +123,10 @@ describe('kubectl catalog e2e: the served view', function () {
 
   after(async () => {
     await console?.close();
-    await registration?.unregister();
-    // kubectl keeps the discovery it read on disk: `kubectl get catalogmetadata` in the suites
-    // after this one would still resolve to the served group. api-resources reads it again.
-    await kubectlOk(['api-resources', '-o', 'name']).catch(() => undefined);
-    await tearDownE2e({ controllers: [crdController, servedController], catalogs: [name], tmp });
-    if (v2Dir) await rm(v2Dir, { recursive: true, force: true });
+    // Unregistering also refreshes kubectl's discovery cache (forgetServedGroup): the suites
+    // after this one resolve `kubectl get catalogmetadata` to the CRD again.
+    await served?.stop();
+    await tearDownE2e({ controllers: [crdController], catalogs: [name], tmp });
   });
 
   it('each command answers with --object-view served what it answered in the CRD mode', async () => {
@@ -219,9 +184,8 @@ describe('kubectl catalog e2e: the served view', function () {
         if (type !== 'BOOKMARK') events.push(`${type} ${o.spec.schema} ${o.spec.name ?? ''}`);
       };
       const watching = client.watchMetadata(q, resourceVersion, onEvent, abort.signal);
-      v2Dir = await writeSampleV2();
-      const old = (await getCatalog(name)).status?.contentHash;
-      await applyCatalog(name, await push(v2Dir, `sample-v2:${name}`));
+      // Resolves once the catalog's status names the new revision.
+      const updated = await syncSampleV2(name);
       await pollUntil(() => Promise.resolve(events.length >= 2 ? true : undefined), {
         timeoutMs: 120_000,
         what: 'the watch to see the update',
@@ -232,14 +196,7 @@ describe('kubectl catalog e2e: the served view', function () {
       ]);
       abort.abort();
       await watching;
-      // The consistent list reads the new revision once the status names it.
-      const updated = await pollUntil(
-        async () => {
-          const c: ClusterCatalog = await getCatalog(name);
-          return c.status?.contentHash !== old && objectsSynced(c) ? c : undefined;
-        },
-        { timeoutMs: 120_000, what: `${name} to name the new revision` },
-      );
+      // The consistent list reads the new revision the status names.
       const list = await client.consistentList(q);
       expect(list.contentHash).to.equal(updated.status?.contentHash);
       expect(list.items).to.have.length(objectCount + 1);

@@ -6,46 +6,22 @@
 // and writes no CatalogMetadata for a catalog it synced (the status still counts the objects the
 // served view shows). The authorization the front makes (a SubjectAccessReview with
 // resourceAttributes, cached) is checked against the real apiserver's RBAC: a user without `list`
-// is denied, one bound to it allowed, for that verb and group only. Through the aggregator (an APIService, 403 for a user without list, the
-// objects for one with it) needs the local cluster's aggregation flags: not here yet.
+// is denied, one bound to it allowed, for that verb and group only. Through the aggregator (an
+// APIService, 403 for a user without list, the objects for one with it): served-view.test.ts.
 import { expect } from 'chai';
-import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import https from 'node:https';
-import path from 'node:path';
-import { promisify } from 'node:util';
+import { SERVED_GROUP } from '../../src/api/v1/index.js';
 import { DelegatedAccess } from '../../src/controllers/runtime/delegated-access.js';
 import { KubeClient, accessReviews } from '../../src/kube/index.js';
 import { realClock } from '../../src/util/clock.js';
 import { listObjects, sampleDir } from '../support/catalogs.js';
-import { repoRoot } from '../support/cluster.js';
 import type { RunningController } from '../support/controller.js';
 import { pushAndSync, setUpE2e, tearDownE2e } from '../support/e2e-setup.js';
 import { kubectlOk } from '../support/kubectl.js';
 import { uniqueName } from '../support/names.js';
 import { pollUntil } from '../support/poll.js';
-import { freePort } from '../support/ports.js';
-
-const exec = promisify(execFile);
-const GROUP = 'content.olm.operatorframework.io';
-
-function get(
-  url: string,
-  ca: Buffer,
-  headers: Record<string, string> = {},
-): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    https
-      .get(url, { ca, headers, agent: false }, (res) => {
-        let body = '';
-        res.setEncoding('utf8');
-        res.on('data', (c: string) => (body += c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-      })
-      .on('error', reject);
-  });
-}
+import type { ServedController } from '../support/served-e2e.js';
+import { httpsGet as get, startServedController } from '../support/served-e2e.js';
 
 /** The controller's JSON log records whose msg starts with `prefix`. */
 async function logRecords(file: string, prefix: string): Promise<Array<Record<string, unknown>>> {
@@ -62,39 +38,26 @@ describe('served view e2e: the front (--object-view=served)', function () {
   const name = uniqueName('served');
   const reader = uniqueName('served-reader');
   let tmp = '';
-  let ca: Buffer;
+  let served: ServedController | undefined;
+  let ca = '';
   let api = '';
   let controller: RunningController;
 
   before(async () => {
     ({ tmp } = await setUpE2e({ tmpPrefix: 'served-front-e2e-' }));
-    const certs = path.join(tmp, 'certs');
-    await exec(
-      path.join(repoRoot, 'hack', 'serving-cert.sh'),
-      ['--out', certs, '--no-secret', '--days', '2', '--ip', '127.0.0.1', '--dns', 'localhost'],
-      { cwd: repoRoot },
-    );
-    ca = readFileSync(path.join(certs, 'ca.crt'));
-    const port = await freePort();
-    api = `https://127.0.0.1:${port}`;
-    controller = (
-      await setUpE2e({
-        controller: {
-          args: [
-            '--object-view=served',
-            `--api-listen=127.0.0.1:${port}`,
-            `--tls-cert-file=${certs}/tls.crt`,
-            `--tls-key-file=${certs}/tls.key`,
-            '--no-metrics-secure',
-          ],
-        },
-      })
-    ).controller;
+    // Not behind the APIService: requests come to --api-listen directly.
+    served = await startServedController({
+      tmp,
+      service: 'catalogd-served-front-e2e',
+      register: false,
+    });
+    ({ ca, directUrl: api, controller } = served);
   });
 
   after(async () => {
     await kubectlOk(['delete', 'clusterrolebinding,clusterrole', reader, '--ignore-not-found']);
-    await tearDownE2e({ controllers: [controller], catalogs: [name], tmp });
+    await served?.stop();
+    await tearDownE2e({ catalogs: [name], tmp });
   });
 
   it('reads the requestheader settings of the real extension-apiserver-authentication ConfigMap', async () => {
@@ -127,7 +90,11 @@ describe('served view e2e: the front (--object-view=served)', function () {
   });
 
   it('refuses a direct request without the front-proxy certificate with 401, whatever headers it sends', async () => {
-    for (const p of [`/apis/${GROUP}/v1/catalogmetadata`, '/apis', `/apis/${GROUP}/v1`]) {
+    for (const p of [
+      `/apis/${SERVED_GROUP}/v1/catalogmetadata`,
+      '/apis',
+      `/apis/${SERVED_GROUP}/v1`,
+    ]) {
       const answer = await get(`${api}${p}`, ca, {
         'X-Remote-User': 'system:admin',
         'X-Remote-Group': 'system:masters',
@@ -163,7 +130,12 @@ describe('served view e2e: the front (--object-view=served)', function () {
     try {
       const access = new DelegatedAccess(accessReviews(client), { clock: realClock, denyTtlMs: 0 });
       const user = { username: reader, groups: ['system:authenticated'] };
-      const list = { verb: 'list', group: GROUP, version: 'v1', resource: 'catalogmetadata' };
+      const list = {
+        verb: 'list',
+        group: SERVED_GROUP,
+        version: 'v1',
+        resource: 'catalogmetadata',
+      };
       expect(await access.authorize(user, list)).to.deep.include({ allowed: false, status: 403 });
       await kubectlOk(
         ['apply', '-f', '-'],
@@ -175,7 +147,9 @@ describe('served view e2e: the front (--object-view=served)', function () {
               apiVersion: 'rbac.authorization.k8s.io/v1',
               kind: 'ClusterRole',
               metadata: { name: reader },
-              rules: [{ apiGroups: [GROUP], resources: ['catalogmetadata'], verbs: ['list'] }],
+              rules: [
+                { apiGroups: [SERVED_GROUP], resources: ['catalogmetadata'], verbs: ['list'] },
+              ],
             },
             {
               apiVersion: 'rbac.authorization.k8s.io/v1',

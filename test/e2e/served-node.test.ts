@@ -16,6 +16,7 @@ import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { loadAll } from 'js-yaml';
+import { SERVED_GROUP } from '../../src/api/v1/index.js';
 import { applyCatalog, push, sampleDir, waitSynced, writeSampleV2 } from '../support/catalogs.js';
 import {
   CATALOGD_NS as NS,
@@ -33,7 +34,7 @@ import { kubectl, kubectlOk } from '../support/kubectl.js';
 import { uniqueName } from '../support/names.js';
 import { pollUntil } from '../support/poll.js';
 import { renderTo } from '../support/render.js';
-import { forgetServedGroup, SERVED_GROUP } from '../support/served-api.js';
+import { forgetServedGroup } from '../support/served-api.js';
 
 const RESOURCE = `catalogmetadata.${SERVED_GROUP}`;
 const CONTENT_HASH = 'olm.operatorframework.io/content-hash';
@@ -69,6 +70,10 @@ function expectedEvents(before: Map<string, string>, after: Map<string, string>)
 
 const eventLine = (l: InformerLine) => `${l.event} ${l.name} ${l.contentHash}`;
 
+/** The informer's lines of its reflector (lists, watches, errors: no object), for failure messages. */
+const reflectorDid = (lines: readonly InformerLine[]) =>
+  JSON.stringify(lines.filter((l) => !l.name));
+
 const sameMap = (a: Map<string, string>, b: Map<string, string>) =>
   a.size === b.size && [...a].every(([k, v]) => b.get(k) === v);
 
@@ -85,6 +90,7 @@ describe('served view on the node: 2 replicas behind the APIService, a client-go
   const tag = uniqueName('served-node');
   let tmp = '';
   let informer: RunningInformer | undefined;
+  let v2 = '';
 
   before(async function () {
     if (!process.env.NODE_REGISTRY) this.skip(); // a cluster without NODE=1
@@ -105,7 +111,7 @@ describe('served view on the node: 2 replicas behind the APIService, a client-go
     await kubectl(['delete', 'clustercatalog', catalog, '--ignore-not-found', '--wait=false']);
     await undeployCatalogdTs();
     await forgetServedGroup(); // later suites' kubectl must not resolve catalogmetadata to it
-    if (tmp) await rm(tmp, { recursive: true, force: true });
+    for (const dir of [tmp, v2]) if (dir) await rm(dir, { recursive: true, force: true });
   });
 
   it('answers `kubectl get -l package=X` with the names `catalogd render --object-view served` prints', async () => {
@@ -137,7 +143,7 @@ describe('served view on the node: 2 replicas behind the APIService, a client-go
     informer = await startInformer(`catalog=${catalog}`);
     let state = await freshList(catalog);
     expect(sameMap(informer.view(), state)).to.equal(true);
-    const v2 = await writeSampleV2();
+    v2 = await writeSampleV2();
     const withRevision = async (base: string, update: number) => {
       const dir = path.join(tmp, `u${update}`);
       await cp(base, dir, { recursive: true });
@@ -149,8 +155,6 @@ describe('served view on the node: 2 replicas behind the APIService, a client-go
     };
     let hash = (await waitSynced(catalog)).status?.contentHash;
     let seen = 0; // informer events accounted for so far
-    /** What the reflector did (lists, watches, errors), for failure messages. */
-    const reflectorLines = () => JSON.stringify(informer!.lines.filter((l) => !l.name));
     const expectedAll: string[] = [];
 
     /**
@@ -183,9 +187,10 @@ describe('served view on the node: 2 replicas behind the APIService, a client-go
       expect(want.length, 'the update changes objects').to.be.greaterThan(0);
       const events = informer!.events();
       const got = events.slice(seen).map(eventLine).sort();
-      expect(got, `each changed object once; the reflector: ${reflectorLines()}`).to.deep.equal(
-        want,
-      );
+      expect(
+        got,
+        `each changed object once; the reflector: ${reflectorDid(informer!.lines)}`,
+      ).to.deep.equal(want);
       seen = events.length;
       expectedAll.push(...want);
       state = next;
@@ -241,22 +246,19 @@ describe('served view on the node: 2 replicas behind the APIService, a client-go
     await update(await withRevision(sampleDir, 3), nothing, nothing);
 
     const store = await informer.stop();
-    const lines = informer.lines;
+    const { lines } = informer;
+    const all = informer.events().map(eventLine).sort();
     informer = undefined;
     const final = await freshList(catalog);
     expect(new Map(Object.entries(store)), "the informer's store is a fresh list").to.deep.equal(
       final,
     );
-    const all = lines
-      .filter((l) => ['ADD', 'UPDATE', 'DELETE'].includes(l.event) && !l.initial)
-      .map(eventLine)
-      .sort();
     expect(all, 'no event repeated or late').to.deep.equal(expectedAll.sort());
     const watches = lines.filter((l) => l.event === 'WATCH' && !l.error);
     // The watch was resumed at least once (the rollout replaced the pod serving it), each time
     // from a resourceVersion: a relist would show as a second LIST.
-    expect(watches.length, JSON.stringify(lines.filter((l) => !l.name))).to.be.greaterThan(1);
+    expect(watches.length, reflectorDid(lines)).to.be.greaterThan(1);
     const lists = lines.filter((l) => l.event === 'LIST');
-    expect(lists, JSON.stringify(lines.filter((l) => !l.name))).to.have.length(1);
+    expect(lists, reflectorDid(lines)).to.have.length(1);
   });
 });

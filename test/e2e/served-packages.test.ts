@@ -6,25 +6,22 @@
 // columns (-o wide too), `kubectl explain`, and a watch that sees the package whose blobs a
 // catalog update changed, and only it.
 import { expect } from 'chai';
-import { execFileSync } from 'node:child_process';
-import { readFile, rm } from 'node:fs/promises';
-import path from 'node:path';
-import { applyCatalog, getCatalog, objectsSynced, push } from '../support/catalogs.js';
-import { sampleDir, writeSampleV2 } from '../support/catalogs.js';
-import { repoRoot } from '../support/cluster.js';
-import type { RunningController } from '../support/controller.js';
+import { SERVED_GROUP } from '../../src/api/v1/index.js';
+import { sampleDir } from '../support/catalogs.js';
 import { pushAndSync, setUpE2e, tearDownE2e } from '../support/e2e-setup.js';
 import { kubectlOk } from '../support/kubectl.js';
 import { uniqueName } from '../support/names.js';
 import { pollUntil } from '../support/poll.js';
-import { freePort } from '../support/ports.js';
-import { SERVED_GROUP, registerServedApi } from '../support/served-api.js';
-import type { ServedApiRegistration } from '../support/served-api.js';
+import type { ServedController } from '../support/served-e2e.js';
+import {
+  listServed,
+  startServedController,
+  syncSampleV2,
+  watchFrom,
+} from '../support/served-e2e.js';
 
 const RESOURCE = `catalogpackages.${SERVED_GROUP}`;
 const COLLECTION = `/apis/${SERVED_GROUP}/v1/catalogpackages`;
-const NAMESPACE = 'default';
-const SERVICE = 'catalogd-served-packages-e2e';
 
 interface Channel {
   name: string;
@@ -42,7 +39,6 @@ interface Package {
   };
 }
 interface List {
-  metadata: { resourceVersion?: string };
   items: Package[];
 }
 
@@ -56,54 +52,20 @@ describe('served view e2e: CatalogPackage through the aggregation layer', functi
   this.timeout(600_000);
   const name = uniqueName('served-pkgs');
   let tmp = '';
-  let controller: RunningController;
-  let registration: ServedApiRegistration | undefined;
-  let v2Dir = '';
+  let served: ServedController | undefined;
 
   before(async () => {
     ({ tmp } = await setUpE2e({ tmpPrefix: 'served-packages-e2e-' }));
-    const certs = path.join(tmp, 'certs');
-    execFileSync(
-      path.join(repoRoot, 'hack', 'serving-cert.sh'),
-      [
-        ...['--out', certs, '--namespace', NAMESPACE, '--service', SERVICE, '--no-secret'],
-        ...['--days', '2', '--ip', '127.0.0.1', '--dns', 'localhost'],
-      ],
-      { stdio: 'pipe' },
-    );
-    const ca = await readFile(path.join(certs, 'ca.crt'), 'utf8');
-    const port = await freePort();
-    controller = (
-      await setUpE2e({
-        controller: {
-          args: [
-            '--object-view=served',
-            `--api-listen=0.0.0.0:${port}`,
-            `--tls-cert-file=${certs}/tls.crt`,
-            `--tls-key-file=${certs}/tls.key`,
-            '--no-metrics-secure',
-          ],
-        },
-      })
-    ).controller;
-    registration = await registerServedApi({
-      port,
-      caBundle: ca,
-      namespace: NAMESPACE,
-      service: SERVICE,
-    });
+    served = await startServedController({ tmp, service: 'catalogd-served-packages-e2e' });
     await pushAndSync(name, sampleDir, `sample:${name}`);
   });
 
   after(async () => {
-    await registration?.unregister();
-    await tearDownE2e({ controllers: [controller], catalogs: [name], tmp });
-    if (v2Dir) await rm(v2Dir, { recursive: true, force: true });
+    await served?.stop();
+    await tearDownE2e({ catalogs: [name], tmp });
   });
 
-  async function list(query: string): Promise<List> {
-    return JSON.parse(await kubectlOk(['get', '--raw', `${COLLECTION}?${query}`])) as List;
-  }
+  const list = () => listServed<Package>(COLLECTION, { labelSelector: `catalog=${name}` });
 
   it('is discovered with its short name and explained from its OpenAPI', async () => {
     const resources = await kubectlOk([
@@ -159,33 +121,15 @@ describe('served view e2e: CatalogPackage through the aggregation layer', functi
   });
 
   it('watches a catalog update from the list resourceVersion: only the changed package, with its new head', async () => {
-    const before = await list(`labelSelector=catalog%3D${name}`);
+    const before = await list();
     const rv = before.metadata.resourceVersion ?? '';
     expect(rv).to.not.equal('');
-    v2Dir = await writeSampleV2();
-    const old = (await getCatalog(name)).status?.contentHash;
-    await applyCatalog(name, await push(v2Dir, `sample-v2:${name}`));
-    await pollUntil(
-      async () => {
-        const c = await getCatalog(name);
-        return c.status?.contentHash !== old && objectsSynced(c) ? c : undefined;
-      },
-      { timeoutMs: 120_000, what: `${name} to serve the new revision` },
-    );
-    const stream = await kubectlOk([
-      'get',
-      '--raw',
-      `${COLLECTION}?watch=1&labelSelector=catalog%3D${name}&resourceVersion=${encodeURIComponent(rv)}&timeoutSeconds=3`,
-    ]);
-    const events = stream
-      .split('\n')
-      .filter((l) => l.trim() !== '')
-      .map((l) => JSON.parse(l) as { type: string; object: Package })
-      .filter((e) => e.type !== 'BOOKMARK');
+    await syncSampleV2(name);
+    const events = await watchFrom<Package>(COLLECTION, `catalog=${name}`, rv);
     expect(events.map((e) => `${e.type} ${brief(e.object)}`)).to.deep.equal([
       'MODIFIED utility-operator: alpha utility-operator.v0.2.0 0.2.0',
     ]);
-    const after = await list(`labelSelector=catalog%3D${name}`);
+    const after = await list();
     expect(events[0]!.object.metadata.resourceVersion).to.equal(after.metadata.resourceVersion);
   });
 });

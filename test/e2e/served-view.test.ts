@@ -7,28 +7,27 @@
 // with it, 401 for a direct connection without the front proxy's certificate, and `kubectl diff`
 // of `render --object-view served` output exiting 0. Nothing is written to etcd.
 import { expect } from 'chai';
-import { execFileSync } from 'node:child_process';
-import { readFile, rm } from 'node:fs/promises';
-import https from 'node:https';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { loadAll } from 'js-yaml';
-import { push, sampleDir, writeSampleV2 } from '../support/catalogs.js';
-import { applyCatalog, getCatalog, objectsSynced } from '../support/catalogs.js';
-import { repoRoot } from '../support/cluster.js';
-import type { RunningController } from '../support/controller.js';
+import { SERVED_GROUP } from '../../src/api/v1/index.js';
+import { sampleDir } from '../support/catalogs.js';
 import { pushAndSync, setUpE2e, tearDownE2e } from '../support/e2e-setup.js';
 import { kubectl, kubectlOk } from '../support/kubectl.js';
 import { uniqueName } from '../support/names.js';
 import { pollUntil } from '../support/poll.js';
-import { freePort } from '../support/ports.js';
 import { renderTo } from '../support/render.js';
-import { SERVED_GROUP, registerServedApi } from '../support/served-api.js';
-import type { ServedApiRegistration } from '../support/served-api.js';
+import type { ServedController } from '../support/served-e2e.js';
+import {
+  httpsGet,
+  listServed,
+  startServedController,
+  syncSampleV2,
+  watchFrom,
+} from '../support/served-e2e.js';
 
 const RESOURCE = `catalogmetadata.${SERVED_GROUP}`;
 const COLLECTION = `/apis/${SERVED_GROUP}/v1/catalogmetadata`;
-const NAMESPACE = 'default';
-const SERVICE = 'catalogd-served-e2e';
 
 interface Item {
   apiVersion: string;
@@ -36,87 +35,40 @@ interface Item {
   spec: { catalog: { name: string }; package?: string; schema: string; name?: string };
 }
 interface List {
-  metadata: { resourceVersion?: string; continue?: string };
   items: Item[];
 }
 
 const names = (items: readonly Item[]) => items.map((i) => i.metadata.name).sort();
-
-function direct(url: string, ca: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    https
-      .get(url, { ca, agent: false }, (res) => {
-        res.resume();
-        res.on('end', () => resolve(res.statusCode ?? 0));
-      })
-      .on('error', reject);
-  });
-}
 
 describe('served view e2e: CatalogMetadata through the aggregation layer', function () {
   this.timeout(600_000);
   const name = uniqueName('served-view');
   const reader = uniqueName('served-reader');
   let tmp = '';
-  let ca = '';
-  let port = 0;
-  let controller: RunningController;
-  let registration: ServedApiRegistration | undefined;
+  let served: ServedController | undefined;
   let rendered: Item[] = [];
   let renderedFile = '';
-  let v2Dir = '';
 
   before(async () => {
     ({ tmp } = await setUpE2e({ tmpPrefix: 'served-view-e2e-' }));
-    const certs = path.join(tmp, 'certs');
-    execFileSync(
-      path.join(repoRoot, 'hack', 'serving-cert.sh'),
-      [
-        ...['--out', certs, '--namespace', NAMESPACE, '--service', SERVICE, '--no-secret'],
-        ...['--days', '2', '--ip', '127.0.0.1', '--dns', 'localhost'],
-      ],
-      { stdio: 'pipe' },
-    );
-    ca = await readFile(path.join(certs, 'ca.crt'), 'utf8');
-    port = await freePort();
-    controller = (
-      await setUpE2e({
-        controller: {
-          args: [
-            '--object-view=served',
-            // All addresses: the apiserver connects to this host's non-loopback one.
-            `--api-listen=0.0.0.0:${port}`,
-            `--tls-cert-file=${certs}/tls.crt`,
-            `--tls-key-file=${certs}/tls.key`,
-            '--no-metrics-secure',
-          ],
-        },
-      })
-    ).controller;
-    registration = await registerServedApi({
-      port,
-      caBundle: ca,
-      namespace: NAMESPACE,
-      service: SERVICE,
-    });
+    served = await startServedController({ tmp, service: 'catalogd-served-e2e' });
     await pushAndSync(name, sampleDir, `sample:${name}`);
     renderedFile = path.join(tmp, 'rendered.yaml');
     await renderTo(sampleDir, renderedFile, [
-      ...['--catalog', name, '--server-url', controller.serverUrl, '--object-view', 'served'],
+      ...['--catalog', name, '--server-url', served.controller.serverUrl],
+      ...['--object-view', 'served'],
     ]);
     rendered = loadAll(await readFile(renderedFile, 'utf8')) as Item[];
   });
 
   after(async () => {
     await kubectl(['delete', 'clusterrolebinding,clusterrole', reader, '--ignore-not-found']);
-    await registration?.unregister();
-    await tearDownE2e({ controllers: [controller], catalogs: [name], tmp });
-    if (v2Dir) await rm(v2Dir, { recursive: true, force: true });
+    await served?.stop();
+    await tearDownE2e({ catalogs: [name], tmp });
   });
 
-  async function list(query: string): Promise<List> {
-    return JSON.parse(await kubectlOk(['get', '--raw', `${COLLECTION}?${query}`])) as List;
-  }
+  const list = (query: Record<string, string> = {}) =>
+    listServed<Item>(COLLECTION, { labelSelector: `catalog=${name}`, ...query });
 
   it('is discovered (api-resources) and explained from its OpenAPI', async () => {
     const resources = await kubectlOk([
@@ -148,7 +100,7 @@ describe('served view e2e: CatalogMetadata through the aggregation layer', funct
     expect(names(got.items)).to.deep.equal(names(want));
     for (const o of got.items) expect(o.apiVersion).to.equal(`${SERVED_GROUP}/v1`);
     // Every object of the catalog, as render prints them.
-    const all = await list(`labelSelector=catalog%3D${name}`);
+    const all = await list();
     expect(names(all.items)).to.deep.equal(names(rendered));
     // Nothing in etcd: the CRD mode's resource holds none of this catalog's objects.
     const crd = JSON.parse(
@@ -191,15 +143,13 @@ describe('served view e2e: CatalogMetadata through the aggregation layer', funct
 
   it('pages with limit and continue, one revision across the pages', async () => {
     const seen: string[] = [];
-    let page = await list(`labelSelector=catalog%3D${name}&limit=2`);
+    let page = await list({ limit: '2' });
     const rv = page.metadata.resourceVersion;
     seen.push(...page.items.map((i) => i.metadata.name));
     let pages = 1;
     while (page.metadata.continue) {
       expect(page.items.length).to.be.at.most(2);
-      page = await list(
-        `labelSelector=catalog%3D${name}&limit=2&continue=${encodeURIComponent(page.metadata.continue)}`,
-      );
+      page = await list({ limit: '2', continue: page.metadata.continue });
       expect(page.metadata.resourceVersion).to.equal(rv);
       seen.push(...page.items.map((i) => i.metadata.name));
       pages++;
@@ -251,7 +201,8 @@ describe('served view e2e: CatalogMetadata through the aggregation layer', funct
   });
 
   it('refuses a direct connection without the front-proxy certificate (401)', async () => {
-    expect(await direct(`https://127.0.0.1:${port}${COLLECTION}`, ca)).to.equal(401);
+    const answer = await httpsGet(`${served!.directUrl}${COLLECTION}`, served!.ca);
+    expect(answer.status).to.equal(401);
   });
 
   it('`kubectl diff` of `render --object-view served` output exits 0, client- and server-side', async () => {
@@ -262,31 +213,13 @@ describe('served view e2e: CatalogMetadata through the aggregation layer', funct
   });
 
   it('watches a catalog update from the list resourceVersion: the added bundle and the changed channel', async () => {
-    const before = await list(`labelSelector=catalog%3D${name}`);
+    const before = await list();
     const rv = before.metadata.resourceVersion ?? '';
     expect(rv).to.not.equal('');
-    v2Dir = await writeSampleV2();
-    const old = (await getCatalog(name)).status?.contentHash;
-    await applyCatalog(name, await push(v2Dir, `sample-v2:${name}`));
-    await pollUntil(
-      async () => {
-        const c = await getCatalog(name);
-        return c.status?.contentHash !== old && objectsSynced(c) ? c : undefined;
-      },
-      { timeoutMs: 120_000, what: `${name} to serve the new revision` },
-    );
+    await syncSampleV2(name);
     // A watch from the old list's resourceVersion replays what changed since, then ends.
-    const stream = await kubectlOk([
-      'get',
-      '--raw',
-      `${COLLECTION}?watch=1&labelSelector=catalog%3D${name}&resourceVersion=${encodeURIComponent(rv)}&timeoutSeconds=3`,
-    ]);
-    const events = stream
-      .split('\n')
-      .filter((l) => l.trim() !== '')
-      .map((l) => JSON.parse(l) as { type: string; object: Item });
+    const events = await watchFrom<Item>(COLLECTION, `catalog=${name}`, rv);
     const changes = events
-      .filter((e) => e.type !== 'BOOKMARK')
       .map((e) => `${e.type} ${e.object.spec.schema} ${e.object.spec.name ?? ''}`)
       .sort();
     expect(changes).to.deep.equal([
@@ -294,8 +227,8 @@ describe('served view e2e: CatalogMetadata through the aggregation layer', funct
       'MODIFIED olm.channel alpha',
     ]);
     // Each event's resourceVersion is a point to resume from; the last is the list's now.
-    const after = await list(`labelSelector=catalog%3D${name}`);
-    const last = events.filter((e) => e.type !== 'BOOKMARK').at(-1)!;
+    const after = await list();
+    const last = events.at(-1)!;
     expect(last.object.metadata.resourceVersion).to.equal(after.metadata.resourceVersion);
     expect(after.items).to.have.length(before.items.length + 1);
   });

@@ -13,6 +13,7 @@ export interface InformerLine {
     | 'WATCH'
     | 'WATCH_END'
     | 'WATCH_ERROR'
+    | 'WATCH_EVENT_ERROR'
     | 'ADD'
     | 'UPDATE'
     | 'DELETE'
@@ -32,13 +33,10 @@ export interface RunningInformer {
   readonly lines: readonly InformerLine[];
   /** The ADD/UPDATE/DELETE lines after the initial list. */
   events(): InformerLine[];
-  /** How many LISTs the reflector made. */
-  lists(): number;
   /** The store as the events built it: name → content-hash annotation. */
   view(): Map<string, string>;
   /** SIGTERM; resolves with the store the informer printed as it stopped. */
   stop(): Promise<Record<string, string>>;
-  stderr(): string;
 }
 
 /** Starts informer-check on the served CatalogMetadata with `selector`; resolves once synced. */
@@ -58,7 +56,6 @@ export async function startInformer(selector: string): Promise<RunningInformer> 
   const running: RunningInformer = {
     lines,
     events: () => lines.filter((l) => ['ADD', 'UPDATE', 'DELETE'].includes(l.event) && !l.initial),
-    lists: () => lines.filter((l) => l.event === 'LIST' && !l.error).length,
     view: () => {
       const m = new Map<string, string>();
       for (const l of lines) {
@@ -74,7 +71,6 @@ export async function startInformer(selector: string): Promise<RunningInformer> 
       if (!store) throw new Error(`informer-check printed no store; stderr: ${stderr}`);
       return store.objects ?? {};
     },
-    stderr: () => stderr,
   };
   await pollUntil(
     async () => {

@@ -1,8 +1,13 @@
 // A catalog for the plugin's golden tests: FBC blobs served as CatalogMetadata objects by a fake
 // KubeClient (one Serving ClusterCatalog; lists answered with every object, as the client
 // re-checks each against the query's exact spec fields).
-import type { CatalogMetadata, ClusterCatalog } from '../../src/api/v1/index.js';
-import { LABEL_METADATA_NAME, revisionBaseUrl } from '../../src/api/v1/index.js';
+import type { CatalogMetadata, ClusterCatalog, ObjectView } from '../../src/api/v1/index.js';
+import {
+  API_VERSION,
+  LABEL_METADATA_NAME,
+  SERVED_API_VERSION,
+  revisionBaseUrl,
+} from '../../src/api/v1/index.js';
 import type { AnyBlob } from '../../src/client/index.js';
 import { CatalogClient } from '../../src/client/index.js';
 import type { KubeClient, RequestOptions } from '../../src/kube/index.js';
@@ -199,7 +204,7 @@ export function catalogsClient(
   /** Answers the GraphQL endpoints' URLs (`.../api/v1/graphql`); none: 404 as any other. */
   graphql?: typeof fetch,
   /** The groups whose discovery documents list catalogmetadata (default: the CRD mode's). */
-  views: ReadonlyArray<'crd' | 'served'> = ['crd'],
+  views: readonly ObjectView[] = ['crd'],
 ): {
   client: CatalogClient;
   requests: string[];
@@ -233,8 +238,8 @@ export function catalogsClient(
       // The client's discovery of the object view (src/client/object-view.ts): the CRD mode's
       // documents, not counted among the command's requests.
       if (opts.resource === 'discovery')
-        return (path === '/apis/olm.operatorframework.io/v1' && views.includes('crd')) ||
-          (path === '/apis/content.olm.operatorframework.io/v1' && views.includes('served'))
+        return (path === `/apis/${API_VERSION}` && views.includes('crd')) ||
+          (path === `/apis/${SERVED_API_VERSION}` && views.includes('served'))
           ? Promise.resolve({ resources: [{ name: 'catalogmetadata' }] })
           : Promise.reject(new KubeApiError(404, 'NotFound', 'not found', 'get', 'discovery'));
       const q = opts.query ?? {};

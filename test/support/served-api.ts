@@ -6,12 +6,11 @@
 // HOST_IP from .local/env (the default route's address), never loopback, which the apiserver
 // refuses as an endpoint. The server must listen on that address (or on all of them).
 import os from 'node:os';
+import { SERVED_GROUP, VERSION as SERVED_VERSION } from '../../src/api/v1/index.js';
 import { readClusterEnv } from './cluster.js';
 import { kubectl, kubectlOk } from './kubectl.js';
 import { pollUntil } from './poll.js';
 
-export const SERVED_GROUP = 'content.olm.operatorframework.io';
-export const SERVED_VERSION = 'v1';
 /** The APIService's name: `<version>.<group>`; one group-version has one backend. */
 export const SERVED_API_SERVICE = `${SERVED_VERSION}.${SERVED_GROUP}`;
 
@@ -42,7 +41,7 @@ export interface ServedApiRegistration {
  * The address of this host the apiserver reaches a backend on: HOST_IP of .local/env, else the
  * first non-internal IPv4 address of this machine.
  */
-export function hostAddress(): string {
+function hostAddress(): string {
   let fromEnv: string | undefined;
   try {
     fromEnv = readClusterEnv().HOST_IP;
@@ -58,7 +57,7 @@ export function hostAddress(): string {
 }
 
 /** The Service, its EndpointSlice and the APIService, as one List for kubectl apply|delete. */
-export function servedApiObjects(o: Required<RegisterServedApiOptions>): string {
+function servedApiObjects(o: Required<RegisterServedApiOptions>): string {
   const labels = { 'app.kubernetes.io/name': 'catalogd-ts-served-e2e' };
   const items = [
     {

@@ -3,6 +3,7 @@
 // recorded, each catalog's blobs may hold any JSON value (hostile catalogs), and the catalog
 // watch waits until aborted.
 import type { CatalogMetadata, ClusterCatalog } from '../../src/api/v1/index.js';
+import { GROUP } from '../../src/api/v1/index.js';
 import type { CatalogClient, MetadataQuery } from '../../src/client/index.js';
 
 export type Blobs = Array<Record<string, unknown>>;
@@ -59,7 +60,7 @@ export function fakeCatalogs(
     objectView: () =>
       Promise.resolve({
         view: 'crd' as const,
-        group: 'olm.operatorframework.io',
+        group: GROUP,
         reason: 'the cluster serves the CatalogMetadata CRD only',
         both: false,
       }),

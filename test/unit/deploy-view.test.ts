@@ -2,14 +2,14 @@
 // kubectl records its calls and renders the overlay it is asked to apply (with the real
 // kubectl's kustomize), in a scratch CATALOGD_LOCAL whose env names a node registry.
 import { expect } from 'chai';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadAll } from 'js-yaml';
-
-const repoRoot = path.resolve(import.meta.dirname, '..', '..');
-const API_SERVICE = 'v1.content.olm.operatorframework.io';
+import { repoRoot } from '../support/cluster.js';
+import { localKubectl } from '../support/local-kubectl.js';
+import { SERVED_API_SERVICE as API_SERVICE } from '../support/served-api.js';
 
 interface Rendered {
   kind: string;
@@ -24,13 +24,7 @@ describe('make deploy VIEW (hack/deploy.sh)', function () {
     local = mkdtempSync(path.join(tmpdir(), 'deploy-view-'));
     const bin = path.join(local, 'bin');
     mkdirSync(bin);
-    const realKubectl = path.join(
-      process.env.KUBE_BIN_DIR ||
-        execFileSync(path.join(repoRoot, 'hack', 'controlplane', 'build.sh'), {
-          encoding: 'utf8',
-        }).trim(),
-      'kubectl',
-    );
+    const realKubectl = localKubectl();
     // Records each call; `-k DIR` is rendered to rendered.yaml; everything else succeeds.
     writeFileSync(
       path.join(bin, 'kubectl'),

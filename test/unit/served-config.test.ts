@@ -2,18 +2,19 @@
 // kustomize` over config/default as an overlay adds it: no CatalogMetadata CRD, the controller's
 // flags and port, the APIService wired to the Service and its certificate, and the RBAC of an
 // aggregated apiserver. The CRD mode (config/default alone) keeps its CRD and has no APIService.
-// kubectl is the cached one of the local control plane (hack/controlplane/build.sh), as in e2e.
+// kubectl is the local control plane's (test/support/local-kubectl.ts), as in e2e.
 import { expect } from 'chai';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadAll } from 'js-yaml';
+import { SERVED_GROUP } from '../../src/api/v1/index.js';
+import { repoRoot } from '../support/cluster.js';
+import { localKubectl } from '../support/local-kubectl.js';
+import { SERVED_API_SERVICE as API_SERVICE } from '../support/served-api.js';
 
-const repoRoot = path.resolve(import.meta.dirname, '..', '..');
 const NS = 'catalogd-system';
-const API_SERVICE = 'v1.content.olm.operatorframework.io';
-const SERVED_GROUP = 'content.olm.operatorframework.io';
 
 interface KObject {
   apiVersion: string;
@@ -67,15 +68,6 @@ interface ApiService extends KObject {
   };
 }
 
-function kubectlPath(): string {
-  const dir =
-    process.env.KUBE_BIN_DIR ||
-    execFileSync(path.join(repoRoot, 'hack', 'controlplane', 'build.sh'), {
-      encoding: 'utf8',
-    }).trim();
-  return path.join(dir, 'kubectl');
-}
-
 /** config/default with these components of config/, rendered. */
 function render(components: string[]): KObject[] {
   const dir = mkdtempSync(path.join(tmpdir(), 'served-config-'));
@@ -91,7 +83,7 @@ function render(components: string[]): KObject[] {
         '',
       ].join('\n'),
     );
-    const out = execFileSync(kubectlPath(), ['kustomize', dir], { encoding: 'utf8' });
+    const out = execFileSync(localKubectl(), ['kustomize', dir], { encoding: 'utf8' });
     return (loadAll(out) as KObject[]).filter(Boolean);
   } finally {
     rmSync(dir, { recursive: true, force: true });
