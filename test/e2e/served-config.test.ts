@@ -2,7 +2,8 @@
 // kustomize` over config/default as an overlay adds it: no CatalogMetadata CRD, the controller's
 // flags and port, the APIService wired to the Service and its certificate, and the RBAC of an
 // aggregated apiserver. The CRD mode (config/default alone) keeps its CRD and has no APIService.
-// kubectl is the local control plane's (test/support/local-kubectl.ts), as in e2e.
+// kubectl is the local control plane's (test/support/local-kubectl.ts): an e2e test, which
+// `make test-e2e` runs once the control plane is built (a unit run has no kubectl to call).
 import { expect } from 'chai';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';

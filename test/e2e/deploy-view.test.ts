@@ -1,6 +1,7 @@
 // `make deploy VIEW=served|crd` (hack/deploy.sh, CATALOGD_VIEW) without a cluster: a stand-in
 // kubectl records its calls and renders the overlay it is asked to apply (with the real
-// kubectl's kustomize), in a scratch CATALOGD_LOCAL whose env names a node registry.
+// kubectl's kustomize), in a scratch CATALOGD_LOCAL whose env names a node registry. In e2e:
+// it runs the control plane's kubectl, which only `make test-e2e` builds first.
 import { expect } from 'chai';
 import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
