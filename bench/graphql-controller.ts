@@ -6,8 +6,8 @@
 import { execFileSync } from 'node:child_process';
 import { Agent as HttpAgent } from 'node:http';
 import { pushCatalog } from '../src/source/index.js';
-import { useLocalCluster } from '../hack/graphql-compare/sides.js';
 import { pollUntil } from '../test/support/poll.js';
+import { useLocalCluster } from './lib/cluster.js';
 import { log } from './lib/config.js';
 import { startController } from './lib/controller-process.js';
 import type { ClientsResult, Target } from './lib/graphql-clients.js';

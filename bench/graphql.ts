@@ -9,7 +9,7 @@
 //     package's olm.package, olm.channel and olm.bundle blobs through upstream's fields;
 //   - the server's peak RSS while 16 clients send those queries at once.
 // With --upstream, upstream catalogd v1.11 (GraphQLCatalogQueries on; needs `make cluster-up`,
-// hack/graphql-compare/sides.ts) serves the same catalogs, and the same queries are timed against
+// bench/lib/upstream.ts) serves the same catalogs, and the same queries are timed against
 // both over HTTPS, interleaved query by query, and its RSS under the same 16 clients. With
 // --controller, the whole controller syncs the same catalogs and takes the same 16 clients
 // (bench/graphql-controller.ts): its peak RSS.
@@ -31,8 +31,6 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
-import type { Side } from '../hack/graphql-compare/sides.js';
-import { startUpstreamSide } from '../hack/graphql-compare/sides.js';
 import { CatalogHasher, readCatalog } from '../src/fbc/index.js';
 import { ContentStore } from '../src/server/index.js';
 import { generateCatalog } from '../test/support/fbcgen.js';
@@ -43,6 +41,8 @@ import type { ClientsResult, Target, Timing } from './lib/graphql-clients.js';
 import { CLIENTS, onePackage, peakRssUnderClients, post, time } from './lib/graphql-clients.js';
 import type { NamedQuery } from './lib/graphql-queries.js';
 import { UPSTREAM_HOWTO_QUERIES, upstreamSampleQueries } from './lib/graphql-queries.js';
+import type { UpstreamGraphql } from './lib/upstream.js';
+import { startUpstreamGraphql } from './lib/upstream.js';
 
 const TLS = path.join(ROOT, 'test/fixtures/tls');
 
@@ -109,7 +109,7 @@ async function main(): Promise<void> {
   const runs = Number(values.runs);
   const tmp = await mkdtemp(path.join(tmpdir(), 'graphql-bench-'));
   const procs: ChildProcess[] = [];
-  let upstream: Side | undefined;
+  let upstream: UpstreamGraphql | undefined;
   try {
     const gen = path.join(tmp, 'fbc');
     await generateCatalog(gen, { seed: 1, sizeMB: Number(values['size-mb']) });
@@ -151,18 +151,15 @@ async function main(): Promise<void> {
     });
     const targets = [oursOver(urls.http, 'catalogd-ts http')];
     if (values.upstream) {
-      upstream = await startUpstreamSide(
-        catalogs.map(({ name, dir }) => ({ name, dir })),
-        log,
-      );
+      upstream = await startUpstreamGraphql(catalogs, log);
       const u = upstream;
       targets.push(oursOver(urls.https, 'catalogd-ts https', ca), {
         id: 'upstream v1.11 https',
-        pid: u.pid!,
+        pid: u.pid,
         graphql: (c) => u.url(c),
         metas: (c) => u.url(c).replace(/graphql$/, 'metas'),
         additions: false,
-        ...(u.ca && { ca: u.ca }),
+        ca: u.ca,
         agent: new HttpsAgent({ keepAlive: true, maxSockets: 1 }),
       });
     }

@@ -5,11 +5,14 @@
 // token it insists on reading from the pod path, and its ClusterCatalog CRD.
 import { execFileSync, spawn } from 'node:child_process';
 import { createWriteStream, existsSync, readFileSync } from 'node:fs';
-import { appendFile, mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { pushCatalog } from '../../src/source/index.js';
+import { pollUntil } from '../../test/support/poll.js';
 import { freePort } from '../../test/support/ports.js';
-import type { Api } from './api.js';
+import { Api } from './api.js';
+import { useLocalCluster } from './cluster.js';
 import type { Controller } from './controller-process.js';
 import { supervise } from './controller-process.js';
 import { ROOT } from './config.js';
@@ -226,4 +229,112 @@ export async function startUpstream(
     scrape: () => Promise.resolve(''),
   });
   return Object.assign(c, { contentAddr });
+}
+
+// ---------- v1.11 with the GraphQL endpoint, serving FBC directories ----------
+
+const CRD = 'clustercatalogs.olm.operatorframework.io';
+
+function kubectl(args: string[], input?: string): string {
+  return execFileSync('kubectl', args, {
+    encoding: 'utf8',
+    input,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+}
+
+/**
+ * Replaces the ClusterCatalog CRD with `file`'s. Deleting the old one deletes its catalogs; a
+ * finalizer left by a controller no longer running would hold that forever, so they are cleared.
+ */
+function replaceCrd(file: string): void {
+  const left = kubectl(['get', 'clustercatalogs', '-o', 'name', '--ignore-not-found']);
+  for (const c of left.split('\n').filter(Boolean))
+    kubectl(['patch', c, '--type=merge', '-p', '{"metadata":{"finalizers":null}}']);
+  kubectl(['delete', 'crd', CRD, '--ignore-not-found', '--wait=true']);
+  kubectl(['apply', '--server-side', '--force-conflicts', '-f', file]);
+  kubectl(['wait', '--for=condition=Established', '--timeout=60s', `crd/${CRD}`]);
+}
+
+/** Upstream v1.11 serving catalogs (startUpstreamGraphql). */
+export interface UpstreamGraphql {
+  pid: number;
+  /** Its self-signed certificate, to trust for its https URLs. */
+  ca: Buffer;
+  /** The GraphQL URL of catalog `name`. */
+  url(name: string): string;
+  /** Stops it, deletes its CRD (and so the catalogs) and puts the project's back. */
+  close(): Promise<void>;
+}
+
+/**
+ * Upstream catalogd v1.11 with GraphQLCatalogQueries (and the metas handler) on, beside the
+ * local cluster (`make cluster-up`), its CRD in place of ours, each directory pushed to the
+ * cluster's registry and a ClusterCatalog for it Serving: the graphql bench's and
+ * hack/graphql-compare.ts's upstream.
+ */
+export async function startUpstreamGraphql(
+  catalogs: Array<{ name: string; dir: string }>,
+  log: (s: string) => void,
+): Promise<UpstreamGraphql> {
+  const { kubeconfig, registry } = useLocalCluster();
+  const binary = upstreamGraphqlBinary();
+  const work = await mkdtemp(path.join(os.tmpdir(), 'graphql-compare-upstream-'));
+  await allowInsecureRegistry(binary, registry);
+  const tls = selfSignedCert(work);
+  const ca = readFileSync(tls.cert);
+  const saDir = await serviceAccountFiles(Api.fromKubeconfig(kubeconfig), work);
+  replaceCrd(UPSTREAM_GRAPHQL_CRD);
+  const upstream = await startUpstream({
+    binDir: path.dirname(binary),
+    binary,
+    kubeconfig,
+    logDir: work,
+    serviceAccountDir: saDir,
+    tls,
+    featureGates: 'APIV1MetasHandler=true,GraphQLCatalogQueries=true',
+    registriesConf: path.join(path.dirname(binary), 'registries.conf'),
+  });
+  log(`upstream catalogd v1.11 on ${upstream.contentAddr} (log ${upstream.logFile})`);
+  try {
+    for (const { name, dir } of catalogs) {
+      const { ref } = await pushCatalog(dir, `${registry}/graphql-compare/${name}:latest`);
+      kubectl(
+        ['apply', '-f', '-'],
+        JSON.stringify({
+          apiVersion: 'olm.operatorframework.io/v1',
+          kind: 'ClusterCatalog',
+          metadata: { name },
+          spec: { source: { type: 'Image', image: { ref } } },
+        }),
+      );
+    }
+    for (const { name } of catalogs)
+      await pollUntil(
+        () => {
+          const c = JSON.parse(kubectl(['get', 'clustercatalog', name, '-o', 'json'])) as {
+            status?: { conditions?: Array<{ type: string; status: string }> };
+          };
+          return Promise.resolve(
+            c.status?.conditions?.some((x) => x.type === 'Serving' && x.status === 'True'),
+          );
+        },
+        { timeoutMs: 600_000, intervalMs: 1000, what: `upstream serving ${name}` },
+      );
+  } catch (err) {
+    await upstream.stop();
+    throw err;
+  }
+  return {
+    pid: upstream.pid,
+    ca,
+    url: (name) => `https://${upstream.contentAddr}/catalogs/${name}/api/v1/graphql`,
+    async close() {
+      // Deleted while upstream runs: it removes its finalizers (and its files).
+      for (const { name } of catalogs) kubectl(['delete', 'clustercatalog', name, '--wait=true']);
+      await upstream.stop();
+      replaceCrd(path.join(ROOT, 'crds', 'olm.operatorframework.io_clustercatalogs.yaml'));
+      await rm(work, { recursive: true, force: true });
+    },
+  };
 }
