@@ -9,6 +9,8 @@ import { appendFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { pushCatalog } from '../../src/source/index.js';
+import { applyCatalog, condition, getCatalog } from '../../test/support/catalogs.js';
+import { kubectlOk } from '../../test/support/kubectl.js';
 import { pollUntil } from '../../test/support/poll.js';
 import { freePort } from '../../test/support/ports.js';
 import { Api } from './api.js';
@@ -235,25 +237,17 @@ export async function startUpstream(
 
 const CRD = 'clustercatalogs.olm.operatorframework.io';
 
-function kubectl(args: string[], input?: string): string {
-  return execFileSync('kubectl', args, {
-    encoding: 'utf8',
-    input,
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-}
-
 /**
  * Replaces the ClusterCatalog CRD with `file`'s. Deleting the old one deletes its catalogs; a
  * finalizer left by a controller no longer running would hold that forever, so they are cleared.
  */
-function replaceCrd(file: string): void {
-  const left = kubectl(['get', 'clustercatalogs', '-o', 'name', '--ignore-not-found']);
+async function replaceCrd(file: string): Promise<void> {
+  const left = await kubectlOk(['get', 'clustercatalogs', '-o', 'name', '--ignore-not-found']);
   for (const c of left.split('\n').filter(Boolean))
-    kubectl(['patch', c, '--type=merge', '-p', '{"metadata":{"finalizers":null}}']);
-  kubectl(['delete', 'crd', CRD, '--ignore-not-found', '--wait=true']);
-  kubectl(['apply', '--server-side', '--force-conflicts', '-f', file]);
-  kubectl(['wait', '--for=condition=Established', '--timeout=60s', `crd/${CRD}`]);
+    await kubectlOk(['patch', c, '--type=merge', '-p', '{"metadata":{"finalizers":null}}']);
+  await kubectlOk(['delete', 'crd', CRD, '--ignore-not-found', '--wait=true']);
+  await kubectlOk(['apply', '--server-side', '--force-conflicts', '-f', file]);
+  await kubectlOk(['wait', '--for=condition=Established', '--timeout=60s', `crd/${CRD}`]);
 }
 
 /** Upstream v1.11 serving catalogs (startUpstreamGraphql). */
@@ -284,7 +278,7 @@ export async function startUpstreamGraphql(
   const tls = selfSignedCert(work);
   const ca = readFileSync(tls.cert);
   const saDir = await serviceAccountFiles(Api.fromKubeconfig(kubeconfig), work);
-  replaceCrd(UPSTREAM_GRAPHQL_CRD);
+  await replaceCrd(UPSTREAM_GRAPHQL_CRD);
   const upstream = await startUpstream({
     binDir: path.dirname(binary),
     binary,
@@ -297,30 +291,17 @@ export async function startUpstreamGraphql(
   });
   log(`upstream catalogd v1.11 on ${upstream.contentAddr} (log ${upstream.logFile})`);
   try {
-    for (const { name, dir } of catalogs) {
-      const { ref } = await pushCatalog(dir, `${registry}/graphql-compare/${name}:latest`);
-      kubectl(
-        ['apply', '-f', '-'],
-        JSON.stringify({
-          apiVersion: 'olm.operatorframework.io/v1',
-          kind: 'ClusterCatalog',
-          metadata: { name },
-          spec: { source: { type: 'Image', image: { ref } } },
-        }),
+    for (const { name, dir } of catalogs)
+      await applyCatalog(
+        name,
+        (await pushCatalog(dir, `${registry}/graphql-compare/${name}:latest`)).ref,
       );
-    }
     for (const { name } of catalogs)
-      await pollUntil(
-        () => {
-          const c = JSON.parse(kubectl(['get', 'clustercatalog', name, '-o', 'json'])) as {
-            status?: { conditions?: Array<{ type: string; status: string }> };
-          };
-          return Promise.resolve(
-            c.status?.conditions?.some((x) => x.type === 'Serving' && x.status === 'True'),
-          );
-        },
-        { timeoutMs: 600_000, intervalMs: 1000, what: `upstream serving ${name}` },
-      );
+      await pollUntil(async () => condition(await getCatalog(name), 'Serving')?.status === 'True', {
+        timeoutMs: 600_000,
+        intervalMs: 1000,
+        what: `upstream serving ${name}`,
+      });
   } catch (err) {
     await upstream.stop();
     throw err;
@@ -331,9 +312,10 @@ export async function startUpstreamGraphql(
     url: (name) => `https://${upstream.contentAddr}/catalogs/${name}/api/v1/graphql`,
     async close() {
       // Deleted while upstream runs: it removes its finalizers (and its files).
-      for (const { name } of catalogs) kubectl(['delete', 'clustercatalog', name, '--wait=true']);
+      for (const { name } of catalogs)
+        await kubectlOk(['delete', 'clustercatalog', name, '--wait=true']);
       await upstream.stop();
-      replaceCrd(path.join(ROOT, 'crds', 'olm.operatorframework.io_clustercatalogs.yaml'));
+      await replaceCrd(path.join(ROOT, 'crds', 'olm.operatorframework.io_clustercatalogs.yaml'));
       await rm(work, { recursive: true, force: true });
     },
   };
