@@ -15,16 +15,21 @@ export const CLIENTS = 16;
 
 export interface Reply {
   status: number;
+  contentType: string;
   body: string;
   ms: number;
 }
 
-/** One request over `agent`; `ca` trusts a certificate for https. */
+/**
+ * One request over `agent` (undefined: the global one), the answer read whole; `ca` trusts a
+ * certificate for https. A body is POSTed as JSON, none is a GET, unless `method` says.
+ */
 export function send(
-  agent: HttpAgent,
+  agent: HttpAgent | undefined,
   url: string,
   body: string | undefined,
   ca?: Buffer,
+  method: 'GET' | 'POST' = body === undefined ? 'GET' : 'POST',
 ): Promise<Reply> {
   const t0 = performance.now();
   const u = new URL(url);
@@ -34,7 +39,7 @@ export function send(
       u,
       {
         agent,
-        method: body === undefined ? 'GET' : 'POST',
+        method,
         headers: body === undefined ? {} : { 'content-type': 'application/json' },
         ...(ca && { ca }),
       },
@@ -44,6 +49,7 @@ export function send(
         res.on('end', () =>
           resolve({
             status: res.statusCode ?? 0,
+            contentType: String(res.headers['content-type'] ?? ''),
             body: Buffer.concat(chunks).toString('utf8'),
             ms: performance.now() - t0,
           }),

@@ -4,10 +4,9 @@
 // cluster, syncing the same directories pushed as images to the local registry
 // (bench/lib/upstream.ts, which the graphql bench shares).
 import { mkdtemp, rm } from 'node:fs/promises';
-import http from 'node:http';
-import https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
+import { send } from '../../bench/lib/graphql-clients.js';
 import { startUpstreamGraphql } from '../../bench/lib/upstream.js';
 import { CatalogHasher, readCatalog } from '../../src/fbc/index.js';
 import { createGraphqlEndpoint } from '../../src/graphql/index.js';
@@ -21,49 +20,10 @@ export interface CatalogDir {
 }
 
 export interface Side {
-  /** The serving process, when it is not this one. */
-  pid?: number;
-  /** The certificate to trust for its https URLs. */
-  ca?: Buffer;
   /** The GraphQL URL of catalog `name`. */
   url(name: string): string;
   send(url: string, method: 'POST' | 'GET', body: string | undefined): Promise<Answer>;
   close(): Promise<void>;
-}
-
-/** One request, the answer read whole (`ca`: trust that certificate for https). */
-export function request(
-  url: string,
-  method: 'POST' | 'GET',
-  body: string | undefined,
-  ca?: Buffer,
-): Promise<Answer> {
-  const u = new URL(url);
-  const mod = u.protocol === 'https:' ? https : http;
-  return new Promise((resolve, reject) => {
-    const req = mod.request(
-      u,
-      {
-        method,
-        headers: body === undefined ? {} : { 'content-type': 'application/json' },
-        ...(ca && { ca }),
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () =>
-          resolve({
-            status: res.statusCode ?? 0,
-            contentType: String(res.headers['content-type'] ?? ''),
-            body: Buffer.concat(chunks).toString('utf8'),
-          }),
-        );
-        res.on('error', reject);
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
 }
 
 /** catalogd-ts's content server with the GraphQL endpoint, over revisions built here. */
@@ -80,7 +40,7 @@ export async function startOurs(catalogs: CatalogDir[]): Promise<Side> {
   const server = await startContentServer({ store, graphql: createGraphqlEndpoint() });
   return {
     url: (name) => `${server.url}/catalogs/${name}/api/v1/graphql`,
-    send: (url, method, body) => request(url, method, body),
+    send: (url, method, body) => send(undefined, url, body, undefined, method),
     async close() {
       await server.close();
       await store.close();
@@ -95,5 +55,9 @@ export async function startUpstreamSide(
   log: (s: string) => void,
 ): Promise<Side> {
   const u = await startUpstreamGraphql(catalogs, log);
-  return { ...u, send: (url, method, body) => request(url, method, body, u.ca) };
+  return {
+    url: (name) => u.url(name),
+    send: (url, method, body) => send(undefined, url, body, u.ca, method),
+    close: () => u.close(),
+  };
 }
