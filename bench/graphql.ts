@@ -31,7 +31,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
-import { CatalogHasher, readCatalog } from '../src/fbc/index.js';
+import { readCatalog } from '../src/fbc/index.js';
 import { ContentStore } from '../src/server/index.js';
 import { generateCatalog } from '../test/support/fbcgen.js';
 import { MALLOC_ARENA_MAX, NODE_OPTIONS, RESULTS, ROOT, log, round } from './lib/config.js';
@@ -52,11 +52,9 @@ interface Catalog {
   contentHash: string;
 }
 
+/** The catalog's revision built from its directory, as the controller's publisher builds it. */
 async function storeCatalog(store: ContentStore, name: string, dir: string): Promise<Catalog> {
-  const hasher = new CatalogHasher();
-  for await (const b of readCatalog(dir, { catalog: name })) hasher.add(b.hash);
-  const contentHash = hasher.digest();
-  await store.buildRevision(name, contentHash, readCatalog(dir, { catalog: name }));
+  const { contentHash } = await store.buildNewRevision(name, readCatalog(dir, { catalog: name }));
   return { name, dir, contentHash };
 }
 

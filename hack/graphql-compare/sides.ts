@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { send } from '../../bench/lib/graphql-clients.js';
 import { startUpstreamGraphql } from '../../bench/lib/upstream.js';
-import { CatalogHasher, readCatalog } from '../../src/fbc/index.js';
+import { readCatalog } from '../../src/fbc/index.js';
 import { createGraphqlEndpoint } from '../../src/graphql/index.js';
 import { ContentStore, startContentServer } from '../../src/server/index.js';
 import type { Answer } from './compare.js';
@@ -31,10 +31,7 @@ export async function startOurs(catalogs: CatalogDir[]): Promise<Side> {
   const root = await mkdtemp(path.join(os.tmpdir(), 'graphql-compare-'));
   const store = new ContentStore(path.join(root, 'store'), { graceMs: 0 });
   for (const { name, dir } of catalogs) {
-    const hasher = new CatalogHasher();
-    for await (const b of readCatalog(dir, { catalog: name })) hasher.add(b.hash);
-    const contentHash = hasher.digest();
-    await store.buildRevision(name, contentHash, readCatalog(dir, { catalog: name }));
+    const { contentHash } = await store.buildNewRevision(name, readCatalog(dir, { catalog: name }));
     await store.activate(name, contentHash, new Date(0));
   }
   const server = await startContentServer({ store, graphql: createGraphqlEndpoint() });
