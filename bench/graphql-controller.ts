@@ -29,7 +29,7 @@ async function settledRss(pid: number): Promise<number> {
 export interface ControllerClients {
   catalog: string;
   package: string;
-  /** The controller's VmRSS once every catalog synced, before the clients. */
+  /** The 16 clients on the settled controller (rssBeforeMB: its VmRSS once every catalog synced). */
   clients: ClientsResult;
 }
 

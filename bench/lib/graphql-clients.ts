@@ -2,9 +2,9 @@
 // p50/p99 of a query, the peak RSS of a server process while 16 clients query it, and the
 // one-package query built from upstream-compatible root fields.
 import type { ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { procStatus } from '../../test/support/controller.js';
 import { round } from './config.js';
 import type { Shape } from './graphql-queries.js';
 import { SHAPE_QUERY, rootLists, selectAll } from './graphql-queries.js';
@@ -106,15 +106,15 @@ export async function time(
   };
 }
 
-export function rssBytes(pid: number, field: 'VmRSS' | 'VmHWM' = 'VmRSS'): number {
-  const m = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(
-    readFileSync(`/proc/${pid}/status`, 'utf8'),
-  );
-  return Number(m?.[1] ?? 0) * 1024;
+/** VmRSS of process `pid` (procStatus); throws once it is gone. */
+export function rssBytes(pid: number): number {
+  const s = procStatus(pid);
+  if (!s) throw new Error(`process ${pid} is gone`);
+  return s.rss;
 }
 
 /** process.memoryUsage() of a serve-server.mjs child, asked over its IPC channel. */
-export function memoryUsageOf(p: ChildProcess): Promise<NodeJS.MemoryUsage> {
+function memoryUsageOf(p: ChildProcess): Promise<NodeJS.MemoryUsage> {
   return new Promise((resolve) => {
     p.once('message', (m) => resolve(m as NodeJS.MemoryUsage));
     p.send('memoryUsage');
