@@ -244,12 +244,7 @@ async function main(): Promise<void> {
       // Upstream's CRD gives way to ours first (its close puts ours back).
       await upstream?.close();
       upstream = undefined;
-      controller = await controllerUnderClients(
-        catalogs.map(({ name, dir }) => ({ name, dir })),
-        queries,
-        Number(values.each),
-        tmp,
-      );
+      controller = await controllerUnderClients(catalogs, queries, Number(values.each), tmp);
     }
     const out = {
       runs,
@@ -267,6 +262,12 @@ async function main(): Promise<void> {
     await rm(tmp, { recursive: true, force: true });
   }
 }
+
+/** A peak-RSS cell: the peak, before, V8's share (ours) and what was resident after. */
+const rss = (x: ClientsResult | undefined) =>
+  x
+    ? `${x.peakRssMB} MB (${x.rssBeforeMB} MB before${x.peakHeapUsedMB === undefined ? '' : `; V8 heap used ≤ ${x.peakHeapUsedMB}, total ≤ ${x.peakHeapTotalMB}, external ≤ ${x.peakExternalMB}`}${x.after ? `; after: anonymous ${x.after.anonymousMB}, of it main arena ${x.after.mainArenaMB}, files ${x.after.fileMB}` : ''}; ${x.requests} requests in ${x.seconds} s, ${x.non200} not 200)`
+    : '-';
 
 /** The bench's table (README). */
 export function graphqlMarkdown(out: {
@@ -296,10 +297,6 @@ export function graphqlMarkdown(out: {
     row('one package, /api/v1/metas?package=', (t) => t.metasPackage);
     row('one package, GraphQL every field (upstream fields)', (t) => t.onePackageEveryField);
     for (const q of Object.keys(c.targets[ids[0]!]!.queries)) row(q, (t) => t.queries[q]);
-    const rss = (x: ClientsResult | undefined) =>
-      x
-        ? `${x.peakRssMB} MB (${x.rssBeforeMB} MB before${x.peakHeapUsedMB === undefined ? '' : `; V8 heap used ≤ ${x.peakHeapUsedMB}, total ≤ ${x.peakHeapTotalMB}, external ≤ ${x.peakExternalMB}`}${x.after ? `; after: anonymous ${x.after.anonymousMB}, of it main arena ${x.after.mainArenaMB}, files ${x.after.fileMB}` : ''}; ${x.requests} requests in ${x.seconds} s, ${x.non200} not 200)`
-        : '-';
     lines.push(
       `| peak RSS, ${CLIENTS} clients, process started for them | ${ids.map((i) => rss(c.targets[i]!.clients)).join(' | ')} |`,
       `| peak RSS, ${CLIENTS} clients, after the timings above | ${ids.map((i) => rss(c.targets[i]!.clientsAfterTimings)).join(' | ')} |`,
@@ -313,10 +310,7 @@ export function graphqlMarkdown(out: {
       '| --- | --- | --- |',
     );
     for (const c of out.controller) {
-      const x = c.clients;
-      lines.push(
-        `| ${c.catalog} | \`${c.package}\` | ${x.peakRssMB} MB (${x.rssBeforeMB} MB before; after: anonymous ${x.after?.anonymousMB}, of it main arena ${x.after?.mainArenaMB}, files ${x.after?.fileMB}; ${x.requests} requests in ${x.seconds} s, ${x.non200} not 200) |`,
-      );
+      lines.push(`| ${c.catalog} | \`${c.package}\` | ${rss(c.clients)} |`);
     }
   }
   return `${lines.join('\n')}\n`;
