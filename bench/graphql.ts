@@ -14,8 +14,8 @@
 // --controller, the whole controller syncs the same catalogs and takes the same 16 clients
 // (bench/graphql-controller.ts): its peak RSS.
 //
-//   npx tsx bench/graphql.ts [--size-mb 50] [--real /tmp/real/v4.20] [--runs 30] [--upstream]
-//                            [--controller]
+//   npx tsx bench/graphql.ts [--size-mb 50] [--real /tmp/real/v4.20] [--runs 30] [--each 2]
+//                            [--upstream] [--controller]
 //
 // The every-field query is built from upstream-compatible root fields (limit/offset over the
 // package's run of blobs in blob order); BENCH_GRAPHQL_PACKAGE_QUERY replaces the channels-and-
