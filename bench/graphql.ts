@@ -191,14 +191,12 @@ async function main(): Promise<void> {
           post(one.everyFieldQuery),
           runs,
         );
-        const metas = t.metas(c.name);
-        if (metas)
-          slot.metasPackage = await time(
-            t,
-            `${metas}?package=${encodeURIComponent(one.pkg)}`,
-            undefined,
-            runs,
-          );
+        slot.metasPackage = await time(
+          t,
+          `${t.metas(c.name)}?package=${encodeURIComponent(one.pkg)}`,
+          undefined,
+          runs,
+        );
       }
       for (const t of targets) {
         const mix = [
@@ -226,7 +224,7 @@ async function main(): Promise<void> {
         const plain = await startOurs();
         const pt = oursOver(https ? plain.urls.https : plain.urls.http, t.id, t.ca, plain.proc.pid);
         const metasMix = mix.map(() => ({
-          url: `${pt.metas(c.name)!}?package=${encodeURIComponent(one.pkg)}`,
+          url: `${pt.metas(c.name)}?package=${encodeURIComponent(one.pkg)}`,
           body: undefined,
         }));
         r.targets[t.id]!.clientsMetasOnly = await peakRssUnderClients(

@@ -67,7 +67,7 @@ export interface Target {
   id: string;
   pid: number;
   graphql(catalog: string): string;
-  metas(catalog: string): string | undefined;
+  metas(catalog: string): string;
   /** Answers the additions (fbcPackage, …): catalogd-ts, not upstream. */
   additions?: boolean;
   ca?: Buffer;
