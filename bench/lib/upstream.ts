@@ -2,7 +2,8 @@
 // v1.11 with the GraphQL endpoint, built by hack/upstream-catalogd/build.sh) as a process beside
 // the bench's cluster, for the peer scenario (bench/scenarios/peer.ts), the graphql bench and
 // hack/graphql-compare.ts: its registries.conf, a self-signed certificate, the ServiceAccount
-// token it insists on reading from the pod path, and its ClusterCatalog CRD.
+// token it insists on reading from the pod path, and its ClusterCatalog CRD; for the last two,
+// v1.11 started with its CRD in place of ours and FBC directories pushed and Serving.
 import { execFileSync, spawn } from 'node:child_process';
 import { createWriteStream, existsSync, readFileSync } from 'node:fs';
 import { appendFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
