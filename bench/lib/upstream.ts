@@ -239,13 +239,16 @@ export async function startUpstream(
 const CRD = 'clustercatalogs.olm.operatorframework.io';
 
 /**
- * Replaces the ClusterCatalog CRD with `file`'s. Deleting the old one deletes its catalogs; a
- * finalizer left by a controller no longer running would hold that forever, so they are cleared.
+ * Replaces the ClusterCatalog CRD with `file`'s (or installs it on a cluster without one).
+ * Deleting the old one deletes its catalogs; a finalizer left by a controller no longer running
+ * would hold that forever, so they are cleared.
  */
 async function replaceCrd(file: string): Promise<void> {
-  const left = await kubectlOk(['get', 'clustercatalogs', '-o', 'name', '--ignore-not-found']);
-  for (const c of left.split('\n').filter(Boolean))
-    await kubectlOk(['patch', c, '--type=merge', '-p', '{"metadata":{"finalizers":null}}']);
+  if (await kubectlOk(['get', 'crd', CRD, '-o', 'name', '--ignore-not-found'])) {
+    const left = await kubectlOk(['get', 'clustercatalogs', '-o', 'name']);
+    for (const c of left.split('\n').filter(Boolean))
+      await kubectlOk(['patch', c, '--type=merge', '-p', '{"metadata":{"finalizers":null}}']);
+  }
   await kubectlOk(['delete', 'crd', CRD, '--ignore-not-found', '--wait=true']);
   await kubectlOk(['apply', '--server-side', '--force-conflicts', '-f', file]);
   await kubectlOk(['wait', '--for=condition=Established', '--timeout=60s', `crd/${CRD}`]);
