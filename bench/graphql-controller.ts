@@ -3,40 +3,17 @@
 // bench/lib/controller-process.ts), syncing each catalog pushed to the local registry until its
 // objects are written, then the same 16 clients as against the content server alone, sent to
 // each catalog's status.urls.base: the controller's peak RSS, the SPEC's 150 MB bound's subject.
-import { execFileSync } from 'node:child_process';
 import { Agent as HttpAgent } from 'node:http';
 import { pushCatalog } from '../src/source/index.js';
-import { useLocalCluster } from '../hack/graphql-compare/sides.js';
+import { applyCatalog, getCatalog, objectsSynced } from '../test/support/catalogs.js';
+import { kubectlOk } from '../test/support/kubectl.js';
 import { pollUntil } from '../test/support/poll.js';
+import { useLocalCluster } from './lib/cluster.js';
 import { log } from './lib/config.js';
 import { startController } from './lib/controller-process.js';
 import type { ClientsResult, Target } from './lib/graphql-clients.js';
 import { onePackage, peakRssUnderClients, post, rssBytes } from './lib/graphql-clients.js';
 import type { NamedQuery } from './lib/graphql-queries.js';
-
-interface CatalogStatus {
-  metadata: { generation: number };
-  status?: {
-    urls?: { base?: string };
-    conditions?: Array<{ type: string; status: string; observedGeneration?: number }>;
-  };
-}
-
-const kubectl = (args: string[], input?: string) =>
-  execFileSync('kubectl', args, { encoding: 'utf8', input, stdio: ['pipe', 'pipe', 'pipe'] });
-
-/** Serving, and its objects written (ObjectsSynced=True of the current generation): its base. */
-function syncedBase(name: string): string | undefined {
-  const c = JSON.parse(kubectl(['get', 'clustercatalog', name, '-o', 'json'])) as CatalogStatus;
-  const is = (type: string) =>
-    c.status?.conditions?.some(
-      (x) =>
-        x.type === type &&
-        x.status === 'True' &&
-        (x.observedGeneration ?? c.metadata.generation) === c.metadata.generation,
-    );
-  return is('Serving') && is('ObjectsSynced') ? c.status?.urls?.base : undefined;
-}
 
 async function settledRss(pid: number): Promise<number> {
   const deadline = Date.now() + 90_000;
@@ -52,7 +29,7 @@ async function settledRss(pid: number): Promise<number> {
 export interface ControllerClients {
   catalog: string;
   package: string;
-  /** The controller's VmRSS once every catalog synced, before the clients. */
+  /** The 16 clients on the settled controller (rssBeforeMB: its VmRSS once every catalog synced). */
   clients: ClientsResult;
 }
 
@@ -71,27 +48,23 @@ export async function controllerUnderClients(
   const controller = await startController(kubeconfig, logDir);
   const out: ControllerClients[] = [];
   try {
-    for (const { name, dir } of catalogs) {
-      const { ref } = await pushCatalog(dir, `${registry}/graphql-bench/${name}:latest`);
-      kubectl(
-        ['apply', '-f', '-'],
-        JSON.stringify({
-          apiVersion: 'olm.operatorframework.io/v1',
-          kind: 'ClusterCatalog',
-          metadata: { name },
-          spec: { source: { type: 'Image', image: { ref } } },
-        }),
+    for (const { name, dir } of catalogs)
+      await applyCatalog(
+        name,
+        (await pushCatalog(dir, `${registry}/graphql-bench/${name}:latest`)).ref,
       );
-    }
     const bases = new Map<string, string>();
     for (const { name } of catalogs)
       bases.set(
         name,
-        await pollUntil(() => Promise.resolve(syncedBase(name)), {
-          timeoutMs: 900_000,
-          intervalMs: 1000,
-          what: `${name} synced by the controller`,
-        }),
+        // Its objects written (the current revision's): its base.
+        await pollUntil(
+          async () => {
+            const c = await getCatalog(name);
+            return objectsSynced(c) && c.status?.urls?.base;
+          },
+          { timeoutMs: 900_000, intervalMs: 1000, what: `${name} synced by the controller` },
+        ),
       );
     log(`graphql bench: the controller synced ${catalogs.map((c) => c.name).join(', ')}`);
     // The clients start on a settled controller (SPEC §7: ≤ 100 MB settled, ≤ 150 MB while 16
@@ -123,7 +96,7 @@ export async function controllerUnderClients(
     }
   } finally {
     for (const { name } of catalogs)
-      kubectl(['delete', 'clustercatalog', name, '--ignore-not-found', '--wait=true']);
+      await kubectlOk(['delete', 'clustercatalog', name, '--ignore-not-found', '--wait=true']);
     await controller.stop();
   }
   return out;

@@ -9,13 +9,13 @@
 //     package's olm.package, olm.channel and olm.bundle blobs through upstream's fields;
 //   - the server's peak RSS while 16 clients send those queries at once.
 // With --upstream, upstream catalogd v1.11 (GraphQLCatalogQueries on; needs `make cluster-up`,
-// hack/graphql-compare/sides.ts) serves the same catalogs, and the same queries are timed against
+// bench/lib/upstream.ts) serves the same catalogs, and the same queries are timed against
 // both over HTTPS, interleaved query by query, and its RSS under the same 16 clients. With
 // --controller, the whole controller syncs the same catalogs and takes the same 16 clients
 // (bench/graphql-controller.ts): its peak RSS.
 //
-//   npx tsx bench/graphql.ts [--size-mb 50] [--real /tmp/real/v4.20] [--runs 30] [--upstream]
-//                            [--controller]
+//   npx tsx bench/graphql.ts [--size-mb 50] [--real /tmp/real/v4.20] [--runs 30] [--each 2]
+//                            [--upstream] [--controller]
 //
 // The every-field query is built from upstream-compatible root fields (limit/offset over the
 // package's run of blobs in blob order); BENCH_GRAPHQL_PACKAGE_QUERY replaces the channels-and-
@@ -31,9 +31,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
-import type { Side } from '../hack/graphql-compare/sides.js';
-import { startUpstreamSide } from '../hack/graphql-compare/sides.js';
-import { CatalogHasher, readCatalog } from '../src/fbc/index.js';
+import { readCatalog } from '../src/fbc/index.js';
 import { ContentStore } from '../src/server/index.js';
 import { generateCatalog } from '../test/support/fbcgen.js';
 import { MALLOC_ARENA_MAX, NODE_OPTIONS, RESULTS, ROOT, log, round } from './lib/config.js';
@@ -43,6 +41,8 @@ import type { ClientsResult, Target, Timing } from './lib/graphql-clients.js';
 import { CLIENTS, onePackage, peakRssUnderClients, post, time } from './lib/graphql-clients.js';
 import type { NamedQuery } from './lib/graphql-queries.js';
 import { UPSTREAM_HOWTO_QUERIES, upstreamSampleQueries } from './lib/graphql-queries.js';
+import type { UpstreamGraphql } from './lib/upstream.js';
+import { startUpstreamGraphql } from './lib/upstream.js';
 
 const TLS = path.join(ROOT, 'test/fixtures/tls');
 
@@ -52,11 +52,9 @@ interface Catalog {
   contentHash: string;
 }
 
+/** The catalog's revision built from its directory, as the controller's publisher builds it. */
 async function storeCatalog(store: ContentStore, name: string, dir: string): Promise<Catalog> {
-  const hasher = new CatalogHasher();
-  for await (const b of readCatalog(dir, { catalog: name })) hasher.add(b.hash);
-  const contentHash = hasher.digest();
-  await store.buildRevision(name, contentHash, readCatalog(dir, { catalog: name }));
+  const { contentHash } = await store.buildNewRevision(name, readCatalog(dir, { catalog: name }));
   return { name, dir, contentHash };
 }
 
@@ -109,7 +107,7 @@ async function main(): Promise<void> {
   const runs = Number(values.runs);
   const tmp = await mkdtemp(path.join(tmpdir(), 'graphql-bench-'));
   const procs: ChildProcess[] = [];
-  let upstream: Side | undefined;
+  let upstream: UpstreamGraphql | undefined;
   try {
     const gen = path.join(tmp, 'fbc');
     await generateCatalog(gen, { seed: 1, sizeMB: Number(values['size-mb']) });
@@ -151,18 +149,15 @@ async function main(): Promise<void> {
     });
     const targets = [oursOver(urls.http, 'catalogd-ts http')];
     if (values.upstream) {
-      upstream = await startUpstreamSide(
-        catalogs.map(({ name, dir }) => ({ name, dir })),
-        log,
-      );
+      upstream = await startUpstreamGraphql(catalogs, log);
       const u = upstream;
       targets.push(oursOver(urls.https, 'catalogd-ts https', ca), {
         id: 'upstream v1.11 https',
-        pid: u.pid!,
+        pid: u.pid,
         graphql: (c) => u.url(c),
         metas: (c) => u.url(c).replace(/graphql$/, 'metas'),
         additions: false,
-        ...(u.ca && { ca: u.ca }),
+        ca: u.ca,
         agent: new HttpsAgent({ keepAlive: true, maxSockets: 1 }),
       });
     }
@@ -196,14 +191,12 @@ async function main(): Promise<void> {
           post(one.everyFieldQuery),
           runs,
         );
-        const metas = t.metas(c.name);
-        if (metas)
-          slot.metasPackage = await time(
-            t,
-            `${metas}?package=${encodeURIComponent(one.pkg)}`,
-            undefined,
-            runs,
-          );
+        slot.metasPackage = await time(
+          t,
+          `${t.metas(c.name)}?package=${encodeURIComponent(one.pkg)}`,
+          undefined,
+          runs,
+        );
       }
       for (const t of targets) {
         const mix = [
@@ -231,7 +224,7 @@ async function main(): Promise<void> {
         const plain = await startOurs();
         const pt = oursOver(https ? plain.urls.https : plain.urls.http, t.id, t.ca, plain.proc.pid);
         const metasMix = mix.map(() => ({
-          url: `${pt.metas(c.name)!}?package=${encodeURIComponent(one.pkg)}`,
+          url: `${pt.metas(c.name)}?package=${encodeURIComponent(one.pkg)}`,
           body: undefined,
         }));
         r.targets[t.id]!.clientsMetasOnly = await peakRssUnderClients(
@@ -249,12 +242,7 @@ async function main(): Promise<void> {
       // Upstream's CRD gives way to ours first (its close puts ours back).
       await upstream?.close();
       upstream = undefined;
-      controller = await controllerUnderClients(
-        catalogs.map(({ name, dir }) => ({ name, dir })),
-        queries,
-        Number(values.each),
-        tmp,
-      );
+      controller = await controllerUnderClients(catalogs, queries, Number(values.each), tmp);
     }
     const out = {
       runs,
@@ -272,6 +260,12 @@ async function main(): Promise<void> {
     await rm(tmp, { recursive: true, force: true });
   }
 }
+
+/** A peak-RSS cell: the peak, before, V8's share (ours) and what was resident after. */
+const rss = (x: ClientsResult | undefined) =>
+  x
+    ? `${x.peakRssMB} MB (${x.rssBeforeMB} MB before${x.peakHeapUsedMB === undefined ? '' : `; V8 heap used ≤ ${x.peakHeapUsedMB}, total ≤ ${x.peakHeapTotalMB}, external ≤ ${x.peakExternalMB}`}${x.after ? `; after: anonymous ${x.after.anonymousMB}, of it main arena ${x.after.mainArenaMB}, files ${x.after.fileMB}` : ''}; ${x.requests} requests in ${x.seconds} s, ${x.non200} not 200)`
+    : '-';
 
 /** The bench's table (README). */
 export function graphqlMarkdown(out: {
@@ -301,10 +295,6 @@ export function graphqlMarkdown(out: {
     row('one package, /api/v1/metas?package=', (t) => t.metasPackage);
     row('one package, GraphQL every field (upstream fields)', (t) => t.onePackageEveryField);
     for (const q of Object.keys(c.targets[ids[0]!]!.queries)) row(q, (t) => t.queries[q]);
-    const rss = (x: ClientsResult | undefined) =>
-      x
-        ? `${x.peakRssMB} MB (${x.rssBeforeMB} MB before${x.peakHeapUsedMB === undefined ? '' : `; V8 heap used ≤ ${x.peakHeapUsedMB}, total ≤ ${x.peakHeapTotalMB}, external ≤ ${x.peakExternalMB}`}${x.after ? `; after: anonymous ${x.after.anonymousMB}, of it main arena ${x.after.mainArenaMB}, files ${x.after.fileMB}` : ''}; ${x.requests} requests in ${x.seconds} s, ${x.non200} not 200)`
-        : '-';
     lines.push(
       `| peak RSS, ${CLIENTS} clients, process started for them | ${ids.map((i) => rss(c.targets[i]!.clients)).join(' | ')} |`,
       `| peak RSS, ${CLIENTS} clients, after the timings above | ${ids.map((i) => rss(c.targets[i]!.clientsAfterTimings)).join(' | ')} |`,
@@ -318,10 +308,7 @@ export function graphqlMarkdown(out: {
       '| --- | --- | --- |',
     );
     for (const c of out.controller) {
-      const x = c.clients;
-      lines.push(
-        `| ${c.catalog} | \`${c.package}\` | ${x.peakRssMB} MB (${x.rssBeforeMB} MB before; after: anonymous ${x.after?.anonymousMB}, of it main arena ${x.after?.mainArenaMB}, files ${x.after?.fileMB}; ${x.requests} requests in ${x.seconds} s, ${x.non200} not 200) |`,
-      );
+      lines.push(`| ${c.catalog} | \`${c.package}\` | ${rss(c.clients)} |`);
     }
   }
   return `${lines.join('\n')}\n`;

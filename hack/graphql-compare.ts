@@ -131,20 +131,21 @@ async function compareCatalog(
   const one = async (r: CompareRequest) => {
     const a = await both(sides, c.name, r, save);
     rows.push({ catalog: c.name, id: r.id, ...compareAnswers(a.ours, a.upstream) });
+    return a;
   };
   for (const r of UPSTREAM_HOWTO_QUERIES) await one(r);
   for (const r of upstreamSampleQueries()) await one(r);
   for (const r of fixedRequests()) await one(r);
-  const shapeAnswer = await ask(sides.upstream, c.name, { id: 'shape', query: SHAPE_QUERY });
+  // Upstream's introspection, compared, then the shape the scans select everything of.
+  const shapeAnswer = (await one({ id: 'intro:shape', query: SHAPE_QUERY })).upstream;
   const shape = (JSON.parse(shapeAnswer.body) as { data: Shape }).data;
-  await one({ id: 'intro:shape', query: SHAPE_QUERY });
   for (const root of rootLists(shape)) rows.push(await scan(sides, c, shape, root, save));
   return rows;
 }
 
 const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
-export function table(rows: Row[]): string {
+function table(rows: Row[]): string {
   const lines = ['| catalog | request | verdict | how they differ |', '| --- | --- | --- | --- |'];
   for (const r of rows)
     lines.push(`| ${r.catalog} | ${cell(r.id)} | ${r.verdict} | ${cell(r.detail)} |`);

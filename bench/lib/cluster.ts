@@ -10,6 +10,7 @@ import { CATALOG_METADATA_PLURAL, GROUP, VERSION } from '../../src/api/v1/index.
 import type { Api } from './api.js';
 import { CM } from './api.js';
 import { LOCAL, PPROF_DIR, PPROF_SECONDS, ROOT, log, round } from './config.js';
+import { readClusterEnv } from '../../test/support/cluster.js';
 import { procStatus } from '../../test/support/controller.js';
 import { procCpuSeconds } from './controller-process.js';
 
@@ -27,6 +28,18 @@ export function readEnvFile(file: string): Record<string, string> {
     if (eq > 0) env[line.slice(0, eq)] = line.slice(eq + 1).replace(/^"|"$/g, '');
   }
   return env;
+}
+
+/**
+ * The local cluster's environment (.local/env, or CATALOGD_LOCAL's: `make cluster-up`) put in
+ * this process's, so that kubectl and the pusher find the apiserver and registry.
+ */
+export function useLocalCluster(): { kubeconfig: string; registry: string } {
+  const env = readClusterEnv();
+  process.env.KUBECONFIG = env.KUBECONFIG;
+  process.env.REGISTRY = env.REGISTRY;
+  process.env.PATH = `${env.KUBE_BIN_DIR}:${process.env.PATH}`;
+  return { kubeconfig: env.KUBECONFIG, registry: env.REGISTRY };
 }
 
 // ---------- etcd ----------

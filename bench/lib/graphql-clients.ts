@@ -2,9 +2,9 @@
 // p50/p99 of a query, the peak RSS of a server process while 16 clients query it, and the
 // one-package query built from upstream-compatible root fields.
 import type { ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { procStatus } from '../../test/support/controller.js';
 import { round } from './config.js';
 import type { Shape } from './graphql-queries.js';
 import { SHAPE_QUERY, rootLists, selectAll } from './graphql-queries.js';
@@ -15,16 +15,21 @@ export const CLIENTS = 16;
 
 export interface Reply {
   status: number;
+  contentType: string;
   body: string;
   ms: number;
 }
 
-/** One request over `agent`; `ca` trusts a certificate for https. */
+/**
+ * One request over `agent` (undefined: the global one), the answer read whole; `ca` trusts a
+ * certificate for https. A body is POSTed as JSON, none is a GET, unless `method` says.
+ */
 export function send(
-  agent: HttpAgent,
+  agent: HttpAgent | undefined,
   url: string,
   body: string | undefined,
   ca?: Buffer,
+  method: 'GET' | 'POST' = body === undefined ? 'GET' : 'POST',
 ): Promise<Reply> {
   const t0 = performance.now();
   const u = new URL(url);
@@ -34,7 +39,7 @@ export function send(
       u,
       {
         agent,
-        method: body === undefined ? 'GET' : 'POST',
+        method,
         headers: body === undefined ? {} : { 'content-type': 'application/json' },
         ...(ca && { ca }),
       },
@@ -44,6 +49,7 @@ export function send(
         res.on('end', () =>
           resolve({
             status: res.statusCode ?? 0,
+            contentType: String(res.headers['content-type'] ?? ''),
             body: Buffer.concat(chunks).toString('utf8'),
             ms: performance.now() - t0,
           }),
@@ -61,7 +67,7 @@ export interface Target {
   id: string;
   pid: number;
   graphql(catalog: string): string;
-  metas(catalog: string): string | undefined;
+  metas(catalog: string): string;
   /** Answers the additions (fbcPackage, …): catalogd-ts, not upstream. */
   additions?: boolean;
   ca?: Buffer;
@@ -100,15 +106,15 @@ export async function time(
   };
 }
 
-export function rssBytes(pid: number, field: 'VmRSS' | 'VmHWM' = 'VmRSS'): number {
-  const m = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(
-    readFileSync(`/proc/${pid}/status`, 'utf8'),
-  );
-  return Number(m?.[1] ?? 0) * 1024;
+/** VmRSS of process `pid` (procStatus); throws once it is gone. */
+export function rssBytes(pid: number): number {
+  const s = procStatus(pid);
+  if (!s) throw new Error(`process ${pid} is gone`);
+  return s.rss;
 }
 
 /** process.memoryUsage() of a serve-server.mjs child, asked over its IPC channel. */
-export function memoryUsageOf(p: ChildProcess): Promise<NodeJS.MemoryUsage> {
+function memoryUsageOf(p: ChildProcess): Promise<NodeJS.MemoryUsage> {
   return new Promise((resolve) => {
     p.once('message', (m) => resolve(m as NodeJS.MemoryUsage));
     p.send('memoryUsage');

@@ -2,14 +2,20 @@
 // v1.11 with the GraphQL endpoint, built by hack/upstream-catalogd/build.sh) as a process beside
 // the bench's cluster, for the peer scenario (bench/scenarios/peer.ts), the graphql bench and
 // hack/graphql-compare.ts: its registries.conf, a self-signed certificate, the ServiceAccount
-// token it insists on reading from the pod path, and its ClusterCatalog CRD.
+// token it insists on reading from the pod path, and its ClusterCatalog CRD; for the last two,
+// v1.11 started with its CRD in place of ours and FBC directories pushed and Serving.
 import { execFileSync, spawn } from 'node:child_process';
 import { createWriteStream, existsSync, readFileSync } from 'node:fs';
-import { appendFile, mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { pushCatalog } from '../../src/source/index.js';
+import { applyCatalog, condition, getCatalog } from '../../test/support/catalogs.js';
+import { kubectlOk } from '../../test/support/kubectl.js';
+import { pollUntil } from '../../test/support/poll.js';
 import { freePort } from '../../test/support/ports.js';
-import type { Api } from './api.js';
+import { Api } from './api.js';
+import { useLocalCluster } from './cluster.js';
 import type { Controller } from './controller-process.js';
 import { supervise } from './controller-process.js';
 import { ROOT } from './config.js';
@@ -226,4 +232,95 @@ export async function startUpstream(
     scrape: () => Promise.resolve(''),
   });
   return Object.assign(c, { contentAddr });
+}
+
+// ---------- v1.11 with the GraphQL endpoint, serving FBC directories ----------
+
+const CRD = 'clustercatalogs.olm.operatorframework.io';
+
+/**
+ * Replaces the ClusterCatalog CRD with `file`'s (or installs it on a cluster without one).
+ * Deleting the old one deletes its catalogs; a finalizer left by a controller no longer running
+ * would hold that forever, so they are cleared.
+ */
+async function replaceCrd(file: string): Promise<void> {
+  if (await kubectlOk(['get', 'crd', CRD, '-o', 'name', '--ignore-not-found'])) {
+    const left = await kubectlOk(['get', 'clustercatalogs', '-o', 'name']);
+    for (const c of left.split('\n').filter(Boolean))
+      await kubectlOk(['patch', c, '--type=merge', '-p', '{"metadata":{"finalizers":null}}']);
+  }
+  await kubectlOk(['delete', 'crd', CRD, '--ignore-not-found', '--wait=true']);
+  await kubectlOk(['apply', '--server-side', '--force-conflicts', '-f', file]);
+  await kubectlOk(['wait', '--for=condition=Established', '--timeout=60s', `crd/${CRD}`]);
+}
+
+/** Upstream v1.11 serving catalogs (startUpstreamGraphql). */
+export interface UpstreamGraphql {
+  pid: number;
+  /** Its self-signed certificate, to trust for its https URLs. */
+  ca: Buffer;
+  /** The GraphQL URL of catalog `name`. */
+  url(name: string): string;
+  /** Stops it, deletes its CRD (and so the catalogs) and puts the project's back. */
+  close(): Promise<void>;
+}
+
+/**
+ * Upstream catalogd v1.11 with GraphQLCatalogQueries (and the metas handler) on, beside the
+ * local cluster (`make cluster-up`), its CRD in place of ours, each directory pushed to the
+ * cluster's registry and a ClusterCatalog for it Serving: the graphql bench's and
+ * hack/graphql-compare.ts's upstream.
+ */
+export async function startUpstreamGraphql(
+  catalogs: Array<{ name: string; dir: string }>,
+  log: (s: string) => void,
+): Promise<UpstreamGraphql> {
+  const { kubeconfig, registry } = useLocalCluster();
+  const binary = upstreamGraphqlBinary();
+  const work = await mkdtemp(path.join(os.tmpdir(), 'graphql-compare-upstream-'));
+  await allowInsecureRegistry(binary, registry);
+  const tls = selfSignedCert(work);
+  const ca = readFileSync(tls.cert);
+  const saDir = await serviceAccountFiles(Api.fromKubeconfig(kubeconfig), work);
+  await replaceCrd(UPSTREAM_GRAPHQL_CRD);
+  const upstream = await startUpstream({
+    binDir: path.dirname(binary),
+    binary,
+    kubeconfig,
+    logDir: work,
+    serviceAccountDir: saDir,
+    tls,
+    featureGates: 'APIV1MetasHandler=true,GraphQLCatalogQueries=true',
+    registriesConf: path.join(path.dirname(binary), 'registries.conf'),
+  });
+  log(`upstream catalogd v1.11 on ${upstream.contentAddr} (log ${upstream.logFile})`);
+  try {
+    for (const { name, dir } of catalogs)
+      await applyCatalog(
+        name,
+        (await pushCatalog(dir, `${registry}/graphql-compare/${name}:latest`)).ref,
+      );
+    for (const { name } of catalogs)
+      await pollUntil(async () => condition(await getCatalog(name), 'Serving')?.status === 'True', {
+        timeoutMs: 600_000,
+        intervalMs: 1000,
+        what: `upstream serving ${name}`,
+      });
+  } catch (err) {
+    await upstream.stop();
+    throw err;
+  }
+  return {
+    pid: upstream.pid,
+    ca,
+    url: (name) => `https://${upstream.contentAddr}/catalogs/${name}/api/v1/graphql`,
+    async close() {
+      // Deleted while upstream runs: it removes its finalizers (and its files).
+      for (const { name } of catalogs)
+        await kubectlOk(['delete', 'clustercatalog', name, '--wait=true']);
+      await upstream.stop();
+      await replaceCrd(path.join(ROOT, 'crds', 'olm.operatorframework.io_clustercatalogs.yaml'));
+      await rm(work, { recursive: true, force: true });
+    },
+  };
 }

@@ -42,33 +42,29 @@ export function canonical(text: string): string {
   }
 }
 
-function sortKeys(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(sortKeys);
-  if (v === null || typeof v !== 'object') return v;
-  const o = v as Record<string, unknown>;
-  return Object.fromEntries(
-    Object.keys(o)
-      .sort()
-      .map((k) => [k, sortKeys(o[k])]),
-  );
-}
-
-/** Every list sorted by its elements' canonical JSON, recursively (order-free equality). */
-function sortLists(v: unknown): unknown {
-  if (Array.isArray(v))
-    return v
-      .map(sortLists)
+/**
+ * Every object's keys sorted; with `lists`, every list too, by its elements' canonical JSON
+ * (order-free equality). Recursive.
+ */
+function sorted(v: unknown, lists: boolean): unknown {
+  if (Array.isArray(v)) {
+    const items = v.map((x) => sorted(x, lists));
+    if (!lists) return items;
+    return items
       .map((x) => [JSON.stringify(x), x] as const)
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
       .map(([, x]) => x);
+  }
   if (v === null || typeof v !== 'object') return v;
   const o = v as Record<string, unknown>;
   return Object.fromEntries(
     Object.keys(o)
       .sort()
-      .map((k) => [k, sortLists(o[k])]),
+      .map((k) => [k, sorted(o[k], lists)]),
   );
 }
+const sortKeys = (v: unknown) => sorted(v, false);
+const sortLists = (v: unknown) => sorted(v, true);
 
 function parse(text: string): unknown {
   try {
@@ -79,7 +75,7 @@ function parse(text: string): unknown {
 }
 
 /** The first path where two JSON values differ, with both values there (cut to 120 chars). */
-export function firstDifference(a: unknown, b: unknown, at = '$'): string {
+function firstDifference(a: unknown, b: unknown, at = '$'): string {
   const cut = (v: unknown) => {
     const s = JSON.stringify(v) ?? 'undefined';
     return s.length > 120 ? `${s.slice(0, 117)}...` : s;
