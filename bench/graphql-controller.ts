@@ -13,7 +13,7 @@ import { log } from './lib/config.js';
 import { startController } from './lib/controller-process.js';
 import type { ClientsResult, Target } from './lib/graphql-clients.js';
 import { onePackage, peakRssUnderClients, post, rssBytes } from './lib/graphql-clients.js';
-import type { NamedQuery } from './lib/graphql-queries.js';
+import type { NamedQuery } from '../test/support/upstream-graphql-queries.js';
 
 async function settledRss(pid: number): Promise<number> {
   const deadline = Date.now() + 90_000;

@@ -39,8 +39,11 @@ import type { ControllerClients } from './graphql-controller.js';
 import { controllerUnderClients } from './graphql-controller.js';
 import type { ClientsResult, Target, Timing } from './lib/graphql-clients.js';
 import { CLIENTS, onePackage, peakRssUnderClients, post, time } from './lib/graphql-clients.js';
-import type { NamedQuery } from './lib/graphql-queries.js';
-import { UPSTREAM_HOWTO_QUERIES, upstreamSampleQueries } from './lib/graphql-queries.js';
+import type { NamedQuery } from '../test/support/upstream-graphql-queries.js';
+import {
+  UPSTREAM_HOWTO_QUERIES,
+  upstreamSampleQueries,
+} from '../test/support/upstream-graphql-queries.js';
 import type { UpstreamGraphql } from './lib/upstream.js';
 import { startUpstreamGraphql } from './lib/upstream.js';
 

@@ -19,11 +19,11 @@ import {
   UPSTREAM_HOWTO_QUERIES,
   rootLists,
   upstreamSampleQueries,
-} from '../bench/lib/graphql-queries.js';
+} from '../test/support/upstream-graphql-queries.js';
 import { repoRoot } from '../test/support/cluster.js';
 import type { Answer, Comparison } from './graphql-compare/compare.js';
 import { compareAnswers } from './graphql-compare/compare.js';
-import type { Shape } from '../bench/lib/graphql-queries.js';
+import type { Shape } from '../test/support/upstream-graphql-queries.js';
 import type { CompareRequest } from './graphql-compare/queries.js';
 import { fixedRequests, scanPage } from './graphql-compare/queries.js';
 import type { CatalogDir, Side } from './graphql-compare/sides.js';

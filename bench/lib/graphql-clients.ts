@@ -6,8 +6,8 @@ import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { procStatus } from '../../test/support/controller.js';
 import { round } from './config.js';
-import type { Shape } from './graphql-queries.js';
-import { SHAPE_QUERY, rootLists, selectAll } from './graphql-queries.js';
+import type { Shape } from '../../test/support/upstream-graphql-queries.js';
+import { SHAPE_QUERY, rootLists, selectAll } from '../../test/support/upstream-graphql-queries.js';
 import { residentMemory } from './proc-memory.js';
 import { percentile } from './stats.js';
 

@@ -1,10 +1,10 @@
 // The requests hack/graphql-compare.ts sends to both servers: upstream's own queries
-// (bench/lib/graphql-queries.ts), then, per catalog, every root field with every field of its
+// (test/support/upstream-graphql-queries.ts), then, per catalog, every root field with every field of its
 // type page by page (built from upstream's introspection), limit/offset bounds, summary,
 // introspection, and errors of each kind (parse, validation, the three limits, HTTP).
 
-import type { NamedQuery, Shape } from '../../bench/lib/graphql-queries.js';
-import { selectAll } from '../../bench/lib/graphql-queries.js';
+import type { NamedQuery, Shape } from '../../test/support/upstream-graphql-queries.js';
+import { selectAll } from '../../test/support/upstream-graphql-queries.js';
 
 /** One request: a query POSTed as `{"query": …}` unless `method`/`body` say otherwise. */
 export interface CompareRequest extends NamedQuery {

@@ -1,6 +1,6 @@
 // Upstream's documented GraphQL queries against the real controller (issue 56 acceptance): the
 // how-to's (operator-controller docs/draft/howto/catalog-queries-graphql-endpoint.md at v1.11.0,
-// bench/lib/graphql-queries.ts) and sample-queries.txt (committed with its origin in its header:
+// test/support/upstream-graphql-queries.ts) and sample-queries.txt (committed with its origin in its header:
 // test/fixtures/upstream/graphql-sample-queries-v1.11.0.txt), sent as upstream's curl examples
 // send them to the sample catalog's status.urls.base. Each answer has upstream's shape: `data`
 // holding every field the query selects, under its alias, lists of objects of the selected
@@ -10,7 +10,10 @@
 import { expect } from 'chai';
 import { Kind, parse } from 'graphql';
 import type { DocumentNode, FragmentDefinitionNode, SelectionSetNode } from 'graphql';
-import { UPSTREAM_HOWTO_QUERIES, upstreamSampleQueries } from '../../bench/lib/graphql-queries.js';
+import {
+  UPSTREAM_HOWTO_QUERIES,
+  upstreamSampleQueries,
+} from '../support/upstream-graphql-queries.js';
 import { sampleDir } from '../support/catalogs.js';
 import { serveSampleForSuite } from '../support/e2e-setup.js';
 import { uniqueName } from '../support/names.js';

@@ -1,7 +1,8 @@
 // Upstream catalogd's own GraphQL queries (operator-controller v1.11.0): the ones its how-to
 // shows (docs/draft/howto/catalog-queries-graphql-endpoint.md) and its sample-queries.txt
 // (internal/catalogd/graphql, committed as test/fixtures/upstream/graphql-sample-queries-v1.11.0.txt).
-// hack/graphql-compare.ts sends them to upstream and to catalogd-ts; the graphql bench times them.
+// hack/graphql-compare.ts sends them to upstream and to catalogd-ts, the graphql bench times them,
+// and test/e2e/graphql-upstream-docs.test.ts checks the shape of our answers to them.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 
