@@ -22,14 +22,12 @@
 // heads one with any query text in which $PACKAGE stands for the package's name.
 // Needs `make build`. Writes bench/results/graphql.json and prints a table.
 import type { ChildProcess } from 'node:child_process';
-import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { readCatalog } from '../src/fbc/index.js';
 import { ContentStore } from '../src/server/index.js';
@@ -44,6 +42,7 @@ import {
   UPSTREAM_HOWTO_QUERIES,
   upstreamSampleQueries,
 } from '../test/support/upstream-graphql-queries.js';
+import { startServer } from './lib/server-process.js';
 import type { UpstreamGraphql } from './lib/upstream.js';
 import { startUpstreamGraphql } from './lib/upstream.js';
 
@@ -84,15 +83,12 @@ interface CatalogResult {
   >;
 }
 
-async function startServer(
+/** serve-server.mjs started with `args`: the process and its HTTP and HTTPS addresses. */
+async function startServeServer(
   args: string[],
   env: NodeJS.ProcessEnv,
 ): Promise<[ChildProcess, { http: string; https: string }]> {
-  const p = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
-  const line = await new Promise<string>((resolve, reject) => {
-    createInterface({ input: p.stdout! }).once('line', resolve);
-    p.once('exit', (code) => reject(new Error(`serve-server exited ${code}`)));
-  });
+  const [p, line] = await startServer(process.execPath, args, env);
   return [p, JSON.parse(line) as { http: string; https: string }];
 }
 
@@ -126,7 +122,7 @@ async function main(): Promise<void> {
       SERVE_GRAPHQL: '1',
     };
     const startOurs = async () => {
-      const [p, u] = await startServer(
+      const [p, u] = await startServeServer(
         [
           path.join(ROOT, 'bench/serve-server.mjs'),
           store.root,

@@ -11,16 +11,17 @@
 // Needs `make build` (ours runs from dist/). Writes bench/results/serve.json and prints a table.
 import { spawn, execFileSync } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
-import { CatalogHasher, readCatalog } from '../src/fbc/index.js';
+import { readCatalog } from '../src/fbc/index.js';
 import { ContentStore } from '../src/server/index.js';
 import { generateCatalog, prng } from '../test/support/fbcgen.js';
+import { procStatus } from '../test/support/controller.js';
 import { MALLOC_ARENA_MAX, NODE_OPTIONS, RESULTS, ROOT, log, round } from './lib/config.js';
+import { memoryUsageOf, startServer } from './lib/server-process.js';
 
 const TLS = path.join(ROOT, 'test/fixtures/tls');
 const CA = path.join(TLS, 'ca.crt');
@@ -63,10 +64,8 @@ function quantile(xs: number[], q: number): number {
 }
 
 function rssBytes(pid: number, field: 'VmRSS' | 'VmHWM' = 'VmRSS'): number {
-  const m = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(
-    readFileSync(`/proc/${pid}/status`, 'utf8'),
-  );
-  return Number(m?.[1] ?? 0) * 1024;
+  const s = procStatus(pid);
+  return (field === 'VmRSS' ? s?.rss : s?.hwm) ?? 0;
 }
 
 /** The highest RSS of `pid` while `work` runs (sampled every 50 ms). */
@@ -83,25 +82,8 @@ async function peakRss<T>(pid: number, work: () => Promise<T>): Promise<[T, numb
 
 /** Ours's process.memoryUsage(), in MB. */
 async function memoryUsage(p: ChildProcess): Promise<Record<string, number>> {
-  const usage = await new Promise<NodeJS.MemoryUsage>((resolve) => {
-    p.once('message', (m) => resolve(m as NodeJS.MemoryUsage));
-    p.send('memoryUsage');
-  });
+  const usage = await memoryUsageOf(p);
   return Object.fromEntries(Object.entries(usage).map(([k, v]) => [k, round(v / 1048576, 1)]));
-}
-
-/** Starts a server process and returns it with the first line it prints. */
-async function startServer(
-  cmd: string,
-  args: string[],
-  env: NodeJS.ProcessEnv,
-): Promise<[ChildProcess, string]> {
-  const p = spawn(cmd, args, { env, stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
-  const line = await new Promise<string>((resolve, reject) => {
-    createInterface({ input: p.stdout! }).once('line', resolve);
-    p.once('exit', (code) => reject(new Error(`${cmd} exited ${code}`)));
-  });
-  return [p, line];
 }
 
 interface Catalog {
@@ -113,18 +95,15 @@ interface Catalog {
 }
 
 async function storeCatalog(store: ContentStore, name: string, dir: string): Promise<Catalog> {
-  const hasher = new CatalogHasher();
-  const packages = new Set<string>();
-  for await (const b of readCatalog(dir, { catalog: name })) {
-    hasher.add(b.hash);
-    if (b.package !== undefined) packages.add(b.package);
-  }
-  const contentHash = hasher.digest();
-  await store.buildRevision(name, contentHash, readCatalog(dir, { catalog: name }));
+  // One read of the FBC: the store hashes what it builds (as the publisher does).
+  const { contentHash } = await store.buildNewRevision(name, readCatalog(dir, { catalog: name }));
   await store.activate(name, contentHash, new Date(0));
-  const allBytes = store.current(name)!.allBytes;
+  const lease = store.acquire(name)!;
+  const packages = lease.packageNames().sort();
+  const allBytes = lease.allBytes;
+  lease.release();
   const revDir = path.join(store.root, name, contentHash.slice('sha256:'.length));
-  return { name, dir: revDir, contentHash, packages: [...packages].sort(), allBytes };
+  return { name, dir: revDir, contentHash, packages, allBytes };
 }
 
 const MBps = (bytes: number, seconds: number) => round(bytes / 1048576 / seconds, 1);

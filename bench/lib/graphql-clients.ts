@@ -4,6 +4,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { memoryUsageOf } from './server-process.js';
 import { procStatus } from '../../test/support/controller.js';
 import { round } from './config.js';
 import type { Shape } from '../../test/support/upstream-graphql-queries.js';
@@ -111,14 +112,6 @@ export function rssBytes(pid: number): number {
   const s = procStatus(pid);
   if (!s) throw new Error(`process ${pid} is gone`);
   return s.rss;
-}
-
-/** process.memoryUsage() of a serve-server.mjs child, asked over its IPC channel. */
-function memoryUsageOf(p: ChildProcess): Promise<NodeJS.MemoryUsage> {
-  return new Promise((resolve) => {
-    p.once('message', (m) => resolve(m as NodeJS.MemoryUsage));
-    p.send('memoryUsage');
-  });
 }
 
 export interface ClientsResult {
