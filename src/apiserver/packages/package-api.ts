@@ -27,7 +27,7 @@ import { matchingPackages, parsePackageSelectors } from './package-reader.js';
 import type { PackageRead } from './package-reader.js';
 import { packagePartialMetadata, packageRowJson, packageTableJson } from './package-table.js';
 import { PACKAGE_TABLE_COLUMNS } from './package-table.js';
-import { catalogPackageKind, PackageIndexCache } from './package-watch.js';
+import { catalogPackageKind, packageIndexCache } from './package-watch.js';
 
 /** What the served API lends the package handlers: its views, renderings and watches. */
 export interface PackageApiDeps {
@@ -66,7 +66,7 @@ async function findPackage(view: View, name: string): Promise<CatalogPackage | u
 }
 
 export function createPackageApi(deps: PackageApiDeps) {
-  const index = new PackageIndexCache();
+  const index = packageIndexCache();
   const kind = catalogPackageKind(index, deps.clock);
 
   async function withObject<T>(

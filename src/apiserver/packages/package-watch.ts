@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import type { Hash } from 'node:crypto';
 import { isPackageBlob, SCHEMA_PACKAGE } from '../../answers/fbc-types.js';
 import type { RevisionLease } from '../../server/index.js';
+import { ObjectIndexCache } from '../blob-entries.js';
 import type { IndexedObject, ObjectIndex } from '../blob-entries.js';
 import type { Clock } from '../../util/clock.js';
 import type { WatchedKind } from '../watched-kind.js';
@@ -50,28 +51,10 @@ async function buildPackageIndex(catalog: string, lease: RevisionLease): Promise
 }
 
 /** The package index of the `size` revisions used last. */
-export class PackageIndexCache {
-  private readonly entries = new Map<string, Promise<ObjectIndex>>();
+export const packageIndexCache = (size = 8): ObjectIndexCache =>
+  new ObjectIndexCache(size, buildPackageIndex);
 
-  constructor(private readonly size = 8) {}
-
-  get(catalog: string, lease: RevisionLease): Promise<ObjectIndex> {
-    const key = `${catalog}\n${lease.contentHash}`;
-    let index = this.entries.get(key);
-    if (index) {
-      this.entries.delete(key);
-      this.entries.set(key, index);
-      return index;
-    }
-    index = buildPackageIndex(catalog, lease);
-    this.entries.set(key, index);
-    index.catch(() => this.entries.delete(key));
-    while (this.entries.size > this.size) this.entries.delete(this.entries.keys().next().value!);
-    return index;
-  }
-}
-
-export function catalogPackageKind(index: PackageIndexCache, clock: Clock): WatchedKind {
+export function catalogPackageKind(index: ObjectIndexCache, clock: Clock): WatchedKind {
   return {
     kind: CATALOG_PACKAGE_KIND,
     parseSelectors: parsePackageSelectors,
