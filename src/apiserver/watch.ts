@@ -23,6 +23,7 @@ import type { WatchedKind } from './watched-kind.js';
 import type { WatchRequest } from './watch-request.js';
 import {
   currentView,
+  holdRevision,
   namesRevision,
   REVISION_RETRY_AFTER_SECONDS,
   tooLarge,
@@ -158,9 +159,7 @@ class Watch {
     this.res.once('close', abort);
     try {
       for (const { catalog, key } of named) {
-        let lease = this.source.acquire(catalog, key);
-        if (!lease && (await this.source.waitFor(catalog, key, ctl.signal)))
-          lease = this.source.acquire(catalog, key);
+        const lease = await holdRevision(this.source, catalog, key, ctl.signal);
         if (lease) {
           lease.release();
           continue;
@@ -213,12 +212,7 @@ class Watch {
   /** The step's own lease of a revision (the view's are released with it); 410 when it is gone. */
   private lease(catalog: string, key: string): RevisionLease {
     const lease = this.source.acquire(catalog, key);
-    if (!lease)
-      throw new ApiError(
-        410,
-        'Expired',
-        'too old resource version: the revisions it names are no longer served',
-      );
+    if (!lease) throw tooOld();
     return lease;
   }
 
