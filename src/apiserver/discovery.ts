@@ -15,14 +15,13 @@ import {
   CATALOG_PACKAGE_SHORT_NAMES,
   CATALOG_PACKAGE_SINGULAR,
 } from './packages/package-object.js';
-import { SERVED_GROUP, SERVED_VERSION } from './ports.js';
+import { SERVED_API_VERSION, SERVED_GROUP, SERVED_VERSION } from './ports.js';
 
 export const SERVED_RESOURCE = CATALOG_METADATA_PLURAL;
-const GROUP_VERSION = `${SERVED_GROUP}/${SERVED_VERSION}`;
 /** patch answers dry-run requests only (kubectl diff); every other write is 405. */
 export const SERVED_VERBS = ['get', 'list', 'patch', 'watch'];
 
-const versionEntry = { groupVersion: GROUP_VERSION, version: SERVED_VERSION };
+const versionEntry = { groupVersion: SERVED_API_VERSION, version: SERVED_VERSION };
 
 export function apiGroup(): Record<string, unknown> {
   return {
@@ -43,7 +42,7 @@ export function apiResourceList(): Record<string, unknown> {
   return {
     kind: 'APIResourceList',
     apiVersion: 'v1',
-    groupVersion: GROUP_VERSION,
+    groupVersion: SERVED_API_VERSION,
     resources: [
       {
         name: SERVED_RESOURCE,

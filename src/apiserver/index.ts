@@ -3,6 +3,5 @@
 export { createServedApi } from './served-api.js';
 export type { ServedApiOptions } from './served-api.js';
 export * from './ports.js';
-export { SERVED_API_VERSION } from './served-object.js';
 export { encodeResourceVersion, decodeResourceVersion } from './resource-version.js';
 export type { ViewState } from './resource-version.js';

@@ -6,7 +6,8 @@ import { expect } from 'chai';
 import { pollUntil } from '../../test/support/poll.js';
 import { ownerReference, toCatalogMetadata } from '../fbc/index.js';
 import { getText, send } from '../server/test-catalogs.test.js';
-import { SERVED_API_VERSION, derivedUid } from './served-object.js';
+import { SERVED_API_VERSION } from './ports.js';
+import { derivedUid } from './served-object.js';
 import {
   blobUrlOf,
   catalogBlobs,

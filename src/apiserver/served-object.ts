@@ -15,10 +15,7 @@ import {
 } from '../fbc/index.js';
 import type { Blob, BlobIdentity } from '../fbc/index.js';
 import type { ViewCatalog } from './ports.js';
-
-import { SERVED_API_VERSION } from '../api/v1/group.js';
-
-export { SERVED_API_VERSION };
+import { SERVED_API_VERSION } from './ports.js';
 
 /** A blob's identity and the fields selectors read, without its object built. */
 export interface BlobEntry {

@@ -13,10 +13,9 @@ import type { Rendering } from '../objects-response.js';
 import { dryRunPatch } from '../patch.js';
 import type { ServedObject } from '../served-object.js';
 import { notFound, sendJson } from '../status.js';
-import { SERVED_GROUP } from '../ports.js';
+import { SERVED_API_VERSION, SERVED_GROUP } from '../ports.js';
 import type { View } from '../view.js';
 import type { WatchHub } from '../watch.js';
-import { SERVED_API_VERSION } from '../served-object.js';
 import {
   catalogPackage,
   CATALOG_PACKAGE_LIST_KIND,
