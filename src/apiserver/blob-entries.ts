@@ -51,7 +51,7 @@ export interface IndexedObject {
 }
 
 /** Builds a revision's object index by reading it. */
-export type BuildIndex = (catalog: string, lease: RevisionLease) => Promise<ObjectIndex>;
+type BuildIndex = (catalog: string, lease: RevisionLease) => Promise<ObjectIndex>;
 
 /**
  * Per revision, its objects' names and content hashes in blob order (and by name), built once by
