@@ -69,14 +69,15 @@ export function blobEntry(
 ): BlobEntry {
   const hash = blobHash(line);
   const identity = blobIdentity(catalog, content, hash, previous);
+  const name = objectName(identity);
   return {
     seq,
     identity,
-    name: objectName(identity),
+    name,
     hash,
     labels: catalogMetadataLabels(identity),
     fields: {
-      'metadata.name': objectName(identity),
+      'metadata.name': name,
       'spec.catalog.name': identity.catalog,
       'spec.schema': identity.schema,
       'spec.package': identity.package,
