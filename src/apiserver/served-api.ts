@@ -26,7 +26,7 @@ import { SERVED_GROUP, SERVED_VERSION } from './ports.js';
 import type { RequestInfo, ServedApi, UserInfo, ViewSource } from './ports.js';
 import { decodeResourceVersion, isAnyResourceVersion } from './resource-version.js';
 import type { ObjectSettings } from './served-object.js';
-import { ApiError, notFound, sendError, sendJson } from './status.js';
+import { ApiError, notFound, sendError, sendJson, sendText } from './status.js';
 import { parseIncludeObject } from './table.js';
 import { currentView, exactView } from './view.js';
 import type { View } from './view.js';
@@ -172,13 +172,7 @@ export function createServedApi(source: ViewSource, opts: ServedApiOptions): Ser
     const rv = query.get('resourceVersion') ?? undefined;
     if (!isAnyResourceVersion(rv)) decodeResourceVersion(rv!);
     await withObject(kind, res, info.name, (found, view) => {
-      const body = objectBody(found, kind.columns, r, view.resourceVersion);
-      res.writeHead(200, {
-        'Content-Type': 'application/json',
-        'Content-Length': Buffer.byteLength(body),
-        'Cache-Control': 'no-cache, private',
-      });
-      res.end(body);
+      sendText(res, objectBody(found, kind.columns, r, view.resourceVersion));
     });
   }
 
@@ -224,14 +218,9 @@ export function createServedApi(source: ViewSource, opts: ServedApiOptions): Ser
     if (path === '/apis') {
       const aggregated = aggregatedDiscoveryVersion(req.headers.accept);
       if (aggregated) {
-        const body = JSON.stringify(apiGroupDiscoveryList(aggregated));
-        res.writeHead(200, {
+        return sendText(res, JSON.stringify(apiGroupDiscoveryList(aggregated)), 200, {
           'Content-Type': aggregatedDiscoveryContentType(aggregated),
-          'Content-Length': Buffer.byteLength(body),
-          'Cache-Control': 'no-cache, private',
         });
-        res.end(body);
-        return;
       }
       return sendJson(res, apiGroupList());
     }
