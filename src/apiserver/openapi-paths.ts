@@ -1,5 +1,6 @@
-// The operations of the OpenAPI documents: get and list of catalogmetadata and PATCH of one, each
-// with its x-kubernetes-group-version-kind and query parameters, as the apiserver publishes them.
+// The operations of the OpenAPI documents (v2 and v3): get and list of a served resource and PATCH
+// of one, each with its x-kubernetes-group-version-kind and query parameters, as the apiserver
+// publishes them.
 // kubectl reads these to decide whether the server takes dryRun and fieldValidation on a PATCH
 // of the kind (its query-parameter verifiers), before `kubectl diff` and `kubectl apply`.
 import { CATALOG_METADATA_KIND, CATALOG_METADATA_PLURAL } from '../api/v1/index.js';
