@@ -41,9 +41,8 @@ export interface ListedObject {
 /** An object of a revision at a sequence number, for one watch event. */
 export interface WatchedObject {
   seq: number;
-  /** Whether the watch's selectors match it. */
-  matches: boolean;
-  build(resourceVersion: string): BuiltObject;
+  /** The event's object; undefined when the watch's selectors do not match it (not sent). */
+  build: ((resourceVersion: string) => BuiltObject) | undefined;
 }
 
 export interface ServedKind {
@@ -107,8 +106,9 @@ export function catalogMetadataKind(settings: ObjectSettings, index: ObjectIndex
         if (!wanted.has(blob.entry.seq)) continue;
         yield {
           seq: blob.entry.seq,
-          matches: matchesSelectors(selectors, blob.entry),
-          build: (rv) => built(catalog, blob.entry, blob.content, blob.line, settings, rv),
+          build: matchesSelectors(selectors, blob.entry)
+            ? (rv) => built(catalog, blob.entry, blob.content, blob.line, settings, rv)
+            : undefined,
         };
       }
     },

@@ -257,7 +257,7 @@ class Watch {
           if (this.ended) return;
           i++;
           this.state = stateAt(i);
-          if (!object.matches) continue;
+          if (!object.build) continue;
           const rv = encodeResourceVersion(this.state);
           const { representation, includeObject } = this.w;
           const r = { representation, includeObject, now: this.opts.clock.now() };

@@ -85,12 +85,13 @@ export function catalogPackageKind(indexedRevisions = 8): ServedKind {
       for await (const { seq, line } of lease.blobsIn(ranges)) {
         const pkg = parsed(line);
         if (!isPackageBlob(pkg)) continue;
+        if (!packageMatches(selectors, catalog.name, pkg.name)) {
+          // Not sent: its parts are not read.
+          yield { seq, build: undefined };
+          continue;
+        }
         const parts = await readPackageParts(lease, pkg.name);
-        yield {
-          seq,
-          matches: packageMatches(selectors, catalog.name, pkg.name),
-          build: (rv) => built(catalogPackage(catalog, { pkg, ...parts }, rv)),
-        };
+        yield { seq, build: (rv) => built(catalogPackage(catalog, { pkg, ...parts }, rv)) };
       }
     },
   };
