@@ -9,7 +9,8 @@ import {
   CATALOG_METADATA_PLURAL,
 } from '../api/v1/index.js';
 import type { RevisionLease } from '../server/index.js';
-import { readBlobs, type ObjectIndex, type ObjectIndexCache } from './blob-entries.js';
+import { readBlobs } from './blob-entries.js';
+import type { ObjectIndex, ObjectIndexCache, ReadBlob } from './blob-entries.js';
 import { matchingObjects } from './matching.js';
 import type { ListPosition } from './matching.js';
 import type { PatchTarget } from './patch.js';
@@ -17,7 +18,7 @@ import type { ViewCatalog } from './ports.js';
 import { matchesSelectors, parseSelectors, unionRanges } from './selection.js';
 import type { Selectors } from './selection.js';
 import { servedObject } from './served-object.js';
-import type { BlobEntry, ObjectSettings } from './served-object.js';
+import type { ObjectSettings } from './served-object.js';
 import { catalogMetadataCells, TABLE_COLUMNS } from './table.js';
 import type { TableColumnDefinition } from './table.js';
 import type { View } from './view.js';
@@ -67,9 +68,7 @@ export interface ServedKind {
 /** A blob's CatalogMetadata object at a resourceVersion. */
 function built(
   catalog: ViewCatalog,
-  entry: BlobEntry,
-  content: Record<string, unknown>,
-  line: string,
+  { entry, content, line }: ReadBlob,
   settings: ObjectSettings,
   resourceVersion: string,
 ): BuiltObject {
@@ -92,7 +91,7 @@ export function catalogMetadataKind(settings: ObjectSettings, index: ObjectIndex
       for await (const { held, blob } of matchingObjects(view, selectors, index, from))
         yield {
           position: { catalog: held.catalog.name, seq: blob.entry.seq },
-          build: (rv) => built(held.catalog, blob.entry, blob.content, blob.line, settings, rv),
+          build: (rv) => built(held.catalog, blob, settings, rv),
         };
     },
     index: (catalog, lease) => index.get(catalog, lease),
@@ -107,7 +106,7 @@ export function catalogMetadataKind(settings: ObjectSettings, index: ObjectIndex
         yield {
           seq: blob.entry.seq,
           build: matchesSelectors(selectors, blob.entry)
-            ? (rv) => built(catalog, blob.entry, blob.content, blob.line, settings, rv)
+            ? (rv) => built(catalog, blob, settings, rv)
             : undefined,
         };
       }
