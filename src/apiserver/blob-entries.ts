@@ -50,14 +50,21 @@ export interface IndexedObject {
   hash: string;
 }
 
+/** Builds a revision's object index by reading it. */
+type BuildIndex = (catalog: string, lease: RevisionLease) => Promise<ObjectIndex>;
+
 /**
  * Per revision, its objects' names and content hashes in blob order (and by name), built once by
- * reading the revision and kept for the `size` revisions used last.
+ * reading the revision (`build`: CatalogMetadata's by default, one per blob) and kept for the
+ * `size` revisions used last.
  */
 export class ObjectIndexCache {
   private readonly entries = new Map<string, Promise<ObjectIndex>>();
 
-  constructor(private readonly size = 8) {}
+  constructor(
+    private readonly size = 8,
+    private readonly build: BuildIndex = buildIndex,
+  ) {}
 
   get(catalog: string, lease: RevisionLease): Promise<ObjectIndex> {
     const key = `${catalog}\n${lease.contentHash}`;
@@ -67,7 +74,7 @@ export class ObjectIndexCache {
       this.entries.set(key, index);
       return index;
     }
-    index = buildIndex(catalog, lease);
+    index = this.build(catalog, lease);
     this.entries.set(key, index);
     index.catch(() => this.entries.delete(key));
     while (this.entries.size > this.size) this.entries.delete(this.entries.keys().next().value!);

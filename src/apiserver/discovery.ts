@@ -15,14 +15,28 @@ import {
   CATALOG_PACKAGE_SHORT_NAMES,
   CATALOG_PACKAGE_SINGULAR,
 } from './packages/package-object.js';
-import { SERVED_GROUP, SERVED_VERSION } from './ports.js';
+import { SERVED_API_VERSION, SERVED_GROUP, SERVED_VERSION } from './ports.js';
 
-export const SERVED_RESOURCE = CATALOG_METADATA_PLURAL;
-const GROUP_VERSION = `${SERVED_GROUP}/${SERVED_VERSION}`;
 /** patch answers dry-run requests only (kubectl diff); every other write is 405. */
-export const SERVED_VERBS = ['get', 'list', 'patch', 'watch'];
+const SERVED_VERBS = ['get', 'list', 'patch', 'watch'];
 
-const versionEntry = { groupVersion: GROUP_VERSION, version: SERVED_VERSION };
+/** The served resources, as both discovery documents list them. */
+const RESOURCES = [
+  {
+    plural: CATALOG_METADATA_PLURAL,
+    singular: CATALOG_METADATA_SINGULAR,
+    kind: CATALOG_METADATA_KIND,
+    shortNames: CATALOG_METADATA_SHORT_NAMES,
+  },
+  {
+    plural: CATALOG_PACKAGE_PLURAL,
+    singular: CATALOG_PACKAGE_SINGULAR,
+    kind: CATALOG_PACKAGE_KIND,
+    shortNames: CATALOG_PACKAGE_SHORT_NAMES,
+  },
+];
+
+const versionEntry = { groupVersion: SERVED_API_VERSION, version: SERVED_VERSION };
 
 export function apiGroup(): Record<string, unknown> {
   return {
@@ -43,27 +57,16 @@ export function apiResourceList(): Record<string, unknown> {
   return {
     kind: 'APIResourceList',
     apiVersion: 'v1',
-    groupVersion: GROUP_VERSION,
-    resources: [
-      {
-        name: SERVED_RESOURCE,
-        singularName: CATALOG_METADATA_SINGULAR,
-        namespaced: false,
-        kind: CATALOG_METADATA_KIND,
-        verbs: SERVED_VERBS,
-        shortNames: [...CATALOG_METADATA_SHORT_NAMES],
-        categories: [CATEGORY],
-      },
-      {
-        name: CATALOG_PACKAGE_PLURAL,
-        singularName: CATALOG_PACKAGE_SINGULAR,
-        namespaced: false,
-        kind: CATALOG_PACKAGE_KIND,
-        verbs: SERVED_VERBS,
-        shortNames: [...CATALOG_PACKAGE_SHORT_NAMES],
-        categories: [CATEGORY],
-      },
-    ],
+    groupVersion: SERVED_API_VERSION,
+    resources: RESOURCES.map((r) => ({
+      name: r.plural,
+      singularName: r.singular,
+      namespaced: false,
+      kind: r.kind,
+      verbs: SERVED_VERBS,
+      shortNames: [...r.shortNames],
+      categories: [CATEGORY],
+    })),
   };
 }
 
@@ -79,34 +82,15 @@ export function apiGroupDiscoveryList(version: 'v2' | 'v2beta1'): Record<string,
         versions: [
           {
             version: SERVED_VERSION,
-            resources: [
-              {
-                resource: SERVED_RESOURCE,
-                responseKind: {
-                  group: SERVED_GROUP,
-                  version: SERVED_VERSION,
-                  kind: CATALOG_METADATA_KIND,
-                },
-                scope: 'Cluster',
-                singularResource: CATALOG_METADATA_SINGULAR,
-                verbs: SERVED_VERBS,
-                shortNames: [...CATALOG_METADATA_SHORT_NAMES],
-                categories: [CATEGORY],
-              },
-              {
-                resource: CATALOG_PACKAGE_PLURAL,
-                responseKind: {
-                  group: SERVED_GROUP,
-                  version: SERVED_VERSION,
-                  kind: CATALOG_PACKAGE_KIND,
-                },
-                scope: 'Cluster',
-                singularResource: CATALOG_PACKAGE_SINGULAR,
-                verbs: SERVED_VERBS,
-                shortNames: [...CATALOG_PACKAGE_SHORT_NAMES],
-                categories: [CATEGORY],
-              },
-            ],
+            resources: RESOURCES.map((r) => ({
+              resource: r.plural,
+              responseKind: { group: SERVED_GROUP, version: SERVED_VERSION, kind: r.kind },
+              scope: 'Cluster',
+              singularResource: r.singular,
+              verbs: SERVED_VERBS,
+              shortNames: [...r.shortNames],
+              categories: [CATEGORY],
+            })),
             freshness: 'Current',
           },
         ],

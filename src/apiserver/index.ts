@@ -1,8 +1,5 @@
-// The served CatalogMetadata API's resource handlers (docs/served.md): what the setup mounts
+// The served API's resource handlers (docs/served.md): what the setup mounts
 // behind the front (src/apiserver/setup/ imports createServedApi from here).
 export { createServedApi } from './served-api.js';
 export type { ServedApiOptions } from './served-api.js';
 export * from './ports.js';
-export { SERVED_API_VERSION } from './served-object.js';
-export { encodeResourceVersion, decodeResourceVersion } from './resource-version.js';
-export type { ViewState } from './resource-version.js';

@@ -39,22 +39,18 @@ export async function* matchingObjects(
     const catalog = held.catalog.name;
     if (from && catalog < from.catalog) continue;
     if (!catalogMayMatch(selectors, catalog)) continue;
-    let ranges: SeqRanges;
+    let start = from?.catalog === catalog ? from.seq : undefined;
+    let named: SeqRanges | undefined;
     if (name !== undefined) {
       if (!nameMayBelong(name, catalog)) continue;
       const found = (await index.get(catalog, held.lease)).byName.get(name);
       if (!found) continue;
       // The blob before it too: a repeated identity's name depends on it.
-      ranges = intersect(await candidateRanges(selectors, held.lease), [
-        [Math.max(0, found.seq - 1), found.seq + 1],
-      ]);
-      const start = from?.catalog === catalog ? Math.max(from.seq, found.seq) : found.seq;
-      for await (const blob of readBlobs(catalog, held.lease, ranges, start))
-        if (matchesSelectors(selectors, blob.entry)) yield { held, blob };
-      continue;
+      named = [[Math.max(0, found.seq - 1), found.seq + 1]];
+      start = Math.max(start ?? 0, found.seq);
     }
-    ranges = await candidateRanges(selectors, held.lease);
-    const start = from?.catalog === catalog ? from.seq : undefined;
+    const candidates = await candidateRanges(selectors, held.lease);
+    const ranges = named ? intersect(candidates, named) : candidates;
     for await (const blob of readBlobs(catalog, held.lease, ranges, start))
       if (matchesSelectors(selectors, blob.entry)) yield { held, blob };
   }

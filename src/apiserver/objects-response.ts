@@ -4,17 +4,15 @@ import type { ServerResponse } from 'node:http';
 import type { Writable } from 'node:stream';
 import { createGzip } from 'node:zlib';
 import type { Gzip } from 'node:zlib';
-import { CATALOG_METADATA_LIST_KIND } from '../api/v1/index.js';
-import type { ObjectIndexCache } from './blob-entries.js';
 import { encodeContinue } from './list-query.js';
-import { matchingObjects } from './matching.js';
-import type { ListPosition, Match } from './matching.js';
+import type { ListPosition } from './matching.js';
 import type { Representation } from './negotiate.js';
+import { SERVED_API_VERSION } from './ports.js';
+import type { BuiltObject, ListedObject, ServedKind } from './served-kind.js';
+import { partialObjectMetadata, tableRowJson } from './table.js';
+import type { IncludeObject, TableColumnDefinition } from './table.js';
+import { FIELD_METADATA_NAME } from './field-selector.js';
 import type { Selectors } from './selection.js';
-import { servedObject, SERVED_API_VERSION } from './served-object.js';
-import type { ObjectSettings, ServedObject } from './served-object.js';
-import { partialObjectMetadata, TABLE_COLUMNS, tableRowJson } from './table.js';
-import type { IncludeObject } from './table.js';
 import type { View } from './view.js';
 
 export interface Rendering {
@@ -23,46 +21,49 @@ export interface Rendering {
   now: number;
 }
 
-export function buildObject(match: Match, settings: ObjectSettings, resourceVersion: string) {
-  const { held, blob } = match;
-  return servedObject(held.catalog, blob.entry, blob.content, blob.line, settings, resourceVersion);
+/** One object of a list in the representation: its JSON, its PartialObjectMetadata or its Table row. */
+function itemJson(o: BuiltObject, r: Rendering): string {
+  if (r.representation === 'table')
+    return tableRowJson(o.cells(r.now), r.includeObject, o.json, o.object.metadata);
+  if (r.representation === 'metadata')
+    return JSON.stringify(partialObjectMetadata(o.object.metadata));
+  return o.json();
 }
 
-/** A get: the object of that name in the view, or undefined. */
-export async function findObject(
-  view: View,
-  name: string,
-  index: ObjectIndexCache,
-  settings: ObjectSettings,
-): Promise<{ object: ServedObject; json: string } | undefined> {
-  const selectors: Selectors = {
-    labels: [],
-    fields: [{ field: 'metadata.name', operator: '=', value: name }],
-  };
-  for await (const match of matchingObjects(view, selectors, index))
-    return buildObject(match, settings, view.resourceVersion);
-  return undefined;
-}
-
-/** The body of one object in a representation. */
+/** The body of one object (a get, a watch event's object): a Table is the Table of its row. */
 export function objectBody(
-  found: { object: ServedObject; json: string },
+  o: BuiltObject,
+  columns: readonly TableColumnDefinition[],
   r: Rendering,
   resourceVersion: string,
 ): string {
-  if (r.representation === 'object') return found.json;
-  if (r.representation === 'metadata') return JSON.stringify(partialObjectMetadata(found.object));
+  if (r.representation !== 'table') return itemJson(o, r);
   return (
     `{"kind":"Table","apiVersion":"meta.k8s.io/v1","metadata":{"resourceVersion":${JSON.stringify(resourceVersion)}},` +
-    `"columnDefinitions":${JSON.stringify(TABLE_COLUMNS)},"rows":[${tableRowJson(found.object, found.json, r.includeObject, r.now)}]}`
+    `"columnDefinitions":${JSON.stringify(columns)},"rows":[${itemJson(o, r)}]}`
   );
+}
+
+/** A get: the object of that name in the view, built at its resourceVersion, or undefined. */
+export async function findObject(
+  kind: ServedKind,
+  view: View,
+  name: string,
+): Promise<BuiltObject | undefined> {
+  const selectors: Selectors = {
+    labels: [],
+    fields: [{ field: FIELD_METADATA_NAME, operator: '=', value: name }],
+  };
+  for await (const listed of kind.matching(view, selectors))
+    return listed.build(view.resourceVersion);
+  return undefined;
 }
 
 /** Items are written in batches of about this many characters (fewer, larger chunks). */
 const WRITE_BATCH = 64 * 1024;
 
 /** Where a list's text goes: the response, or a gzip stream into it; `closed` once the client left. */
-export class ListBody {
+class ListBody {
   private pending = '';
   private gone = false;
   private readonly out: Writable;
@@ -102,32 +103,29 @@ export class ListBody {
 }
 
 /**
- * Streams a list of the view's matching objects, from `from`, at most `limit` (0: all); the
- * continue token names the next match. The list's metadata comes after its items (known once
- * they are written); JSON readers do not mind the order.
+ * Streams a list of the view's matching objects of a kind (`objects`: from the list's position
+ * on), at most `limit` (0: all); the continue token names the next match. The list's metadata
+ * comes after its items (known once they are written); JSON readers do not mind the order.
  */
 export async function sendList(
   res: ServerResponse,
+  kind: ServedKind,
   view: View,
-  selectors: Selectors,
-  index: ObjectIndexCache,
-  settings: ObjectSettings,
+  objects: AsyncGenerator<ListedObject>,
   r: Rendering,
   limit: number,
-  from?: ListPosition,
   gzip = false,
 ): Promise<void> {
   const rv = view.resourceVersion;
   const head =
     r.representation === 'table'
-      ? `{"kind":"Table","apiVersion":"meta.k8s.io/v1","columnDefinitions":${JSON.stringify(TABLE_COLUMNS)},"rows":[`
+      ? `{"kind":"Table","apiVersion":"meta.k8s.io/v1","columnDefinitions":${JSON.stringify(kind.columns)},"rows":[`
       : r.representation === 'metadata'
         ? '{"kind":"PartialObjectMetadataList","apiVersion":"meta.k8s.io/v1","items":['
-        : `{"kind":"${CATALOG_METADATA_LIST_KIND}","apiVersion":"${SERVED_API_VERSION}","items":[`;
-  const matches = matchingObjects(view, selectors, index, from);
-  // The first match is read before the status line, so that an error (a revision file gone)
+        : `{"kind":"${kind.listKind}","apiVersion":"${SERVED_API_VERSION}","items":[`;
+  // The first object is read before the status line, so that an error (a revision file gone)
   // is still a Status and not a cut body.
-  let next = await matches.next();
+  let next = await objects.next();
   res.writeHead(200, {
     'Content-Type': 'application/json',
     'Cache-Control': 'no-cache, private',
@@ -140,20 +138,13 @@ export async function sendList(
   let continueAt: ListPosition | undefined;
   while (!next.done) {
     if (limit > 0 && count === limit) {
-      continueAt = { catalog: next.value.held.catalog.name, seq: next.value.blob.entry.seq };
-      await matches.return(undefined);
+      continueAt = next.value.position;
+      await objects.return(undefined);
       break;
     }
-    const found = buildObject(next.value, settings, rv);
-    const item =
-      r.representation === 'table'
-        ? tableRowJson(found.object, found.json, r.includeObject, r.now)
-        : r.representation === 'metadata'
-          ? JSON.stringify(partialObjectMetadata(found.object))
-          : found.json;
-    await body.write((count === 0 ? '' : ',') + item);
+    await body.write((count === 0 ? '' : ',') + itemJson(next.value.build(rv), r));
     count++;
-    next = await matches.next();
+    next = await objects.next();
   }
   const metadata: Record<string, string> = { resourceVersion: rv };
   if (continueAt) metadata.continue = encodeContinue(rv, continueAt);

@@ -1,5 +1,6 @@
-// The operations of the OpenAPI documents: get and list of catalogmetadata and PATCH of one, each
-// with its x-kubernetes-group-version-kind and query parameters, as the apiserver publishes them.
+// The operations of the OpenAPI documents (v2 and v3): get and list of a served resource and PATCH
+// of one, each with its x-kubernetes-group-version-kind and query parameters, as the apiserver
+// publishes them.
 // kubectl reads these to decide whether the server takes dryRun and fieldValidation on a PATCH
 // of the kind (its query-parameter verifiers), before `kubectl diff` and `kubectl apply`.
 import { CATALOG_METADATA_KIND, CATALOG_METADATA_PLURAL } from '../api/v1/index.js';
@@ -73,84 +74,57 @@ function operation(
   };
 }
 
-/** The operations in OpenAPI v2 (`ref`: the object and list definitions' references). */
-export function pathsV2(
-  objectRef: string,
-  listRef: string,
-  r: OpenApiResource = CATALOG_METADATA_RESOURCE,
-): Record<string, unknown> {
-  const COLLECTION = collection(r);
-  const query = (p: Array<[string, ParamType, string]>) =>
-    p.map(([name, type, description]) => ({
-      name,
-      in: 'query',
-      type,
-      uniqueItems: true,
-      description,
-    }));
-  const nameParam = { name: 'name', in: 'path', required: true, type: 'string', uniqueItems: true };
-  const body = { name: 'body', in: 'body', required: true, schema: { type: 'object' } };
-  const ok = (ref: string) => ({ description: 'OK', schema: { $ref: ref } });
-  return {
-    [COLLECTION]: { get: operation(r, 'list', 'list', query(listParams(r)), ok(listRef)) },
-    [`${COLLECTION}/{name}`]: {
-      get: operation(r, 'get', 'read', [nameParam], ok(objectRef)),
-      patch: {
-        ...operation(r, 'patch', 'patch', [nameParam, body, ...query(PATCH_PARAMS)], ok(objectRef)),
-        consumes: [
-          'application/json-patch+json',
-          'application/merge-patch+json',
-          'application/strategic-merge-patch+json',
-          'application/apply-patch+yaml',
-        ],
-      },
-    },
-  };
-}
+const PATCH_TYPES = [
+  'application/json-patch+json',
+  'application/merge-patch+json',
+  'application/strategic-merge-patch+json',
+  'application/apply-patch+yaml',
+];
 
-/** The operations in OpenAPI v3. */
-export function pathsV3(
+/**
+ * The operations in OpenAPI v2 or v3 (`objectRef`, `listRef`: the object and list definitions'
+ * references): the two differ in how parameters, responses and the PATCH body are written.
+ */
+export function paths(
+  format: 'v2' | 'v3',
   objectRef: string,
   listRef: string,
-  r: OpenApiResource = CATALOG_METADATA_RESOURCE,
+  r: OpenApiResource,
 ): Record<string, unknown> {
+  const v2 = format === 'v2';
   const COLLECTION = collection(r);
   const query = (p: Array<[string, ParamType, string]>) =>
-    p.map(([name, type, description]) => ({
-      name,
-      in: 'query',
-      description,
-      schema: { type, uniqueItems: true },
-    }));
-  const nameParam = {
-    name: 'name',
-    in: 'path',
-    required: true,
-    schema: { type: 'string', uniqueItems: true },
-  };
-  const ok = (ref: string) => ({
-    description: 'OK',
-    content: { 'application/json': { schema: { $ref: ref } } },
-  });
-  const patchBody = {
-    required: true,
-    content: Object.fromEntries(
-      [
-        'application/json-patch+json',
-        'application/merge-patch+json',
-        'application/strategic-merge-patch+json',
-        'application/apply-patch+yaml',
-      ].map((t) => [t, { schema: { type: 'object' } }]),
-    ),
-  };
+    p.map(([name, type, description]) =>
+      v2
+        ? { name, in: 'query', type, uniqueItems: true, description }
+        : { name, in: 'query', description, schema: { type, uniqueItems: true } },
+    );
+  const nameParam = v2
+    ? { name: 'name', in: 'path', required: true, type: 'string', uniqueItems: true }
+    : { name: 'name', in: 'path', required: true, schema: { type: 'string', uniqueItems: true } };
+  const ok = (ref: string) =>
+    v2
+      ? { description: 'OK', schema: { $ref: ref } }
+      : { description: 'OK', content: { 'application/json': { schema: { $ref: ref } } } };
+  const body = { name: 'body', in: 'body', required: true, schema: { type: 'object' } };
+  const patchParams: Array<Record<string, unknown>> = v2
+    ? [nameParam, body, ...query(PATCH_PARAMS)]
+    : [nameParam, ...query(PATCH_PARAMS)];
+  const patchOp = operation(r, 'patch', 'patch', patchParams, ok(objectRef));
+  const patch = v2
+    ? { ...patchOp, consumes: PATCH_TYPES }
+    : {
+        ...patchOp,
+        requestBody: {
+          required: true,
+          content: Object.fromEntries(PATCH_TYPES.map((t) => [t, { schema: { type: 'object' } }])),
+        },
+      };
   return {
     [COLLECTION]: { get: operation(r, 'list', 'list', query(listParams(r)), ok(listRef)) },
     [`${COLLECTION}/{name}`]: {
       get: operation(r, 'get', 'read', [nameParam], ok(objectRef)),
-      patch: {
-        ...operation(r, 'patch', 'patch', [nameParam, ...query(PATCH_PARAMS)], ok(objectRef)),
-        requestBody: patchBody,
-      },
+      patch,
     },
   };
 }

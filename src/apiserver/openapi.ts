@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { CATALOG_METADATA_KIND, CATALOG_METADATA_LIST_KIND } from '../api/v1/index.js';
 import { catalogMetadataCRD } from '../api/v1/crds.js';
-import { pathsV2, pathsV3 } from './openapi-paths.js';
+import { CATALOG_METADATA_RESOURCE, paths } from './openapi-paths.js';
 import { catalogPackageSchema, CATALOG_PACKAGE_RESOURCE } from './packages/package-openapi.js';
 import { CATALOG_PACKAGE_KIND, CATALOG_PACKAGE_LIST_KIND } from './packages/package-object.js';
 import { SERVED_GROUP, SERVED_VERSION } from './ports.js';
@@ -15,29 +15,31 @@ import { SERVED_GROUP, SERVED_VERSION } from './ports.js';
 const DEFINITION_PREFIX = `${SERVED_GROUP.split('.').reverse().join('.')}.${SERVED_VERSION}`;
 export const OBJECT_DEFINITION = `${DEFINITION_PREFIX}.${CATALOG_METADATA_KIND}`;
 export const LIST_DEFINITION = `${DEFINITION_PREFIX}.${CATALOG_METADATA_LIST_KIND}`;
-export const PACKAGE_DEFINITION = `${DEFINITION_PREFIX}.${CATALOG_PACKAGE_KIND}`;
-export const PACKAGE_LIST_DEFINITION = `${DEFINITION_PREFIX}.${CATALOG_PACKAGE_LIST_KIND}`;
+const PACKAGE_DEFINITION = `${DEFINITION_PREFIX}.${CATALOG_PACKAGE_KIND}`;
+const PACKAGE_LIST_DEFINITION = `${DEFINITION_PREFIX}.${CATALOG_PACKAGE_LIST_KIND}`;
 export const OPENAPI_V3_PATH = `/openapi/v3/apis/${SERVED_GROUP}/${SERVED_VERSION}`;
 
 const gvk = (kind: string) => [{ group: SERVED_GROUP, kind, version: SERVED_VERSION }];
 
-function objectSchema(): Record<string, unknown> {
-  const schema = structuredClone(catalogMetadataCRD().spec.versions[0]!.schema.openAPIV3Schema);
-  return { ...schema, 'x-kubernetes-group-version-kind': gvk(CATALOG_METADATA_KIND) };
-}
+/** A served kind's operations, and its object and list definitions. */
+const KINDS = [
+  {
+    resource: CATALOG_METADATA_RESOURCE,
+    object: OBJECT_DEFINITION,
+    list: LIST_DEFINITION,
+    listKind: CATALOG_METADATA_LIST_KIND,
+    schema: () => structuredClone(catalogMetadataCRD().spec.versions[0]!.schema.openAPIV3Schema),
+  },
+  {
+    resource: CATALOG_PACKAGE_RESOURCE,
+    object: PACKAGE_DEFINITION,
+    list: PACKAGE_LIST_DEFINITION,
+    listKind: CATALOG_PACKAGE_LIST_KIND,
+    schema: catalogPackageSchema,
+  },
+];
 
-function packageSchema(): Record<string, unknown> {
-  return {
-    ...catalogPackageSchema(),
-    'x-kubernetes-group-version-kind': gvk(CATALOG_PACKAGE_KIND),
-  };
-}
-
-function listSchema(
-  ref: string,
-  kind = CATALOG_METADATA_KIND,
-  listKind = CATALOG_METADATA_LIST_KIND,
-): Record<string, unknown> {
+function listSchema(ref: string, kind: string, listKind: string): Record<string, unknown> {
   return {
     description: `${listKind} is a list of ${kind}`,
     type: 'object',
@@ -50,6 +52,24 @@ function listSchema(
     },
     'x-kubernetes-group-version-kind': gvk(listKind),
   };
+}
+
+/** The operations and definitions of every kind (`prefix`: where the document keeps definitions). */
+function kindsIn(
+  format: 'v2' | 'v3',
+  prefix: string,
+): { paths: Record<string, unknown>; definitions: Record<string, unknown> } {
+  const out = { paths: {}, definitions: {} as Record<string, unknown> };
+  for (const k of KINDS) {
+    Object.assign(
+      out.paths,
+      paths(format, `${prefix}${k.object}`, `${prefix}${k.list}`, k.resource),
+    );
+    const object = { ...k.schema(), 'x-kubernetes-group-version-kind': gvk(k.resource.kind) };
+    out.definitions[k.object] = format === 'v2' ? toSwagger2(object) : object;
+    out.definitions[k.list] = listSchema(`${prefix}${k.object}`, k.resource.kind, k.listKind);
+  }
+  return out;
 }
 
 /** Swagger 2.0 has no nullable, anyOf, oneOf nor not: left out, as the CRD's v2 document does. */
@@ -65,57 +85,22 @@ function toSwagger2(schema: unknown): unknown {
 }
 
 export function openApiV2(): Record<string, unknown> {
+  const { paths, definitions } = kindsIn('v2', '#/definitions/');
   return {
     swagger: '2.0',
     info: { title: 'catalogd-ts', version: SERVED_VERSION },
-    paths: {
-      ...pathsV2(`#/definitions/${OBJECT_DEFINITION}`, `#/definitions/${LIST_DEFINITION}`),
-      ...pathsV2(
-        `#/definitions/${PACKAGE_DEFINITION}`,
-        `#/definitions/${PACKAGE_LIST_DEFINITION}`,
-        CATALOG_PACKAGE_RESOURCE,
-      ),
-    },
-    definitions: {
-      [OBJECT_DEFINITION]: toSwagger2(objectSchema()),
-      [LIST_DEFINITION]: listSchema(`#/definitions/${OBJECT_DEFINITION}`),
-      [PACKAGE_DEFINITION]: packageSchema(),
-      [PACKAGE_LIST_DEFINITION]: listSchema(
-        `#/definitions/${PACKAGE_DEFINITION}`,
-        CATALOG_PACKAGE_KIND,
-        CATALOG_PACKAGE_LIST_KIND,
-      ),
-    },
+    paths,
+    definitions,
   };
 }
 
 export function openApiV3GroupVersion(): Record<string, unknown> {
+  const { paths, definitions } = kindsIn('v3', '#/components/schemas/');
   return {
     openapi: '3.0.0',
     info: { title: 'catalogd-ts', version: SERVED_VERSION },
-    paths: {
-      ...pathsV3(
-        `#/components/schemas/${OBJECT_DEFINITION}`,
-        `#/components/schemas/${LIST_DEFINITION}`,
-      ),
-      ...pathsV3(
-        `#/components/schemas/${PACKAGE_DEFINITION}`,
-        `#/components/schemas/${PACKAGE_LIST_DEFINITION}`,
-        CATALOG_PACKAGE_RESOURCE,
-      ),
-    },
-    components: {
-      schemas: {
-        [OBJECT_DEFINITION]: objectSchema(),
-        [LIST_DEFINITION]: listSchema(`#/components/schemas/${OBJECT_DEFINITION}`),
-        [PACKAGE_DEFINITION]: packageSchema(),
-        [PACKAGE_LIST_DEFINITION]: listSchema(
-          `#/components/schemas/${PACKAGE_DEFINITION}`,
-          CATALOG_PACKAGE_KIND,
-          CATALOG_PACKAGE_LIST_KIND,
-        ),
-      },
-    },
+    paths,
+    components: { schemas: definitions },
   };
 }
 

@@ -6,7 +6,6 @@
 // the applier sets. Fields the apiserver owns (uid, resourceVersion, creationTimestamp) stay as
 // they are.
 import { load } from 'js-yaml';
-import type { ServedObject } from './served-object.js';
 import { ApiError, badRequest } from './status.js';
 
 export const MERGE_PATCH = 'application/merge-patch+json';
@@ -17,6 +16,19 @@ const SUPPORTED = [JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH, APPLY_PATCH];
 
 /** kubectl's client-side apply annotation: kept by no one here, since nothing is stored. */
 export const LAST_APPLIED_ANNOTATION = 'kubectl.kubernetes.io/last-applied-configuration';
+
+/** What a dry-run PATCH reads of a served object (any kind's). */
+export interface PatchTarget {
+  apiVersion: string;
+  kind: string;
+  metadata: {
+    name: string;
+    uid?: string;
+    resourceVersion?: string;
+    creationTimestamp?: string;
+    annotations?: Record<string, string>;
+  };
+}
 
 /** RFC 7386 JSON merge patch. */
 export function mergePatch(target: unknown, patch: unknown): unknown {
@@ -48,11 +60,11 @@ function parseBody(type: string, body: string): unknown {
 }
 
 /** The object `current` becomes under the patch (nothing stored). */
-export function dryRunPatch(
-  current: ServedObject,
+export function dryRunPatch<T extends PatchTarget>(
+  current: T,
   contentType: string | undefined,
   body: string,
-): ServedObject {
+): T {
   const type = mediaType(contentType);
   if (!SUPPORTED.includes(type))
     throw new ApiError(
@@ -64,12 +76,12 @@ export function dryRunPatch(
     throw new ApiError(
       415,
       'UnsupportedMediaType',
-      `${JSON_PATCH} is not supported on CatalogMetadata views: use ${MERGE_PATCH} or ${APPLY_PATCH}`,
+      `${JSON_PATCH} is not supported on ${current.kind} views: use ${MERGE_PATCH} or ${APPLY_PATCH}`,
     );
   const patch = parseBody(type, body);
   if (typeof patch !== 'object' || patch === null || Array.isArray(patch))
     throw badRequest('the patch must be a JSON object');
-  const patched = mergePatch(current, patch) as ServedObject;
+  const patched = mergePatch(current, patch) as T;
   const name = (patched.metadata as { name?: unknown } | undefined)?.name;
   if (name !== current.metadata.name)
     throw badRequest(

@@ -7,7 +7,7 @@ import type { RevisionLease } from '../server/index.js';
 
 /** The served API group: the ClusterCatalog CRD owns olm.operatorframework.io/v1, and one group-version has one backend. */
 export { SERVED_GROUP } from '../api/v1/group.js';
-export { VERSION as SERVED_VERSION } from '../api/v1/group.js';
+export { VERSION as SERVED_VERSION, SERVED_API_VERSION } from '../api/v1/group.js';
 
 /** Who asks, as the front proxy's request headers name them (requestheader authentication). */
 export interface UserInfo {

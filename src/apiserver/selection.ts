@@ -16,7 +16,12 @@ import {
   labelValue,
 } from '../api/v1/index.js';
 import type { RevisionLease } from '../server/index.js';
-import { matchesFields, parseFieldSelector, pinnedFieldValue } from './field-selector.js';
+import {
+  matchesFields,
+  parseFieldSelector,
+  pinnedFieldValue,
+  SELECTABLE_FIELDS,
+} from './field-selector.js';
 import type { FieldRequirement } from './field-selector.js';
 import {
   matchesLabels,
@@ -35,12 +40,18 @@ export interface Selectors {
   fields: FieldRequirement[];
 }
 
-/** The selectors of a request's query; a 400 with the apiserver's message when one does not parse. */
-export function parseSelectors(query: URLSearchParams): Selectors {
+/**
+ * The selectors of a request's query (fields among `selectable`: CatalogMetadata's by default); a
+ * 400 with the apiserver's message when one does not parse.
+ */
+export function parseSelectors(
+  query: URLSearchParams,
+  selectable: readonly string[] = SELECTABLE_FIELDS,
+): Selectors {
   try {
     return {
       labels: parseLabelSelector(query.get('labelSelector') ?? ''),
-      fields: parseFieldSelector(query.get('fieldSelector') ?? ''),
+      fields: parseFieldSelector(query.get('fieldSelector') ?? '', selectable),
     };
   } catch (err) {
     if (err instanceof SelectorError) throw badRequest(err.message);
@@ -65,7 +76,7 @@ function maybeEncoded(value: string): boolean {
  * values through `known`, the index's keys, or taken as they are when `known` is undefined and
  * the value cannot be an encoding) and the field's pinned value. undefined: not pinned.
  */
-function pinnedRaw(
+export function pinnedRaw(
   s: Selectors,
   label: string,
   field: string,

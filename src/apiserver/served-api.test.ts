@@ -3,10 +3,10 @@
 import { request } from 'node:http';
 import { gunzipSync } from 'node:zlib';
 import { expect } from 'chai';
-import { pollUntil } from '../../test/support/poll.js';
 import { ownerReference, toCatalogMetadata } from '../fbc/index.js';
 import { getText, send } from '../server/test-catalogs.test.js';
-import { SERVED_API_VERSION, derivedUid } from './served-object.js';
+import { SERVED_API_VERSION } from './ports.js';
+import { derivedUid } from './served-object.js';
 import {
   blobUrlOf,
   catalogBlobs,
@@ -74,11 +74,7 @@ describe('served API over a content store (HTTP)', () => {
   });
   afterEach(async () => {
     // Every request released what it leased.
-    await pollUntil(async () => f.source.openLeases === 0, {
-      timeoutMs: 10_000,
-      intervalMs: 20,
-      what: 'every lease released',
-    });
+    await f.source.leasesReleased();
     await f.close();
   });
 
@@ -342,11 +338,7 @@ describe('served API over a content store (HTTP)', () => {
           });
           req.end();
         });
-        await pollUntil(async () => g.source.openLeases === 0, {
-          timeoutMs: 10_000,
-          intervalMs: 20,
-          what: 'the leases released',
-        });
+        await g.source.leasesReleased();
         // The server still answers.
         expect((await getText(g, `${BASE}?limit=1`)).status).to.equal(200);
       } finally {

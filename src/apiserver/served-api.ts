@@ -1,6 +1,7 @@
 // The served API after authentication and authorization (docs/served.md): discovery, OpenAPI,
-// and the resource catalogmetadata (get, list, watch, dry-run patch; other writes 405), read
-// from the revisions the content store holds through the ViewSource port.
+// and the resources catalogmetadata and catalogpackages (get, list, watch, dry-run patch; other
+// writes 405: one set of handlers, parameterised by the served kind, served-kind.ts), read from
+// the revisions the content store holds through the ViewSource port.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { CATALOG_METADATA_PLURAL } from '../api/v1/index.js';
 import { realClock } from '../util/clock.js';
@@ -24,15 +25,15 @@ import { dryRunPatch } from './patch.js';
 import { SERVED_GROUP, SERVED_VERSION } from './ports.js';
 import type { RequestInfo, ServedApi, UserInfo, ViewSource } from './ports.js';
 import { decodeResourceVersion, isAnyResourceVersion } from './resource-version.js';
-import { parseSelectors } from './selection.js';
 import type { ObjectSettings } from './served-object.js';
-import { ApiError, notFound, sendError, sendJson } from './status.js';
+import { ApiError, notFound, sendError, sendJson, sendText } from './status.js';
 import { parseIncludeObject } from './table.js';
 import { currentView, exactView } from './view.js';
 import type { View } from './view.js';
 import { WatchHub, DEFAULT_BOOKMARK_INTERVAL_MS } from './watch.js';
-import { createPackageApi } from './packages/package-api.js';
-import { CATALOG_PACKAGE_PLURAL } from './packages/package-object.js';
+import { catalogPackageKind } from './packages/package-kind.js';
+import { catalogMetadataKind } from './served-kind.js';
+import type { BuiltObject, ServedKind } from './served-kind.js';
 
 export interface ServedApiOptions extends ObjectSettings {
   /** Ages in tables, bookmarks, watch timeouts (default: the system clock). */
@@ -56,11 +57,7 @@ const VERSION_PATH = `${GROUP_PATH}/${SERVED_VERSION}`;
 const DEFAULT_MAX_PATCH_BYTES = 3 * 1024 * 1024;
 
 /** The 405 of a write; `catalog`: the ClusterCatalog the object's name says it belongs to. */
-const readOnly = (
-  verb: string,
-  catalog?: string,
-  resource: string = CATALOG_METADATA_PLURAL,
-): ApiError =>
+const readOnly = (verb: string, resource: string, catalog?: string): ApiError =>
   new ApiError(
     405,
     'MethodNotAllowed',
@@ -88,15 +85,18 @@ async function readBody(req: IncomingMessage, max: number): Promise<string> {
 
 export function createServedApi(source: ViewSource, opts: ServedApiOptions): ServedApi {
   const clock = opts.clock ?? realClock;
-  const index = new ObjectIndexCache(opts.indexedRevisions ?? 8);
-  const openapi = openApiDocuments();
   const settings: ObjectSettings = {
     maxObjectBytes: opts.maxObjectBytes,
     blobUrl: (catalog, blob) => opts.blobUrl(catalog, blob),
   };
+  const kinds = new Map(
+    [
+      catalogMetadataKind(settings, new ObjectIndexCache(opts.indexedRevisions ?? 8)),
+      catalogPackageKind(),
+    ].map((k) => [k.plural, k]),
+  );
+  const openapi = openApiDocuments();
   const watches = new WatchHub(source, {
-    settings,
-    index,
     clock,
     bookmarkIntervalMs: opts.bookmarkIntervalMs ?? DEFAULT_BOOKMARK_INTERVAL_MS,
   });
@@ -114,7 +114,7 @@ export function createServedApi(source: ViewSource, opts: ServedApiOptions): Ser
     return owners.length === 1 ? owners[0]!.name : undefined;
   };
 
-  /** The view a get or list reads (the caller releases it). */
+  /** The view a list reads (the caller releases it). */
   async function viewFor(query: URLSearchParams, res: ServerResponse) {
     const options = parseListOptions(query);
     const signal = abortOnClose(res);
@@ -144,17 +144,25 @@ export function createServedApi(source: ViewSource, opts: ServedApiOptions): Ser
     };
   }
 
-  const packages = createPackageApi({
-    clock,
-    watches,
-    currentView: (res) => currentView(source, abortOnClose(res)),
-    viewFor,
-    rendering,
-    readBody: (req) => readBody(req, opts.maxPatchBytes ?? DEFAULT_MAX_PATCH_BYTES),
-    readOnly: (verb) => readOnly(verb, undefined, CATALOG_PACKAGE_PLURAL),
-  });
+  /** Uses the object of that name in the current view; 404 when there is none. */
+  async function withObject<T>(
+    kind: ServedKind,
+    res: ServerResponse,
+    name: string,
+    use: (o: BuiltObject, view: View) => T,
+  ): Promise<T> {
+    const view = await currentView(source, abortOnClose(res));
+    try {
+      const found = await findObject(kind, view, name);
+      if (!found) throw notFound(kind.plural, SERVED_GROUP, name);
+      return use(found, view);
+    } finally {
+      view.release();
+    }
+  }
 
   async function get(
+    kind: ServedKind,
     req: IncomingMessage,
     res: ServerResponse,
     info: RequestInfo,
@@ -163,77 +171,56 @@ export function createServedApi(source: ViewSource, opts: ServedApiOptions): Ser
     const r = rendering(req, query, false);
     const rv = query.get('resourceVersion') ?? undefined;
     if (!isAnyResourceVersion(rv)) decodeResourceVersion(rv!);
-    const view = await currentView(source, abortOnClose(res));
-    try {
-      const found = await findObject(view, info.name, index, settings);
-      if (!found) throw notFound(CATALOG_METADATA_PLURAL, SERVED_GROUP, info.name);
-      const body = objectBody(found, r, view.resourceVersion);
-      res.writeHead(200, {
-        'Content-Type': 'application/json',
-        'Content-Length': Buffer.byteLength(body),
-        'Cache-Control': 'no-cache, private',
-      });
-      res.end(body);
-    } finally {
-      view.release();
-    }
+    await withObject(kind, res, info.name, (found, view) => {
+      sendText(res, objectBody(found, kind.columns, r, view.resourceVersion));
+    });
   }
 
-  async function list(req: IncomingMessage, res: ServerResponse, query: URLSearchParams) {
+  async function list(
+    kind: ServedKind,
+    req: IncomingMessage,
+    res: ServerResponse,
+    query: URLSearchParams,
+  ) {
     const r = rendering(req, query, true);
-    const selectors = parseSelectors(query);
+    const selectors = kind.parseSelectors(query);
     const { view, options } = await viewFor(query, res);
     try {
-      await sendList(
-        res,
-        view,
-        selectors,
-        index,
-        settings,
-        r,
-        options.limit,
-        options.from,
-        acceptsGzip(req.headers['accept-encoding']),
-      );
+      const objects = kind.matching(view, selectors, options.from);
+      const gzip = acceptsGzip(req.headers['accept-encoding']);
+      await sendList(res, kind, view, objects, r, options.limit, gzip);
     } finally {
       view.release();
     }
   }
 
   async function patch(
+    kind: ServedKind,
     req: IncomingMessage,
     res: ServerResponse,
     info: RequestInfo,
     query: URLSearchParams,
   ) {
-    if (!query.getAll('dryRun').includes('All')) throw readOnly('patch', catalogOf(info.name));
+    if (!query.getAll('dryRun').includes('All'))
+      throw readOnly('patch', kind.plural, catalogOf(info.name));
     const body = await readBody(req, opts.maxPatchBytes ?? DEFAULT_MAX_PATCH_BYTES);
-    const view = await currentView(source, abortOnClose(res));
-    try {
-      const found = await findObject(view, info.name, index, settings);
-      if (!found) throw notFound(CATALOG_METADATA_PLURAL, SERVED_GROUP, info.name);
-      sendJson(res, dryRunPatch(found.object, req.headers['content-type'], body));
-    } finally {
-      view.release();
-    }
+    await withObject(kind, res, info.name, (found) =>
+      sendJson(res, dryRunPatch(found.object, req.headers['content-type'], body)),
+    );
   }
 
   /** Discovery and OpenAPI documents (by the HTTP method: the front may call /apis/<g>/<v> a list). */
   function nonResource(req: IncomingMessage, res: ServerResponse, info: RequestInfo): void {
     const method = (req.method ?? 'GET').toUpperCase();
-    if (method !== 'GET' && method !== 'HEAD') throw readOnly(method.toLowerCase());
+    if (method !== 'GET' && method !== 'HEAD')
+      throw readOnly(method.toLowerCase(), CATALOG_METADATA_PLURAL);
     const path = info.path.replace(/\/+$/, '') || '/';
     if (path === '/apis') {
       const aggregated = aggregatedDiscoveryVersion(req.headers.accept);
       if (aggregated) {
-        const body = JSON.stringify(apiGroupDiscoveryList(aggregated));
-        res.writeHead(200, {
+        return sendText(res, JSON.stringify(apiGroupDiscoveryList(aggregated)), 200, {
           'Content-Type': aggregatedDiscoveryContentType(aggregated),
-          'Content-Length': Buffer.byteLength(body),
-          'Cache-Control': 'no-cache, private',
         });
-        res.end(body);
-        return;
       }
       return sendJson(res, apiGroupList());
     }
@@ -272,28 +259,27 @@ export function createServedApi(source: ViewSource, opts: ServedApiOptions): Ser
       // The apiserver's RequestInfoResolver takes /apis/<group>/<version> for a resource request
       // without a resource.
       if (!info.isResourceRequest || info.resource === '') return nonResource(req, res, info);
+      const kind = kinds.get(info.resource);
       if (
         info.apiGroup !== SERVED_GROUP ||
         info.apiVersion !== SERVED_VERSION ||
-        (info.resource !== CATALOG_METADATA_PLURAL && info.resource !== CATALOG_PACKAGE_PLURAL) ||
+        kind === undefined ||
         info.subresource !== '' ||
         info.path.includes('/namespaces/')
       )
         throw pathNotFound();
       const query = new URL(req.url ?? '/', 'http://served.invalid').searchParams;
-      if (info.resource === CATALOG_PACKAGE_PLURAL)
-        return await packages.handle(req, res, info.verb, info.name, query);
       switch (info.verb) {
         case 'get':
-          return await get(req, res, info, query);
+          return await get(kind, req, res, info, query);
         case 'list':
-          return await list(req, res, query);
+          return await list(kind, req, res, query);
         case 'watch':
-          return await watches.serve(req, res, query, info.name);
+          return await watches.serve(req, res, query, info.name, kind);
         case 'patch':
-          return await patch(req, res, info, query);
+          return await patch(kind, req, res, info, query);
         default:
-          throw readOnly(info.verb, catalogOf(info.name));
+          throw readOnly(info.verb, kind.plural, catalogOf(info.name));
       }
     } catch (err) {
       sendError(res, err);

@@ -15,10 +15,7 @@ import {
 } from '../fbc/index.js';
 import type { Blob, BlobIdentity } from '../fbc/index.js';
 import type { ViewCatalog } from './ports.js';
-
-import { SERVED_API_VERSION } from '../api/v1/group.js';
-
-export { SERVED_API_VERSION };
+import { SERVED_API_VERSION } from './ports.js';
 
 /** A blob's identity and the fields selectors read, without its object built. */
 export interface BlobEntry {
@@ -72,14 +69,15 @@ export function blobEntry(
 ): BlobEntry {
   const hash = blobHash(line);
   const identity = blobIdentity(catalog, content, hash, previous);
+  const name = objectName(identity);
   return {
     seq,
     identity,
-    name: objectName(identity),
+    name,
     hash,
     labels: catalogMetadataLabels(identity),
     fields: {
-      'metadata.name': objectName(identity),
+      'metadata.name': name,
       'spec.catalog.name': identity.catalog,
       'spec.schema': identity.schema,
       'spec.package': identity.package,

@@ -1,11 +1,15 @@
 // watch over a real content store through HTTP: live events when the catalog's revision changes,
 // a watch resumed from any event's resourceVersion gets exactly the events after it, the
 // WatchList protocol, selectors on events, and 410 for a gone revision.
-import { request } from 'node:http';
-import type { ClientRequest } from 'node:http';
 import { expect } from 'chai';
 import { pollUntil } from '../../test/support/poll.js';
-import { catalogBlobs, parseBlobs, servedFixture, viewCatalog } from './test-served.test.js';
+import {
+  catalogBlobs,
+  parseBlobs,
+  servedFixture,
+  viewCatalog,
+  WatchStream,
+} from './test-served.test.js';
 import type { ParsedRevision, ServedFixture } from './test-served.test.js';
 
 const BASE = '/apis/content.olm.operatorframework.io/v1/catalogmetadata';
@@ -20,51 +24,6 @@ interface WatchEvent {
   };
 }
 
-/** An open watch: the events as they arrive, parsed line by line. */
-class WatchStream {
-  readonly events: WatchEvent[] = [];
-  ended = false;
-  /** Whether the response arrived whole (not cut mid-stream), once it closed. */
-  complete = false;
-  contentType: string | undefined;
-  private readonly req: ClientRequest;
-
-  constructor(f: ServedFixture, query: string, headers: Record<string, string> = {}) {
-    const { port } = new URL(f.url);
-    let carry = '';
-    this.req = request(
-      { hostname: '127.0.0.1', port, path: `${BASE}?watch=true&${query}`, headers },
-      (res) => {
-        this.contentType = res.headers['content-type'];
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => {
-          const lines = (carry + chunk).split('\n');
-          carry = lines.pop()!;
-          for (const l of lines) this.events.push(JSON.parse(l) as WatchEvent);
-        });
-        res.on('end', () => (this.ended = true));
-        res.on('close', () => (this.complete = res.complete));
-        res.on('error', () => (this.ended = true));
-      },
-    );
-    this.req.on('error', () => (this.ended = true));
-    this.req.end();
-  }
-
-  async until(n: number): Promise<WatchEvent[]> {
-    await pollUntil(async () => this.events.length >= n, {
-      timeoutMs: 10_000,
-      intervalMs: 20,
-      what: `${n} watch events`,
-    });
-    return this.events.slice(0, n);
-  }
-
-  close(): void {
-    this.req.destroy();
-  }
-}
-
 const brief = (e: WatchEvent) => `${e.type} ${e.object.metadata.name ?? ''}`;
 
 describe('served API watch (HTTP)', () => {
@@ -73,6 +32,8 @@ describe('served API watch (HTTP)', () => {
   let f: ServedFixture;
   const rv1 = () => `1_ops~${r1.key}f`;
   const rv2 = () => `1_ops~${r2.key}f`;
+  const watch = (query: string, headers: Record<string, string> = {}) =>
+    new WatchStream<WatchEvent>(f, BASE, query, headers);
 
   before(async () => {
     r1 = await parseBlobs('ops', catalogBlobs(1));
@@ -83,24 +44,17 @@ describe('served API watch (HTTP)', () => {
     f.source.set([viewCatalog('ops', r1.key)]);
   });
   afterEach(async () => {
-    await pollUntil(async () => f.source.openLeases === 0, {
-      timeoutMs: 10_000,
-      intervalMs: 20,
-      what: 'every lease released',
-    });
+    // Every request released what it leased.
+    await f.source.leasesReleased();
     await f.close();
   });
 
   /** The events from r1 to r2, as a live watch sees them. */
   async function liveEvents(): Promise<WatchEvent[]> {
-    const w = new WatchStream(f, `resourceVersion=${rv1()}`);
+    const w = watch(`resourceVersion=${rv1()}`);
     try {
       // Nothing to catch up on: the change below is the first event.
-      await pollUntil(async () => w.contentType !== undefined, {
-        timeoutMs: 10_000,
-        intervalMs: 20,
-        what: 'the watch to start',
-      });
+      await w.started();
       f.source.set([viewCatalog('ops', r2.key)]);
       await pollUntil(async () => w.events.at(-1)?.object.metadata.resourceVersion === rv2(), {
         timeoutMs: 10_000,
@@ -135,7 +89,7 @@ describe('served API watch (HTTP)', () => {
   it('resumed from any event, sends exactly the events after it', async () => {
     const events = await liveEvents();
     for (let k = 0; k < events.length - 1; k++) {
-      const w = new WatchStream(f, `resourceVersion=${events[k]!.object.metadata.resourceVersion}`);
+      const w = watch(`resourceVersion=${events[k]!.object.metadata.resourceVersion}`);
       try {
         const got = await w.until(events.length - k - 1);
         expect(got.map(brief), `resumed after event ${k}`).to.deep.equal(
@@ -150,8 +104,7 @@ describe('served API watch (HTTP)', () => {
 
   it('answers the WatchList protocol: ADDED for the current state, then the initial-events-end bookmark', async () => {
     f.source.set([viewCatalog('ops', r2.key)]);
-    const w = new WatchStream(
-      f,
+    const w = watch(
       'sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true',
     );
     try {
@@ -170,16 +123,11 @@ describe('served API watch (HTTP)', () => {
   });
 
   it('with sendInitialEvents=false, starts at the current state: only the changes after it', async () => {
-    const w = new WatchStream(
-      f,
+    const w = watch(
       'sendInitialEvents=false&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true',
     );
     try {
-      await pollUntil(async () => w.contentType !== undefined, {
-        timeoutMs: 10_000,
-        intervalMs: 20,
-        what: 'the watch to start',
-      });
+      await w.started();
       f.source.set([viewCatalog('ops', r2.key)]);
       const events = await w.until(5);
       expect(events.map((e) => e.type)).to.deep.equal([
@@ -196,7 +144,7 @@ describe('served API watch (HTTP)', () => {
 
   it('sends Table events (kubectl get -w) with the object includeObject asks for', async () => {
     f.source.set([viewCatalog('ops', r2.key)]);
-    const w = new WatchStream(f, `resourceVersion=${rv1()}&includeObject=Object`, {
+    const w = watch(`resourceVersion=${rv1()}&includeObject=Object`, {
       Accept: 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json',
     });
     try {
@@ -215,7 +163,7 @@ describe('served API watch (HTTP)', () => {
 
   it('sends only the events its label selector matches', async () => {
     f.source.set([viewCatalog('ops', r2.key)]);
-    const w = new WatchStream(f, `resourceVersion=${rv1()}&labelSelector=package%3Dp2`);
+    const w = watch(`resourceVersion=${rv1()}&labelSelector=package%3Dp2`);
     try {
       await pollUntil(async () => w.events.some((e) => e.type === 'MODIFIED'), {
         timeoutMs: 10_000,
@@ -231,20 +179,12 @@ describe('served API watch (HTTP)', () => {
 
   it('sends a bookmark after the bookmark interval without events', async () => {
     // Far from its timeout, so that only the interval can send the bookmark.
-    const w = new WatchStream(
-      f,
-      `resourceVersion=${rv1()}&allowWatchBookmarks=true&timeoutSeconds=3600`,
-    );
+    const w = watch(`resourceVersion=${rv1()}&allowWatchBookmarks=true&timeoutSeconds=3600`);
     try {
-      await pollUntil(async () => w.contentType !== undefined, {
-        timeoutMs: 10_000,
-        intervalMs: 20,
-        what: 'the watch to start',
-      });
-      for (let i = 0; i < 10 && w.events.length === 0; i++) {
-        await f.clock.advance(60_000);
-        await pollUntil(async () => true, { timeoutMs: 100, intervalMs: 10, what: 'a turn' });
-      }
+      await w.started();
+      // Due now whether the watch is idle already (its timer fires) or not yet (it sends at once).
+      await f.clock.advance(60_000);
+      await w.until(1);
       expect(w.events[0]).to.deep.include({ type: 'BOOKMARK' });
       expect(w.events[0]!.object.metadata.resourceVersion).to.equal(rv1());
     } finally {
@@ -253,22 +193,11 @@ describe('served API watch (HTTP)', () => {
   });
 
   it('ends with a bookmark at its timeout when bookmarks are allowed', async () => {
-    const w = new WatchStream(
-      f,
-      `resourceVersion=${rv1()}&allowWatchBookmarks=true&timeoutSeconds=5`,
-    );
+    const w = watch(`resourceVersion=${rv1()}&allowWatchBookmarks=true&timeoutSeconds=5`);
     try {
-      await pollUntil(async () => w.contentType !== undefined, {
-        timeoutMs: 10_000,
-        intervalMs: 20,
-        what: 'the watch to start',
-      });
+      await w.started();
       await f.clock.advance(5_000);
-      await pollUntil(async () => w.ended, {
-        timeoutMs: 10_000,
-        intervalMs: 20,
-        what: 'the watch to end',
-      });
+      await w.end();
       expect(w.events.map((e) => [e.type, e.object.metadata.resourceVersion])).to.deep.equal([
         ['BOOKMARK', rv1()],
       ]);
@@ -278,21 +207,13 @@ describe('served API watch (HTTP)', () => {
   });
 
   it('close() resolves once each open watch has ended its response with its last bookmark', async () => {
-    const w = new WatchStream(f, `resourceVersion=${rv1()}&allowWatchBookmarks=true`);
+    const w = watch(`resourceVersion=${rv1()}&allowWatchBookmarks=true`);
     try {
-      await pollUntil(async () => w.contentType !== undefined, {
-        timeoutMs: 10_000,
-        intervalMs: 20,
-        what: 'the watch to start',
-      });
+      await w.started();
       await f.api.close();
       // What a shutdown does next: the connections cut. The response was complete before.
       f.server.closeAllConnections();
-      await pollUntil(async () => w.ended, {
-        timeoutMs: 10_000,
-        intervalMs: 20,
-        what: 'the watch to end',
-      });
+      await w.end();
       expect(w.complete).to.equal(true);
       expect(w.events.map((e) => [e.type, e.object.metadata.resourceVersion])).to.deep.equal([
         ['BOOKMARK', rv1()],
@@ -304,7 +225,7 @@ describe('served API watch (HTTP)', () => {
 
   it('sends an ERROR event with a 504 Status for a revision the status names but not held yet', async () => {
     f.source.set([viewCatalog('ops', 'aaaaaaaaaaaaaaaa')]);
-    const w = new WatchStream(f, `resourceVersion=1_ops~aaaaaaaaaaaaaaaaf`);
+    const w = watch(`resourceVersion=1_ops~aaaaaaaaaaaaaaaaf`);
     try {
       const [e] = await w.until(1);
       expect(e!.type).to.equal('ERROR');
@@ -316,13 +237,9 @@ describe('served API watch (HTTP)', () => {
   });
 
   it('ends with a 410 ERROR event when its catalog is deleted with its revisions', async () => {
-    const w = new WatchStream(f, `resourceVersion=${rv1()}`);
+    const w = watch(`resourceVersion=${rv1()}`);
     try {
-      await pollUntil(async () => w.contentType !== undefined, {
-        timeoutMs: 10_000,
-        intervalMs: 20,
-        what: 'the watch to start',
-      });
+      await w.started();
       await f.store.remove('ops');
       f.source.set([]);
       const [e] = await w.until(1);
@@ -334,7 +251,7 @@ describe('served API watch (HTTP)', () => {
   });
 
   it('sends an ERROR event with a 410 Status when the revision it names is gone', async () => {
-    const w = new WatchStream(f, `resourceVersion=1_ops~0123456789abcdeff`);
+    const w = watch(`resourceVersion=1_ops~0123456789abcdeff`);
     try {
       const [e] = await w.until(1);
       expect(e!.type).to.equal('ERROR');

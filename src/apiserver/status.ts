@@ -1,6 +1,6 @@
 // metav1.Status, the body of every error the served API answers (and of a watch's ERROR event),
 // with the code and reason the kube-apiserver gives for the same failure.
-import type { ServerResponse } from 'node:http';
+import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
 
 export type StatusReason =
   | 'BadRequest'
@@ -89,16 +89,13 @@ export function sendError(res: ServerResponse, err: unknown): void {
     res.destroy();
     return;
   }
-  const body = JSON.stringify(e.toStatus());
-  const headers: Record<string, string | number> = {
-    'Content-Type': 'application/json',
-    'Content-Length': Buffer.byteLength(body),
-    'Cache-Control': 'no-cache, private',
-  };
-  if (e.details?.retryAfterSeconds !== undefined)
-    headers['Retry-After'] = e.details.retryAfterSeconds;
-  res.writeHead(e.code, headers);
-  res.end(body);
+  const retryAfter = e.details?.retryAfterSeconds;
+  sendText(
+    res,
+    JSON.stringify(e.toStatus()),
+    e.code,
+    retryAfter === undefined ? {} : { 'Retry-After': retryAfter },
+  );
 }
 
 function errorText(err: unknown): string {
@@ -107,11 +104,21 @@ function errorText(err: unknown): string {
 
 /** Writes a JSON body with 200 (or `code`). */
 export function sendJson(res: ServerResponse, value: unknown, code = 200): void {
-  const body = JSON.stringify(value);
+  sendText(res, JSON.stringify(value), code);
+}
+
+/** Writes JSON text with 200 (or `code`), not cached; `headers` add to or override the defaults. */
+export function sendText(
+  res: ServerResponse,
+  body: string,
+  code = 200,
+  headers: OutgoingHttpHeaders = {},
+): void {
   res.writeHead(code, {
     'Content-Type': 'application/json',
     'Content-Length': Buffer.byteLength(body),
     'Cache-Control': 'no-cache, private',
+    ...headers,
   });
   res.end(body);
 }

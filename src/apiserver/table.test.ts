@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { aggregatedDiscoveryVersion, negotiate } from './negotiate.js';
 import type { ServedObject } from './served-object.js';
-import { humanDuration, parseIncludeObject, tableRowJson } from './table.js';
+import { catalogMetadataCells, humanDuration, parseIncludeObject, tableRowJson } from './table.js';
 
 describe('Table and content negotiation', () => {
   const durations: Array<[number, string]> = [
@@ -36,7 +36,9 @@ describe('Table and content negotiation', () => {
   it('fills the cells as the CRD table converter does, the object as includeObject asks', () => {
     const now = Date.parse('2026-01-01T00:05:00Z');
     const row = (include: 'None' | 'Metadata' | 'Object') =>
-      JSON.parse(tableRowJson(obj, '{"x":1}', include, now)) as {
+      JSON.parse(
+        tableRowJson(catalogMetadataCells(obj, now), include, () => '{"x":1}', obj.metadata),
+      ) as {
         cells: unknown[];
         object?: unknown;
       };

@@ -95,28 +95,27 @@ function cell(obj: ServedObject, column: PrinterColumn, now: number): unknown {
   return v;
 }
 
-export interface TableRow {
-  cells: unknown[];
-  object?: unknown;
+/** The cells of a CatalogMetadata's row: its name, then the CRD's printer columns. */
+export function catalogMetadataCells(obj: ServedObject, now: number): unknown[] {
+  return [obj.metadata.name, ...CATALOG_METADATA_PRINTER_COLUMNS.map((c) => cell(obj, c, now))];
 }
 
-/** The row of an object; `json` is its JSON, spliced in as the row's object for includeObject=Object. */
+/**
+ * A row: its cells, and its object as includeObject asks (`json`: the object's JSON, spliced in
+ * for Object; `metadata`: the object's, for Metadata).
+ */
 export function tableRowJson(
-  obj: ServedObject,
-  json: string,
+  cells: unknown[],
   include: IncludeObject,
-  now: number,
+  json: () => string,
+  metadata: unknown,
 ): string {
-  const cells = [
-    obj.metadata.name,
-    ...CATALOG_METADATA_PRINTER_COLUMNS.map((c) => cell(obj, c, now)),
-  ];
   const head = `{"cells":${JSON.stringify(cells)}`;
   if (include === 'None') return `${head}}`;
-  if (include === 'Object') return `${head},"object":${json}}`;
-  return `${head},"object":${JSON.stringify(partialObjectMetadata(obj))}}`;
+  if (include === 'Object') return `${head},"object":${json()}}`;
+  return `${head},"object":${JSON.stringify(partialObjectMetadata(metadata))}}`;
 }
 
-export function partialObjectMetadata(obj: ServedObject): Record<string, unknown> {
-  return { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: obj.metadata };
+export function partialObjectMetadata(metadata: unknown): Record<string, unknown> {
+  return { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata };
 }

@@ -1,12 +1,13 @@
 // Named *.test.ts so that the build leaves it out; it holds no tests. Test support for the
 // served API: a content store holding revisions of small catalogs, a fake ViewSource over it
-// (the catalogs as a test sets them), and createServedApi behind a node:http server on
-// 127.0.0.1 with a minimal request-info parser standing in for the front.
-import { createServer } from 'node:http';
-import type { IncomingMessage, Server } from 'node:http';
+// (the catalogs as a test sets them), createServedApi behind a node:http server on 127.0.0.1
+// with a minimal request-info parser standing in for the front, and a watch client.
+import { createServer, request } from 'node:http';
+import type { ClientRequest, IncomingMessage, Server } from 'node:http';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { pollUntil } from '../../test/support/poll.js';
 import { CatalogHasher, readCatalog } from '../fbc/index.js';
 import type { Blob } from '../fbc/index.js';
 import { ContentStore } from '../server/index.js';
@@ -115,6 +116,14 @@ export class FakeSource implements ViewSource {
     this.list = catalogs;
     for (const l of this.listeners) l();
   }
+  /** Waits until every request has released what it leased (fails after 10 s). */
+  async leasesReleased(): Promise<void> {
+    await pollUntil(async () => this.openLeases === 0, {
+      timeoutMs: 10_000,
+      intervalMs: 20,
+      what: 'every lease released',
+    });
+  }
 }
 
 export function viewCatalog(
@@ -221,4 +230,67 @@ export async function servedFixture(
       await rm(store.root, { recursive: true, force: true });
     },
   };
+}
+
+/** An open watch (`path`: the collection, the query after `?watch=true&`): its events as they arrive, parsed line by line. */
+export class WatchStream<E> {
+  readonly events: E[] = [];
+  ended = false;
+  /** Whether the response arrived whole (not cut mid-stream), once it closed. */
+  complete = false;
+  contentType: string | undefined;
+  private readonly req: ClientRequest;
+
+  constructor(f: ServedFixture, path: string, query: string, headers: Record<string, string> = {}) {
+    const { port } = new URL(f.url);
+    let carry = '';
+    this.req = request(
+      { hostname: '127.0.0.1', port, path: `${path}?watch=true&${query}`, headers },
+      (res) => {
+        this.contentType = res.headers['content-type'];
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          const lines = (carry + chunk).split('\n');
+          carry = lines.pop()!;
+          for (const l of lines) this.events.push(JSON.parse(l) as E);
+        });
+        res.on('end', () => (this.ended = true));
+        res.on('close', () => (this.complete = res.complete));
+        res.on('error', () => (this.ended = true));
+      },
+    );
+    this.req.on('error', () => (this.ended = true));
+    this.req.end();
+  }
+
+  /** Waits for the response's head: the watch has started. */
+  async started(): Promise<void> {
+    await pollUntil(async () => this.contentType !== undefined, {
+      timeoutMs: 10_000,
+      intervalMs: 20,
+      what: 'the watch to start',
+    });
+  }
+
+  async until(n: number): Promise<E[]> {
+    await pollUntil(async () => this.events.length >= n, {
+      timeoutMs: 10_000,
+      intervalMs: 20,
+      what: `${n} watch events`,
+    });
+    return this.events.slice(0, n);
+  }
+
+  /** Waits for the end of the response. */
+  async end(): Promise<void> {
+    await pollUntil(async () => this.ended, {
+      timeoutMs: 10_000,
+      intervalMs: 20,
+      what: 'the watch to end',
+    });
+  }
+
+  close(): void {
+    this.req.destroy();
+  }
 }

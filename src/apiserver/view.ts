@@ -52,10 +52,11 @@ function viewOf(held: HeldCatalog[], transition?: ViewState['transition']): View
   };
 }
 
-function stateOf(c: ViewCatalog, lease: RevisionLease): CatalogState {
+/** The catalog's state at a revision (a content hash, or the revision as its status names it). */
+function stateOf(c: ViewCatalog, contentHash: string): CatalogState {
   return {
     catalog: c.name,
-    key: revisionKey(lease),
+    key: revisionKey({ contentHash }),
     profile: c.profile === 'lean' ? 'lean' : 'full',
   };
 }
@@ -68,12 +69,24 @@ export function namesRevision(revision: string | undefined, key: string): boolea
 /** The state the catalogs' statuses name (no lease taken). */
 export function statusState(catalogs: ViewCatalog[]): ViewState {
   return {
-    catalogs: catalogs.filter(servesObjects).map((c) => ({
-      catalog: c.name,
-      key: c.revision.replace(/^sha256:/, '').slice(0, 16),
-      profile: c.profile === 'lean' ? 'lean' : 'full',
-    })),
+    catalogs: catalogs.filter(servesObjects).map((c) => stateOf(c, c.revision)),
   };
+}
+
+/**
+ * A lease of a catalog's revision; one this replica does not hold (yet: it may be behind the
+ * replica that named it, its informer too) is waited for, bounded as the content server's
+ * revision wait (source.waitFor). undefined when it is still not held.
+ */
+export async function holdRevision(
+  source: ViewSource,
+  catalog: string,
+  revision: string,
+  signal?: AbortSignal,
+): Promise<RevisionLease | undefined> {
+  const lease = source.acquire(catalog, revision);
+  if (lease || !(await source.waitFor(catalog, revision, signal))) return lease;
+  return source.acquire(catalog, revision);
 }
 
 /** The revisions the catalogs' statuses name; 503 when one is not held here in time. */
@@ -82,15 +95,13 @@ export async function currentView(source: ViewSource, signal?: AbortSignal): Pro
   try {
     for (const c of source.catalogs()) {
       if (!servesObjects(c)) continue;
-      let lease = source.acquire(c.name, c.revision);
-      if (!lease && (await source.waitFor(c.name, c.revision, signal)))
-        lease = source.acquire(c.name, c.revision);
+      const lease = await holdRevision(source, c.name, c.revision, signal);
       if (!lease)
         throw unavailable(
           `the revision ${c.revision} of ClusterCatalog ${c.name} is not served by this replica yet`,
           REVISION_RETRY_AFTER_SECONDS,
         );
-      held.push({ catalog: c, lease, state: stateOf(c, lease) });
+      held.push({ catalog: c, lease, state: stateOf(c, lease.contentHash) });
     }
   } catch (err) {
     for (const h of held) h.lease.release();
@@ -137,11 +148,7 @@ export async function exactView(
       const c = catalogs.get(s.catalog);
       if (!c || c.profile === 'none' || (c.profile === 'lean') !== (s.profile === 'lean'))
         throw tooOld();
-      let lease = source.acquire(c.name, s.key);
-      // Not held: maybe not yet (this replica behind the one that wrote the RV; its informer
-      // may be behind too), so wait, bounded as the content server's revision wait.
-      if (!lease && (await source.waitFor(c.name, s.key, signal)))
-        lease = source.acquire(c.name, s.key);
+      const lease = await holdRevision(source, c.name, s.key, signal);
       if (!lease) throw namesRevision(c.revision, s.key) ? tooLarge(c.name, s.key) : tooOld();
       held.push({ catalog: c, lease, state: { ...s } });
     }

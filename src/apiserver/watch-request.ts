@@ -7,7 +7,6 @@ import type { Representation } from './negotiate.js';
 import type { ViewSource } from './ports.js';
 import { decodeResourceVersion, isAnyResourceVersion } from './resource-version.js';
 import type { ViewState } from './resource-version.js';
-import { parseSelectors } from './selection.js';
 import type { Selectors } from './selection.js';
 import { badRequest } from './status.js';
 import { parseIncludeObject } from './table.js';
@@ -32,7 +31,7 @@ export function parseWatchRequest(
   query: URLSearchParams,
   name: string,
   source: ViewSource,
-  parse: (query: URLSearchParams) => Selectors = parseSelectors,
+  parse: (query: URLSearchParams) => Selectors,
 ): WatchRequest {
   const selectors = parse(query);
   if (name !== '') selectors.fields.push({ field: 'metadata.name', operator: '=', value: name });

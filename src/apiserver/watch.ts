@@ -8,21 +8,20 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RevisionLease } from '../server/index.js';
 import type { Clock, Timer } from '../util/clock.js';
-import type { ObjectIndexCache } from './blob-entries.js';
+import { objectBody } from './objects-response.js';
+import { SERVED_API_VERSION } from './ports.js';
 import type { ViewCatalog, ViewSource } from './ports.js';
 import { encodeResourceVersion } from './resource-version.js';
 import type { ViewState } from './resource-version.js';
-import { SERVED_API_VERSION } from './served-object.js';
-import type { ObjectSettings } from './served-object.js';
 import { ApiError, unavailable } from './status.js';
 import { applyStep, diffEvents, planSteps } from './watch-plan.js';
 import type { PlanStep } from './watch-plan.js';
 import { parseWatchRequest } from './watch-request.js';
-import { catalogMetadataKind } from './watched-kind.js';
-import type { WatchedKind } from './watched-kind.js';
+import type { ServedKind } from './served-kind.js';
 import type { WatchRequest } from './watch-request.js';
 import {
   currentView,
+  holdRevision,
   namesRevision,
   REVISION_RETRY_AFTER_SECONDS,
   tooLarge,
@@ -34,8 +33,6 @@ export const DEFAULT_BOOKMARK_INTERVAL_MS = 60_000;
 export const INITIAL_EVENTS_END_ANNOTATION = 'k8s.io/initial-events-end';
 
 export interface WatchOptions {
-  settings: ObjectSettings;
-  index: ObjectIndexCache;
   clock: Clock;
   bookmarkIntervalMs: number;
 }
@@ -50,17 +47,16 @@ export class WatchHub {
     private readonly opts: WatchOptions,
   ) {}
 
-  /** `kind`: what is watched (default: CatalogMetadata). */
+  /** A watch of `kind`'s objects (of the one named `name`, when not empty). */
   async serve(
     req: IncomingMessage,
     res: ServerResponse,
     query: URLSearchParams,
     name: string,
-    kind?: WatchedKind,
+    kind: ServedKind,
   ): Promise<void> {
-    const watched = kind ?? catalogMetadataKind(this.opts.settings, this.opts.index);
-    const w = parseWatchRequest(req, query, name, this.source, (q) => watched.parseSelectors(q));
-    const watch = new Watch(this.source, this.opts, w, res, watched);
+    const w = parseWatchRequest(req, query, name, this.source, (q) => kind.parseSelectors(q));
+    const watch = new Watch(this.source, this.opts, w, res, kind);
     this.open.add(watch.end);
     const running = watch.run();
     this.running.add(running);
@@ -93,7 +89,7 @@ class Watch {
     private readonly opts: WatchOptions,
     private readonly w: WatchRequest,
     private readonly res: ServerResponse,
-    private readonly kind: WatchedKind,
+    private readonly kind: ServedKind,
   ) {
     this.state = w.start;
   }
@@ -158,9 +154,7 @@ class Watch {
     this.res.once('close', abort);
     try {
       for (const { catalog, key } of named) {
-        let lease = this.source.acquire(catalog, key);
-        if (!lease && (await this.source.waitFor(catalog, key, ctl.signal)))
-          lease = this.source.acquire(catalog, key);
+        const lease = await holdRevision(this.source, catalog, key, ctl.signal);
         if (lease) {
           lease.release();
           continue;
@@ -213,12 +207,7 @@ class Watch {
   /** The step's own lease of a revision (the view's are released with it); 410 when it is gone. */
   private lease(catalog: string, key: string): RevisionLease {
     const lease = this.source.acquire(catalog, key);
-    if (!lease)
-      throw new ApiError(
-        410,
-        'Expired',
-        'too old resource version: the revisions it names are no longer served',
-      );
+    if (!lease) throw tooOld();
     return lease;
   }
 
@@ -260,9 +249,7 @@ class Watch {
         if (!lease || part.length === 0) continue;
         const wanted = new Map(part.map((e) => [e.object.seq, e]));
         const info: ViewCatalog = { ...catalog, profile: profile ?? 'full' };
-        const read = this.kind.read(info, lease, [...wanted.keys()], this.w, () =>
-          this.opts.clock.now(),
-        );
+        const read = this.kind.read(info, lease, [...wanted.keys()], this.w.selectors);
         for await (const object of read) {
           const event = wanted.get(object.seq);
           if (!event) continue;
@@ -270,9 +257,12 @@ class Watch {
           if (this.ended) return;
           i++;
           this.state = stateAt(i);
-          if (!object.matches) continue;
+          if (!object.build) continue;
           const rv = encodeResourceVersion(this.state);
-          await this.writeLine(`{"type":"${event.type}","object":${object.render(rv)}}\n`);
+          const { representation, includeObject } = this.w;
+          const r = { representation, includeObject, now: this.opts.clock.now() };
+          const body = objectBody(object.build(rv), this.kind.columns, r, rv);
+          await this.writeLine(`{"type":"${event.type}","object":${body}}\n`);
         }
       }
       this.state = stateAt(events.length);

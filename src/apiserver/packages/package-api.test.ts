@@ -2,12 +2,16 @@
 // HTTP requests: list (objects, selectors, pages, Table, -o wide), get, watch across a change
 // of revision, dry-run PATCH and 405, and that a package's object reads only that package's
 // blobs.
-import { request } from 'node:http';
 import { gunzipSync } from 'node:zlib';
 import { expect } from 'chai';
-import { pollUntil } from '../../../test/support/poll.js';
 import { getText, send } from '../../server/test-catalogs.test.js';
-import { parseBlobs, servedFixture, viewCatalog, CATALOG_UID } from '../test-served.test.js';
+import {
+  parseBlobs,
+  servedFixture,
+  viewCatalog,
+  CATALOG_UID,
+  WatchStream,
+} from '../test-served.test.js';
 import type { ParsedRevision, ServedFixture } from '../test-served.test.js';
 import { packageObjectName } from './package-object.js';
 import type { CatalogPackage } from './package-object.js';
@@ -88,11 +92,7 @@ describe('served API catalogpackages (HTTP)', () => {
     f.source.set([{ ...viewCatalog('ops', r1.key), priority: 7 }]);
   });
   afterEach(async () => {
-    await pollUntil(async () => f.source.openLeases === 0, {
-      timeoutMs: 10_000,
-      intervalMs: 20,
-      what: 'every lease released',
-    });
+    await f.source.leasesReleased();
     await f.close();
   });
 
@@ -261,28 +261,14 @@ describe('served API catalogpackages (HTTP)', () => {
   it('watches: a change of any blob of a package is MODIFIED with the new head; others send nothing', async () => {
     const rv1 = (await json<List>(BASE)).body.metadata.resourceVersion;
     f.source.set([{ ...viewCatalog('ops', r2.key), priority: 7 }]);
-    const { port } = new URL(f.url);
-    const events: Array<{ type: string; object: CatalogPackage }> = [];
-    const req = request(
-      { hostname: '127.0.0.1', port, path: `${BASE}?watch=true&resourceVersion=${rv1}` },
-      (res) => {
-        let carry = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => {
-          const lines = (carry + chunk).split('\n');
-          carry = lines.pop()!;
-          for (const l of lines) events.push(JSON.parse(l) as (typeof events)[number]);
-        });
-      },
+    const w = new WatchStream<{ type: string; object: CatalogPackage }>(
+      f,
+      BASE,
+      `resourceVersion=${rv1}`,
     );
-    req.on('error', () => undefined);
-    req.end();
     try {
-      await pollUntil(async () => events.length >= 1, {
-        timeoutMs: 10_000,
-        intervalMs: 20,
-        what: 'the watch event',
-      });
+      await w.until(1);
+      const { events } = w;
       const rv2 = (await json<List>(BASE)).body.metadata.resourceVersion;
       expect(events.map((e) => `${e.type} ${e.object.status.packageName}`)).to.deep.equal([
         'MODIFIED etcd',
@@ -291,41 +277,21 @@ describe('served API catalogpackages (HTTP)', () => {
       expect(stable?.currentCSVDesc?.version).to.equal('2.1.0');
       expect(events[0]!.object.metadata.resourceVersion).to.equal(rv2);
     } finally {
-      req.destroy();
+      w.close();
     }
   });
 
   it('sends watch events as Table rows (kubectl get -w), gzips a list when asked', async () => {
-    const { port } = new URL(f.url);
-    const lines: string[] = [];
-    const req = request(
-      {
-        hostname: '127.0.0.1',
-        port,
-        path: `${BASE}?watch=true&labelSelector=package%3Dzk`,
-        headers: { Accept: TABLE },
-      },
-      (res) => {
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => lines.push(...chunk.split('\n').filter(Boolean)));
-      },
-    );
-    req.on('error', () => undefined);
-    req.end();
-    try {
-      await pollUntil(async () => lines.length >= 1, {
-        timeoutMs: 10_000,
-        intervalMs: 20,
-        what: 'the initial event',
-      });
-      const event = JSON.parse(lines[0]!) as {
-        type: string;
-        object: {
-          kind: string;
-          columnDefinitions: Array<{ name: string }>;
-          rows: Array<{ cells: unknown[] }>;
-        };
+    const w = new WatchStream<{
+      type: string;
+      object: {
+        kind: string;
+        columnDefinitions: Array<{ name: string }>;
+        rows: Array<{ cells: unknown[] }>;
       };
+    }>(f, BASE, 'labelSelector=package%3Dzk', { Accept: TABLE });
+    try {
+      const event = (await w.until(1))[0]!;
       expect(event.type).to.equal('ADDED');
       expect(event.object.kind).to.equal('Table');
       expect(event.object.columnDefinitions[5]!.name).to.equal('Head Version');
@@ -337,7 +303,7 @@ describe('served API catalogpackages (HTTP)', () => {
         '0.1.0',
       ]);
     } finally {
-      req.destroy();
+      w.close();
     }
     const zipped = await send(f, BASE, { headers: { 'Accept-Encoding': 'gzip' } });
     expect(zipped.headers['content-encoding']).to.equal('gzip');

@@ -5,7 +5,7 @@
 // with currentCSV and currentCSVDesc, deprecation). Everything is in `status`, as on
 // PackageManifest: the object is observed from the catalog, nothing in it is desired.
 import { labelValue, LABEL_CATALOG, LABEL_PACKAGE, objectName } from '../../api/v1/index.js';
-import { SERVED_API_VERSION } from '../../api/v1/group.js';
+import { SERVED_API_VERSION } from '../ports.js';
 import { packageDetails } from '../../answers/details.js';
 import { bundleCsvMetadata, bundleVersion, obj, str } from '../../answers/fbc-types.js';
 import type {

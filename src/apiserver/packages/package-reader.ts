@@ -23,20 +23,12 @@ import type {
   DeprecationsBlob,
 } from '../../answers/fbc-types.js';
 import type { RevisionLease } from '../../server/index.js';
-import { matchesFields, parseFieldSelector, pinnedFieldValue } from '../field-selector.js';
-import type { FieldRequirement } from '../field-selector.js';
-import {
-  matchesLabels,
-  parseLabelSelector,
-  pinnedLabelValues,
-  SelectorError,
-} from '../label-selector.js';
-import type { LabelRequirement } from '../label-selector.js';
+import { matchesFields, pinnedFieldValue } from '../field-selector.js';
+import { matchesLabels, pinnedLabelValues } from '../label-selector.js';
 import { nameMayBelong } from '../matching.js';
 import type { ListPosition } from '../matching.js';
-import { unionRanges } from '../selection.js';
-import type { SeqRanges } from '../selection.js';
-import { badRequest } from '../status.js';
+import { parseSelectors, pinnedRaw, unionRanges } from '../selection.js';
+import type { SeqRanges, Selectors } from '../selection.js';
 import type { HeldCatalog, View } from '../view.js';
 import {
   channelHeads,
@@ -54,48 +46,15 @@ export const PACKAGE_SELECTABLE_FIELDS = [
   FIELD_PACKAGE_NAME,
 ] as const;
 
-export interface PackageSelectors {
-  labels: LabelRequirement[];
-  fields: FieldRequirement[];
-}
+/** The selectors of a request's query over the package fields; a 400 when one does not parse. */
+export const parsePackageSelectors = (query: URLSearchParams): Selectors =>
+  parseSelectors(query, PACKAGE_SELECTABLE_FIELDS);
 
-/** The selectors of a request's query; a 400 with the apiserver's message when one does not parse. */
-export function parsePackageSelectors(query: URLSearchParams): PackageSelectors {
-  try {
-    return {
-      labels: parseLabelSelector(query.get('labelSelector') ?? ''),
-      fields: parseFieldSelector(query.get('fieldSelector') ?? '', PACKAGE_SELECTABLE_FIELDS),
-    };
-  } catch (err) {
-    if (err instanceof SelectorError) throw badRequest(err.message);
-    throw err;
-  }
-}
-
-export function packageMatches(s: PackageSelectors, catalog: string, pkg: string): boolean {
+export function packageMatches(s: Selectors, catalog: string, pkg: string): boolean {
   return (
     matchesLabels(s.labels, packageLabels(catalog, pkg)) &&
     matchesFields(s.fields, packageFields(catalog, pkg))
   );
-}
-
-/**
- * The raw values a label (encoded as labelValue encodes) and a field pin, among `known`;
- * undefined when neither pins them.
- */
-function pinned(
-  s: PackageSelectors,
-  label: string,
-  field: string,
-  known: readonly string[],
-): string[] | undefined {
-  let raw: string[] | undefined;
-  const values = pinnedLabelValues(s.labels, label);
-  if (values !== undefined) raw = known.filter((k) => values.includes(labelValue(k)));
-  const f = pinnedFieldValue(s.fields, field);
-  if (f === null) return [];
-  if (f !== undefined) raw = (raw ?? [f]).filter((v) => v === f);
-  return raw;
 }
 
 /** One package of a catalog, read. */
@@ -145,7 +104,7 @@ export async function readPackageParts(
 
 /** The sequence ranges of the olm.package blobs the selectors may match in this revision. */
 async function packageRanges(
-  s: PackageSelectors,
+  s: Selectors,
   catalog: string,
   lease: RevisionLease,
 ): Promise<SeqRanges> {
@@ -156,7 +115,7 @@ async function packageRanges(
       ? lease.packageNames().find((p) => packageObjectName(catalog, p) === objectName)
       : undefined;
   if (named !== undefined) return lease.selectSeqs({ schema: SCHEMA_PACKAGE, name: named });
-  const names = pinned(s, LABEL_PACKAGE, FIELD_PACKAGE_NAME, lease.packageNames());
+  const names = pinnedRaw(s, LABEL_PACKAGE, FIELD_PACKAGE_NAME, lease.packageNames());
   const labelValues = pinnedLabelValues(s.labels, LABEL_PACKAGE);
   // packageNames() lists the packages with channels or bundles: a value it does not map back
   // is taken as a raw name too (a package with an olm.package blob only).
@@ -175,7 +134,7 @@ async function packageRanges(
  */
 export async function* matchingPackages(
   view: View,
-  s: PackageSelectors,
+  s: Selectors,
   from?: ListPosition,
 ): AsyncGenerator<PackageRead> {
   const name = pinnedFieldValue(s.fields, 'metadata.name');
@@ -184,7 +143,7 @@ export async function* matchingPackages(
     const catalog = held.catalog.name;
     if (from && catalog < from.catalog) continue;
     if (name !== undefined && !nameMayBelong(name, catalog)) continue;
-    const catalogs = pinned(s, LABEL_CATALOG, FIELD_PACKAGE_CATALOG, [catalog]);
+    const catalogs = pinnedRaw(s, LABEL_CATALOG, FIELD_PACKAGE_CATALOG, [catalog]);
     if (catalogs !== undefined && catalogs.length === 0) continue;
     const ranges = await packageRanges(s, catalog, held.lease);
     const start = from?.catalog === catalog ? from.seq : 0;

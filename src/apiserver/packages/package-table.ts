@@ -1,7 +1,7 @@
 // The Table of CatalogPackages (what `kubectl get catalogpackages` shows): Name, Catalog,
 // Package, Display Name, Default Channel, Head Version (of the default channel), Provider, Age;
 // `-o wide` (priority 1) adds Priority, Deprecated and Channels.
-import type { IncludeObject, TableColumnDefinition } from '../table.js';
+import type { TableColumnDefinition } from '../table.js';
 import { humanDuration, TABLE_COLUMNS } from '../table.js';
 import type { CatalogPackage } from './package-object.js';
 
@@ -42,23 +42,4 @@ export function packageCells(p: CatalogPackage, now: number): unknown[] {
     s.deprecation !== undefined,
     s.channels.map((c) => c.name).join(','),
   ];
-}
-
-export function packagePartialMetadata(p: CatalogPackage): Record<string, unknown> {
-  return { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: p.metadata };
-}
-
-export function packageRowJson(p: CatalogPackage, include: IncludeObject, now: number): string {
-  const head = `{"cells":${JSON.stringify(packageCells(p, now))}`;
-  if (include === 'None') return `${head}}`;
-  const object = include === 'Object' ? p : packagePartialMetadata(p);
-  return `${head},"object":${JSON.stringify(object)}}`;
-}
-
-/** A Table of rows (a get's one row, a watch event's). */
-export function packageTableJson(resourceVersion: string, rows: string[]): string {
-  return (
-    `{"kind":"Table","apiVersion":"meta.k8s.io/v1","metadata":{"resourceVersion":${JSON.stringify(resourceVersion)}},` +
-    `"columnDefinitions":${JSON.stringify(PACKAGE_TABLE_COLUMNS)},"rows":[${rows.join(',')}]}`
-  );
 }
