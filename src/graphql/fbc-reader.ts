@@ -151,8 +151,8 @@ export class FbcReader {
   }
 
   /**
-   * Every bundle of the package with only its name and olm.package property (what versions and
-   * upgrades read): a package of large bundles costs its reads, not its size kept.
+   * Every bundle of the package as a stub (stubOf: its name and olm.package property, what
+   * versions and upgrades read): a package of large bundles costs its reads, not its size kept.
    */
   bundleVersions(pkg: string): Promise<BundleBlob[]> {
     return this.once(`v\0${pkg}`, async () => {
@@ -160,13 +160,7 @@ export class FbcReader {
       for await (const value of this.run.blobs({ schema: SCHEMA_BUNDLE, package: pkg })) {
         const b = typed(value);
         if (!b || !isBundleBlob(b)) continue;
-        const properties = (b.properties ?? []).filter((p) => p.type === PROPERTY_PACKAGE);
-        const stub: BundleBlob = {
-          schema: SCHEMA_BUNDLE,
-          package: b.package,
-          name: b.name,
-          properties,
-        };
+        const stub = stubOf(b);
         this.run.hold(sizeOf(stub));
         out.push(stub);
       }
