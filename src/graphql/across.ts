@@ -54,16 +54,24 @@ export interface AcrossEndpointOptions {
   clock?: Pick<Clock, 'setTimer'>;
 }
 
-/** The tag of a GET answer: every catalog's state and revision, and the request. */
-function acrossEntityTag(
+/** The rows of `catalogs`: every ClusterCatalog by priority, with the revision it answers from. */
+function catalogRows(
   entries: readonly CatalogEntry[],
   answering: readonly Answering[],
-  raw: string,
-): string {
+): CatalogRow[] {
   const hashes = new Map(answering.map((a) => [a.entry.name, a.lease.contentHash]));
-  const state = [...entries]
-    .sort(byPriority)
-    .map((e) => [e.name, e.priority, e.availabilityMode, e.serving, hashes.get(e.name) ?? null]);
+  return [...entries].sort(byPriority).map((e) => ({
+    name: e.name,
+    priority: e.priority,
+    availabilityMode: e.availabilityMode,
+    serving: e.serving,
+    contentHash: hashes.get(e.name) ?? null,
+  }));
+}
+
+/** The tag of a GET answer: every catalog's state and revision (its row), and the request. */
+function acrossEntityTag(rows: readonly CatalogRow[], raw: string): string {
+  const state = rows.map((r) => [r.name, r.priority, r.availabilityMode, r.serving, r.contentHash]);
   return createHash('sha256')
     .update(`across\n${JSON.stringify(state)}\n${raw}`)
     .digest('hex');
@@ -103,6 +111,7 @@ export function createAcrossEndpoint(opts: AcrossEndpointOptions): ServerEndpoin
     const { answering, errors: left } = await answeringCatalogs(entries, store, schemas);
     try {
       const across = acrossSchemaOf(answering);
+      const rows = catalogRows(entries, answering);
       await answerQuery(
         req,
         res,
@@ -111,21 +120,13 @@ export function createAcrossEndpoint(opts: AcrossEndpointOptions): ServerEndpoin
           schema: across.schema,
           rootFields: across.rootFields,
           validator: (raw) => ({
-            tag: acrossEntityTag(entries, answering, raw),
+            tag: acrossEntityTag(rows, raw),
             lastModified: new Date(
               Math.max(0, ...answering.map((a) => a.lease.lastModified.getTime())),
             ),
           }),
-          context: (signal, abort) => {
-            const hashes = new Map(answering.map((a) => [a.entry.name, a.lease.contentHash]));
-            const rows: CatalogRow[] = [...entries].sort(byPriority).map((e) => ({
-              name: e.name,
-              priority: e.priority,
-              availabilityMode: e.availabilityMode,
-              serving: e.serving,
-              contentHash: hashes.get(e.name) ?? null,
-            }));
-            return new AcrossRun(
+          context: (signal, abort) =>
+            new AcrossRun(
               rows,
               answering,
               across,
@@ -134,8 +135,7 @@ export function createAcrossEndpoint(opts: AcrossEndpointOptions): ServerEndpoin
               signal,
               abort,
               packages,
-            );
-          },
+            ),
           // The catalogs left out, then those whose answer had errors, then the query's own.
           errorsBefore: (run) => [...left, ...run.errors],
         },
