@@ -10,10 +10,10 @@ import { fetchUrl } from './content.js';
 import { fetchFailureReason, untrustedReason } from './trust.js';
 
 /** The path of the GraphQL endpoint under a catalog's base, and under the server's URL. */
-export const GRAPHQL_PATH = '/api/v1/graphql';
+const GRAPHQL_PATH = '/api/v1/graphql';
 
 /** An answer of more than this is not read (the server keeps one to 8 MiB of values). */
-export const MAX_ANSWER_BYTES = 64 * 1024 * 1024;
+const MAX_ANSWER_BYTES = 64 * 1024 * 1024;
 
 export interface GraphqlQueryOptions {
   /** Ask this ClusterCatalog's endpoint; none: the endpoint across every serving catalog. */

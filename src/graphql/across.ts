@@ -29,8 +29,8 @@ import { DEFAULT_QUERY_BUDGETS } from './query-run.js';
 import type { QueryBudgets } from './query-run.js';
 
 /** Queries across catalogs executing at once, and waiting, per process (each reads many). */
-export const DEFAULT_ACROSS_RUNNING = 1;
-export const DEFAULT_ACROSS_WAITING = 16;
+const DEFAULT_ACROSS_RUNNING = 1;
+const DEFAULT_ACROSS_WAITING = 16;
 /** Schemas across catalogs kept (one per set of catalog revisions). */
 const ACROSS_SCHEMAS_KEPT = 8;
 

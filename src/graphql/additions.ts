@@ -78,7 +78,7 @@ const FILTER_KEYS = [
 ] as const;
 
 /** The client library's PackageFilter of the arguments given. */
-export function packageFilterOf(args: PackagesArgs): PackageFilter {
+function packageFilterOf(args: PackagesArgs): PackageFilter {
   const f: Record<string, string> = {};
   for (const k of FILTER_KEYS) {
     const v = args[k];
@@ -172,7 +172,7 @@ async function upgrades(run: QueryReads, args: UpgradesArgs): Promise<UpgradesSo
 }
 
 /** What a list of the additions without a limit counts in the join cost (limits.ts). */
-export const NOMINAL_LIST_SIZE = 10;
+const NOMINAL_LIST_SIZE = 10;
 
 const PAGED_LISTS = new Set(['fbcPackages', 'fbcBundles', 'fbcProvides', 'bundles']);
 const UNPAGED_LISTS = new Set([

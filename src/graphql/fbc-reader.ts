@@ -51,7 +51,7 @@ export interface QueryReads {
 }
 
 /** About the JSON size of a value (no string of it is built). */
-export const sizeOf = (value: unknown): number => jsonSizeUpTo(value, Number.MAX_SAFE_INTEGER);
+const sizeOf = (value: unknown): number => jsonSizeUpTo(value, Number.MAX_SAFE_INTEGER);
 
 /** Bundle stubs (bundleStub): a field a stub lacks reads the whole bundle (wholeBundle). */
 const stubs = new WeakSet<BundleBlob>();
