@@ -3,7 +3,8 @@
 // upstream catalogd does; GET (and HEAD) answers a query given as ?query= with an ETag from
 // the revision and the request, and 304 to a client that has it. The answer is JSON as
 // upstream's encoding/json writes it; request errors (a bad body, a parse error, a limit, a
-// validation error, a budget) are 400 with upstream's error shape; gzip when asked.
+// validation error, a budget) are 400 with upstream's error shape; gzip when asked. The
+// request handling (readQuery, answerQuery) is also the endpoint across catalogs' (across.ts).
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { promisify } from 'node:util';
