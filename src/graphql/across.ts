@@ -10,23 +10,14 @@
 // endpoint's (endpoint.ts: readQuery, answerQuery).
 import { createHash } from 'node:crypto';
 import type { ServerEndpoint } from '../server/index.js';
-import { realClock } from '../util/clock.js';
-import type { Clock } from '../util/clock.js';
 import { byPriority } from './across-port.js';
 import type { CatalogDirectory, CatalogEntry } from './across-port.js';
 import { AcrossRun, answeringCatalogs } from './across-run.js';
 import type { Answering } from './across-run.js';
 import { buildAcrossSchema } from './across-schema.js';
 import type { AcrossSchema, CatalogRow } from './across-schema.js';
-import { CatalogSchemas } from './catalog-schemas.js';
-import { DEFAULT_DEADLINE_MS, answerQuery, readQuery } from './endpoint.js';
-import type { AnswerBounds } from './endpoint.js';
-import { QueryGate } from './gate.js';
-import { PackageCache } from './package-cache.js';
-import { DEFAULT_QUERY_LIMITS } from './limits.js';
-import type { QueryLimits } from './limits.js';
-import { DEFAULT_QUERY_BUDGETS } from './query-run.js';
-import type { QueryBudgets } from './query-run.js';
+import { answerQuery, endpointParts, readQuery } from './endpoint.js';
+import type { GraphqlEndpointOptions } from './endpoint.js';
 
 /** Queries across catalogs executing at once, and waiting, per process (each reads many). */
 const DEFAULT_ACROSS_RUNNING = 1;
@@ -34,24 +25,15 @@ const DEFAULT_ACROSS_WAITING = 16;
 /** Schemas across catalogs kept (one per set of catalog revisions). */
 const ACROSS_SCHEMAS_KEPT = 8;
 
-export interface AcrossEndpointOptions {
+/**
+ * The per-catalog endpoint's options and the ClusterCatalogs (`directory`). `budgets` are for
+ * the whole query, all catalogs together. Without `gate`, its own of DEFAULT_ACROSS_RUNNING and
+ * DEFAULT_ACROSS_WAITING turns (the controller gives the per-catalog endpoint's, so that GraphQL
+ * holds one query's memory at a time in the process). `schemas`, `packages`: share the
+ * per-catalog endpoint's.
+ */
+export interface AcrossEndpointOptions extends GraphqlEndpointOptions {
   directory: CatalogDirectory;
-  /** The catalogs' own schemas (share the per-catalog endpoint's); default a new cache. */
-  schemas?: CatalogSchemas;
-  limits?: Partial<QueryLimits>;
-  /** For the whole query, all catalogs together. */
-  budgets?: Partial<QueryBudgets>;
-  deadlineMs?: number;
-  running?: number;
-  waiting?: number;
-  /**
-   * The turns to execute (`running`, `waiting` are then unused): the controller gives the per
-   * catalog endpoint's, so that GraphQL holds one query's memory at a time in the process.
-   */
-  gate?: QueryGate;
-  /** What the additions keep of revisions' packages across queries (share the per-catalog one). */
-  packages?: PackageCache;
-  clock?: Pick<Clock, 'setTimer'>;
 }
 
 /** The rows of `catalogs`: every ClusterCatalog by priority, with the revision it answers from. */
@@ -78,17 +60,11 @@ function acrossEntityTag(rows: readonly CatalogRow[], raw: string): string {
 }
 
 export function createAcrossEndpoint(opts: AcrossEndpointOptions): ServerEndpoint {
-  const bounds: AnswerBounds = {
-    limits: { ...DEFAULT_QUERY_LIMITS, ...opts.limits },
-    deadlineMs: opts.deadlineMs ?? DEFAULT_DEADLINE_MS,
-    gate:
-      opts.gate ??
-      new QueryGate(opts.running ?? DEFAULT_ACROSS_RUNNING, opts.waiting ?? DEFAULT_ACROSS_WAITING),
-    clock: opts.clock ?? realClock,
-  };
-  const budgets: QueryBudgets = { ...DEFAULT_QUERY_BUDGETS, ...opts.budgets };
-  const schemas = opts.schemas ?? new CatalogSchemas();
-  const packages = opts.packages ?? new PackageCache();
+  const { bounds, budgets, schemas, packages } = endpointParts(
+    opts,
+    DEFAULT_ACROSS_RUNNING,
+    DEFAULT_ACROSS_WAITING,
+  );
   const acrossSchemas = new Map<string, AcrossSchema>();
   const acrossSchemaOf = (answering: readonly Answering[]): AcrossSchema => {
     const key = answering.map((a) => `${a.entry.name}@${a.lease.contentHash}`).join(' ');

@@ -478,21 +478,40 @@ async function run<C extends { failure: QueryLimitError | undefined }>(
   }
 }
 
-export function createGraphqlEndpoint(opts: GraphqlEndpointOptions = {}): LeasedEndpoint {
-  const bounds: AnswerBounds = {
-    limits: { ...DEFAULT_QUERY_LIMITS, ...opts.limits },
-    deadlineMs: opts.deadlineMs ?? DEFAULT_DEADLINE_MS,
-    gate:
-      opts.gate ??
-      new QueryGate(
-        opts.running ?? DEFAULT_RUNNING_QUERIES,
-        opts.waiting ?? DEFAULT_WAITING_QUERIES,
-      ),
-    clock: opts.clock ?? realClock,
+/**
+ * What an endpoint is made of, from its options: the bounds of its answers, its budgets, its
+ * schemas and its package cache (each the one given, else a default); its own gate of
+ * `running` and `waiting` turns unless one is given.
+ */
+export function endpointParts(
+  opts: GraphqlEndpointOptions,
+  running: number,
+  waiting: number,
+): {
+  bounds: AnswerBounds;
+  budgets: QueryBudgets;
+  schemas: CatalogSchemas;
+  packages: PackageCache;
+} {
+  return {
+    bounds: {
+      limits: { ...DEFAULT_QUERY_LIMITS, ...opts.limits },
+      deadlineMs: opts.deadlineMs ?? DEFAULT_DEADLINE_MS,
+      gate: opts.gate ?? new QueryGate(opts.running ?? running, opts.waiting ?? waiting),
+      clock: opts.clock ?? realClock,
+    },
+    budgets: { ...DEFAULT_QUERY_BUDGETS, ...opts.budgets },
+    schemas: opts.schemas ?? new CatalogSchemas(),
+    packages: opts.packages ?? new PackageCache(),
   };
-  const budgets: QueryBudgets = { ...DEFAULT_QUERY_BUDGETS, ...opts.budgets };
-  const schemas = opts.schemas ?? new CatalogSchemas();
-  const packages = opts.packages ?? new PackageCache();
+}
+
+export function createGraphqlEndpoint(opts: GraphqlEndpointOptions = {}): LeasedEndpoint {
+  const { bounds, budgets, schemas, packages } = endpointParts(
+    opts,
+    DEFAULT_RUNNING_QUERIES,
+    DEFAULT_WAITING_QUERIES,
+  );
 
   return async (req, res, lease, rawQuery) => {
     const read = await readQuery(req, res, rawQuery, bounds.limits);
