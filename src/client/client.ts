@@ -10,7 +10,7 @@ import { CLUSTER_CATALOG_PLURAL, LABEL_METADATA_NAME } from '../api/v1/clusterca
 import type { Condition } from '../api/v1/conditions.js';
 import { TYPE_SERVING, findCondition } from '../api/v1/conditions.js';
 import type { ObjectView } from '../api/v1/group.js';
-import { GROUP, VERSION } from '../api/v1/group.js';
+import { GROUP, SERVED_GROUP, VERSION } from '../api/v1/group.js';
 import { labelValue } from '../api/v1/identity.js';
 import { KubeClient } from '../kube/client.js';
 import { isNotFound } from '../kube/errors.js';
@@ -40,7 +40,7 @@ import { SCHEMA_BUNDLE, isBundleBlob } from '../answers/fbc-types.js';
 import type { Provider } from '../answers/graph.js';
 import { gvkProviders, sortProviders } from '../answers/graph.js';
 import type { GraphqlAnswer, GraphqlQueryOptions } from './graphql-query.js';
-import type { ObjectViewChoice } from './object-view.js';
+import type { DiscoveryProbe, ObjectViewChoice } from './object-view.js';
 import type { MetadataQuery } from './query.js';
 import { matchesQuery, metadataSelectors } from './query.js';
 
@@ -163,10 +163,16 @@ export class CatalogClient {
 
   private async findView(signal?: AbortSignal): Promise<MetadataResources> {
     const ov = await import('./object-view.js');
-    const choice =
-      this.forcedView !== undefined
-        ? ov.forcedObjectView(this.forcedView)
-        : await ov.discoverObjectView(this.kube, signal);
+    let choice: ObjectViewChoice;
+    if (this.forcedView !== undefined) choice = ov.forcedObjectView(this.forcedView);
+    else {
+      // Both discovery documents, read at once (one round trip).
+      const [crd, served] = await Promise.all([
+        this.probeGroup(GROUP, signal),
+        this.probeGroup(SERVED_GROUP, signal),
+      ]);
+      choice = ov.decideObjectView(crd, served);
+    }
     const cm = { group: choice.group, version: VERSION, plural: CATALOG_METADATA_PLURAL };
     this.viewFound = choice;
     return {
@@ -175,6 +181,24 @@ export class CatalogClient {
       full: new Resource<CatalogMetadata>(this.kube, cm),
       metadataOnly: new Resource<ObjectMetadata>(this.kube, cm, { metadataOnly: true }),
     };
+  }
+
+  /** GET /apis/GROUP/v1: whether it lists catalogmetadata. */
+  private async probeGroup(group: string, signal?: AbortSignal): Promise<DiscoveryProbe> {
+    const path = `/apis/${group}/${VERSION}`;
+    try {
+      const doc = await this.kube.request<{ resources?: Array<{ name?: unknown }> } | undefined>(
+        path,
+        { verb: 'get', resource: 'discovery', ...(signal && { signal }) },
+      );
+      if (doc?.resources?.some((r) => r.name === CATALOG_METADATA_PLURAL))
+        return { state: 'listed' };
+      return { state: 'absent', why: `${path} does not list ${CATALOG_METADATA_PLURAL}` };
+    } catch (err) {
+      if (signal?.aborted) throw err;
+      if (isNotFound(err)) return { state: 'absent', why: `${path} is not served (404)` };
+      return { state: 'failed', why: `${path}: ${(err as Error).message}` };
+    }
   }
 
   close(): void {

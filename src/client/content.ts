@@ -15,7 +15,7 @@ import { blobHash, canonicalize } from '../api/v1/canonical.js';
 import type { AnyBlob } from '../answers/fbc-types.js';
 import { typedBlob } from '../answers/fbc-types.js';
 import { readLimited } from '../util/limits.js';
-import { untrustedReason } from './trust.js';
+import { fetchFailureReason, untrustedReason } from './trust.js';
 
 /** spec.content is the whole blob. */
 export interface FullContent {
@@ -240,7 +240,7 @@ async function ownContentUrl(
   } catch (err) {
     if (signal?.aborted) throw err;
     throw new ContentOmittedError(
-      `cannot read the whole blob of ${what}: cannot read ClusterCatalog ${JSON.stringify(catalog)}'s status.urls.base, the only place its content is read from: ${causeText(err)}`,
+      `cannot read the whole blob of ${what}: cannot read ClusterCatalog ${JSON.stringify(catalog)}'s status.urls.base, the only place its content is read from: ${fetchFailureReason(err)}`,
     );
   }
   if (!isCatalogContentUrl(url, base))
@@ -293,7 +293,7 @@ export async function fetchWholeBlob(
       ? ''
       : ". The catalog's content server must be reachable from here: from outside the cluster, port-forward it (kubectl -n catalogd-system port-forward svc/catalogd-ts 8090:80) and pass its URL (kubectl catalog --server-url http://localhost:8090; the client library's serverUrl option)";
     throw new ContentOmittedError(
-      `cannot read the whole blob of ${what} (${c.bytes} bytes, ${c.state === 'partial' ? 'the object holds its lean part' : 'not in the object'}) from ${url}: ${causeText(err)}${hint}`,
+      `cannot read the whole blob of ${what} (${c.bytes} bytes, ${c.state === 'partial' ? 'the object holds its lean part' : 'not in the object'}) from ${url}: ${fetchFailureReason(err)}${hint}`,
     );
   }
   const blob = pickBlob(text, obj);
@@ -330,17 +330,4 @@ function pickBlob(text: string, obj: CatalogMetadata): AnyBlob | undefined {
       return b;
   }
   return undefined;
-}
-
-/**
- * The reason of a fetch failure: an untrusted certificate said as such, else the network error's
- * code (ECONNREFUSED...) when there is one.
- */
-function causeText(err: unknown): string {
-  const e = err as Error & { cause?: { code?: string; message?: string } };
-  if (e.name === 'TimeoutError') return 'no answer in time';
-  const untrusted = untrustedReason(err);
-  if (untrusted) return untrusted;
-  const why = e.cause?.code ?? e.cause?.message;
-  return why ? `${e.message} (${why})` : (e.message ?? String(err));
 }

@@ -7,13 +7,13 @@
 import type { ClusterCatalog } from '../api/v1/clustercatalog.js';
 import { readLimited } from '../util/limits.js';
 import { fetchUrl } from './content.js';
-import { untrustedReason } from './trust.js';
+import { fetchFailureReason, untrustedReason } from './trust.js';
 
 /** The path of the GraphQL endpoint under a catalog's base, and under the server's URL. */
-export const GRAPHQL_PATH = '/api/v1/graphql';
+const GRAPHQL_PATH = '/api/v1/graphql';
 
 /** An answer of more than this is not read (the server keeps one to 8 MiB of values). */
-export const MAX_ANSWER_BYTES = 64 * 1024 * 1024;
+const MAX_ANSWER_BYTES = 64 * 1024 * 1024;
 
 export interface GraphqlQueryOptions {
   /** Ask this ClusterCatalog's endpoint; none: the endpoint across every serving catalog. */
@@ -125,15 +125,6 @@ function firstLine(text: string): string {
   return line.length > 300 ? `${line.slice(0, 300)}...` : line;
 }
 
-function causeText(err: unknown): string {
-  const e = err as Error & { cause?: { code?: string; message?: string } };
-  if (e.name === 'TimeoutError') return 'no answer in time';
-  const untrusted = untrustedReason(err);
-  if (untrusted) return untrusted;
-  const why = e.cause?.code ?? e.cause?.message;
-  return why ? `${e.message} (${why})` : (e.message ?? String(err));
-}
-
 const REACH_HINT =
   "; the content server must be reachable from here: from outside the cluster, port-forward it (kubectl -n catalogd-system port-forward svc/catalogd-ts 8090:80) and pass its URL (kubectl catalog --server-url http://localhost:8090; the client library's serverUrl option)";
 
@@ -202,7 +193,7 @@ export async function sendGraphql(
   } catch (err) {
     if (opts.signal?.aborted) throw err;
     throw new GraphqlRequestError(
-      `cannot query ${url}: ${causeText(err)}${untrustedReason(err) ? '' : REACH_HINT}`,
+      `cannot query ${url}: ${fetchFailureReason(err)}${untrustedReason(err) ? '' : REACH_HINT}`,
     );
   }
   let parsed: unknown;

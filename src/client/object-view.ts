@@ -1,16 +1,16 @@
 // Which object view a cluster runs (docs/client.md, "Object view"): CatalogMetadata written as
 // custom resources of olm.operatorframework.io/v1 (the CRD mode) or answered by catalogd-ts
-// itself under content.olm.operatorframework.io/v1 (the served mode, docs/served.md). Found from
-// the two group-versions' discovery documents, and, in served mode, when a consistent list's
-// status read says the objects are one revision. Loaded on a client's first discovery or served
-// read (client.ts imports it dynamically): the entry point's static modules stay those of the
-// CRD mode (entry-point.test.ts counts them).
+// itself under content.olm.operatorframework.io/v1 (the served mode, docs/served.md). Decided
+// from what the client read of the two group-versions' discovery documents (client.ts reads
+// them: its transport's errors are told by src/kube/errors.ts), and, in served mode, when a
+// consistent list's status read says the objects are one revision. Loaded on a client's first
+// discovery or served read (client.ts imports it dynamically): the entry point's static modules
+// stay those of the CRD mode (entry-point.test.ts counts them).
 import { CATALOG_METADATA_PLURAL } from '../api/v1/catalogmetadata.js';
 import type { ClusterCatalogStatus } from '../api/v1/clustercatalog.js';
 import type { ObjectView } from '../api/v1/group.js';
 import { GROUP, SERVED_GROUP, VERSION } from '../api/v1/group.js';
 import { revisionKey, revisionKeyOf } from '../api/v1/revision-url.js';
-import type { KubeClient } from '../kube/client.js';
 
 /** The object view a client reads, where its CatalogMetadata are, and why that one. */
 export interface ObjectViewChoice {
@@ -36,7 +36,7 @@ const CRD_GV = `${GROUP}/${VERSION}`;
 const SERVED_GV = `${SERVED_GROUP}/${VERSION}`;
 
 /** The group of CatalogMetadata in a view. */
-export function objectViewGroup(view: ObjectView): string {
+function objectViewGroup(view: ObjectView): string {
   return view === 'crd' ? GROUP : SERVED_GROUP;
 }
 
@@ -48,37 +48,6 @@ export function forcedObjectView(view: ObjectView): ObjectViewChoice {
     reason: `the ${view} view was asked for (objectView option, kubectl catalog --object-view)`,
     both: false,
   };
-}
-
-/**
- * The HTTP status of a KubeApiError, read from its `code`: this module is imported dynamically,
- * and a program that loads the client both ways (CommonJS and ESM) has two KubeApiError classes.
- */
-function statusOf(err: unknown): number | undefined {
-  const code = (err as { code?: unknown } | null)?.code;
-  return typeof code === 'number' ? code : undefined;
-}
-
-/** GET /apis/GROUP/v1: whether it lists catalogmetadata. */
-export async function probeGroup(
-  kube: KubeClient,
-  group: string,
-  signal?: AbortSignal,
-): Promise<DiscoveryProbe> {
-  const path = `/apis/${group}/${VERSION}`;
-  try {
-    const doc = await kube.request<{ resources?: Array<{ name?: unknown }> } | undefined>(path, {
-      verb: 'get',
-      resource: 'discovery',
-      ...(signal && { signal }),
-    });
-    if (doc?.resources?.some((r) => r.name === CATALOG_METADATA_PLURAL)) return { state: 'listed' };
-    return { state: 'absent', why: `${path} does not list ${CATALOG_METADATA_PLURAL}` };
-  } catch (err) {
-    if (signal?.aborted) throw err;
-    if (statusOf(err) === 404) return { state: 'absent', why: `${path} is not served (404)` };
-    return { state: 'failed', why: `${path}: ${(err as Error).message}` };
-  }
 }
 
 /**
@@ -116,18 +85,6 @@ export function decideObjectView(crd: DiscoveryProbe, served: DiscoveryProbe): O
   throw new ObjectViewUnknownError(
     `this cluster serves no CatalogMetadata: neither ${CRD_GV} (the CRD mode's CatalogMetadata CRD) nor ${SERVED_GV} (the served mode's APIService) lists ${CATALOG_METADATA_PLURAL}; is catalogd-ts installed (kubectl get crd,apiservice | grep olm.operatorframework.io)?`,
   );
-}
-
-/** Both discovery documents, read at once (one round trip), and the view they make. */
-export async function discoverObjectView(
-  kube: KubeClient,
-  signal?: AbortSignal,
-): Promise<ObjectViewChoice> {
-  const [crd, served] = await Promise.all([
-    probeGroup(kube, GROUP, signal),
-    probeGroup(kube, SERVED_GROUP, signal),
-  ]);
-  return decideObjectView(crd, served);
 }
 
 /**

@@ -74,6 +74,20 @@ export function untrustedReason(err: unknown): string | undefined {
   return undefined;
 }
 
+/**
+ * The reason of a failed fetch (a blob's, a GraphQL query's): an untrusted certificate said as
+ * such (untrustedReason), a timeout as such, else the network error's code (ECONNREFUSED...)
+ * when there is one.
+ */
+export function fetchFailureReason(err: unknown): string {
+  const e = err as Error & { cause?: { code?: string; message?: string } };
+  if (e.name === 'TimeoutError') return 'no answer in time';
+  const untrusted = untrustedReason(err);
+  if (untrusted) return untrusted;
+  const why = e.cause?.code ?? e.cause?.message;
+  return why ? `${e.message} (${why})` : (e.message ?? String(err));
+}
+
 // Content reached through the apiserver's service proxy (`kubectl catalog --server-url
 // https://APISERVER/api/v1/namespaces/catalogd-system/services/https:catalogd-ts:443/proxy`):
 // such a URL is the apiserver's, so it is fetched as the kubeconfig says to reach the apiserver,

@@ -20,7 +20,7 @@ import type { AcrossSchema } from './across-schema.js';
  * inlined, the added `catalog` fields and the fields it lacks or types otherwise left out;
  * undefined when nothing is left.
  */
-export function selectionFor(
+function selectionFor(
   ss: SelectionSetNode,
   typeName: string,
   catalog: { name: string; schema: GraphQLSchema },

@@ -41,13 +41,13 @@ import type {
 /** The field naming an object's ClusterCatalog, on the item types of the root lists. */
 export const CATALOG_FIELD = 'catalog';
 /** The root field listing the ClusterCatalogs (a catalog's own root field of that name is left out). */
-export const CATALOGS_FIELD = 'catalogs';
+const CATALOGS_FIELD = 'catalogs';
 /**
  * The type of `catalogs`' items. Generated type names never hold `_` (names.ts
  * sanitizeTypeName), but a typed addition might take any name: a catalog type of this name is
  * left out.
  */
-export const CATALOG_TYPE = 'ServedCatalog';
+const CATALOG_TYPE = 'ServedCatalog';
 /** Where an object answered by a catalog holds that catalog's name. */
 export const CATALOG_OF: unique symbol = Symbol('catalog');
 

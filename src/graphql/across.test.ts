@@ -7,12 +7,11 @@ import { ContentStore, startContentServer } from '../server/index.js';
 import type { ContentServer } from '../server/index.js';
 import { blobOf, catalogOf, streamOf } from '../server/test-catalogs.test.js';
 import type { TestCatalog } from '../server/test-catalogs.test.js';
-import type { Timer } from '../util/clock.js';
 import { createAcrossEndpoint } from './across.js';
 import type { AcrossEndpointOptions } from './across.js';
 import type { CatalogEntry } from './across-port.js';
 import { createGraphqlEndpoint } from './endpoint.js';
-import { smallCatalog, T0 } from './test-fixtures.test.js';
+import { LATE_CLOCK, smallCatalog, T0 } from './test-fixtures.test.js';
 import { call, requestError } from './test-requests.test.js';
 import type { Reply } from './test-requests.test.js';
 
@@ -256,16 +255,9 @@ describe('graphql/across: bounds', () => {
   });
 
   it('a query with no turn, or past its deadline, is 503 with Retry-After', async () => {
-    // A clock whose timers fire at once: the deadline has passed when the query runs.
-    const late = {
-      setTimer(_ms: number, fn: () => void): Timer {
-        fn();
-        return { cancel: () => undefined };
-      },
-    };
     for (const [opts, message] of [
       [{ running: 0, waiting: 0 }, 'too many GraphQL queries at once: retry'],
-      [{ clock: late }, 'query exceeds its deadline of 5s'],
+      [{ clock: LATE_CLOCK }, 'query exceeds its deadline of 5s'],
     ] as const) {
       const s = await serveAcross({ a: smallCatalog() }, [entry('a', 0)], opts);
       try {

@@ -1,14 +1,13 @@
 import { expect } from 'chai';
 import { parse } from 'graphql';
 import type { OperationDefinitionNode } from 'graphql';
-import type { Timer } from '../util/clock.js';
 import { catalogOf, generatedCatalog, readDirCatalog } from '../server/test-catalogs.test.js';
 import type { TestCatalog } from '../server/test-catalogs.test.js';
 import { additionListSize } from './additions.js';
 import { createGraphqlEndpoint } from './endpoint.js';
 import { joinCost } from './limits.js';
 import { isAdditionRootField } from './names.js';
-import { EXCERPT_DIR, withServed } from './test-fixtures.test.js';
+import { EXCERPT_DIR, LATE_CLOCK, withServed } from './test-fixtures.test.js';
 import { postQuery, requestError } from './test-requests.test.js';
 
 const NFS = 'nfs-provisioner-operator';
@@ -146,14 +145,7 @@ describe('graphql/additions: bounded reads and cost', function () {
   });
 
   it('stops an addition past the query’s deadline with 503', async () => {
-    // A clock whose timers fire at once: the deadline has passed when the query runs.
-    const late = {
-      setTimer(_ms: number, fn: () => void): Timer {
-        fn();
-        return { cancel: () => undefined };
-      },
-    };
-    await withServed({ excerpt }, createGraphqlEndpoint({ clock: late }), async (s) => {
+    await withServed({ excerpt }, createGraphqlEndpoint({ clock: LATE_CLOCK }), async (s) => {
       const r = await postQuery(
         s.server,
         'excerpt',

@@ -3,18 +3,26 @@ import { isNamedType } from 'graphql';
 import { catalogOf, blobOf } from '../server/test-catalogs.test.js';
 import { ADDITION_ROOT_FIELDS } from './additions.js';
 import { createGraphqlEndpoint } from './endpoint.js';
-import {
-  isAdditionRootField,
-  isAdditionType,
-  isGeneratedRootFieldShape,
-  isGeneratedTypeShape,
-  rootFieldName,
-  sanitizeTypeName,
-} from './names.js';
+import { isAdditionRootField, rootFieldName, sanitizeTypeName } from './names.js';
 import { buildCatalogSchema } from './schema.js';
 import { ShapeBuilder } from './shape.js';
 import { withServed } from './test-fixtures.test.js';
 import { dataOf, postQuery } from './test-requests.test.js';
+
+/** Whether rootFieldName can return `name` for some schema. */
+function isGeneratedRootFieldShape(name: string): boolean {
+  return /^[a-z0-9]*s$/.test(name);
+}
+
+/** Whether sanitizeTypeName (alone, or a list type's two names joined) can return `name`. */
+function isGeneratedTypeShape(name: string): boolean {
+  return /^[A-Za-z0-9]+$/.test(name);
+}
+
+/** Whether `name` has an addition type's shape: `Fbc_` and letters. */
+function isAdditionType(name: string): boolean {
+  return name.startsWith('Fbc_') && /^[A-Za-z_]+$/.test(name);
+}
 
 /** Schema names chosen to come as close to the additions' names as the generators allow. */
 const ADVERSARIAL = [

@@ -28,7 +28,6 @@ import {
 import type { BundleArgs } from './additions-types.js';
 import { UpgradesType } from './additions-upgrades.js';
 import type { UpgradesSource } from './additions-upgrades.js';
-import { sizeOf, typed } from './fbc-reader.js';
 import type { QueryReads } from './fbc-reader.js';
 import { pageOffset, pageSize } from './limits.js';
 
@@ -79,7 +78,7 @@ const FILTER_KEYS = [
 ] as const;
 
 /** The client library's PackageFilter of the arguments given. */
-export function packageFilterOf(args: PackagesArgs): PackageFilter {
+function packageFilterOf(args: PackagesArgs): PackageFilter {
   const f: Record<string, string> = {};
   for (const k of FILTER_KEYS) {
     const v = args[k];
@@ -106,28 +105,14 @@ async function packages(run: QueryReads, args: PackagesArgs): Promise<PackageBlo
       (!needsHead(filter) || matchesPackageFilter(await reader.facts(p), filter));
     return pass && offset === 0 ? [p] : [];
   }
-  const out: PackageBlob[] = [];
-  if (!needsHead(filter)) {
-    for await (const value of run.blobs(SCHEMA_PACKAGE, offset, limit)) {
-      const p = typed(value);
-      if (!p || !isPackageBlob(p)) continue;
-      run.hold(sizeOf(p));
-      out.push(p);
-    }
-    return out;
-  }
-  let skipped = 0;
-  for await (const value of run.blobs(SCHEMA_PACKAGE)) {
-    const p = typed(value);
-    if (!p || !isPackageBlob(p) || !matchesPackageFilter(await reader.facts(p), filter)) continue;
-    if (skipped < offset) {
-      skipped++;
-      continue;
-    }
-    run.hold(sizeOf(p));
-    if (out.push(p) >= limit) break;
-  }
-  return out;
+  if (!needsHead(filter)) return reader.page(SCHEMA_PACKAGE, isPackageBlob, offset, limit);
+  return reader.where(
+    SCHEMA_PACKAGE,
+    isPackageBlob,
+    async (p) => matchesPackageFilter(await reader.facts(p), filter),
+    offset,
+    limit,
+  );
 }
 
 interface ProvidesArgs {
@@ -146,21 +131,11 @@ interface ProvidesArgs {
  */
 async function provides(run: QueryReads, args: ProvidesArgs): Promise<BundleBlob[]> {
   const gvk = { group: args.group, version: args.version, kind: args.kind };
-  let found: BundleBlob[];
-  if (args.package != null)
-    found = await readerOf(run).bundlesWhere(
-      args.package,
-      (b) => gvkProviders([b], gvk).length > 0,
-    );
-  else {
-    found = [];
-    for await (const value of run.blobs(SCHEMA_BUNDLE)) {
-      const b = typed(value);
-      if (!b || !isBundleBlob(b) || gvkProviders([b], gvk).length === 0) continue;
-      run.hold(sizeOf(b));
-      found.push(b);
-    }
-  }
+  const provider = (b: BundleBlob): boolean => gvkProviders([b], gvk).length > 0;
+  const found =
+    args.package != null
+      ? await readerOf(run).bundlesWhere(args.package, provider)
+      : await readerOf(run).where(SCHEMA_BUNDLE, isBundleBlob, provider);
   const sorted = sortProviders(found.map((bundle) => ({ catalog: '', bundle }))).map(
     (f) => f.bundle,
   );
@@ -197,7 +172,7 @@ async function upgrades(run: QueryReads, args: UpgradesArgs): Promise<UpgradesSo
 }
 
 /** What a list of the additions without a limit counts in the join cost (limits.ts). */
-export const NOMINAL_LIST_SIZE = 10;
+const NOMINAL_LIST_SIZE = 10;
 
 const PAGED_LISTS = new Set(['fbcPackages', 'fbcBundles', 'fbcProvides', 'bundles']);
 const UNPAGED_LISTS = new Set([

@@ -1,9 +1,8 @@
 import { expect } from 'chai';
 import { blobOf, catalogOf } from '../server/test-catalogs.test.js';
-import type { Timer } from '../util/clock.js';
 import { QueryGate } from './gate.js';
 import { createGraphqlEndpoint } from './endpoint.js';
-import { servedForSuite, smallCatalog, withServed } from './test-fixtures.test.js';
+import { LATE_CLOCK, servedForSuite, smallCatalog, withServed } from './test-fixtures.test.js';
 import { ENDPOINT, call, postQuery, requestError } from './test-requests.test.js';
 
 describe('graphql/endpoint: refusals (limits, bad requests)', function () {
@@ -147,13 +146,6 @@ describe('graphql/endpoint: schema errors, budgets, turns and deadlines', functi
       expect(r.status).to.equal(400);
       expect(r.text).to.contain('query reads more than 200 bytes of blobs');
     });
-    // A clock whose timers fire at once: the deadline has passed when the query runs.
-    const late = {
-      setTimer(_ms: number, fn: () => void): Timer {
-        fn();
-        return { cancel: () => undefined };
-      },
-    };
     for (const [graphql, query, message] of [
       [
         createGraphqlEndpoint({ running: 0, waiting: 0 }),
@@ -161,7 +153,7 @@ describe('graphql/endpoint: schema errors, budgets, turns and deadlines', functi
         'too many GraphQL queries at once: retry',
       ],
       [
-        createGraphqlEndpoint({ clock: late }),
+        createGraphqlEndpoint({ clock: LATE_CLOCK }),
         '{ olmbundles { name } }',
         'query exceeds its deadline of 5s',
       ],

@@ -3,15 +3,23 @@
 // upstream catalogd does; GET (and HEAD) answers a query given as ?query= with an ETag from
 // the revision and the request, and 304 to a client that has it. The answer is JSON as
 // upstream's encoding/json writes it; request errors (a bad body, a parse error, a limit, a
-// validation error, a budget) are 400 with upstream's error shape; gzip when asked.
+// validation error, a budget) are 400 with upstream's error shape; gzip when asked. The
+// request handling (readQuery, answerQuery) is also the endpoint across catalogs' (across.ts).
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { promisify } from 'node:util';
 import { gzip as gzipCallback } from 'node:zlib';
-import { execute, getOperationAST, parse, specifiedRules, validate } from 'graphql';
-import type { DocumentNode, ExecutionResult, GraphQLError } from 'graphql';
+import {
+  OperationTypeNode,
+  execute,
+  getOperationAST,
+  parse,
+  specifiedRules,
+  validate,
+} from 'graphql';
+import type { DocumentNode, ExecutionResult, GraphQLError, GraphQLSchema } from 'graphql';
 import { acceptsGzip, etagHeader, httpDate, requestIsNotModified } from '../server/index.js';
-import type { LeasedEndpoint, RevisionLease } from '../server/index.js';
+import type { LeasedEndpoint } from '../server/index.js';
 import { realClock } from '../util/clock.js';
 import type { Clock } from '../util/clock.js';
 import { additionListSize } from './additions.js';
@@ -113,7 +121,7 @@ export function errorOut(e: GraphQLError): ErrorOut {
 
 const JSON_TYPE = 'application/json';
 
-export function send(
+function send(
   req: IncomingMessage,
   res: ServerResponse,
   status: number,
@@ -132,7 +140,7 @@ export function send(
 }
 
 /** A 200 answer: `result` as upstream writes it, gzipped when the client asked. */
-export async function sendResult(
+async function sendResult(
   req: IncomingMessage,
   res: ServerResponse,
   result: ExecutionResult,
@@ -162,7 +170,7 @@ interface Params {
   operationName: string | undefined;
 }
 
-export type ParamsOrError =
+type ParamsOrError =
   | { ok: true; params: Params; raw: string }
   | { ok: false; message: string; close?: boolean }
   | { ok: false; gone: true };
@@ -201,7 +209,7 @@ function checkQuery(
 }
 
 /** GET's parameters (GraphQL over HTTP): query, variables (JSON), operationName. */
-export function paramsFromQueryString(rawQuery: string): ParamsOrError {
+function paramsFromQueryString(rawQuery: string): ParamsOrError {
   const q = new URLSearchParams(rawQuery);
   const vars = q.get('variables');
   let variables: unknown;
@@ -247,7 +255,7 @@ function readBody(req: IncomingMessage, max: number): Promise<Buffer | 'too-larg
   });
 }
 
-export async function paramsFromBody(req: IncomingMessage): Promise<ParamsOrError> {
+async function paramsFromBody(req: IncomingMessage): Promise<ParamsOrError> {
   const body = await readBody(req, MAX_BODY_BYTES);
   if (body === 'gone') return { ok: false, gone: true };
   // The rest of a body too large is not read: the connection closes after the answer.
@@ -267,6 +275,14 @@ export function graphqlEntityTag(contentHash: string, rawParams: string): string
   return createHash('sha256').update(`${contentHash}\ngraphql\n${rawParams}`).digest('hex');
 }
 
+/** A request's GraphQL parameters and its parsed document. */
+export interface ReadQuery {
+  isGet: boolean;
+  params: Params;
+  raw: string;
+  document: DocumentNode;
+}
+
 /**
  * A request's GraphQL parameters (query string for GET, JSON body for POST) and its parsed
  * document within the depth, alias and field limits; undefined when it was answered already
@@ -277,7 +293,7 @@ export async function readQuery(
   res: ServerResponse,
   rawQuery: string,
   limits: QueryLimits,
-): Promise<{ isGet: boolean; params: Params; raw: string; document: DocumentNode } | undefined> {
+): Promise<ReadQuery | undefined> {
   const isGet = req.method !== 'POST';
   const parsed = isGet ? paramsFromQueryString(rawQuery) : await paramsFromBody(req);
   if (!parsed.ok) {
@@ -304,22 +320,202 @@ export async function readQuery(
   return { isGet, params: parsed.params, raw: parsed.raw, document };
 }
 
+/** What one endpoint answers a parsed query from (answerQuery). */
+export interface QueryTarget<C extends { failure: QueryLimitError | undefined }> {
+  schema: GraphQLSchema;
+  /** The schema's root list fields (upstream's: the list cost counts them). */
+  rootFields: ReadonlyMap<string, unknown>;
+  /** A GET answer's opaque tag (of the content and `raw`, the request) and Last-Modified. */
+  validator(raw: string): { tag: string; lastModified: Date };
+  /** The execution's context: it reads within `signal`, and calls `abort` past a budget. */
+  context(signal: AbortSignal, abort: (err: Error) => void): C;
+  /** Errors the answer names before the execution's (default none). */
+  errorsBefore?(context: C): readonly ErrorOut[];
+}
+
+/** What every query is answered within: its limits, its deadline, the gate's turns. */
+export interface AnswerBounds {
+  limits: QueryLimits;
+  deadlineMs: number;
+  gate: QueryGate;
+  clock: Pick<Clock, 'setTimer'>;
+}
+
+/**
+ * Answers a query readQuery parsed, from `target`: validation errors (400), GET for queries
+ * only (405), the list and join costs (400), a GET's ETag and 304, then the execution within a
+ * turn (503 when none) and the deadline (503), a budget passed (400), and the answer, gzipped
+ * when asked. Both endpoints, per catalog and across catalogs, answer so.
+ */
+export async function answerQuery<C extends { failure: QueryLimitError | undefined }>(
+  req: IncomingMessage,
+  res: ServerResponse,
+  read: ReadQuery,
+  target: QueryTarget<C>,
+  bounds: AnswerBounds,
+): Promise<void> {
+  const { isGet, document, params, raw } = read;
+  const { variables, operationName } = params;
+  const { limits, deadlineMs } = bounds;
+  const invalid = validate(target.schema, document, specifiedRules, { maxErrors: 100 });
+  if (invalid.length > 0) return sendErrors(req, res, 400, invalid.map(errorOut));
+  const operation = getOperationAST(document, operationName);
+  if (isGet && operation && operation.operation !== OperationTypeNode.QUERY)
+    return sendErrors(req, res, 405, [{ message: 'GET answers queries only: use POST' }], {
+      Allow: 'POST',
+    });
+  if (operation)
+    try {
+      checkListCost(
+        listCost(document, operation, variables ?? {}, (f) => target.rootFields.has(f)),
+        limits,
+      );
+      // The additions' joins (across catalogs: what they cost per catalog, on every catalog).
+      checkJoinCost(
+        joinCost(document, operation, variables ?? {}, isAdditionRootField, additionListSize),
+        limits,
+      );
+    } catch (err) {
+      return sendErrors(req, res, 400, [{ message: (err as Error).message }]);
+    }
+  const gzipped = acceptsGzip(req.headers['accept-encoding']);
+  const headers: Record<string, string> = { Vary: 'Accept-Encoding' };
+  if (isGet) {
+    const { tag, lastModified } = target.validator(raw);
+    headers.ETag = etagHeader(tag, gzipped);
+    headers['Last-Modified'] = httpDate(lastModified);
+    if (requestIsNotModified(req.headers, tag, lastModified)) {
+      res.writeHead(304, headers);
+      res.end();
+      return;
+    }
+  }
+  const outcome = await run(read, target, bounds, res);
+  // The turn is held until the answer is written: its data, its JSON and its gzip are what
+  // a query holds at most, one query at a time.
+  try {
+    if (outcome.kind === 'gone') return;
+    if (outcome.kind === 'busy')
+      return sendErrors(req, res, 503, [{ message: 'too many GraphQL queries at once: retry' }], {
+        'Retry-After': String(GRAPHQL_RETRY_AFTER_SECONDS),
+      });
+    if (outcome.kind === 'failed') return sendErrors(req, res, 400, [{ message: outcome.message }]);
+    if (outcome.kind === 'deadline')
+      return sendErrors(
+        req,
+        res,
+        503,
+        [{ message: `query exceeds its deadline of ${deadlineMs / 1000}s` }],
+        { 'Retry-After': String(GRAPHQL_RETRY_AFTER_SECONDS) },
+      );
+    const { result, context } = outcome;
+    // No data: a request error (variables, the operation to run), before anything ran.
+    if (result.data === undefined)
+      return sendErrors(req, res, 400, (result.errors ?? []).map(errorOut));
+    const errors = [
+      ...(target.errorsBefore?.(context) ?? []),
+      ...(result.errors ?? []).map(errorOut),
+    ];
+    await sendResult(req, res, result, gzipped, headers, errors);
+  } finally {
+    if ('leave' in outcome) outcome.leave();
+  }
+}
+
+/** Past the gate, `leave` gives the turn back (the caller, once the answer is written). */
+type Outcome<C> =
+  | { kind: 'done'; result: ExecutionResult; context: C; leave: () => void }
+  | { kind: 'gone' }
+  | { kind: 'busy' }
+  | { kind: 'failed'; message: string; leave: () => void }
+  | { kind: 'deadline'; leave: () => void }
+  | { kind: 'gone'; leave: () => void };
+
+/** Executes the query within a turn of the gate and the deadline; a client that leaves stops it. */
+async function run<C extends { failure: QueryLimitError | undefined }>(
+  read: ReadQuery,
+  target: QueryTarget<C>,
+  { gate, clock, deadlineMs }: AnswerBounds,
+  res: ServerResponse,
+): Promise<Outcome<C>> {
+  const stop = new AbortController();
+  const onClose = (): void => stop.abort(new Error('the client left'));
+  res.once('close', onClose);
+  try {
+    const leave = await gate.enter(stop.signal);
+    if (!leave) return stop.signal.aborted ? { kind: 'gone' } : { kind: 'busy' };
+    let late = false;
+    const timer = clock.setTimer(deadlineMs, () => {
+      late = true;
+      stop.abort(new Error('deadline'));
+    });
+    let context: C | undefined;
+    let result: ExecutionResult | undefined;
+    try {
+      context = target.context(stop.signal, (err) => stop.abort(err));
+      result = await execute({
+        schema: target.schema,
+        document: read.document,
+        variableValues: read.params.variables ?? null,
+        operationName: read.params.operationName ?? null,
+        contextValue: context,
+        abortSignal: stop.signal,
+      });
+    } catch (err) {
+      if (!stop.signal.aborted) {
+        leave();
+        throw err;
+      }
+    } finally {
+      timer.cancel();
+    }
+    if (context?.failure) return { kind: 'failed', message: context.failure.message, leave };
+    if (late) return { kind: 'deadline', leave };
+    if (stop.signal.aborted || !result || !context) return { kind: 'gone', leave };
+    return { kind: 'done', result, context, leave };
+  } finally {
+    res.off('close', onClose);
+  }
+}
+
+/**
+ * What an endpoint is made of, from its options: the bounds of its answers, its budgets, its
+ * schemas and its package cache (each the one given, else a default); its own gate of
+ * `running` and `waiting` turns unless one is given.
+ */
+export function endpointParts(
+  opts: GraphqlEndpointOptions,
+  running: number,
+  waiting: number,
+): {
+  bounds: AnswerBounds;
+  budgets: QueryBudgets;
+  schemas: CatalogSchemas;
+  packages: PackageCache;
+} {
+  return {
+    bounds: {
+      limits: { ...DEFAULT_QUERY_LIMITS, ...opts.limits },
+      deadlineMs: opts.deadlineMs ?? DEFAULT_DEADLINE_MS,
+      gate: opts.gate ?? new QueryGate(opts.running ?? running, opts.waiting ?? waiting),
+      clock: opts.clock ?? realClock,
+    },
+    budgets: { ...DEFAULT_QUERY_BUDGETS, ...opts.budgets },
+    schemas: opts.schemas ?? new CatalogSchemas(),
+    packages: opts.packages ?? new PackageCache(),
+  };
+}
+
 export function createGraphqlEndpoint(opts: GraphqlEndpointOptions = {}): LeasedEndpoint {
-  const limits: QueryLimits = { ...DEFAULT_QUERY_LIMITS, ...opts.limits };
-  const budgets: QueryBudgets = { ...DEFAULT_QUERY_BUDGETS, ...opts.budgets };
-  const deadlineMs = opts.deadlineMs ?? DEFAULT_DEADLINE_MS;
-  const schemas = opts.schemas ?? new CatalogSchemas();
-  const gate =
-    opts.gate ??
-    new QueryGate(opts.running ?? DEFAULT_RUNNING_QUERIES, opts.waiting ?? DEFAULT_WAITING_QUERIES);
-  const clock = opts.clock ?? realClock;
-  const packages = opts.packages ?? new PackageCache();
+  const { bounds, budgets, schemas, packages } = endpointParts(
+    opts,
+    DEFAULT_RUNNING_QUERIES,
+    DEFAULT_WAITING_QUERIES,
+  );
 
   return async (req, res, lease, rawQuery) => {
-    const read = await readQuery(req, res, rawQuery, limits);
+    const read = await readQuery(req, res, rawQuery, bounds.limits);
     if (!read) return;
-    const { isGet, document, params, raw } = read;
-    const { variables, operationName } = params;
     let catalog;
     try {
       catalog = await schemas.get(lease);
@@ -329,123 +525,24 @@ export function createGraphqlEndpoint(opts: GraphqlEndpointOptions = {}): Leased
         { message: `failed to get GraphQL schema: error building GraphQL schema: ${err.message}` },
       ]);
     }
-    const invalid = validate(catalog.schema, document, specifiedRules, { maxErrors: 100 });
-    if (invalid.length > 0) return sendErrors(req, res, 400, invalid.map(errorOut));
-    const operation = getOperationAST(document, operationName);
-    if (isGet && operation && operation.operation !== 'query')
-      return sendErrors(req, res, 405, [{ message: 'GET answers queries only: use POST' }], {
-        Allow: 'POST',
-      });
-    if (operation)
-      try {
-        checkListCost(
-          listCost(document, operation, variables ?? {}, (f) => catalog.rootFields.has(f)),
-          limits,
-        );
-        checkJoinCost(
-          joinCost(document, operation, variables ?? {}, isAdditionRootField, additionListSize),
-          limits,
-        );
-      } catch (err) {
-        return sendErrors(req, res, 400, [{ message: (err as Error).message }]);
-      }
-    const gzipped = acceptsGzip(req.headers['accept-encoding']);
-    const headers: Record<string, string> = { Vary: 'Accept-Encoding' };
-    if (isGet) {
-      const tag = graphqlEntityTag(lease.contentHash, raw);
-      headers.ETag = etagHeader(tag, gzipped);
-      headers['Last-Modified'] = httpDate(lease.lastModified);
-      if (requestIsNotModified(req.headers, tag, lease.lastModified)) {
-        res.writeHead(304, headers);
-        res.end();
-        return;
-      }
-    }
-    const outcome = await run(lease, document, variables, operationName, catalog.schema, res);
-    // The turn is held until the answer is written: its data, its JSON and its gzip are what
-    // a query holds at most, one query at a time.
-    try {
-      if (outcome.kind === 'gone') return;
-      if (outcome.kind === 'busy')
-        return sendErrors(req, res, 503, [{ message: 'too many GraphQL queries at once: retry' }], {
-          'Retry-After': String(GRAPHQL_RETRY_AFTER_SECONDS),
-        });
-      if (outcome.kind === 'failed')
-        return sendErrors(req, res, 400, [{ message: outcome.message }]);
-      if (outcome.kind === 'deadline')
-        return sendErrors(
-          req,
-          res,
-          503,
-          [{ message: `query exceeds its deadline of ${deadlineMs / 1000}s` }],
-          { 'Retry-After': String(GRAPHQL_RETRY_AFTER_SECONDS) },
-        );
-      const result = outcome.result;
-      // No data: a request error (variables, the operation to run), before anything ran.
-      if (result.data === undefined)
-        return sendErrors(req, res, 400, (result.errors ?? []).map(errorOut));
-      await sendResult(req, res, result, gzipped, headers);
-    } finally {
-      if ('leave' in outcome) outcome.leave();
-    }
+    await answerQuery(
+      req,
+      res,
+      read,
+      {
+        schema: catalog.schema,
+        rootFields: catalog.rootFields,
+        validator: (raw) => ({
+          tag: graphqlEntityTag(lease.contentHash, raw),
+          lastModified: lease.lastModified,
+        }),
+        context: (signal, abort) =>
+          new QueryRun(lease, budgets, signal, abort, {
+            cache: packages,
+            revision: lease.contentHash,
+          }),
+      },
+      bounds,
+    );
   };
-
-  /** Past the gate, `leave` gives the turn back (the caller, once the answer is written). */
-  type Outcome =
-    | { kind: 'done'; result: ExecutionResult; leave: () => void }
-    | { kind: 'gone' }
-    | { kind: 'busy' }
-    | { kind: 'failed'; message: string; leave: () => void }
-    | { kind: 'deadline'; leave: () => void }
-    | { kind: 'gone'; leave: () => void };
-
-  async function run(
-    lease: RevisionLease,
-    document: DocumentNode,
-    variables: Record<string, unknown> | undefined,
-    operationName: string | undefined,
-    schema: Parameters<typeof execute>[0]['schema'],
-    res: ServerResponse,
-  ): Promise<Outcome> {
-    const stop = new AbortController();
-    const onClose = (): void => stop.abort(new Error('the client left'));
-    res.once('close', onClose);
-    try {
-      const leave = await gate.enter(stop.signal);
-      if (!leave) return stop.signal.aborted ? { kind: 'gone' } : { kind: 'busy' };
-      let late = false;
-      const timer = clock.setTimer(deadlineMs, () => {
-        late = true;
-        stop.abort(new Error('deadline'));
-      });
-      const query = new QueryRun(lease, budgets, stop.signal, (err) => stop.abort(err), {
-        cache: packages,
-        revision: lease.contentHash,
-      });
-      let result: ExecutionResult | undefined;
-      try {
-        result = await execute({
-          schema,
-          document,
-          variableValues: variables ?? null,
-          operationName: operationName ?? null,
-          contextValue: query,
-          abortSignal: stop.signal,
-        });
-      } catch (err) {
-        if (!stop.signal.aborted) {
-          leave();
-          throw err;
-        }
-      } finally {
-        timer.cancel();
-      }
-      if (query.failure) return { kind: 'failed', message: query.failure.message, leave };
-      if (late) return { kind: 'deadline', leave };
-      if (stop.signal.aborted || !result) return { kind: 'gone', leave };
-      return { kind: 'done', result, leave };
-    } finally {
-      res.off('close', onClose);
-    }
-  }
 }

@@ -51,7 +51,7 @@ export interface QueryReads {
 }
 
 /** About the JSON size of a value (no string of it is built). */
-export const sizeOf = (value: unknown): number => jsonSizeUpTo(value, Number.MAX_SAFE_INTEGER);
+const sizeOf = (value: unknown): number => jsonSizeUpTo(value, Number.MAX_SAFE_INTEGER);
 
 /** Bundle stubs (bundleStub): a field a stub lacks reads the whole bundle (wholeBundle). */
 const stubs = new WeakSet<BundleBlob>();
@@ -77,7 +77,7 @@ export class FbcReader {
   pkg(name: string): Promise<PackageBlob | undefined> {
     return this.once(`p\0${name}`, () =>
       this.across(`p\0${name}`, async () =>
-        (await this.held({ schema: SCHEMA_PACKAGE, name })).find(isPackageBlob),
+        (await this.page({ schema: SCHEMA_PACKAGE, name })).find(isPackageBlob),
       ),
     );
   }
@@ -86,7 +86,7 @@ export class FbcReader {
   channels(pkg: string): Promise<ChannelBlob[]> {
     return this.once(`c\0${pkg}`, () =>
       this.across(`c\0${pkg}`, async () =>
-        (await this.held({ schema: SCHEMA_CHANNEL, package: pkg }))
+        (await this.page({ schema: SCHEMA_CHANNEL, package: pkg }))
           .filter(isChannelBlob)
           .sort(byName),
       ),
@@ -96,7 +96,7 @@ export class FbcReader {
   /** One bundle of the package, whole. */
   bundle(pkg: string, name: string): Promise<BundleBlob | undefined> {
     return this.once(`b\0${pkg}\0${name}`, async () =>
-      (await this.held({ schema: SCHEMA_BUNDLE, package: pkg, name })).find(isBundleBlob),
+      (await this.page({ schema: SCHEMA_BUNDLE, package: pkg, name })).find(isBundleBlob),
     );
   }
 
@@ -121,25 +121,39 @@ export class FbcReader {
   /** A page of the package's bundles, whole, in blob order (by name): only the page is read. */
   bundlePage(pkg: string, skip: number, take: number): Promise<BundleBlob[]> {
     return this.once(`B\0${pkg}\0${skip}\0${take}`, async () =>
-      (await this.held({ schema: SCHEMA_BUNDLE, package: pkg }, skip, take)).filter(isBundleBlob),
+      (await this.page({ schema: SCHEMA_BUNDLE, package: pkg }, undefined, skip, take)).filter(
+        isBundleBlob,
+      ),
     );
   }
 
-  /**
-   * The package's bundles that `keep` accepts, in blob order, the `skip`-th to at most `take`:
-   * every bundle of the package is read, only those on the page are kept.
-   */
-  async bundlesWhere(
+  /** The package's bundles that `keep` accepts, in blob order, a page of them (where). */
+  bundlesWhere(
     pkg: string,
     keep: (b: BundleBlob) => boolean,
     skip = 0,
     take = Infinity,
   ): Promise<BundleBlob[]> {
-    const out: BundleBlob[] = [];
+    return this.where({ schema: SCHEMA_BUNDLE, package: pkg }, isBundleBlob, keep, skip, take);
+  }
+
+  /**
+   * The blobs `query` selects (a metas query, or a schema's name) that `is` and `keep` accept,
+   * typed, in blob order, the `skip`-th to at most `take` of them: every selected blob is read,
+   * only those on the page are kept (counted against the answer budget).
+   */
+  async where<T extends AnyBlob>(
+    query: MetasQuery | string,
+    is: (b: AnyBlob) => b is T,
+    keep: (b: T) => boolean | Promise<boolean>,
+    skip = 0,
+    take = Infinity,
+  ): Promise<T[]> {
+    const out: T[] = [];
     let skipped = 0;
-    for await (const value of this.run.blobs({ schema: SCHEMA_BUNDLE, package: pkg })) {
+    for await (const value of this.run.blobs(query)) {
       const b = typed(value);
-      if (!b || !isBundleBlob(b) || !keep(b)) continue;
+      if (!b || !is(b) || !(await keep(b))) continue;
       if (skipped < skip) {
         skipped++;
         continue;
@@ -151,8 +165,29 @@ export class FbcReader {
   }
 
   /**
-   * Every bundle of the package with only its name and olm.package property (what versions and
-   * upgrades read): a package of large bundles costs its reads, not its size kept.
+   * The blobs `query` selects (a metas query, or a schema's name), the page `skip`, `take` of
+   * them, those `is` accepts (default all), typed and counted against the answer budget: only
+   * the page is read.
+   */
+  async page<T extends AnyBlob = AnyBlob>(
+    query: MetasQuery | string,
+    is?: (b: AnyBlob) => b is T,
+    skip?: number,
+    take?: number,
+  ): Promise<T[]> {
+    const out: T[] = [];
+    for await (const value of this.run.blobs(query, skip, take)) {
+      const b = typed(value);
+      if (!b || (is && !is(b))) continue;
+      this.run.hold(sizeOf(b));
+      out.push(b as T);
+    }
+    return out;
+  }
+
+  /**
+   * Every bundle of the package as a stub (stubOf: its name and olm.package property, what
+   * versions and upgrades read): a package of large bundles costs its reads, not its size kept.
    */
   bundleVersions(pkg: string): Promise<BundleBlob[]> {
     return this.once(`v\0${pkg}`, async () => {
@@ -160,13 +195,7 @@ export class FbcReader {
       for await (const value of this.run.blobs({ schema: SCHEMA_BUNDLE, package: pkg })) {
         const b = typed(value);
         if (!b || !isBundleBlob(b)) continue;
-        const properties = (b.properties ?? []).filter((p) => p.type === PROPERTY_PACKAGE);
-        const stub: BundleBlob = {
-          schema: SCHEMA_BUNDLE,
-          package: b.package,
-          name: b.name,
-          properties,
-        };
+        const stub = stubOf(b);
         this.run.hold(sizeOf(stub));
         out.push(stub);
       }
@@ -177,7 +206,7 @@ export class FbcReader {
   /** The package's olm.deprecations blob, if any. */
   deprecations(pkg: string): Promise<DeprecationsBlob | undefined> {
     return this.once(`d\0${pkg}`, async () =>
-      (await this.held({ schema: SCHEMA_DEPRECATIONS, package: pkg })).find(isDeprecationsBlob),
+      (await this.page({ schema: SCHEMA_DEPRECATIONS, package: pkg })).find(isDeprecationsBlob),
     );
   }
 
@@ -215,18 +244,6 @@ export class FbcReader {
     for await (const value of this.run.blobs(query)) {
       const b = typed(value);
       if (b && is(b)) out.push(b);
-    }
-    return out;
-  }
-
-  /** The blobs `query` selects (the page `skip`, `take` of them), typed and kept for the query. */
-  private async held(query: MetasQuery, skip?: number, take?: number): Promise<AnyBlob[]> {
-    const out: AnyBlob[] = [];
-    for await (const value of this.run.blobs(query, skip, take)) {
-      const b = typed(value);
-      if (!b) continue;
-      this.run.hold(sizeOf(b));
-      out.push(b);
     }
     return out;
   }

@@ -18,7 +18,6 @@ export type { QueryLimits } from './limits.js';
 export { DEFAULT_QUERY_BUDGETS } from './query-run.js';
 export type { QueryBudgets } from './query-run.js';
 // `<server-url>/api/v1/graphql`: the same queries across every serving catalog, by priority.
-export { createAcrossEndpoint, DEFAULT_ACROSS_RUNNING, DEFAULT_ACROSS_WAITING } from './across.js';
+export { createAcrossEndpoint } from './across.js';
 export type { AcrossEndpointOptions } from './across.js';
-export { byPriority, catalogsToRead } from './across-port.js';
 export type { CatalogDirectory, CatalogEntry } from './across-port.js';

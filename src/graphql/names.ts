@@ -70,27 +70,9 @@ export function remapFieldNameCached(name: string): string {
  * `s` (rootFieldName); a generated type name is ASCII letters and digits only (sanitizeTypeName,
  * and a list's object type, the schema's type name followed by the field's). So every addition
  * root field starts with `fbc` and an upper-case letter (`fbcPackages`), and every addition
- * type starts with `Fbc_`: no catalog can generate either, whatever its schema names.
+ * type starts with `Fbc_`: no catalog can generate either, whatever its schema names
+ * (additions-names.test.ts checks both shapes against the generators).
  */
-export const ADDITION_ROOT_PREFIX = 'fbc';
-export const ADDITION_TYPE_PREFIX = 'Fbc_';
-
-/** Whether rootFieldName can return `name` for some schema. */
-export function isGeneratedRootFieldShape(name: string): boolean {
-  return /^[a-z0-9]*s$/.test(name);
-}
-
-/** Whether sanitizeTypeName (alone, or a list type's two names joined) can return `name`. */
-export function isGeneratedTypeShape(name: string): boolean {
-  return /^[A-Za-z0-9]+$/.test(name);
-}
-
-/** Whether `name` has an addition root field's shape: `fbc` and an upper-case letter. */
 export function isAdditionRootField(name: string): boolean {
   return /^fbc[A-Z][A-Za-z0-9]*$/.test(name);
-}
-
-/** Whether `name` has an addition type's shape: `Fbc_` and letters. */
-export function isAdditionType(name: string): boolean {
-  return name.startsWith(ADDITION_TYPE_PREFIX) && /^[A-Za-z_]+$/.test(name);
 }

@@ -8,8 +8,8 @@
 // are not kept: a query that asks for more of a bundle than its stub reads it.
 
 /** Defaults: a few packages' channels and heads of a large catalog (docs/bounds.md). */
-export const DEFAULT_PACKAGE_CACHE_BYTES = 2 * 1024 * 1024;
-export const DEFAULT_PACKAGE_CACHE_ENTRIES = 1024;
+const DEFAULT_PACKAGE_CACHE_BYTES = 2 * 1024 * 1024;
+const DEFAULT_PACKAGE_CACHE_ENTRIES = 1024;
 
 interface Entry {
   value: unknown;

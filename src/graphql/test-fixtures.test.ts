@@ -7,9 +7,18 @@ import { ContentStore, startContentServer } from '../server/index.js';
 import type { ContentServer, LeasedEndpoint } from '../server/index.js';
 import { blobOf, catalogOf, streamOf } from '../server/test-catalogs.test.js';
 import type { TestCatalog } from '../server/test-catalogs.test.js';
+import type { Clock } from '../util/clock.js';
 import { createGraphqlEndpoint } from './endpoint.js';
 
 export const T0 = new Date('2026-03-04T05:06:07Z');
+
+/** A clock whose timers fire at once: a query's deadline has passed when it runs. */
+export const LATE_CLOCK: Pick<Clock, 'setTimer'> = {
+  setTimer(_ms, fn) {
+    fn();
+    return { cancel: () => undefined };
+  },
+};
 
 /** Real packages of public OpenShift catalogs (test/fixtures/olmv1-check/README.md). */
 export const EXCERPT_DIR = path.resolve(

@@ -30,7 +30,7 @@ Options:
 `;
 
 /** --variables: a JSON object, or a usage error. */
-export function parseVariables(text: string | undefined): Record<string, unknown> | undefined {
+function parseVariables(text: string | undefined): Record<string, unknown> | undefined {
   if (text === undefined) return undefined;
   let v: unknown;
   try {
@@ -44,7 +44,7 @@ export function parseVariables(text: string | undefined): Record<string, unknown
 }
 
 /** One error of the answer as a line: its message, where it is in the query and the answer. */
-export function errorLine(e: GraphqlErrorItem): string {
+function errorLine(e: GraphqlErrorItem): string {
   const at = (e.locations ?? []).map((l) => `${l.line}:${l.column}`).join(', ');
   const path = (e.path ?? []).join('.');
   const where = [at && `at ${at}`, path && `path ${path}`].filter(Boolean).join(', ');
