@@ -211,6 +211,14 @@ describe('served API over a content store (HTTP)', () => {
       expect(pages).to.equal(Math.ceil(all.length / 2));
     });
 
+    it('answers resourceVersion=0 with the whole list whatever the limit, as the watch cache does', async () => {
+      const all = (await getJson<List>(f, BASE)).body.items.map((i) => i.metadata.name);
+      const { body } = await getJson<List>(f, `${BASE}?limit=2&resourceVersion=0`);
+      expect(body.items.map((i) => i.metadata.name)).to.deep.equal(all);
+      expect(all.length).to.be.above(2);
+      expect(body.metadata.continue).to.equal(undefined);
+    });
+
     it('continues on the revision it started with, after the status moved on', async () => {
       const first = (await getJson<List>(f, `${BASE}?limit=2`)).body;
       f.source.set([viewCatalog('ops', r1.key)]);
