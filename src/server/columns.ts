@@ -1,6 +1,6 @@
 // Growable typed-array columns: per-blob numbers during a build without one object per blob.
 
-type TypedArray = Float64Array | Int32Array | Uint32Array;
+type TypedArray = Float64Array | Int32Array | Uint32Array | Uint8Array;
 
 export class Column<T extends TypedArray> {
   private data: T;

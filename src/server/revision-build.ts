@@ -2,6 +2,9 @@
 // source's order and are spooled to disk as they come; in memory there are only per-blob
 // numbers (typed columns), the hash bytes and the distinct schema/package/name strings. The
 // blob order is then computed, and all.jsonl is copied from the spool in that order.
+// Blob order depends on the blobs alone, the parser's identities on the walk order: which blob of
+// a repeated identity the parser kept plain is recorded in the index (plainRepeats) where blob
+// order would guess it wrong.
 import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { open, rename, rm, stat, writeFile } from 'node:fs/promises';
@@ -33,6 +36,12 @@ export interface ContentBlob {
   canonical: string;
   /** `sha256:<hex>` of `canonical`. */
   hash: string;
+  /**
+   * The parser's identity (src/fbc's Blob.identity): a disambiguator tells a repeated identity's
+   * later blobs apart, the one without it kept the plain identity. Without it, the served view
+   * keeps the plain identity for the first in blob order.
+   */
+  identity?: { disambiguator?: string | undefined };
 }
 
 const SPOOL_FILE = 'spool.jsonl';
@@ -41,6 +50,10 @@ const COPY_BATCH_BYTES = 1 << 20;
 /** … and lines at once. */
 const COPY_BATCH_LINES = 256;
 const ABSENT = -1;
+/** Spooled.plain: whether the parser kept the blob's plain identity. */
+const PLAIN_UNKNOWN = 0;
+const PLAIN = 1;
+const DISAMBIGUATED = 2;
 
 /** Interns strings to small integers; ranks them in compareStrings order. */
 class StringTable {
@@ -78,6 +91,8 @@ interface Spooled {
   offset: Column<Float64Array>;
   length: Column<Uint32Array>;
   hashes: ByteColumn;
+  /** PLAIN_UNKNOWN (no identity given), PLAIN or DISAMBIGUATED. */
+  plain: Column<Uint8Array>;
 }
 
 async function spool(file: string, blobs: AsyncIterable<ContentBlob>): Promise<Spooled> {
@@ -90,6 +105,7 @@ async function spool(file: string, blobs: AsyncIterable<ContentBlob>): Promise<S
     offset: new Column((n) => new Float64Array(n)),
     length: new Column((n) => new Uint32Array(n)),
     hashes: new ByteColumn(32),
+    plain: new Column((n) => new Uint8Array(n)),
   };
   const fh = await open(file, 'w');
   try {
@@ -105,6 +121,13 @@ async function spool(file: string, blobs: AsyncIterable<ContentBlob>): Promise<S
       s.name.push(s.strings.id(blob.name));
       s.offset.push(out.position);
       s.hashes.push(Buffer.from(hex, 'hex'));
+      s.plain.push(
+        blob.identity === undefined
+          ? PLAIN_UNKNOWN
+          : blob.identity.disambiguator === undefined
+            ? PLAIN
+            : DISAMBIGUATED,
+      );
       s.length.push((await out.writeString(blob.canonical)) + (await out.writeString('\n')));
       s.count++;
     }
@@ -134,6 +157,31 @@ function blobOrder(s: Spooled, rank: Int32Array): Uint32Array {
       r(s.name.get(a)) - r(s.name.get(b)) ||
       s.hashes.compare(a, b),
   );
+}
+
+/**
+ * The runs of a repeated identity (2+ consecutive blobs in blob order with the same schema,
+ * package and name, package or name present) whose plain blob, as the parser chose it, is not
+ * the run's first: `[start, end, plainSeq]` (RevisionIndexFile.plainRepeats).
+ */
+function plainRepeats(s: Spooled, perm: Uint32Array): Array<[number, number, number]> {
+  const runs: Array<[number, number, number]> = [];
+  const sameIdentity = (i: number, j: number): boolean =>
+    s.schema.get(i) === s.schema.get(j) &&
+    s.pkg.get(i) === s.pkg.get(j) &&
+    s.name.get(i) === s.name.get(j);
+  let end: number;
+  for (let start = 0; start < s.count; start = end) {
+    const first = perm[start]!;
+    end = start + 1;
+    while (end < s.count && sameIdentity(first, perm[end]!)) end++;
+    // Without package and name, every blob is told apart by its hash (no plain one).
+    if (end - start < 2 || (s.pkg.get(first) === ABSENT && s.name.get(first) === ABSENT)) continue;
+    let plainSeq = start;
+    while (plainSeq < end && s.plain.get(perm[plainSeq]!) !== PLAIN) plainSeq++;
+    if (plainSeq > start && plainSeq < end) runs.push([start, end, plainSeq]);
+  }
+  return runs;
 }
 
 /** Blobs with a name, in blob order: name id (StringTable) and sequence number. */
@@ -310,7 +358,8 @@ export async function writeRevisionFiles(
       `content hash mismatch: the blobs hash to ${contentHash}, expected ${revision}`,
     );
   const rank = s.strings.ranks();
-  const content = await writeOrderedContent(dir, spoolPath, s, blobOrder(s, rank));
+  const perm = blobOrder(s, rank);
+  const content = await writeOrderedContent(dir, spoolPath, s, perm);
   await rm(spoolPath, { force: true });
   const { nameFences, namesBytes } = await writeNameIndex(dir, s.strings, rank, content.named);
   await writeFile(path.join(dir, OFFSETS_FILE), content.offsets, { flush: true });
@@ -324,6 +373,8 @@ export async function writeRevisionFiles(
     nameFences,
     namesBytes,
   };
+  const repeats = plainRepeats(s, perm);
+  if (repeats.length > 0) index.plainRepeats = repeats;
   await writeFile(path.join(dir, INDEX_FILE), `${JSON.stringify(index)}\n`, { flush: true });
   return { contentHash, blobs: s.count, allBytes: content.allBytes };
 }

@@ -6,15 +6,22 @@
 //   <root>/<catalog>/<hex>/offsets.bin  float64 LE byte offset of each line, plus the file size
 //   <root>/<catalog>/<hex>/names.jsonl  `[name,seq]` lines sorted by (name, seq)
 //   <root>/<catalog>/<hex>/index.json   RevisionIndexFile: counts, schema and package ranges,
-//                                       one fence per NAME_BLOCK lines of names.jsonl
+//                                       one fence per NAME_BLOCK lines of names.jsonl, the
+//                                       repeated identities whose plain blob is not their
+//                                       first in blob order (plainRepeats)
 //
 // Blob order: schema, then package (absent first), then name (absent first), then blob hash;
 // strings compare by UTF-16 code units. A revision is written under `<hex>.<random>.tmp` and
 // renamed into place when complete, so a directory named by a bare hex is always whole.
 import path from 'node:path';
 
-/** 2: all.jsonl.gz is written after the revision is served, and is not in the index. */
-export const FORMAT_VERSION = 2;
+/**
+ * 2: all.jsonl.gz is written after the revision is served, and is not in the index.
+ * 3: index.json records plainRepeats (the parser's plain blob of a repeated identity, where it is
+ * not the first in blob order); a revision of format 2 does not open, and ensureServed builds
+ * it again.
+ */
+export const FORMAT_VERSION = 3;
 export const NAME_BLOCK = 64;
 
 export const ALL_FILE = 'all.jsonl';
@@ -35,6 +42,14 @@ export interface RevisionIndexFile {
   /** `[first name of the block, byte offset of the block in names.jsonl]`. */
   nameFences: Array<[string, number]>;
   namesBytes: number;
+  /**
+   * `[startSeq, endSeq, plainSeq]`, in blob order: a run of blobs with one repeated identity (a
+   * custom schema's same schema, package and name) where the parser kept the plain identity for
+   * the blob at plainSeq, not the run's first (src/fbc/catalog.ts keeps it for the first in walk
+   * order, which blob order does not keep). Its other blobs carry their hash as disambiguator.
+   * Absent when there is none.
+   */
+  plainRepeats?: Array<[number, number, number]>;
 }
 
 export const REVISION_DIR = /^[0-9a-f]{64}$/;

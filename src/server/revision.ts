@@ -56,6 +56,7 @@ interface RevisionParts {
   packages: Map<string, SeqRanges>;
   nameFences: Array<[string, number]>;
   namesBytes: number;
+  plainRepeats: Array<[number, number, number]>;
   io: IoCounters;
   pool: ChunkPool;
 }
@@ -181,6 +182,7 @@ export class Revision {
         packages,
         nameFences: index.nameFences,
         namesBytes: index.namesBytes,
+        plainRepeats: index.plainRepeats ?? [],
         io,
         pool,
       },
@@ -242,6 +244,24 @@ export class Revision {
   /** The catalog's packages (the index's keys), in blob order of their first blob. */
   packageNames(): string[] {
     return [...this.p.packages.keys()];
+  }
+
+  /**
+   * When `seq` is in a repeated identity's run whose plain blob (the parser's choice) is not the
+   * run's first in blob order, the sequence number of that plain blob (index.json plainRepeats).
+   */
+  repeatPlainSeq(seq: number): number | undefined {
+    const runs = this.p.plainRepeats;
+    let lo = 0;
+    let hi = runs.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      const [start, end, plainSeq] = runs[mid]!;
+      if (seq < start) hi = mid - 1;
+      else if (seq >= end) lo = mid + 1;
+      else return plainSeq;
+    }
+    return undefined;
   }
 
   /**

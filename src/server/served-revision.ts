@@ -46,6 +46,12 @@ export interface RevisionLease extends RevisionInfo {
   selectSeqs(query: MetasQuery): Promise<Array<[number, number]>>;
   /** The catalog's packages (the index's keys). */
   packageNames(): string[];
+  /**
+   * The sequence number of the blob the parser kept plain, when `seq` is in a run of a repeated
+   * identity whose plain blob is not its first in blob order; else undefined (then the run's
+   * first keeps the plain identity).
+   */
+  repeatPlainSeq(seq: number): number | undefined;
   /** The blobs at those sequence numbers, in order (canonical JSON lines without their newline). */
   blobsIn(ranges: Array<[number, number]>): AsyncIterable<{ seq: number; line: string }>;
   /** Idempotent. */
@@ -91,6 +97,7 @@ export function lease(s: Served, unleased: () => void): RevisionLease {
     selectedBlobs: (query, skip, take) => revision.selectedBlobs(query, skip, take),
     selectSeqs: (q) => revision.selectSeqs(q),
     packageNames: () => revision.packageNames(),
+    repeatPlainSeq: (seq) => revision.repeatPlainSeq(seq),
     blobsIn: (ranges) => revision.blobsIn(ranges),
     release: () => {
       if (released) return;

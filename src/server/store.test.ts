@@ -6,6 +6,8 @@ import { fileURLToPath } from 'node:url';
 import { pollUntil } from '../../test/support/poll.js';
 import { FbcError } from '../fbc/index.js';
 import type { MetasQuery } from './query.js';
+import { FORMAT_VERSION, INDEX_FILE } from './revision-format.js';
+import type { RevisionIndexFile } from './revision-format.js';
 import type { Selection } from './revision.js';
 import { ContentStore } from './store.js';
 import type { RevisionLease } from './store.js';
@@ -344,5 +346,30 @@ describe('server/store', function () {
     expect(builds).to.equal(2);
     expect(await answer(damaged, 'gen')).to.equal(expectedLines(gen.blobs));
     await damaged.close();
+  });
+
+  it('ensureServed rebuilds a stored revision of another format (an upgrade) rather than failing', async () => {
+    let builds = 0;
+    const blobs = (): AsyncIterable<(typeof gen.blobs)[number]> => {
+      builds++;
+      return streamOf(gen.blobs);
+    };
+    await store.ensureBuilt('gen', gen.contentHash, blobs);
+    const indexPath = path.join(root, 'gen', gen.contentHash.slice(7), INDEX_FILE);
+    const index = JSON.parse(await readFile(indexPath, 'utf8')) as RevisionIndexFile;
+    await writeFile(indexPath, JSON.stringify({ ...index, format: FORMAT_VERSION - 1 }));
+
+    const upgraded = new ContentStore(root);
+    try {
+      expect(await upgraded.loadExisting()).to.deep.equal([
+        { catalog: 'gen', contentHash: gen.contentHash },
+      ]);
+      await upgraded.ensureServed('gen', gen.contentHash, T0, blobs);
+      expect(builds).to.equal(2);
+      expect(JSON.parse(await readFile(indexPath, 'utf8'))).to.deep.equal(index);
+      expect(await answer(upgraded, 'gen')).to.equal(expectedLines(gen.blobs));
+    } finally {
+      await upgraded.close();
+    }
   });
 });
