@@ -1,5 +1,6 @@
 // Reads a revision's blobs at given sequence ranges as entries (identity, object name, labels,
-// fields) with their parsed content, in blob order. A repeated identity is told apart by the blob
+// fields) with their parsed content, in blob order. A repeated identity is told apart by the
+// revision's record of the blob the parser kept plain (lease.repeatPlainSeq) or else by the blob
 // before it (served-object.ts, blobIdentity), so a read that starts inside a range reads the blob
 // before its start too.
 import type { BlobIdentity } from '../fbc/index.js';
@@ -35,7 +36,7 @@ export async function* readBlobs(
   for await (const { seq, line } of lease.blobsIn(fromSeq(ranges, from))) {
     const content = JSON.parse(line) as Record<string, unknown>;
     const before = previous?.seq === seq - 1 ? previous.identity : undefined;
-    const entry = blobEntry(catalog, seq, content, line, before);
+    const entry = blobEntry(catalog, seq, content, line, before, lease.repeatPlainSeq(seq));
     previous = { seq, identity: entry.identity };
     if (from !== undefined && seq < from) continue;
     yield { entry, content, line };

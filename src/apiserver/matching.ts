@@ -45,7 +45,7 @@ export async function* matchingObjects(
       if (!nameMayBelong(name, catalog)) continue;
       const found = (await index.get(catalog, held.lease)).byName.get(name);
       if (!found) continue;
-      // The blob before it too: a repeated identity's name depends on it.
+      // The blob before it too: a repeated identity's name may depend on it.
       named = [[Math.max(0, found.seq - 1), found.seq + 1]];
       start = Math.max(start ?? 0, found.seq);
     }

@@ -87,3 +87,46 @@ describe('served objects equal catalogd render output', () => {
       }
     });
 });
+
+describe('served names equal catalogd render names for a custom schema repeated identity', () => {
+  const PATH = '/apis/content.olm.operatorframework.io/v1/catalogmetadata';
+  const repeated = [1, 2, 3].map((v) => ({ schema: 'custom.x', package: 'p3', name: 'dup', v }));
+  // The parser keeps the plain identity for the first in walk order: v1 in one order, v3 in the
+  // other, so in at least one of them that is not the first by hash (blob order).
+  for (const [order, dups] of [
+    ['as written', repeated],
+    ['reversed', [...repeated].reverse()],
+  ] as const)
+    it(`with the repeated blobs in walk order ${order}: list, get by name and field selectors`, async () => {
+      const blobs = [...catalogBlobs(1), ...dups];
+      const want = await rendered(blobs, 'full', 1 << 20);
+      const rev = await parseBlobs('ops', blobs);
+      const f = await servedFixture('ops', [rev]);
+      try {
+        f.source.set([viewCatalog('ops', rev.key)]);
+        const byName = (list: Obj[]) =>
+          Object.fromEntries(list.map((o) => [o.metadata.name, comparable(o)]));
+        const list = async (query: string) =>
+          (JSON.parse((await getText(f, `${PATH}?${query}`)).body) as { items: Obj[] }).items;
+        expect(byName(await list(''))).to.deep.equal(byName(want));
+        const dupNames = want
+          .filter((o) => (o as Obj & { spec: { name?: string } }).spec.name === 'dup')
+          .map((o) => o.metadata.name);
+        expect(dupNames).to.have.length(3);
+        expect(
+          (await list('fieldSelector=spec.name%3Ddup')).map((o) => o.metadata.name).sort(),
+        ).to.deep.equal([...dupNames].sort());
+        for (const o of want) {
+          const r = await getText(f, `${PATH}/${o.metadata.name}`);
+          expect(r.status, o.metadata.name).to.equal(200);
+          expect(comparable(JSON.parse(r.body) as Obj)).to.deep.equal(comparable(o));
+        }
+        for (const name of dupNames)
+          expect(
+            (await list(`fieldSelector=metadata.name%3D${name}`)).map((o) => o.metadata.name),
+          ).to.deep.equal([name]);
+      } finally {
+        await f.close();
+      }
+    });
+});

@@ -97,7 +97,7 @@ export function catalogMetadataKind(settings: ObjectSettings, index: ObjectIndex
     index: (catalog, lease) => index.get(catalog, lease),
     async *read(catalog, lease, seqs, selectors) {
       const wanted = new Set(seqs);
-      // The blob before each too: a repeated identity's name depends on it.
+      // The blob before each too: a repeated identity's name may depend on it.
       const ranges = unionRanges([
         seqs.map((s) => [Math.max(0, s - 1), s + 1] as [number, number]),
       ]);

@@ -13,10 +13,26 @@ describe('served objects', () => {
   it('tells repeated identities of a custom schema apart by hash, the first keeping the plain one', () => {
     const a = { schema: 'custom', package: 'p', name: 'n', v: 1 };
     const hash = blobHash(canonicalize(a));
-    const first = blobIdentity('ops', a, hash, undefined);
+    const first = blobIdentity('ops', a, hash, undefined, undefined);
     expect(first).to.deep.equal({ catalog: 'ops', schema: 'custom', package: 'p', name: 'n' });
-    expect(blobIdentity('ops', a, hash, first).disambiguator).to.equal(hash.slice(7));
+    expect(blobIdentity('ops', a, hash, first, undefined).disambiguator).to.equal(hash.slice(7));
     const anonymous = { schema: 'custom' };
-    expect(blobIdentity('ops', anonymous, hash, undefined).disambiguator).to.equal(hash.slice(7));
+    expect(blobIdentity('ops', anonymous, hash, undefined, undefined).disambiguator).to.equal(
+      hash.slice(7),
+    );
+  });
+
+  it('keeps the plain identity for the blob the revision records as the parser kept it plain', () => {
+    const a = { schema: 'custom', package: 'p', name: 'n', v: 1 };
+    const hash = blobHash(canonicalize(a));
+    const plain = { catalog: 'ops', schema: 'custom', package: 'p', name: 'n' };
+    // Recorded: whatever the blob before it.
+    expect(blobIdentity('ops', a, hash, plain, true)).to.deep.equal(plain);
+    expect(blobIdentity('ops', a, hash, undefined, false).disambiguator).to.equal(hash.slice(7));
+    // A blob without package and name is told apart by its hash all the same.
+    const anonymous = { schema: 'custom' };
+    expect(blobIdentity('ops', anonymous, hash, undefined, true).disambiguator).to.equal(
+      hash.slice(7),
+    );
   });
 });

@@ -30,16 +30,20 @@ export interface BlobEntry {
 }
 
 /**
- * The identity of a blob read from a revision (blob order). `previous` is the blob before it in
- * blob order: a repeated identity of a custom schema is told apart by its content hash, as the
- * parser does (src/fbc/catalog.ts), except that the first by hash keeps the plain identity where
- * the parser keeps the first in walk order (a revision does not keep the walk order).
+ * The identity of a blob read from a revision (blob order), as the parser gave it
+ * (src/fbc/catalog.ts): a repeated identity of a custom schema is told apart by its content hash
+ * but for one blob, which keeps the plain identity. The parser keeps it for the first in walk
+ * order, which blob order does not keep: where that is not the first in blob order, the revision
+ * records it (index.json plainRepeats) and `keptPlain` says whether this is the blob; undefined
+ * elsewhere, where the first in blob order is the one, so a blob is told apart when `previous`
+ * (the blob before it in blob order) has its identity.
  */
 export function blobIdentity(
   catalog: string,
   content: unknown,
   hash: string,
   previous: BlobIdentity | undefined,
+  keptPlain: boolean | undefined,
 ): BlobIdentity {
   const parsed = extractMeta(content);
   if ('error' in parsed) throw new Error(`a stored blob has no valid meta: ${parsed.error}`);
@@ -47,28 +51,33 @@ export function blobIdentity(
   const id: BlobIdentity = { catalog, schema: meta.schema };
   if (meta.package !== '') id.package = meta.package;
   if (meta.name !== '') id.name = meta.name;
-  const hex = hash.slice('sha256:'.length);
-  if (meta.package === '' && meta.name === '') id.disambiguator = hex;
-  else if (
-    previous !== undefined &&
-    previous.schema === id.schema &&
-    previous.package === id.package &&
-    previous.name === id.name
-  )
-    id.disambiguator = hex;
+  const toldApart =
+    (meta.package === '' && meta.name === '') ||
+    (keptPlain === undefined
+      ? previous !== undefined &&
+        previous.schema === id.schema &&
+        previous.package === id.package &&
+        previous.name === id.name
+      : !keptPlain);
+  if (toldApart) id.disambiguator = hash.slice('sha256:'.length);
   return id;
 }
 
-/** The entry of a blob line at `seq`, from its parsed content. */
+/**
+ * The entry of a blob line at `seq`, from its parsed content. `plainSeq`: the revision's
+ * repeatPlainSeq(seq), the blob its run keeps plain, if recorded.
+ */
 export function blobEntry(
   catalog: string,
   seq: number,
   content: unknown,
   line: string,
   previous: BlobIdentity | undefined,
+  plainSeq: number | undefined,
 ): BlobEntry {
   const hash = blobHash(line);
-  const identity = blobIdentity(catalog, content, hash, previous);
+  const keptPlain = plainSeq === undefined ? undefined : plainSeq === seq;
+  const identity = blobIdentity(catalog, content, hash, previous, keptPlain);
   const name = objectName(identity);
   return {
     seq,
