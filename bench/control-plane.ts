@@ -89,7 +89,7 @@ async function labelledMetric(api: Api, name: string, label: string): Promise<nu
  * kube-apiserver's live heap: a heap profile request with gc=1 makes it collect first, so
  * go_memstats_heap_alloc_bytes then counts what is reachable. HEAP_SAMPLES of them, 1 s apart.
  */
-async function liveHeapSamples(api: Api): Promise<number[]> {
+export async function liveHeapSamples(api: Api): Promise<number[]> {
   const out: number[] = [];
   for (let i = 0; i < HEAP_SAMPLES; i++) {
     if (i > 0) await delay(1000);

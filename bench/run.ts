@@ -24,6 +24,10 @@
 //                           BENCH_GRAPHQL_RUNS (default 30) requests per query
 //   BENCH_ONLY=watchCache   only the apiserver's price per content profile with its CatalogMetadata
 //                           watch cache on and off (scenarios/watch-cache.ts; docs/deploy.md)
+//   BENCH_ONLY=served       only the object view's price in the CRD mode (full, lean) and the
+//                           served mode, side by side (scenarios/served.ts; docs/deploy.md), on
+//                           the largest of BENCH_SIZES and the first of BENCH_REAL_CATALOGS;
+//                           BENCH_SERVED_MODES=served,... a subset, BENCH_SERVED_QUERIES (30)
 //   BENCH_SKIP_CONTROL_PLANE=1   skip that section in a full run
 //   BENCH_ONLY=pacing       only the write-pacing scenario (bench/scenarios/pacing.ts) on the
 //                           largest of BENCH_SIZES; BENCH_PACING=1 adds it to a full run;
@@ -69,6 +73,7 @@ import { coldSync } from './scenarios/cold-sync.js';
 import { runPeer } from './scenarios/peer.js';
 import { measureWatchCache, watchCacheMarkdown } from './scenarios/watch-cache.js';
 import { measurePacing, pacingMarkdown } from './scenarios/pacing.js';
+import { measureServed, servedMarkdown } from './scenarios/served.js';
 
 async function main(): Promise<void> {
   const started = new Date();
@@ -136,6 +141,12 @@ async function main(): Promise<void> {
       process.stdout.write(
         `\n${watchCacheMarkdown(results.watchCache as Record<string, unknown>)}`,
       );
+      return;
+    }
+    if (ONLY === 'served') {
+      results.served = await measureServed(hooks);
+      await writeResults(results, started);
+      process.stdout.write(`\n${servedMarkdown(results.served as Record<string, unknown>)}`);
       return;
     }
     if (ONLY === 'controlPlane') {
