@@ -1,10 +1,16 @@
 // watch over a real content store through HTTP: live events when the catalog's revision changes,
 // a watch resumed from any event's resourceVersion gets exactly the events after it, the
-// WatchList protocol, selectors on events, and 410 for a gone revision.
+// WatchList protocol, selectors on events, the DELETED events of a deleted catalog, the leases a
+// watch holds (its state's revisions, released as it moves on and when it ends), and 410 for a
+// gone revision.
+import { access } from 'node:fs/promises';
+import path from 'node:path';
 import { expect } from 'chai';
 import { pollUntil } from '../../test/support/poll.js';
+import { streamOf } from '../server/test-catalogs.test.js';
 import {
   catalogBlobs,
+  CREATED,
   parseBlobs,
   servedFixture,
   viewCatalog,
@@ -25,6 +31,15 @@ interface WatchEvent {
 }
 
 const brief = (e: WatchEvent) => `${e.type} ${e.object.metadata.name ?? ''}`;
+
+/** The event's object without its resourceVersion (the state it was sent at). */
+function objectAsIs(e: WatchEvent): unknown {
+  const { resourceVersion: _, ...metadata } = e.object.metadata;
+  return { ...e.object, metadata };
+}
+
+const poll = (what: string, check: () => boolean) =>
+  pollUntil(async () => check(), { timeoutMs: 10_000, intervalMs: 20, what });
 
 describe('served API watch (HTTP)', () => {
   let r1: ParsedRevision;
@@ -236,15 +251,109 @@ describe('served API watch (HTTP)', () => {
     }
   });
 
-  it('ends with a 410 ERROR event when its catalog is deleted with its revisions', async () => {
-    const w = watch(`resourceVersion=${rv1()}`);
+  it('sends the DELETED events of its deleted catalog, then stays open', async () => {
+    const w = watch('');
     try {
-      await w.started();
+      // The initial ADDED events: r1's objects in blob order.
+      const added = await w.until(r1.blobs.length);
+      expect(added.every((e) => e.type === 'ADDED')).to.equal(true);
+      expect(added.at(-1)!.object.metadata.resourceVersion).to.equal(rv1());
       await f.store.remove('ops');
       f.source.set([]);
+      const n = r1.blobs.length;
+      const deleted = (await w.until(2 * n)).slice(n);
+      expect(deleted.map((e) => e.type)).to.deep.equal(added.map(() => 'DELETED'));
+      // Each object as it was, in blob order, with the resourceVersion of the state after it.
+      expect(deleted.map(objectAsIs)).to.deep.equal(added.map(objectAsIs));
+      expect(deleted.map((e) => e.object.metadata.resourceVersion)).to.deep.equal(
+        deleted.map((_, i) => (i + 1 < n ? `${rv1()}_-ops~0~${i + 1}` : '1')),
+      );
+      // Sent, the revision is released: the store deletes it.
+      await poll(
+        'the deleted revision released',
+        () => f.store.retainedRevisions('ops').length === 0,
+      );
+      // Still open: a catalog added later comes as ADDED events.
+      const dev = await parseBlobs('dev', catalogBlobs(1));
+      await f.store.buildRevision('dev', dev.contentHash, streamOf(dev.blobs));
+      await f.store.activate('dev', dev.contentHash, new Date(CREATED));
+      f.source.set([viewCatalog('dev', dev.key)]);
+      const later = (await w.until(2 * n + dev.blobs.length)).slice(2 * n);
+      expect(later.every((e) => e.type === 'ADDED')).to.equal(true);
+      expect(later.at(-1)!.object.metadata.resourceVersion).to.equal(`1_dev~${dev.key}f`);
+      expect(w.ended).to.equal(false);
+    } finally {
+      w.close();
+    }
+  });
+
+  it('releases the revisions it holds when it ends, whichever way', async () => {
+    const w1 = watch(`resourceVersion=${rv1()}`);
+    const w2 = watch(`resourceVersion=${rv1()}`);
+    try {
+      // Each open watch holds r1, the revision its state names.
+      await poll('both watches holding r1', () => f.source.openLeases === 2);
+      await f.store.remove('ops');
+      expect(f.store.retainedRevisions('ops')).to.deep.equal([r1.contentHash]);
+      // The client gone: its lease released, the other's still there.
+      w1.close();
+      await poll('the closed watch released r1', () => f.source.openLeases === 1);
+      expect(f.store.retainedRevisions('ops')).to.deep.equal([r1.contentHash]);
+      // Ended by close() (shutdown): the last lease released, the revision deleted.
+      await f.api.close();
+      await w2.end();
+      expect(f.store.retainedRevisions('ops')).to.deep.equal([]);
+      await pollUntil(
+        async () =>
+          access(path.join(f.store.root, 'ops')).then(
+            () => false,
+            () => true,
+          ),
+        { timeoutMs: 10_000, intervalMs: 20, what: "the catalog's directory deleted" },
+      );
+    } finally {
+      w1.close();
+      w2.close();
+    }
+  });
+
+  it('releases the revisions it holds when it ends with an ERROR event', async () => {
+    // r1 is held, then the transition's position is past the change's events: 410.
+    const w = watch(`resourceVersion=${rv1()}_-ops~${r2.key}f~99`);
+    try {
       const [e] = await w.until(1);
       expect(e!.type).to.equal('ERROR');
       expect(e!.object).to.include({ kind: 'Status', code: 410 });
+      await w.end();
+      await f.source.leasesReleased();
+    } finally {
+      w.close();
+    }
+  });
+
+  it('open across updates, holds only the revision its state names, not the ones it left', async () => {
+    const r3 = await parseBlobs('ops', catalogBlobs(3));
+    await f.store.buildRevision('ops', r3.contentHash, streamOf(r3.blobs));
+    await f.store.activate('ops', r3.contentHash, new Date(CREATED));
+    const rv3 = `1_ops~${r3.key}f`;
+    const w = watch(`resourceVersion=${rv1()}`);
+    try {
+      await w.started();
+      f.source.set([viewCatalog('ops', r2.key)]);
+      await poll(
+        'the change to r2',
+        () => w.events.at(-1)?.object.metadata.resourceVersion === rv2(),
+      );
+      f.source.set([viewCatalog('ops', r3.key)]);
+      await poll(
+        'the change to r3',
+        () => w.events.at(-1)?.object.metadata.resourceVersion === rv3,
+      );
+      await poll('only r3 leased', () => f.source.openLeases === 1);
+      // Deleted with the catalog: r1 and r2 at once, r3 retained for the watch.
+      await f.store.remove('ops');
+      expect(f.store.retainedRevisions('ops')).to.deep.equal([r3.contentHash]);
+      expect(w.ended).to.equal(false);
     } finally {
       w.close();
     }

@@ -4,7 +4,8 @@
 // when allowed (periodically and before the watch ends), the WatchList protocol
 // (sendInitialEvents: the initial events, then a bookmark annotated
 // k8s.io/initial-events-end), timeoutSeconds, and an ERROR event (Status 410) when the revisions
-// a resourceVersion names are no longer held.
+// a resourceVersion names are no longer held. While open, a watch leases the revisions its state
+// names, so it can send the DELETED events of a deleted ClusterCatalog.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RevisionLease } from '../server/index.js';
 import type { Clock, Timer } from '../util/clock.js';
@@ -15,7 +16,7 @@ import { encodeResourceVersion } from './resource-version.js';
 import type { ViewState } from './resource-version.js';
 import { ApiError, unavailable } from './status.js';
 import { applyStep, diffEvents, planSteps } from './watch-plan.js';
-import type { PlanStep } from './watch-plan.js';
+import type { PlanStep, RevisionRef } from './watch-plan.js';
 import { parseWatchRequest } from './watch-request.js';
 import type { ServedKind } from './served-kind.js';
 import type { WatchRequest } from './watch-request.js';
@@ -83,6 +84,16 @@ class Watch {
   private wake: (() => void) | undefined;
   private timers: Timer[] = [];
   private lastSent = 0;
+  /**
+   * The watch's own leases of the revisions its state names (each catalog's, and its
+   * transition's target), by heldId. The store serves a revision only while it is the current
+   * one or in its grace period, and none once its ClusterCatalog is deleted; a leased one stays
+   * readable until released. Holding them, the watch can always send the next change's DELETED
+   * events, whose objects are read from the revision it leaves: a deleted catalog's are sent as
+   * in the CRD mode (no 410, no relist). Moved forward as each change is sent (the revision left
+   * is released, so the store deletes it after its grace period), all released when it ends.
+   */
+  private readonly held = new Map<string, RevisionLease>();
 
   constructor(
     private readonly source: ViewSource,
@@ -129,6 +140,7 @@ class Watch {
       if (!this.res.destroyed) await this.send('ERROR', errorStatus(err));
     } finally {
       unsubscribe();
+      this.releaseAll();
       for (const t of this.timers) t.cancel();
       this.res.off('close', this.end);
       // Resolved once the end is handed to the socket: WatchHub.close() waits for it.
@@ -141,22 +153,20 @@ class Watch {
   }
 
   /**
-   * Every revision the start state names must be held here: one this replica has not built yet
-   * (a watch resumed on a replica behind the one it left) is waited for (source.waitFor), then
-   * 504 "Too large resource version" if the catalog's status names it, else 410.
+   * Every revision the start state names must be held here, and the watch keeps a lease of each
+   * (this.held): one this replica has not built yet (a watch resumed on a replica behind the one
+   * it left) is waited for (source.waitFor), then 504 "Too large resource version" if the
+   * catalog's status names it, else 410.
    */
   private async awaitStartRevisions(): Promise<void> {
-    const named = this.state.catalogs.map((c) => ({ catalog: c.catalog, key: c.key }));
-    const t = this.state.transition;
-    if (t?.to) named.push({ catalog: t.catalog, key: t.to.key });
     const ctl = new AbortController();
     const abort = () => ctl.abort();
     this.res.once('close', abort);
     try {
-      for (const { catalog, key } of named) {
+      for (const { catalog, key } of namedRevisions(this.state)) {
         const lease = await holdRevision(this.source, catalog, key, ctl.signal);
         if (lease) {
-          lease.release();
+          this.keep(catalog, key, lease);
           continue;
         }
         const status = this.source.catalogs().find((c) => c.name === catalog)?.revision;
@@ -204,20 +214,45 @@ class Watch {
     }
   }
 
-  /** The step's own lease of a revision (the view's are released with it); 410 when it is gone. */
-  private lease(catalog: string, key: string): RevisionLease {
-    const lease = this.source.acquire(catalog, key);
-    if (!lease) throw tooOld();
-    return lease;
+  /** Keeps a lease of a revision the state names (one held already: the new one is released). */
+  private keep(catalog: string, key: string, lease: RevisionLease): void {
+    const id = heldId(catalog, key);
+    if (this.held.has(id)) lease.release();
+    else this.held.set(id, lease);
+  }
+
+  /** Releases the held leases of the revisions the state no longer names. */
+  private releaseLeft(): void {
+    const named = new Set(namedRevisions(this.state).map((r) => heldId(r.catalog, r.key)));
+    for (const [id, lease] of this.held) {
+      if (named.has(id)) continue;
+      this.held.delete(id);
+      lease.release();
+    }
+  }
+
+  private releaseAll(): void {
+    for (const lease of this.held.values()) lease.release();
+    this.held.clear();
   }
 
   private async runStep(step: PlanStep): Promise<void> {
-    const leases: RevisionLease[] = [];
+    // A revision the watch holds is read through its own lease (a step's `from` always is, its
+    // `to` when it is the start state's transition's target); else the step takes one (`taken`:
+    // released when it ends, but the `to` the watch keeps), 410 when the store no longer has it.
+    let taken: RevisionLease[] = [];
+    const lease = (ref: RevisionRef | undefined): RevisionLease | undefined => {
+      if (!ref) return undefined;
+      const held = this.held.get(heldId(step.catalog, ref.key));
+      if (held) return held;
+      const acquired = this.source.acquire(step.catalog, ref.key);
+      if (!acquired) throw tooOld();
+      taken.push(acquired);
+      return acquired;
+    };
     try {
-      const from = step.from && this.lease(step.catalog, step.from.key);
-      const to = step.to && this.lease(step.catalog, step.to.key);
-      if (from) leases.push(from);
-      if (to) leases.push(to);
+      const from = lease(step.from);
+      const to = lease(step.to);
       const { kind } = this;
       const events = diffEvents(
         from && (await kind.index(step.catalog, from)),
@@ -266,8 +301,14 @@ class Watch {
         }
       }
       this.state = stateAt(events.length);
+      // The change is sent: the watch now holds `to`, and no longer the revision it left.
+      if (step.to && to && taken.includes(to)) {
+        this.keep(step.catalog, step.to.key, to);
+        taken = taken.filter((l) => l !== to);
+      }
+      this.releaseLeft();
     } finally {
-      for (const l of leases) l.release();
+      for (const l of taken) l.release();
     }
   }
 
@@ -314,6 +355,18 @@ class Watch {
       this.res.once('close', done);
     });
   }
+}
+
+/** The revisions a state names: each catalog's, and its transition's target. */
+function namedRevisions(state: ViewState): Array<{ catalog: string; key: string }> {
+  const named = state.catalogs.map((c) => ({ catalog: c.catalog, key: c.key }));
+  const t = state.transition;
+  if (t?.to) named.push({ catalog: t.catalog, key: t.to.key });
+  return named;
+}
+
+function heldId(catalog: string, key: string): string {
+  return `${catalog}~${key}`;
 }
 
 function errorStatus(err: unknown) {
