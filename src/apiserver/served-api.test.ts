@@ -6,6 +6,7 @@ import { expect } from 'chai';
 import { ownerReference, toCatalogMetadata } from '../fbc/index.js';
 import { getText, send } from '../server/test-catalogs.test.js';
 import { SERVED_API_VERSION } from './ports.js';
+import { GZIP_THRESHOLD_BYTES } from './objects-response.js';
 import { derivedUid } from './served-object.js';
 import {
   blobUrlOf,
@@ -315,12 +316,31 @@ describe('served API over a content store (HTTP)', () => {
       expect(body.rows[0]!.object.kind).to.equal('PartialObjectMetadata');
     });
 
-    it('gzips a list for a client that accepts gzip', async () => {
-      const plain = await getText(f, BASE);
-      const r = await send(f, BASE, { headers: { 'Accept-Encoding': 'gzip' } });
-      expect(r.headers['content-encoding']).to.equal('gzip');
-      expect(gunzipSync(r.body).toString()).to.equal(plain.body);
-      expect(plain.headers['content-encoding']).to.equal(undefined);
+    it('gzips a list past 128 KiB for a client that accepts gzip, as the apiserver does; a smaller one not', async () => {
+      const small = await send(f, BASE, { headers: { 'Accept-Encoding': 'gzip' } });
+      expect(small.body.length).to.be.below(GZIP_THRESHOLD_BYTES);
+      expect(small.headers['content-encoding']).to.equal(undefined);
+      const big = await parseBlobs(
+        'ops',
+        Array.from({ length: 200 }, (_, i) => ({
+          schema: 's',
+          package: 'p',
+          name: `b${i}`,
+          pad: 'x'.repeat(2000),
+        })),
+      );
+      const g = await servedFixture('ops', [big]);
+      try {
+        g.source.set([viewCatalog('ops', big.key)]);
+        const plain = await getText(g, BASE);
+        expect(plain.body.length).to.be.above(GZIP_THRESHOLD_BYTES);
+        const r = await send(g, BASE, { headers: { 'Accept-Encoding': 'gzip' } });
+        expect(r.headers['content-encoding']).to.equal('gzip');
+        expect(gunzipSync(r.body).toString()).to.equal(plain.body);
+        expect(plain.headers['content-encoding']).to.equal(undefined);
+      } finally {
+        await g.close();
+      }
     });
 
     it('releases its leases when the client leaves in the middle of a long list', async () => {

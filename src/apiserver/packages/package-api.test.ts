@@ -2,7 +2,6 @@
 // HTTP requests: list (objects, selectors, pages, Table, -o wide), get, watch across a change
 // of revision, dry-run PATCH and 405, and that a package's object reads only that package's
 // blobs.
-import { gunzipSync } from 'node:zlib';
 import { expect } from 'chai';
 import { getText, send } from '../../server/test-catalogs.test.js';
 import {
@@ -281,7 +280,7 @@ describe('served API catalogpackages (HTTP)', () => {
     }
   });
 
-  it('sends watch events as Table rows (kubectl get -w), gzips a list when asked', async () => {
+  it('sends watch events as Table rows (kubectl get -w); a small list stays identity when gzip is accepted', async () => {
     const w = new WatchStream<{
       type: string;
       object: {
@@ -305,9 +304,10 @@ describe('served API catalogpackages (HTTP)', () => {
     } finally {
       w.close();
     }
-    const zipped = await send(f, BASE, { headers: { 'Accept-Encoding': 'gzip' } });
-    expect(zipped.headers['content-encoding']).to.equal('gzip');
-    expect((JSON.parse(gunzipSync(zipped.body).toString('utf8')) as List).items).to.have.length(2);
+    // Under 128 KiB a list is not gzipped, as the apiserver's (served-api.test.ts: past it, it is).
+    const small = await send(f, BASE, { headers: { 'Accept-Encoding': 'gzip' } });
+    expect(small.headers['content-encoding']).to.equal(undefined);
+    expect((JSON.parse(small.body.toString('utf8')) as List).items).to.have.length(2);
   });
 
   it('answers a dry-run PATCH with the object and refuses other writes with 405', async () => {
