@@ -148,6 +148,26 @@ export function kubectl(h: BenchHooks, args: string[], input?: string): void {
   });
 }
 
+/** `kubectl <args>` as the admin, `runs` times: the seconds of each run and the last one's stdout. */
+export function timeKubectl(
+  h: BenchHooks,
+  args: string[],
+  runs: number,
+): { seconds: number[]; stdout: string } {
+  const seconds: number[] = [];
+  let stdout = '';
+  for (let i = 0; i < runs; i++) {
+    const t0 = performance.now();
+    stdout = execFileSync('kubectl', [`--kubeconfig=${h.kubeconfig}`, ...args], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+      encoding: 'utf8',
+      maxBuffer: 1 << 26,
+    });
+    seconds.push((performance.now() - t0) / 1000);
+  }
+  return { seconds, stdout };
+}
+
 /** The controller's namespace and RBAC as deployed (config/namespace, config/rbac). */
 export function applyControllerRbac(h: BenchHooks): void {
   for (const dir of ['namespace', 'rbac'])

@@ -117,13 +117,14 @@ export function catalogWatch(api: Api, name: string) {
   };
 }
 
-export async function countObjects(api: Api, catalog: string): Promise<number> {
+/** How many of `catalog`'s objects a list of `collection` (the CRD's by default) returns. */
+export async function countObjects(api: Api, catalog: string, collection = CM): Promise<number> {
   let n = 0;
   let cont = '';
   do {
     const r = await api.json<{ items: unknown[]; metadata: { continue?: string } }>(
       'GET',
-      `${CM}?labelSelector=catalog%3D${catalog}&limit=2000${cont ? `&continue=${cont}` : ''}`,
+      `${collection}?labelSelector=catalog%3D${catalog}&limit=2000${cont ? `&continue=${cont}` : ''}`,
       undefined,
       undefined,
     );

@@ -43,9 +43,10 @@ import {
   liveHeapSamples,
   prepareCatalog,
   serviceAccountKubeconfig,
+  timeKubectl,
 } from '../control-plane.js';
 import { Api, CC } from '../lib/api.js';
-import { addBundleChangeChannel } from '../lib/catalogs.js';
+import { addBundleChangeChannel, countObjects } from '../lib/catalogs.js';
 import { apiserverRss, readEnvFile } from '../lib/cluster.js';
 import { startController } from '../lib/controller-process.js';
 import type { Controller } from '../lib/controller-process.js';
@@ -131,21 +132,6 @@ const conditionTrue = (c: CatalogStatus, type: string) =>
     (x) => x.type === type && x.status === 'True' && x.observedGeneration === c.metadata.generation,
   ) ?? false;
 
-/** How many of `catalog`'s objects a list of `collection` returns (pages of 2,000). */
-async function countObjects(api: Api, collection: string, catalog: string): Promise<number> {
-  let n = 0;
-  let cont = '';
-  do {
-    const r = await api.json<{ items: unknown[]; metadata: { continue?: string } }>(
-      'GET',
-      `${collection}?labelSelector=catalog%3D${catalog}&limit=2000${cont ? `&continue=${encodeURIComponent(cont)}` : ''}`,
-    );
-    n += r.items.length;
-    cont = r.metadata.continue ?? '';
-  } while (cont);
-  return n;
-}
-
 /**
  * Applies the ClusterCatalog (at t0) and polls, every 100 ms, its status and (served) a one-item
  * list of its objects: the seconds to Serving with a content hash, and to the objects visible.
@@ -193,7 +179,7 @@ async function applyAndWait(
   }
   // The served view may answer before the status says how many objects there are: the count
   // is checked against the catalog's blobs (render's count).
-  const counted = await countObjects(h.api, v.collection, name);
+  const counted = await countObjects(h.api, name, v.collection);
   if (counted !== blobs)
     throw new Error(`${name}: ${counted} objects listed, the catalog has ${blobs}`);
   return { serving: seconds(t0, serving), visible: seconds(t0, visible), objects: counted };
@@ -208,23 +194,13 @@ async function planeSizes(h: BenchHooks) {
   return { heap, rss, etcd: (await h.etcd.status()).dbSize };
 }
 
-/** `kubectl get <resource> -l package=<pkg> -o name`, QUERIES times: p50/p99 seconds. */
+/** `kubectl get <resource> -l package=<pkg>` (a Table), QUERIES times: p50/p99 seconds. */
 function kubectlGet(h: BenchHooks, mode: ServedBenchMode, pkg: string) {
-  const runs: number[] = [];
-  let objects = 0;
-  for (let i = 0; i < QUERIES; i++) {
-    const t0 = performance.now();
-    const out = execFileSync(
-      'kubectl',
-      [`--kubeconfig=${h.kubeconfig}`, 'get', view(mode).kubectlResource, '-l', `package=${pkg}`],
-      { stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8', maxBuffer: 1 << 26 },
-    );
-    runs.push((performance.now() - t0) / 1000);
-    objects = out.split('\n').filter((l) => l !== '').length - 1; // the header line
-  }
+  const args = ['get', view(mode).kubectlResource, '-l', `package=${pkg}`];
+  const { seconds: runs, stdout } = timeKubectl(h, args, QUERIES);
   return {
     package: pkg,
-    objects,
+    objects: stdout.split('\n').filter((l) => l !== '').length - 1, // the header line
     p50: round(median(runs), 3),
     p99: round(percentile(runs, 0.99), 3),
   };

@@ -5,7 +5,6 @@
 // catalogmetadata -l package=X` p50, and whether a watch still delivers events. Reuses
 // bench/control-plane.ts's per-profile measurement. BENCH_ONLY=watchCache runs only this; the
 // numbers are in docs/deploy.md "Control-plane price".
-import { execFileSync } from 'node:child_process';
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -21,6 +20,7 @@ import {
   measureProfile,
   prepareCatalog,
   serviceAccountKubeconfig,
+  timeKubectl,
 } from '../control-plane.js';
 import { CM } from '../lib/api.js';
 import { median } from '../lib/stats.js';
@@ -33,27 +33,10 @@ const QUERIES = Math.max(3, Number(process.env.BENCH_WATCH_CACHE_QUERIES ?? '7')
  * how many objects it listed.
  */
 function labelQuery(h: BenchHooks, pkg: string): { p50: number; runs: number[]; objects: number } {
-  const runs: number[] = [];
-  let objects = 0;
-  for (let i = 0; i < QUERIES; i++) {
-    const t0 = performance.now();
-    const out = execFileSync(
-      'kubectl',
-      [
-        `--kubeconfig=${h.kubeconfig}`,
-        'get',
-        CATALOG_METADATA_PLURAL,
-        '-l',
-        `package=${pkg}`,
-        '-o',
-        'name',
-      ],
-      { stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' },
-    );
-    objects = out.split('\n').filter((l) => l !== '').length;
-    runs.push(Number(((performance.now() - t0) / 1000).toFixed(3)));
-  }
-  return { p50: median(runs), runs, objects };
+  const args = ['get', CATALOG_METADATA_PLURAL, '-l', `package=${pkg}`, '-o', 'name'];
+  const { seconds, stdout } = timeKubectl(h, args, QUERIES);
+  const runs = seconds.map((x) => Number(x.toFixed(3)));
+  return { p50: median(runs), runs, objects: stdout.split('\n').filter((l) => l !== '').length };
 }
 
 /**

@@ -60,6 +60,22 @@ function withoutServerFields(o: Item): Item {
   return { ...o, metadata: metadata as Item['metadata'] };
 }
 
+/** A fixture serving catalog `ops` of `blobs` blobs of about 2 KB each (a long list). */
+async function servedPadded(blobs: number): Promise<ServedFixture> {
+  const big = await parseBlobs(
+    'ops',
+    Array.from({ length: blobs }, (_, i) => ({
+      schema: 's',
+      package: 'p',
+      name: `b${i}`,
+      pad: 'x'.repeat(2000),
+    })),
+  );
+  const g = await servedFixture('ops', [big]);
+  g.source.set([viewCatalog('ops', big.key)]);
+  return g;
+}
+
 describe('served API over a content store (HTTP)', () => {
   let r1: ParsedRevision;
   let r2: ParsedRevision;
@@ -320,18 +336,8 @@ describe('served API over a content store (HTTP)', () => {
       const small = await send(f, BASE, { headers: { 'Accept-Encoding': 'gzip' } });
       expect(small.body.length).to.be.below(GZIP_THRESHOLD_BYTES);
       expect(small.headers['content-encoding']).to.equal(undefined);
-      const big = await parseBlobs(
-        'ops',
-        Array.from({ length: 200 }, (_, i) => ({
-          schema: 's',
-          package: 'p',
-          name: `b${i}`,
-          pad: 'x'.repeat(2000),
-        })),
-      );
-      const g = await servedFixture('ops', [big]);
+      const g = await servedPadded(200);
       try {
-        g.source.set([viewCatalog('ops', big.key)]);
         const plain = await getText(g, BASE);
         expect(plain.body.length).to.be.above(GZIP_THRESHOLD_BYTES);
         const r = await send(g, BASE, { headers: { 'Accept-Encoding': 'gzip' } });
@@ -344,18 +350,8 @@ describe('served API over a content store (HTTP)', () => {
     });
 
     it('releases its leases when the client leaves in the middle of a long list', async () => {
-      const big = await parseBlobs(
-        'ops',
-        Array.from({ length: 3000 }, (_, i) => ({
-          schema: 's',
-          package: 'p',
-          name: `b${i}`,
-          pad: 'x'.repeat(2000),
-        })),
-      );
-      const g = await servedFixture('ops', [big]);
+      const g = await servedPadded(3000);
       try {
-        g.source.set([viewCatalog('ops', big.key)]);
         const { port } = new URL(g.url);
         await new Promise<void>((resolve) => {
           const req = request({ hostname: '127.0.0.1', port, path: BASE }, (res) => {
