@@ -94,8 +94,8 @@ export interface ServedModeResult {
   informer: { objects: number; lists: number; syncSeconds: number[] };
   update: { toServingSeconds: number; toWatchEventSeconds: number | null };
   controller: {
-    settledRssMB: number;
-    peakRssUnderClientsMB: number;
+    settledRssMiB: number;
+    peakRssUnderClientsMiB: number;
     clientLists: number;
     clientListP50Ms: number;
     clientListP99Ms: number;
@@ -342,7 +342,7 @@ async function clientsList(h: BenchHooks, mode: ServedBenchMode, pid: number, pa
     api.close();
   }
   return {
-    peakRssUnderClientsMB: round(peak / MiB, 1),
+    peakRssUnderClientsMiB: round(peak / MiB, 1),
     clientLists: times.length,
     clientListP50Ms: round(median(times), 1),
     clientListP99Ms: round(percentile(times, 0.99), 1),
@@ -473,7 +473,7 @@ async function measureMode(
       },
       informer,
       update,
-      controller: { settledRssMB: round(settled / MiB, 1), ...clients },
+      controller: { settledRssMiB: round(settled / MiB, 1), ...clients },
     };
     h.log(`served bench, ${mode}: ${JSON.stringify({ ...result, catalogs: undefined })}`);
     return result;
@@ -556,11 +556,11 @@ export function servedMarkdown(r: Record<string, unknown>): string {
       ),
     ),
     '',
-    "| mode | objects | per 10k objects: apiserver heap / RSS / etcd (MiB) | informer initial sync (median) | update → Serving / watch event | controller RSS settled / peak under 16 clients (MB) | 16 clients' lists p50 / p99 |",
+    "| mode | objects | per 10k objects: apiserver heap / RSS / etcd (MiB) | informer initial sync (median) | update → Serving / watch event | controller RSS settled / peak under 16 clients (MiB) | 16 clients' lists p50 / p99 |",
     '|---|---|---|---|---|---|---|',
     ...modes.map(
       (m) =>
-        `| ${m.mode} | ${m.objects} | ${m.per10k.apiserverHeapMiB} / ${m.per10k.apiserverRssMiB} / ${m.per10k.etcdMiB} | ${median(m.informer.syncSeconds).toFixed(2)} s (${m.informer.objects} objects) | ${m.update.toServingSeconds} / ${m.update.toWatchEventSeconds ?? 'none'} s | ${m.controller.settledRssMB} / ${m.controller.peakRssUnderClientsMB} | ${m.controller.clientListP50Ms} / ${m.controller.clientListP99Ms} ms (${m.controller.clientLists} lists) |`,
+        `| ${m.mode} | ${m.objects} | ${m.per10k.apiserverHeapMiB} / ${m.per10k.apiserverRssMiB} / ${m.per10k.etcdMiB} | ${median(m.informer.syncSeconds).toFixed(2)} s (${m.informer.objects} objects) | ${m.update.toServingSeconds} / ${m.update.toWatchEventSeconds ?? 'none'} s | ${m.controller.settledRssMiB} / ${m.controller.peakRssUnderClientsMiB} | ${m.controller.clientListP50Ms} / ${m.controller.clientListP99Ms} ms (${m.controller.clientLists} lists) |`,
     ),
   ];
   return lines.join('\n') + '\n';
