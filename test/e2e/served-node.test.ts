@@ -3,6 +3,12 @@
 // on the local node (NODE=1; make test always starts it). Through the real aggregation layer:
 // - `kubectl get catalogmetadata.content.olm.operatorframework.io -l package=X` answers the names
 //   `catalogd render --object-view served` prints;
+// - the checks served-view.test.ts makes of a controller on this host (test/support/served-checks.ts):
+//   discovery and kubectl explain, `-o wide`, field selectors, pagination (limit/continue and
+//   --chunk-size, across whichever replicas answer the pages), 403 for a user without `list` and
+//   the objects once RBAC grants it, 401 for a connection straight to each pod's API port (9443,
+//   by pod IP from the host: the node's pod bridge) without the front-proxy certificate, and
+//   `kubectl diff` of render's output (--server-url config/tls's) exiting 0;
 // - a client-go shared informer (hack/informer-check, the client-go operator-controller v1.5.1
 //   builds with) watches the catalog's objects while 3 catalog updates land: the first while the
 //   leader pod is deleted (the Lease moves), the second during `kubectl rollout restart` (both pods
@@ -35,16 +41,26 @@ import { uniqueName } from '../support/names.js';
 import { pollUntil } from '../support/poll.js';
 import { renderTo } from '../support/render.js';
 import { forgetServedGroup } from '../support/served-api.js';
+import type { ServedItem as Item, ServedTarget } from '../support/served-checks.js';
+import {
+  SERVED_RESOURCE as RESOURCE,
+  deleteReader,
+  expectDiffClean,
+  expectDirectRefused,
+  expectDiscoveredAndExplained,
+  expectFieldSelectors,
+  expectListNeedsRbac,
+  expectPages,
+  expectPrinterColumns,
+} from '../support/served-checks.js';
 
-const RESOURCE = `catalogmetadata.${SERVED_GROUP}`;
 const CONTENT_HASH = 'olm.operatorframework.io/content-hash';
 /** config/tls's --server-url: what status.urls.base and render's blob URLs start with. */
 const SERVER_URL = `https://catalogd-ts.${NS}.svc:443`;
-
-interface Item {
-  metadata: { name: string; annotations?: Record<string, string> };
-  spec: { package?: string };
-}
+/** The Service's name, which the serving certificate names (not the pods' IPs). */
+const SERVICE_NAME = `catalogd-ts.${NS}.svc`;
+/** config/served's --api-listen port: the served API on every replica. */
+const API_PORT = 9443;
 
 /** The registry as pods reach it. */
 const onNode = (ref: string) =>
@@ -88,14 +104,19 @@ describe('served view on the node: 2 replicas behind the APIService, a client-go
   this.timeout(15 * 60 * 1000);
   const catalog = uniqueName('served-node');
   const tag = uniqueName('served-node');
+  const reader = uniqueName('served-node-reader');
   let tmp = '';
   let informer: RunningInformer | undefined;
   let v2 = '';
+  let ca = '';
+  let rendered: Item[] = [];
+  let renderedFile = '';
+  const target = (): ServedTarget => ({ catalog, rendered, renderedFile });
 
   before(async function () {
     if (!process.env.NODE_REGISTRY) this.skip(); // a cluster without NODE=1
     tmp = await mkdtemp(path.join(os.tmpdir(), 'served-node-'));
-    await deployCatalogdTs(tag, { served: true });
+    ({ ca = '' } = await deployCatalogdTs(tag, { served: true }));
     await kubectlOk([
       ...['wait', '--for=condition=Available', '--timeout=120s'],
       `apiservice/v1.${SERVED_GROUP}`,
@@ -103,11 +124,17 @@ describe('served view on the node: 2 replicas behind the APIService, a client-go
     const ref = await push(sampleDir, `${catalog}:${uniqueName('v1')}`);
     await applyCatalog(catalog, onNode(ref));
     await waitSynced(catalog, undefined, 180_000);
+    renderedFile = path.join(tmp, 'rendered.yaml');
+    await renderTo(sampleDir, renderedFile, [
+      ...['--catalog', catalog, '--server-url', SERVER_URL, '--object-view', 'served'],
+    ]);
+    rendered = loadAll(await readFile(renderedFile, 'utf8')) as Item[];
   });
 
   after(async () => {
     if (!process.env.NODE_REGISTRY) return;
     if (informer) await informer.stop().catch(() => undefined);
+    await deleteReader(reader);
     await kubectl(['delete', 'clustercatalog', catalog, '--ignore-not-found', '--wait=false']);
     await undeployCatalogdTs();
     await forgetServedGroup(); // later suites' kubectl must not resolve catalogmetadata to it
@@ -115,11 +142,6 @@ describe('served view on the node: 2 replicas behind the APIService, a client-go
   });
 
   it('answers `kubectl get -l package=X` with the names `catalogd render --object-view served` prints', async () => {
-    const file = path.join(tmp, 'rendered.yaml');
-    await renderTo(sampleDir, file, [
-      ...['--catalog', catalog, '--server-url', SERVER_URL, '--object-view', 'served'],
-    ]);
-    const rendered = loadAll(await readFile(file, 'utf8')) as Item[];
     const pkg = 'example-operator';
     const want = rendered
       .filter((o) => o.spec.package === pkg)
@@ -139,6 +161,37 @@ describe('served view on the node: 2 replicas behind the APIService, a client-go
     );
   });
 
+  it('is discovered (api-resources) and explained from its OpenAPI, on the node', async () => {
+    await expectDiscoveredAndExplained();
+  });
+
+  it('prints the CRD printer columns, -o wide too, on the node', async () => {
+    await expectPrinterColumns(target());
+  });
+
+  it('selects by field (spec.package, metadata.name), on the node', async () => {
+    await expectFieldSelectors(target());
+  });
+
+  it('pages with limit and continue, one revision across the pages, on the node', async () => {
+    await expectPages(target());
+  });
+
+  it('refuses a user without list (403 through the apiserver) and answers one with it, on the node', async () => {
+    await expectListNeedsRbac(target(), reader);
+  });
+
+  it("refuses a direct connection to each pod's API port without the front-proxy certificate (401), on the node", async () => {
+    const ips = (await controllerPods()).filter(isReady).map((p) => p.status.podIP ?? '');
+    expect(ips).to.have.length(2);
+    for (const ip of ips) await expectDirectRefused(`https://${ip}:${API_PORT}`, ca, SERVICE_NAME);
+  });
+
+  it('`kubectl diff` of `render --object-view served` output exits 0, client- and server-side, on the node', async () => {
+    await expectDiffClean(target());
+  });
+
+  // Last: it restarts the pods.
   it('a client-go informer sees each of 3 updates once across a leader failover and a rolling update, with one LIST', async () => {
     informer = await startInformer(`catalog=${catalog}`);
     let state = await freshList(catalog);

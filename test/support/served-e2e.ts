@@ -93,15 +93,20 @@ export async function startServedController(opts: {
   };
 }
 
-/** One GET over a new connection trusting `ca` (e.g. ServedController's): its status and body. */
+/**
+ * One GET over a new connection trusting `ca` (e.g. ServedController's): its status and body. With
+ * `servername`, the certificate is checked for that name (and it is sent as SNI) instead of the
+ * URL's host: a pod's IP, say, which a Service's serving certificate does not name.
+ */
 export function httpsGet(
   url: string,
   ca: string,
   headers: Record<string, string> = {},
+  servername?: string,
 ): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     https
-      .get(url, { ca, headers, agent: false }, (res) => {
+      .get(url, { ca, headers, agent: false, ...(servername && { servername }) }, (res) => {
         let body = '';
         res.setEncoding('utf8');
         res.on('data', (c: string) => (body += c));
