@@ -45,13 +45,8 @@ import type { ServedItem as Item, ServedTarget } from '../support/served-checks.
 import {
   SERVED_RESOURCE as RESOURCE,
   deleteReader,
-  expectDiffClean,
   expectDirectRefused,
-  expectDiscoveredAndExplained,
-  expectFieldSelectors,
-  expectListNeedsRbac,
-  expectPages,
-  expectPrinterColumns,
+  itChecksTheServedView,
 } from '../support/served-checks.js';
 
 const CONTENT_HASH = 'olm.operatorframework.io/content-hash';
@@ -161,34 +156,18 @@ describe('served view on the node: 2 replicas behind the APIService, a client-go
     );
   });
 
-  it('is discovered (api-resources) and explained from its OpenAPI, on the node', async () => {
-    await expectDiscoveredAndExplained();
-  });
-
-  it('prints the CRD printer columns, -o wide too, on the node', async () => {
-    await expectPrinterColumns(target());
-  });
-
-  it('selects by field (spec.package, metadata.name), on the node', async () => {
-    await expectFieldSelectors(target());
-  });
-
-  it('pages with limit and continue, one revision across the pages, on the node', async () => {
-    await expectPages(target());
-  });
-
-  it('refuses a user without list (403 through the apiserver) and answers one with it, on the node', async () => {
-    await expectListNeedsRbac(target(), reader);
-  });
-
-  it("refuses a direct connection to each pod's API port without the front-proxy certificate (401), on the node", async () => {
-    const ips = (await controllerPods()).filter(isReady).map((p) => p.status.podIP ?? '');
-    expect(ips).to.have.length(2);
-    for (const ip of ips) await expectDirectRefused(`https://${ip}:${API_PORT}`, ca, SERVICE_NAME);
-  });
-
-  it('`kubectl diff` of `render --object-view served` output exits 0, client- and server-side, on the node', async () => {
-    await expectDiffClean(target());
+  itChecksTheServedView({
+    suffix: ', on the node',
+    target,
+    reader,
+    directName:
+      "refuses a direct connection to each pod's API port without the front-proxy certificate (401)",
+    direct: async () => {
+      const ips = (await controllerPods()).filter(isReady).map((p) => p.status.podIP ?? '');
+      expect(ips).to.have.length(2);
+      for (const ip of ips)
+        await expectDirectRefused(`https://${ip}:${API_PORT}`, ca, SERVICE_NAME);
+    },
   });
 
   // Last: it restarts the pods.

@@ -22,13 +22,8 @@ import {
   SERVED_COLLECTION as COLLECTION,
   SERVED_RESOURCE as RESOURCE,
   deleteReader,
-  expectDiffClean,
   expectDirectRefused,
-  expectDiscoveredAndExplained,
-  expectFieldSelectors,
-  expectListNeedsRbac,
-  expectPages,
-  expectPrinterColumns,
+  itChecksTheServedView,
   listCatalog,
   servedNames as names,
 } from '../support/served-checks.js';
@@ -69,10 +64,6 @@ describe('served view e2e: CatalogMetadata through the aggregation layer', funct
 
   const list = (query: Record<string, string> = {}) => listCatalog(name, query);
 
-  it('is discovered (api-resources) and explained from its OpenAPI', async () => {
-    await expectDiscoveredAndExplained();
-  });
-
   it('answers `kubectl get -l package=X` with the names render prints, and writes no object', async () => {
     const pkg = 'example-operator';
     const got = JSON.parse(
@@ -95,28 +86,12 @@ describe('served view e2e: CatalogMetadata through the aggregation layer', funct
     expect(crd.items).to.have.length(0);
   });
 
-  it('prints the CRD printer columns, -o wide too', async () => {
-    await expectPrinterColumns(target());
-  });
-
-  it('selects by field (spec.package, metadata.name)', async () => {
-    await expectFieldSelectors(target());
-  });
-
-  it('pages with limit and continue, one revision across the pages', async () => {
-    await expectPages(target());
-  });
-
-  it('refuses a user without list (403 through the apiserver) and answers one with it', async () => {
-    await expectListNeedsRbac(target(), reader);
-  });
-
-  it('refuses a direct connection without the front-proxy certificate (401)', async () => {
-    await expectDirectRefused(served!.directUrl, served!.ca);
-  });
-
-  it('`kubectl diff` of `render --object-view served` output exits 0, client- and server-side', async () => {
-    await expectDiffClean(target());
+  itChecksTheServedView({
+    suffix: '',
+    target,
+    reader,
+    directName: 'refuses a direct connection without the front-proxy certificate (401)',
+    direct: () => expectDirectRefused(served!.directUrl, served!.ca),
   });
 
   it('watches a catalog update from the list resourceVersion: the added bundle and the changed channel', async () => {

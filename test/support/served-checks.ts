@@ -191,3 +191,37 @@ export async function expectDiffClean(t: ServedTarget): Promise<void> {
     expect([diff.code, diff.stdout, diff.stderr], args.join(' ')).to.deep.equal([0, '', '']);
   }
 }
+
+/**
+ * Declares the shared checks as the suite's tests (`suffix` ends each name: both suites run
+ * them, one on this host, one on the node), with the suite's target, RBAC user, and direct
+ * connection check (`direct`, named `directName`).
+ */
+export function itChecksTheServedView(o: {
+  suffix: string;
+  target: () => ServedTarget;
+  reader: string;
+  directName: string;
+  direct: () => Promise<void>;
+}): void {
+  const { suffix, target } = o;
+  it(`is discovered (api-resources) and explained from its OpenAPI${suffix}`, async () => {
+    await expectDiscoveredAndExplained();
+  });
+  it(`prints the CRD printer columns, -o wide too${suffix}`, async () => {
+    await expectPrinterColumns(target());
+  });
+  it(`selects by field (spec.package, metadata.name)${suffix}`, async () => {
+    await expectFieldSelectors(target());
+  });
+  it(`pages with limit and continue, one revision across the pages${suffix}`, async () => {
+    await expectPages(target());
+  });
+  it(`refuses a user without list (403 through the apiserver) and answers one with it${suffix}`, async () => {
+    await expectListNeedsRbac(target(), o.reader);
+  });
+  it(`${o.directName}${suffix}`, o.direct);
+  it(`\`kubectl diff\` of \`render --object-view served\` output exits 0, client- and server-side${suffix}`, async () => {
+    await expectDiffClean(target());
+  });
+}
