@@ -1,27 +1,9 @@
 import { expect } from 'chai';
 import { aggregatedDiscoveryVersion, negotiate } from './negotiate.js';
 import type { ServedObject } from './served-object.js';
-import { catalogMetadataCells, humanDuration, parseIncludeObject, tableRowJson } from './table.js';
+import { catalogMetadataCells, parseIncludeObject, tableRowJson } from './table.js';
 
 describe('Table and content negotiation', () => {
-  const durations: Array<[number, string]> = [
-    [-5_000, '<invalid>'],
-    [-500, '0s'],
-    [59_000, '59s'],
-    [119_000, '119s'],
-    [125_000, '2m5s'],
-    [600_000, '10m'],
-    [3 * 3600_000 + 5 * 60_000, '3h5m'],
-    [30 * 3600_000, '30h'],
-    [50 * 3600_000, '2d2h'],
-    [20 * 86400_000, '20d'],
-    [800 * 86400_000, '2y70d'],
-    [9 * 365 * 86400_000, '9y'],
-  ];
-  for (const [ms, text] of durations)
-    it(`shows ${ms} ms as ${text} (apimachinery's HumanDuration)`, () =>
-      expect(humanDuration(ms)).to.equal(text));
-
   const obj: ServedObject = {
     apiVersion: 'content.olm.operatorframework.io/v1',
     kind: 'CatalogMetadata',

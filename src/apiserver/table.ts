@@ -6,6 +6,7 @@ import { CATALOG_METADATA_PRINTER_COLUMNS } from '../api/v1/crds.js';
 import type { PrinterColumn } from '../api/v1/crds.js';
 import type { ServedObject } from './served-object.js';
 import { badRequest } from './status.js';
+import { humanDuration } from '../util/human-duration.js';
 
 export interface TableColumnDefinition {
   name: string;
@@ -38,37 +39,6 @@ export function parseIncludeObject(value: string | null): IncludeObject {
   throw badRequest(
     `includeObject: Unsupported value: "${value}": supported values: "Metadata", "None", "Object"`,
   );
-}
-
-/** Go's duration.HumanDuration (apimachinery/pkg/util/duration), what kubectl shows as AGE. */
-export function humanDuration(ms: number): string {
-  const seconds = Math.floor(ms / 1000);
-  if (seconds < -1) return '<invalid>';
-  if (seconds < 0) return '0s';
-  if (seconds < 120) return `${seconds}s`;
-  const minutes = Math.floor(seconds / 60);
-  if (minutes < 10) {
-    const s = seconds % 60;
-    return s === 0 ? `${minutes}m` : `${minutes}m${s}s`;
-  }
-  if (minutes < 180) return `${minutes}m`;
-  const hours = Math.floor(minutes / 60);
-  if (hours < 8) {
-    const m = minutes % 60;
-    return m === 0 ? `${hours}h` : `${hours}h${m}m`;
-  }
-  if (hours < 48) return `${hours}h`;
-  if (hours < 24 * 8) {
-    const h = hours % 24;
-    return h === 0 ? `${Math.floor(hours / 24)}d` : `${Math.floor(hours / 24)}d${h}h`;
-  }
-  if (hours < 24 * 365 * 2) return `${Math.floor(hours / 24)}d`;
-  if (hours < 24 * 365 * 8) {
-    const years = Math.floor(hours / 24 / 365);
-    const days = Math.floor(hours / 24) % 365;
-    return days === 0 ? `${years}y` : `${years}y${days}d`;
-  }
-  return `${Math.floor(hours / 24 / 365)}y`;
 }
 
 /** The value at a printer column's simple JSONPath (`.a.b`, `\.` escaping a dot in a key). */

@@ -2,7 +2,8 @@
 // Package, Display Name, Default Channel, Head Version (of the default channel), Provider, Age;
 // `-o wide` (priority 1) adds Priority, Deprecated and Channels.
 import type { TableColumnDefinition } from '../table.js';
-import { humanDuration, TABLE_COLUMNS } from '../table.js';
+import { humanDuration } from '../../util/human-duration.js';
+import { TABLE_COLUMNS } from '../table.js';
 import type { CatalogPackage } from './package-object.js';
 
 const column = (
