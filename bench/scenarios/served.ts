@@ -17,6 +17,7 @@
 //     `-l package=X` for 20 s (their p50/p99).
 // BENCH_ONLY=served runs only this; bench/README.md "Served" and docs/deploy.md quote it.
 import { execFileSync, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { cp, mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -491,7 +492,8 @@ export async function measureServed(h: BenchHooks): Promise<Record<string, unkno
     { cat: await prepareCatalog(h, `generated-${h.sizeMB}mb`, genDir), packages: [] },
   ];
   const real = (process.env.BENCH_REAL_CATALOGS ?? '/tmp/real/v4.20').split(',')[0];
-  if (real)
+  if (real && !existsSync(real)) h.log(`served bench: real catalog ${real} missing, skipped`);
+  else if (real)
     prepared.push({
       cat: await prepareCatalog(h, `real-${path.basename(real)}`, real),
       packages: [],
