@@ -51,8 +51,20 @@ export function parseCertificates(pem: string): X509Certificate[] {
   return certs;
 }
 
-/** The certificate chain a TLS client presented, leaf first (empty without one). */
+/** Each TLS connection's presented chain, read once: it does not change for the connection. */
+const chains = new WeakMap<TLSSocket, X509Certificate[]>();
+
+/**
+ * The certificate chain a TLS client presented, leaf first (empty without one); read once per
+ * connection (the same array for each of its requests).
+ */
 export function peerChain(socket: TLSSocket): X509Certificate[] {
+  let chain = chains.get(socket);
+  if (!chain) chains.set(socket, (chain = readPeerChain(socket)));
+  return chain;
+}
+
+function readPeerChain(socket: TLSSocket): X509Certificate[] {
   const chain: X509Certificate[] = [];
   let cert = socket.getPeerCertificate(true);
   const seen = new Set<object>();
@@ -81,6 +93,46 @@ const signedBy = (cert: X509Certificate, issuer: X509Certificate): boolean =>
   cert.checkIssued(issuer) && cert.verify(issuer.publicKey);
 
 /**
+ * What of verifying a chain does not depend on the time: the leaf's usage, and the path the
+ * signatures take from the leaf (each certificate signed by the next presented CA) to the root
+ * of the bundle that signed the path's last, if any.
+ */
+interface ChainWalk {
+  refused?: string;
+  path: X509Certificate[];
+  root?: X509Certificate;
+}
+
+function walkChain(chain: X509Certificate[], roots: X509Certificate[]): ChainWalk {
+  const leaf = chain[0];
+  if (!leaf) return { refused: 'no client certificate', path: [] };
+  const usages = leaf.keyUsage as string[] | undefined;
+  if (usages && !usages.includes(CLIENT_AUTH) && !usages.includes(ANY_EXTENDED_KEY_USAGE))
+    return { refused: 'the client certificate is not for client authentication', path: [] };
+  const path: X509Certificate[] = [];
+  let current = leaf;
+  for (let depth = 0; depth < chain.length; depth++) {
+    path.push(current);
+    const root = roots.find((r) => signedBy(current, r));
+    if (root) return { path, root };
+    const next = chain.find((c, i) => i > depth && c.ca && signedBy(current, c));
+    if (!next) break;
+    current = next;
+  }
+  return { path };
+}
+
+/** A walked chain at `now`: each certificate on the path and the root must be valid then. */
+function verifyWalk(walk: ChainWalk, now: Date): string | undefined {
+  if (walk.refused) return walk.refused;
+  for (const cert of walk.path)
+    if (!validAt(cert, now))
+      return `certificate ${JSON.stringify(commonName(cert))} is not valid now`;
+  if (!walk.root) return 'the client certificate is not signed by the front-proxy client CA';
+  return validAt(walk.root, now) ? undefined : 'the front-proxy client CA is not valid now';
+}
+
+/**
  * Verifies a presented chain (leaf first) against the CA bundle at `now`: the leaf is for client
  * authentication, and each certificate is signed by the next presented CA up to one of the
  * bundle's. Returns why not, or undefined when it verifies.
@@ -90,22 +142,7 @@ export function verifyClientChain(
   roots: X509Certificate[],
   now: Date,
 ): string | undefined {
-  const leaf = chain[0];
-  if (!leaf) return 'no client certificate';
-  const usages = leaf.keyUsage as string[] | undefined;
-  if (usages && !usages.includes(CLIENT_AUTH) && !usages.includes(ANY_EXTENDED_KEY_USAGE))
-    return 'the client certificate is not for client authentication';
-  let current = leaf;
-  for (let depth = 0; depth < chain.length; depth++) {
-    if (!validAt(current, now))
-      return `certificate ${JSON.stringify(commonName(current))} is not valid now`;
-    const root = roots.find((r) => signedBy(current, r));
-    if (root) return validAt(root, now) ? undefined : 'the front-proxy client CA is not valid now';
-    const next = chain.find((c, i) => i > depth && c.ca && signedBy(current, c));
-    if (!next) break;
-    current = next;
-  }
-  return 'the client certificate is not signed by the front-proxy client CA';
+  return verifyWalk(walkChain(chain, roots), now);
 }
 
 /** Values of the named headers, non-empty ones, in header order (Go's allHeaderValues). */
@@ -167,6 +204,11 @@ export const AUTHENTICATED_GROUP = 'system:authenticated';
 /** The front's authenticator; setConfig replaces what the ConfigMap says. */
 export class RequestHeaderAuthenticator {
   private config: (RequestHeaderConfig & { roots: X509Certificate[] }) | undefined;
+  /**
+   * Each chain's signature walk (peerChain gives a connection's requests the same array), for
+   * the roots it was walked against: only the validity times are checked per request.
+   */
+  private walks = new WeakMap<X509Certificate[], { roots: X509Certificate[]; walk: ChainWalk }>();
 
   /** Throws a RequestHeaderConfigError for a CA bundle that cannot be read (the previous stays). */
   setConfig(config: RequestHeaderConfig | undefined): void {
@@ -189,7 +231,12 @@ export class RequestHeaderAuthenticator {
   ): Authentication {
     const config = this.config;
     if (!config) return { reason: 'no front-proxy client CA (extension-apiserver-authentication)' };
-    const refused = verifyClientChain(chain, config.roots, now);
+    let cached = this.walks.get(chain);
+    if (cached?.roots !== config.roots) {
+      cached = { roots: config.roots, walk: walkChain(chain, config.roots) };
+      this.walks.set(chain, cached);
+    }
+    const refused = verifyWalk(cached.walk, now);
     if (refused) return { reason: refused };
     const cn = commonName(chain[0] as X509Certificate);
     if (config.allowedNames.length > 0 && !config.allowedNames.includes(cn))
