@@ -5,6 +5,7 @@
 // with currentCSV and currentCSVDesc, deprecation). Everything is in `status`, as on
 // PackageManifest: the object is observed from the catalog, nothing in it is desired.
 import { labelValue, LABEL_CATALOG, LABEL_PACKAGE, objectName } from '../../api/v1/index.js';
+import type { ObjectMeta } from '../../api/v1/index.js';
 import { SERVED_API_VERSION } from '../ports.js';
 import { packageDetails } from '../../answers/details.js';
 import { bundleCsvMetadata, bundleVersion, obj, str } from '../../answers/fbc-types.js';
@@ -60,14 +61,14 @@ export interface CatalogPackageStatus {
 export interface CatalogPackage {
   apiVersion: string;
   kind: typeof CATALOG_PACKAGE_KIND;
-  metadata: {
-    name: string;
-    uid: string;
-    resourceVersion: string;
-    creationTimestamp: string;
-    labels: Record<string, string>;
-    ownerReferences: Array<ReturnType<typeof ownerReference>>;
-  };
+  /** ObjectMeta, with what the object always has. */
+  metadata: ObjectMeta &
+    Required<
+      Pick<
+        ObjectMeta,
+        'uid' | 'resourceVersion' | 'creationTimestamp' | 'labels' | 'ownerReferences'
+      >
+    >;
   status: CatalogPackageStatus;
 }
 
