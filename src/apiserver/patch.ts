@@ -6,6 +6,7 @@
 // the applier sets. Fields the apiserver owns (uid, resourceVersion, creationTimestamp) stay as
 // they are.
 import { load } from 'js-yaml';
+import type { ObjectMeta } from '../api/v1/index.js';
 import { ApiError, badRequest } from './status.js';
 
 export const MERGE_PATCH = 'application/merge-patch+json';
@@ -21,13 +22,10 @@ export const LAST_APPLIED_ANNOTATION = 'kubectl.kubernetes.io/last-applied-confi
 export interface PatchTarget {
   apiVersion: string;
   kind: string;
-  metadata: {
-    name: string;
-    uid?: string;
-    resourceVersion?: string;
-    creationTimestamp?: string;
-    annotations?: Record<string, string>;
-  };
+  metadata: Pick<
+    ObjectMeta,
+    'name' | 'uid' | 'resourceVersion' | 'creationTimestamp' | 'annotations'
+  >;
 }
 
 /** RFC 7386 JSON merge patch. */
