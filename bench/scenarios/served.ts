@@ -475,17 +475,14 @@ async function measureMode(
 export async function measureServed(h: BenchHooks): Promise<Record<string, unknown>> {
   const genDir = path.join(h.work, `served-${h.sizeMB}mb`);
   await generateCatalog(genDir, { seed: 1, sizeMB: h.sizeMB });
-  const prepared: Prepared[] = [
-    { cat: await prepareCatalog(h, `generated-${h.sizeMB}mb`, genDir), packages: [] },
-  ];
+  const prepare = async (id: string, dir: string): Promise<Prepared> => {
+    const cat = await prepareCatalog(h, id, dir);
+    return { cat, packages: await packagesOf(cat.dir) };
+  };
+  const prepared = [await prepare(`generated-${h.sizeMB}mb`, genDir)];
   const real = (process.env.BENCH_REAL_CATALOGS ?? '/tmp/real/v4.20').split(',')[0];
   if (real && !existsSync(real)) h.log(`served bench: real catalog ${real} missing, skipped`);
-  else if (real)
-    prepared.push({
-      cat: await prepareCatalog(h, `real-${path.basename(real)}`, real),
-      packages: [],
-    });
-  for (const p of prepared) p.packages = await packagesOf(p.cat.dir);
+  else if (real) prepared.push(await prepare(`real-${path.basename(real)}`, real));
   // The generated catalog's update: one bundle added, one channel changed.
   const updateDir = await mkdtemp(path.join(h.work, 'served-update-'));
   await cp(genDir, updateDir, { recursive: true });
