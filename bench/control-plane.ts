@@ -208,7 +208,7 @@ export function applyOtherClient(h: BenchHooks): void {
 
 // ---------- one catalog synced by the controller ----------
 
-function clusterCatalog(name: string, ref: string, profile: ContentProfile) {
+export function clusterCatalog(name: string, ref: string, profile: ContentProfile) {
   return {
     apiVersion: `${GROUP}/${VERSION}`,
     kind: 'ClusterCatalog',

@@ -42,7 +42,7 @@ import {
   UPSTREAM_HOWTO_QUERIES,
   upstreamSampleQueries,
 } from '../test/support/upstream-graphql-queries.js';
-import { startServer } from './lib/server-process.js';
+import { startServeServer } from './lib/server-process.js';
 import type { UpstreamGraphql } from './lib/upstream.js';
 import { startUpstreamGraphql } from './lib/upstream.js';
 
@@ -81,15 +81,6 @@ interface CatalogResult {
       clientsMetasOnly?: ClientsResult;
     }
   >;
-}
-
-/** serve-server.mjs started with `args`: the process and its HTTP and HTTPS addresses. */
-async function startServeServer(
-  args: string[],
-  env: NodeJS.ProcessEnv,
-): Promise<[ChildProcess, { http: string; https: string }]> {
-  const [p, line] = await startServer(process.execPath, args, env);
-  return [p, JSON.parse(line) as { http: string; https: string }];
 }
 
 async function main(): Promise<void> {

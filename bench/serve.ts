@@ -21,7 +21,7 @@ import { ContentStore } from '../src/server/index.js';
 import { generateCatalog, prng } from '../test/support/fbcgen.js';
 import { procStatus } from '../test/support/controller.js';
 import { MALLOC_ARENA_MAX, NODE_OPTIONS, RESULTS, ROOT, log, round } from './lib/config.js';
-import { memoryUsageOf, startServer } from './lib/server-process.js';
+import { memoryUsageOf, startServeServer, startServer } from './lib/server-process.js';
 
 const TLS = path.join(ROOT, 'test/fixtures/tls');
 const CA = path.join(TLS, 'ca.crt');
@@ -224,8 +224,7 @@ async function main(): Promise<void> {
     await store.close();
 
     const env = { ...process.env, NODE_OPTIONS, MALLOC_ARENA_MAX: MALLOC_ARENA_MAX ?? '' };
-    const [ours, line] = await startServer(
-      process.execPath,
+    const [ours, oursUrls] = await startServeServer(
       [
         path.join(oursRoot, 'bench/serve-server.mjs'),
         store.root,
@@ -236,7 +235,6 @@ async function main(): Promise<void> {
       env,
     );
     procs.push(ours);
-    const oursUrls = JSON.parse(line) as { http: string; https: string };
     const goArgs = catalogs.map((c) => `${c.name}=${c.dir}`);
     const [goHttp, httpLine] = await startServer(baselineBin, goArgs, process.env);
     const tlsArgs = ['-tls-cert', path.join(TLS, 'a.crt'), '-tls-key', path.join(TLS, 'a.key')];

@@ -19,6 +19,15 @@ export async function startServer(
   return [p, line];
 }
 
+/** serve-server.mjs started with `args`: the process and its HTTP and HTTPS addresses. */
+export async function startServeServer(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+): Promise<[ChildProcess, { http: string; https: string }]> {
+  const [p, line] = await startServer(process.execPath, args, env);
+  return [p, JSON.parse(line) as { http: string; https: string }];
+}
+
 /** process.memoryUsage() of a serve-server.mjs child, asked over its IPC channel. */
 export function memoryUsageOf(p: ChildProcess): Promise<NodeJS.MemoryUsage> {
   return new Promise((resolve) => {

@@ -22,13 +22,7 @@ import { cp, mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { setTimeout as delay } from 'node:timers/promises';
-import {
-  ANNOTATION_CONTENT_PROFILE,
-  CATALOG_METADATA_PLURAL,
-  GROUP,
-  SERVED_GROUP,
-  VERSION,
-} from '../../src/api/v1/index.js';
+import { CATALOG_METADATA_PLURAL, GROUP, SERVED_GROUP, VERSION } from '../../src/api/v1/index.js';
 import { pushCatalog } from '../../src/source/index.js';
 import { generateCatalog } from '../../test/support/fbcgen.js';
 import { procStatus } from '../../test/support/controller.js';
@@ -40,6 +34,7 @@ import {
   CONTROLLER_NS,
   CONTROLLER_SA,
   applyControllerRbac,
+  clusterCatalog,
   kubectl,
   liveHeapSamples,
   prepareCatalog,
@@ -145,15 +140,7 @@ async function applyAndWait(
 ): Promise<{ serving: number; visible: number; objects: number }> {
   const v = view(mode);
   const t0 = performance.now();
-  await h.api.json('POST', CC, {
-    apiVersion: `${GROUP}/${VERSION}`,
-    kind: 'ClusterCatalog',
-    metadata: {
-      name,
-      annotations: { [ANNOTATION_CONTENT_PROFILE]: mode === 'crd lean' ? 'lean' : 'full' },
-    },
-    spec: { source: { type: 'Image', image: { ref } } },
-  });
+  await h.api.json('POST', CC, clusterCatalog(name, ref, mode === 'crd lean' ? 'lean' : 'full'));
   let serving: number | undefined;
   let visible: number | undefined;
   const deadline = t0 + 900_000;
@@ -488,17 +475,14 @@ async function measureMode(
 export async function measureServed(h: BenchHooks): Promise<Record<string, unknown>> {
   const genDir = path.join(h.work, `served-${h.sizeMB}mb`);
   await generateCatalog(genDir, { seed: 1, sizeMB: h.sizeMB });
-  const prepared: Prepared[] = [
-    { cat: await prepareCatalog(h, `generated-${h.sizeMB}mb`, genDir), packages: [] },
-  ];
+  const prepare = async (id: string, dir: string): Promise<Prepared> => {
+    const cat = await prepareCatalog(h, id, dir);
+    return { cat, packages: await packagesOf(cat.dir) };
+  };
+  const prepared = [await prepare(`generated-${h.sizeMB}mb`, genDir)];
   const real = (process.env.BENCH_REAL_CATALOGS ?? '/tmp/real/v4.20').split(',')[0];
   if (real && !existsSync(real)) h.log(`served bench: real catalog ${real} missing, skipped`);
-  else if (real)
-    prepared.push({
-      cat: await prepareCatalog(h, `real-${path.basename(real)}`, real),
-      packages: [],
-    });
-  for (const p of prepared) p.packages = await packagesOf(p.cat.dir);
+  else if (real) prepared.push(await prepare(`real-${path.basename(real)}`, real));
   // The generated catalog's update: one bundle added, one channel changed.
   const updateDir = await mkdtemp(path.join(h.work, 'served-update-'));
   await cp(genDir, updateDir, { recursive: true });
