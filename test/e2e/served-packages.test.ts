@@ -12,7 +12,7 @@ import { pushAndSync, setUpE2e, tearDownE2e } from '../support/e2e-setup.js';
 import { kubectlOk } from '../support/kubectl.js';
 import { uniqueName } from '../support/names.js';
 import { pollUntil } from '../support/poll.js';
-import type { ServedController } from '../support/served-e2e.js';
+import type { ServedController, ServedList } from '../support/served-e2e.js';
 import { startServedController, watchSampleV2FromList } from '../support/served-e2e.js';
 
 const RESOURCE = `catalogpackages.${SERVED_GROUP}`;
@@ -33,9 +33,7 @@ interface Package {
     channels: Channel[];
   };
 }
-interface List {
-  items: Package[];
-}
+type List = ServedList<Package>;
 
 /** package: default channel, its head and version. */
 const brief = (p: Package) => {

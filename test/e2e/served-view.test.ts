@@ -27,12 +27,10 @@ import {
   listCatalog,
   servedNames as names,
 } from '../support/served-checks.js';
-import type { ServedController } from '../support/served-e2e.js';
+import type { ServedController, ServedList } from '../support/served-e2e.js';
 import { startServedController, watchSampleV2FromList } from '../support/served-e2e.js';
 
-interface List {
-  items: Item[];
-}
+type List = ServedList<Item>;
 
 describe('served view e2e: CatalogMetadata through the aggregation layer', function () {
   this.timeout(600_000);
