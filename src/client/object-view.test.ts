@@ -4,6 +4,7 @@
 // contentHash. Over a fake KubeClient, as client.test.ts.
 import { expect } from 'chai';
 import type { ClusterCatalog } from '../api/v1/index.js';
+import type { ObjectView } from '../api/v1/group.js';
 import type { KubeClient, RequestOptions } from '../kube/index.js';
 import { KubeApiError } from '../kube/index.js';
 import { CatalogClient } from './client.js';
@@ -48,8 +49,15 @@ function catalog(hash: string, servedHash = hash): ClusterCatalog {
   };
 }
 
-/** A KubeClient answering each path from `answers` (by path), ClusterCatalog GETs from `statuses`. */
-function fake(answers: Record<string, Answer>, statuses: ClusterCatalog[] = []) {
+/**
+ * A KubeClient answering each path from `answers` (by path), ClusterCatalog GETs from `statuses`,
+ * and a CatalogClient over it (with `objectView`, when given).
+ */
+function fake(
+  answers: Record<string, Answer>,
+  statuses: ClusterCatalog[] = [],
+  objectView?: ObjectView,
+) {
   const log: string[] = [];
   let i = 0;
   const kube = {
@@ -63,7 +71,11 @@ function fake(answers: Record<string, Answer>, statuses: ClusterCatalog[] = []) 
     },
     close() {},
   };
-  return { client: new CatalogClient({ kube: kube as unknown as KubeClient }), kube, log };
+  const client = new CatalogClient({
+    kube: kube as unknown as KubeClient,
+    ...(objectView && { objectView }),
+  });
+  return { client, log };
 }
 
 describe('client/object-view: which view a cluster runs', () => {
@@ -141,20 +153,13 @@ describe('client/object-view: which view a cluster runs', () => {
   });
 
   it('the objectView option reads that view with no discovery', async () => {
-    const kubeLog: string[] = [];
-    const kube = {
-      request(path: string) {
-        kubeLog.push(path);
-        return Promise.resolve({ items: [], metadata: {} });
-      },
-      close() {},
-    };
-    const client = new CatalogClient({
-      kube: kube as unknown as KubeClient,
-      objectView: 'served',
-    });
+    const { client, log } = fake(
+      { [`${SERVED_DOC}/catalogmetadata`]: { items: [], metadata: {} } },
+      [],
+      'served',
+    );
     for await (const o of client.listMetadata({ catalog: 'c' })) void o;
-    expect(kubeLog).to.deep.equal([`${SERVED_DOC}/catalogmetadata`]);
+    expect(log).to.deep.equal([`list ${SERVED_DOC}/catalogmetadata`]);
     expect((await client.objectView()).reason).to.match(/^the served view was asked for/);
   });
 });

@@ -25,7 +25,7 @@ export const DEFAULT_MAX_SCHEMAS_KEPT = 64;
  * have none, so that `{ __schema { queryType { fields { name description } } } }`, upstream's
  * discovery query, answers byte for byte as upstream's (hack/graphql-compare.ts).
  */
-export function describeAsGraphqlGo(schema: GraphQLSchema): GraphQLSchema {
+function describeAsGraphqlGo(schema: GraphQLSchema): GraphQLSchema {
   for (const type of Object.values(schema.getTypeMap())) {
     if (isIntrospectionType(type) || isSpecifiedScalarType(type)) continue;
     type.description ??= '';

@@ -12,13 +12,8 @@ import { pushAndSync, setUpE2e, tearDownE2e } from '../support/e2e-setup.js';
 import { kubectlOk } from '../support/kubectl.js';
 import { uniqueName } from '../support/names.js';
 import { pollUntil } from '../support/poll.js';
-import type { ServedController } from '../support/served-e2e.js';
-import {
-  listServed,
-  startServedController,
-  syncSampleV2,
-  watchFrom,
-} from '../support/served-e2e.js';
+import type { ServedController, ServedList } from '../support/served-e2e.js';
+import { startServedController, watchSampleV2FromList } from '../support/served-e2e.js';
 
 const RESOURCE = `catalogpackages.${SERVED_GROUP}`;
 const COLLECTION = `/apis/${SERVED_GROUP}/v1/catalogpackages`;
@@ -38,9 +33,7 @@ interface Package {
     channels: Channel[];
   };
 }
-interface List {
-  items: Package[];
-}
+type List = ServedList<Package>;
 
 /** package: default channel, its head and version. */
 const brief = (p: Package) => {
@@ -64,8 +57,6 @@ describe('served view e2e: CatalogPackage through the aggregation layer', functi
     await served?.stop();
     await tearDownE2e({ catalogs: [name], tmp });
   });
-
-  const list = () => listServed<Package>(COLLECTION, { labelSelector: `catalog=${name}` });
 
   it('is discovered with its short name and explained from its OpenAPI', async () => {
     const resources = await kubectlOk([
@@ -121,15 +112,10 @@ describe('served view e2e: CatalogPackage through the aggregation layer', functi
   });
 
   it('watches a catalog update from the list resourceVersion: only the changed package, with its new head', async () => {
-    const before = await list();
-    const rv = before.metadata.resourceVersion ?? '';
-    expect(rv).to.not.equal('');
-    await syncSampleV2(name);
-    const events = await watchFrom<Package>(COLLECTION, `catalog=${name}`, rv);
+    const { events, after } = await watchSampleV2FromList<Package>(COLLECTION, name);
     expect(events.map((e) => `${e.type} ${brief(e.object)}`)).to.deep.equal([
       'MODIFIED utility-operator: alpha utility-operator.v0.2.0 0.2.0',
     ]);
-    const after = await list();
     expect(events[0]!.object.metadata.resourceVersion).to.equal(after.metadata.resourceVersion);
   });
 });

@@ -27,12 +27,10 @@ import {
   listCatalog,
   servedNames as names,
 } from '../support/served-checks.js';
-import type { ServedController } from '../support/served-e2e.js';
-import { startServedController, syncSampleV2, watchFrom } from '../support/served-e2e.js';
+import type { ServedController, ServedList } from '../support/served-e2e.js';
+import { startServedController, watchSampleV2FromList } from '../support/served-e2e.js';
 
-interface List {
-  items: Item[];
-}
+type List = ServedList<Item>;
 
 describe('served view e2e: CatalogMetadata through the aggregation layer', function () {
   this.timeout(600_000);
@@ -95,12 +93,7 @@ describe('served view e2e: CatalogMetadata through the aggregation layer', funct
   });
 
   it('watches a catalog update from the list resourceVersion: the added bundle and the changed channel', async () => {
-    const before = await list();
-    const rv = before.metadata.resourceVersion ?? '';
-    expect(rv).to.not.equal('');
-    await syncSampleV2(name);
-    // A watch from the old list's resourceVersion replays what changed since, then ends.
-    const events = await watchFrom<Item>(COLLECTION, `catalog=${name}`, rv);
+    const { before, events, after } = await watchSampleV2FromList<Item>(COLLECTION, name);
     const changes = events
       .map((e) => `${e.type} ${e.object.spec.schema} ${e.object.spec.name ?? ''}`)
       .sort();
@@ -109,7 +102,6 @@ describe('served view e2e: CatalogMetadata through the aggregation layer', funct
       'MODIFIED olm.channel alpha',
     ]);
     // Each event's resourceVersion is a point to resume from; the last is the list's now.
-    const after = await list();
     const last = events.at(-1)!;
     expect(last.object.metadata.resourceVersion).to.equal(after.metadata.resourceVersion);
     expect(after.items).to.have.length(before.items.length + 1);

@@ -47,7 +47,7 @@ export const listCatalog = (catalog: string, query: Record<string, string> = {})
   listServed<ServedItem>(SERVED_COLLECTION, { labelSelector: `catalog=${catalog}`, ...query });
 
 /** `kubectl api-resources` lists the resource, and `kubectl explain` reads its OpenAPI. */
-export async function expectDiscoveredAndExplained(): Promise<void> {
+async function expectDiscoveredAndExplained(): Promise<void> {
   const resources = await kubectlOk([
     ...['api-resources', '--api-group', SERVED_GROUP, '-o', 'name'],
   ]);
@@ -68,7 +68,7 @@ export async function expectDiscoveredAndExplained(): Promise<void> {
 }
 
 /** The CRD's printer columns in `kubectl get`, more with `-o wide`, a row per rendered object. */
-export async function expectPrinterColumns(t: ServedTarget): Promise<void> {
+async function expectPrinterColumns(t: ServedTarget): Promise<void> {
   const table = await kubectlOk(['get', RESOURCE, '-l', `catalog=${t.catalog}`]);
   expect(table.split('\n')[0]).to.match(/^NAME\s+CATALOG\s+SCHEMA\s+PACKAGE\s+NAME\s+AGE$/);
   const wide = await kubectlOk(['get', RESOURCE, '-l', `catalog=${t.catalog}`, '-o', 'wide']);
@@ -79,7 +79,7 @@ export async function expectPrinterColumns(t: ServedTarget): Promise<void> {
 }
 
 /** --field-selector on spec.catalog.name + spec.package and on metadata.name; others refused. */
-export async function expectFieldSelectors(t: ServedTarget): Promise<void> {
+async function expectFieldSelectors(t: ServedTarget): Promise<void> {
   const pkg = 'utility-operator';
   const got = JSON.parse(
     await kubectlOk([
@@ -106,7 +106,7 @@ export async function expectFieldSelectors(t: ServedTarget): Promise<void> {
 }
 
 /** limit/continue pages of one resourceVersion covering the rendered objects; --chunk-size. */
-export async function expectPages(t: ServedTarget): Promise<void> {
+async function expectPages(t: ServedTarget): Promise<void> {
   const seen: string[] = [];
   let page = await listCatalog(t.catalog, { limit: '2' });
   const rv = page.metadata.resourceVersion;
@@ -136,7 +136,7 @@ export async function expectPages(t: ServedTarget): Promise<void> {
  * ClusterRole and ClusterRoleBinding named `user` grant get/list/watch, gets the catalog's
  * objects. deleteReader removes them.
  */
-export async function expectListNeedsRbac(t: ServedTarget, user: string): Promise<void> {
+async function expectListNeedsRbac(t: ServedTarget, user: string): Promise<void> {
   const denied = await kubectl(['get', RESOURCE, '--as', user]);
   expect(denied.code).to.not.equal(0);
   expect(denied.stderr).to.include(
@@ -185,7 +185,7 @@ export async function expectDirectRefused(
 }
 
 /** `kubectl diff` (client-side, then --server-side) of render's output: exit 0, no output. */
-export async function expectDiffClean(t: ServedTarget): Promise<void> {
+async function expectDiffClean(t: ServedTarget): Promise<void> {
   for (const args of [[], ['--server-side']]) {
     const diff = await kubectl(['diff', ...args, '-f', t.renderedFile]);
     expect([diff.code, diff.stdout, diff.stderr], args.join(' ')).to.deep.equal([0, '', '']);

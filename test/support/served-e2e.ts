@@ -4,6 +4,7 @@
 // registered behind the served group's APIService (served-api.ts); a list of a served collection
 // through the apiserver, a watch of it from a resourceVersion, a request to the API without the
 // apiserver, and the sample catalog's update.
+import { expect } from 'chai';
 import { execFile } from 'node:child_process';
 import { readFile, rm } from 'node:fs/promises';
 import https from 'node:https';
@@ -135,7 +136,7 @@ export async function listServed<T>(
  * events it replays (what changed since), bookmarks left out, in order. The server ends the watch
  * (timeoutSeconds) after the replay.
  */
-export async function watchFrom<T>(
+async function watchFrom<T>(
   collection: string,
   labelSelector: string,
   resourceVersion: string,
@@ -166,4 +167,27 @@ export async function syncSampleV2(name: string): Promise<ClusterCatalog> {
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * Catalog `name`'s objects in the served collection `collection` listed (labelSelector
+ * catalog=`name`), the sample update synced (syncSampleV2), and a watch from that list's
+ * resourceVersion (watchFrom): the list before, the events the watch replays, the list after.
+ */
+export async function watchSampleV2FromList<T>(
+  collection: string,
+  name: string,
+): Promise<{
+  before: ServedList<T>;
+  events: Array<{ type: string; object: T }>;
+  after: ServedList<T>;
+}> {
+  const list = () => listServed<T>(collection, { labelSelector: `catalog=${name}` });
+  const before = await list();
+  const rv = before.metadata.resourceVersion ?? '';
+  expect(rv).to.not.equal('');
+  await syncSampleV2(name);
+  // A watch from the old list's resourceVersion replays what changed since, then ends.
+  const events = await watchFrom<T>(collection, `catalog=${name}`, rv);
+  return { before, events, after: await list() };
 }

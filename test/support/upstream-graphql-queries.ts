@@ -35,7 +35,7 @@ export const UPSTREAM_HOWTO_QUERIES: readonly NamedQuery[] = [
 ];
 
 /** The sample file, committed with a four-line origin header. */
-export const UPSTREAM_SAMPLE_FILE = path.join(
+const UPSTREAM_SAMPLE_FILE = path.join(
   import.meta.dirname,
   '..',
   '..',
@@ -49,7 +49,7 @@ export const UPSTREAM_SAMPLE_FILE = path.join(
  * The queries of a sample-queries.txt: each `# title` line followed by a `{`-block (braces
  * balanced), in file order, named `sample:<n>` (n from 1) with the title.
  */
-export function parseSampleQueries(text: string): Array<NamedQuery & { title: string }> {
+function parseSampleQueries(text: string): Array<NamedQuery & { title: string }> {
   const lines = text.split('\n');
   const out: Array<NamedQuery & { title: string }> = [];
   for (let i = 0; i < lines.length; i++) {
